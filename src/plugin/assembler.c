@@ -1,0 +1,636 @@
+/*
+ * src/plugin/assembler.c — turning ring records into complete events.
+ *
+ * Data: `live` maps event id -> cs_event for events started and not yet
+ * ended; `steps` maps (ProxyOp id, step % 8) -> the open ProxyStep, which is
+ * how a restarted recv step is recognised (NCCL reuses the handle slot
+ * sub->pHandles[step % 8]); `ended` is a fixed ring of recently ended
+ * events (owner, type, end time) with an index by id; `early` holds stops
+ * that arrived before their start (a start and stop on different threads).
+ */
+#include "assembler.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "event_types.h"
+#include "handle.h"
+#include "u64map.h"
+
+#define ENDED_CACHE 65536 /* power of two */
+#define EVENTS_PER_CHUNK 1024
+#define EARLY_STOP_MAX_TICKS 8 /* ticks an early stop waits for its start */
+
+typedef struct {
+  uint64_t id;
+  uint64_t end_raw;
+  uint32_t ctx;
+  int32_t rank;
+  int32_t origin_pid;
+  uint8_t etype;
+  bool foreign_owner;
+} ended_info;
+
+typedef struct {
+  uint64_t raw;
+  int32_t tid;
+  uint32_t ticks_waited;
+} early_stop;
+
+struct cs_assembler {
+  cs_asm_config cfg;
+  cs_u64map live;
+  cs_u64map steps;
+  cs_u64map ended_index; /* id -> (slot index + 1) */
+  ended_info *ended;
+  uint64_t ended_next;
+  cs_u64map early;
+  cs_event *free_list;
+  void **chunks;
+  size_t nchunks;
+  size_t cap_chunks;
+  cs_asm_counters c;
+};
+
+#define BIT(t) (1u << (t))
+static const uint32_t legal_parents[CS_EV_COUNT] = {
+    [CS_EV_GROUP] = 0,
+    [CS_EV_COLL] = BIT(CS_EV_COLL_API) | BIT(CS_EV_GROUP),
+    [CS_EV_P2P] = BIT(CS_EV_P2P_API) | BIT(CS_EV_GROUP),
+    [CS_EV_PROXY_OP] = BIT(CS_EV_COLL) | BIT(CS_EV_P2P),
+    [CS_EV_PROXY_STEP] = BIT(CS_EV_PROXY_OP),
+    [CS_EV_PROXY_CTRL] = 0,
+    [CS_EV_KERNEL_CH] = BIT(CS_EV_COLL) | BIT(CS_EV_P2P),
+    [CS_EV_NET_PLUGIN] = BIT(CS_EV_PROXY_STEP),
+    [CS_EV_GROUP_API] = 0,
+    [CS_EV_COLL_API] = BIT(CS_EV_GROUP_API),
+    [CS_EV_P2P_API] = BIT(CS_EV_GROUP_API),
+    [CS_EV_KERNEL_LAUNCH] = BIT(CS_EV_GROUP_API),
+    [CS_EV_CE_COLL] = BIT(CS_EV_COLL_API),
+    [CS_EV_CE_SYNC] = BIT(CS_EV_CE_COLL),
+    [CS_EV_CE_BATCH] = BIT(CS_EV_CE_COLL),
+    [CS_EV_KERNEL_PHASE] = 0xFFFFFFFFu, /* not documented: trust NCCL */
+    [CS_EV_UNKNOWN] = 0xFFFFFFFFu,
+};
+#undef BIT
+
+/* Types whose descriptor `rank` is meaningful (others carry 0). */
+static bool descriptor_rank_meaningful(uint8_t etype) {
+  switch (etype) {
+  case CS_EV_COLL:
+  case CS_EV_P2P:
+  case CS_EV_PROXY_OP:
+  case CS_EV_PROXY_STEP:
+  case CS_EV_NET_PLUGIN:
+  case CS_EV_CE_COLL:
+    return true;
+  default:
+    return false;
+  }
+}
+
+const char *cs_reclaim_reason_name(cs_reclaim_reason r) {
+  switch (r) {
+  case CS_RECLAIM_ABANDONED:
+    return "abandoned";
+  case CS_RECLAIM_PARENT_STOPPED:
+    return "parent-stopped";
+  case CS_RECLAIM_NO_PROGRESS:
+    return "no-progress";
+  case CS_RECLAIM_FINALIZE:
+    return "finalize";
+  default:
+    return "none";
+  }
+}
+
+/* ---- event allocation (free list over chunks) ---- */
+
+static cs_event *event_alloc(cs_assembler *a) {
+  if (!a->free_list) {
+    if (a->nchunks == a->cap_chunks) {
+      size_t cap = a->cap_chunks ? a->cap_chunks * 2 : 16;
+      void **chunks = realloc(a->chunks, cap * sizeof *chunks);
+      if (!chunks)
+        return NULL;
+      a->chunks = chunks;
+      a->cap_chunks = cap;
+    }
+    cs_event *chunk = malloc(EVENTS_PER_CHUNK * sizeof *chunk);
+    if (!chunk)
+      return NULL;
+    a->chunks[a->nchunks++] = chunk;
+    for (size_t i = EVENTS_PER_CHUNK; i-- > 0;) {
+      chunk[i].next_free = a->free_list;
+      a->free_list = &chunk[i];
+    }
+  }
+  cs_event *e = a->free_list;
+  a->free_list = e->next_free;
+  memset(e, 0, offsetof(cs_event, p));
+  e->states = e->inline_states;
+  e->cap_states = CS_INLINE_STATES;
+  return e;
+}
+
+static void event_free(cs_assembler *a, cs_event *e) {
+  if (e->states != e->inline_states)
+    free(e->states);
+  e->next_free = a->free_list;
+  a->free_list = e;
+}
+
+/* ---- the ended-event cache ---- */
+
+static const ended_info *ended_lookup(const cs_assembler *a, uint64_t id) {
+  uintptr_t slot = (uintptr_t)cs_u64map_get(&a->ended_index, id);
+  return slot ? &a->ended[slot - 1] : NULL;
+}
+
+static void ended_remember(cs_assembler *a, const cs_event *e,
+                           uint64_t end_raw) {
+  size_t slot = (size_t)(a->ended_next++ & (ENDED_CACHE - 1));
+  ended_info *old = &a->ended[slot];
+  if (old->id &&
+      (uintptr_t)cs_u64map_get(&a->ended_index, old->id) == slot + 1)
+    cs_u64map_remove(&a->ended_index, old->id);
+  old->id = e->id;
+  old->end_raw = end_raw;
+  old->ctx = e->ctx;
+  old->rank = e->rank;
+  old->origin_pid = e->origin_pid;
+  old->etype = e->etype;
+  old->foreign_owner = e->foreign_owner;
+  cs_u64map_put(&a->ended_index, e->id, (void *)(uintptr_t)(slot + 1));
+}
+
+/* ---- lifecycle ---- */
+
+cs_assembler *cs_asm_create(const cs_asm_config *cfg) {
+  cs_assembler *a = calloc(1, sizeof *a);
+  if (!a)
+    return NULL;
+  a->cfg = *cfg;
+  a->ended = calloc(ENDED_CACHE, sizeof *a->ended);
+  if (!a->ended || !cs_u64map_init(&a->live, 4096) ||
+      !cs_u64map_init(&a->steps, 1024) ||
+      !cs_u64map_init(&a->ended_index, ENDED_CACHE * 2) ||
+      !cs_u64map_init(&a->early, 64)) {
+    cs_asm_destroy(a);
+    return NULL;
+  }
+  return a;
+}
+
+void cs_asm_destroy(cs_assembler *a) {
+  if (!a)
+    return;
+  if (a->live.slots) {
+    for (size_t i = 0; i < cs_u64map_capacity(&a->live); i++) {
+      cs_event *e = a->live.slots[i].value;
+      if (a->live.slots[i].key && e->states != e->inline_states)
+        free(e->states);
+    }
+  }
+  if (a->early.slots) {
+    for (size_t i = 0; i < cs_u64map_capacity(&a->early); i++)
+      if (a->early.slots[i].key)
+        free(a->early.slots[i].value);
+  }
+  cs_u64map_free(&a->live);
+  cs_u64map_free(&a->steps);
+  cs_u64map_free(&a->ended_index);
+  cs_u64map_free(&a->early);
+  for (size_t i = 0; i < a->nchunks; i++)
+    free(a->chunks[i]);
+  free(a->chunks);
+  free(a->ended);
+  free(a);
+}
+
+const cs_asm_counters *cs_asm_get_counters(const cs_assembler *a) {
+  return &a->c;
+}
+
+bool cs_asm_lookup_owner(const cs_assembler *a, uint64_t id, uint32_t *ctx,
+                         int32_t *rank) {
+  const cs_event *e = cs_u64map_get(&a->live, id);
+  if (e) {
+    *ctx = e->ctx;
+    *rank = e->rank;
+    return true;
+  }
+  const ended_info *x = ended_lookup(a, id);
+  if (x) {
+    *ctx = x->ctx;
+    *rank = x->rank;
+    return true;
+  }
+  return false;
+}
+
+/* ---- ending events ---- */
+
+static uint64_t step_key(uint64_t proxy_op_id, int32_t step) {
+  return (UINT64_C(1) << 63) | (proxy_op_id << 3) | ((uint64_t)step & 7u);
+}
+
+static void end_event(cs_assembler *a, cs_event *e, cs_end_kind end,
+                      cs_reclaim_reason reason, uint64_t end_raw);
+
+/* A ProxyOp ended: its steps still open can no longer be stopped. */
+static void reclaim_open_steps(cs_assembler *a, cs_event *op,
+                               uint64_t now_raw) {
+  if (!op->has_children)
+    return;
+  for (int32_t s = 0; s < 8; s++) {
+    cs_event *step = cs_u64map_remove(&a->steps, step_key(op->id, s));
+    if (step)
+      end_event(a, step, CS_END_RECLAIMED, CS_RECLAIM_PARENT_STOPPED,
+                now_raw);
+  }
+}
+
+static void end_event(cs_assembler *a, cs_event *e, cs_end_kind end,
+                      cs_reclaim_reason reason, uint64_t end_raw) {
+  e->end = (uint8_t)end;
+  e->reclaim = (uint8_t)reason;
+  if (end != CS_END_STOPPED)
+    e->end_raw = end_raw;
+  cs_u64map_remove(&a->live, e->id);
+  a->c.live_now--;
+  if (e->etype == CS_EV_PROXY_STEP && e->parent_kind == CS_PARENT_LOCAL) {
+    uint64_t key = step_key(e->parent, e->p.proxy_step.step);
+    if (cs_u64map_get(&a->steps, key) == e)
+      cs_u64map_remove(&a->steps, key);
+  }
+  if (e->etype == CS_EV_PROXY_OP)
+    reclaim_open_steps(a, e, end == CS_END_STOPPED ? e->stop_raw : end_raw);
+  a->c.ended[end]++;
+  if (end == CS_END_RECLAIMED)
+    a->c.reclaimed[reason]++;
+  if (a->cfg.on_event)
+    a->cfg.on_event(a->cfg.arg, e);
+  ended_remember(a, e, end == CS_END_STOPPED ? e->stop_raw : end_raw);
+  event_free(a, e);
+}
+
+/* ---- START ---- */
+
+static void resolve_owner(cs_assembler *a, cs_event *e,
+                          const cs_rec_start *s) {
+  uint8_t flags = s->h.flags;
+  if (flags & CS_CTX_INHERIT) {
+    /* ProxyStep / NetPlugin: the context argument may be foreign under PXN
+     * even though the parent is ours; ownership follows the parent. */
+    if (e->parent_kind == CS_PARENT_LOCAL) {
+      const cs_event *p = cs_u64map_get(&a->live, e->parent);
+      if (p) {
+        e->ctx = p->ctx;
+        e->foreign_owner = p->foreign_owner;
+        e->origin_pid = p->origin_pid;
+        return;
+      }
+      const ended_info *x = ended_lookup(a, e->parent);
+      if (x) {
+        e->ctx = x->ctx;
+        e->foreign_owner = x->foreign_owner;
+        e->origin_pid = x->origin_pid;
+        return;
+      }
+    }
+    e->ctx = 0;
+    return;
+  }
+  if (flags & CS_CTX_FOREIGN) {
+    e->foreign_owner = true;
+    if (e->etype == CS_EV_PROXY_OP)
+      e->origin_pid = s->p.proxy_op.pid;
+    return;
+  }
+  e->ctx = s->h.aux;
+}
+
+static void resolve_rank(cs_event *e, const cs_rec_start *s) {
+  e->rank = s->rank;
+  if (descriptor_rank_meaningful(e->etype) || e->foreign_owner)
+    return;
+  const cs_context *c = cs_ctx_get(e->ctx);
+  if (c && c->has_comm_info)
+    e->rank = c->rank;
+}
+
+static void check_parent(cs_assembler *a, cs_event *e) {
+  if (e->parent_kind != CS_PARENT_LOCAL)
+    return;
+  uint8_t parent_type;
+  const cs_event *p = cs_u64map_get(&a->live, e->parent);
+  const ended_info *x = p ? NULL : ended_lookup(a, e->parent);
+  if (p)
+    parent_type = p->etype;
+  else if (x)
+    parent_type = x->etype;
+  else
+    return; /* not seen (dropped or long gone): the id is still exact */
+  if (!(legal_parents[e->etype] & (1u << parent_type))) {
+    e->parent_kind = CS_PARENT_UNKNOWN;
+    e->parent = (cs_handle_event_prefix << CS_ID_BITS) | e->parent;
+    a->c.parents_unknown++;
+  }
+}
+
+static void note_step_start(cs_assembler *a, cs_event *e) {
+  if (e->parent_kind != CS_PARENT_LOCAL)
+    return;
+  cs_event *op = cs_u64map_get(&a->live, e->parent);
+  if (op)
+    op->has_children = true;
+  uint64_t key = step_key(e->parent, e->p.proxy_step.step);
+  cs_event *old = cs_u64map_get(&a->steps, key);
+  if (old) {
+    /* NCCL started this slot again: the earlier handle was overwritten
+     * without a stop (restarted recv step, §6.9) and can never stop. */
+    cs_u64map_remove(&a->steps, key);
+    end_event(a, old, CS_END_RECLAIMED, CS_RECLAIM_ABANDONED, e->start_raw);
+  }
+  cs_u64map_put(&a->steps, key, e);
+}
+
+static void apply_stop(cs_assembler *a, cs_event *e, uint64_t raw,
+                       int32_t tid) {
+  e->stop_raw = raw;
+  e->stop_tid = tid;
+  end_event(a, e, CS_END_STOPPED, CS_RECLAIM_NONE, raw);
+}
+
+static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
+  a->c.starts++;
+  if (cs_u64map_get(&a->live, s->h.id))
+    return; /* ids are never reused: a duplicate is noise */
+  if (a->c.live_now >= a->cfg.max_live) {
+    a->c.live_cap_drops++;
+    return;
+  }
+  cs_event *e = event_alloc(a);
+  if (!e) {
+    a->c.live_cap_drops++;
+    return;
+  }
+  e->id = s->h.id;
+  e->etype = s->h.etype < CS_EV_COUNT ? s->h.etype : CS_EV_UNKNOWN;
+  e->parent_kind = s->h.flags & CS_PARENT_MASK;
+  e->parent_hint = (s->h.flags & CS_PARENT_HINT_ONLY) != 0;
+  e->parent = s->parent;
+  e->start_raw = s->h.ts;
+  e->start_tid = tid;
+  size_t payload_bytes = (size_t)s->h.units * CS_UNIT_BYTES -
+                         CS_START_FIXED_BYTES;
+  if (payload_bytes > sizeof e->p)
+    payload_bytes = sizeof e->p;
+  memcpy(&e->p, &s->p, payload_bytes);
+
+  check_parent(a, e);
+  resolve_owner(a, e, s);
+  resolve_rank(e, s);
+
+  if (!cs_u64map_put(&a->live, e->id, e)) {
+    event_free(a, e);
+    a->c.live_cap_drops++;
+    return;
+  }
+  a->c.live_now++;
+  if (a->c.live_now > a->c.live_high_water)
+    a->c.live_high_water = a->c.live_now;
+  if (e->etype == CS_EV_PROXY_STEP)
+    note_step_start(a, e);
+
+  early_stop *early = cs_u64map_remove(&a->early, e->id);
+  if (early) {
+    apply_stop(a, e, early->raw, early->tid);
+    free(early);
+  }
+}
+
+/* ---- STATE ---- */
+
+static void append_state(cs_event *e, const cs_rec_state *r) {
+  if (e->nstates > 0) {
+    cs_state_rec *last = &e->states[e->nstates - 1];
+    if (last->state == r->h.aux && last->arg == r->arg) {
+      last->repeat++;
+      last->last_raw_ts = r->h.ts;
+      return;
+    }
+  }
+  if (e->nstates == e->cap_states) {
+    uint32_t cap = e->cap_states * 2;
+    cs_state_rec *s = malloc(cap * sizeof *s);
+    if (!s)
+      return; /* keep what we have */
+    memcpy(s, e->states, e->nstates * sizeof *s);
+    if (e->states != e->inline_states)
+      free(e->states);
+    e->states = s;
+    e->cap_states = cap;
+  }
+  cs_state_rec *n = &e->states[e->nstates++];
+  n->state = r->h.aux;
+  n->repeat = 1;
+  n->raw_ts = r->h.ts;
+  n->last_raw_ts = r->h.ts;
+  n->arg = r->arg;
+}
+
+static void on_state(cs_assembler *a, const cs_rec_state *r, int32_t tid) {
+  cs_event *e = cs_u64map_get(&a->live, r->h.id);
+  if (e) {
+    append_state(e, r);
+    if (e->etype == CS_EV_PROXY_OP &&
+        r->h.aux == 19 /* ncclProfilerProxyOpInProgress_v4 */)
+      e->progressed = true;
+    return;
+  }
+  const ended_info *x = ended_lookup(a, r->h.id);
+  if (!x) {
+    a->c.orphan_states++;
+    return;
+  }
+  a->c.late_states++;
+  if (a->cfg.on_late_state) {
+    cs_state_rec s = {r->h.aux, 1, r->h.ts, r->h.ts, r->arg};
+    a->cfg.on_late_state(a->cfg.arg, r->h.id, &s, tid, x->etype);
+  }
+}
+
+/* ---- STOP ---- */
+
+static void on_stop(cs_assembler *a, const cs_rec_stop *r, int32_t tid) {
+  cs_event *e = cs_u64map_get(&a->live, r->h.id);
+  if (e) {
+    apply_stop(a, e, r->h.ts, tid);
+    return;
+  }
+  if (ended_lookup(a, r->h.id)) {
+    a->c.double_stops++; /* e.g. CollApi stopped twice (§10.6) */
+    return;
+  }
+  if (cs_u64map_get(&a->early, r->h.id)) {
+    a->c.double_stops++;
+    return;
+  }
+  early_stop *early = malloc(sizeof *early);
+  if (!early || !cs_u64map_put(&a->early, r->h.id, early)) {
+    free(early);
+    a->c.unmatched_stops++;
+    return;
+  }
+  early->raw = r->h.ts;
+  early->tid = tid;
+  early->ticks_waited = 0;
+}
+
+void cs_asm_record(cs_assembler *a, const cs_unit *rec, int32_t tid) {
+  switch (rec->h.kind) {
+  case CS_REC_START:
+    on_start(a, (const cs_rec_start *)rec, tid);
+    break;
+  case CS_REC_STATE:
+    on_state(a, (const cs_rec_state *)rec, tid);
+    break;
+  case CS_REC_STOP:
+    on_stop(a, (const cs_rec_stop *)rec, tid);
+    break;
+  default:
+    break;
+  }
+}
+
+/* ---- periodic reclaim ---- */
+
+static bool parent_ended_long_ago(const cs_assembler *a, const cs_event *e,
+                                  uint64_t now_raw) {
+  if (e->parent_kind != CS_PARENT_LOCAL ||
+      cs_u64map_get(&a->live, e->parent))
+    return false;
+  const ended_info *x = ended_lookup(a, e->parent);
+  return x && now_raw - x->end_raw > a->cfg.reclaim_ticks;
+}
+
+static cs_reclaim_reason reclaim_reason(const cs_assembler *a,
+                                        const cs_event *e, uint64_t now_raw) {
+  switch (e->etype) {
+  case CS_EV_PROXY_OP:
+    /* Started at append but never progressed and never got a step: the
+     * transports without profiler calls (CollNet, SHM/P2P memcpy, §6.8). */
+    if (!e->progressed && !e->has_children &&
+        now_raw - e->start_raw > a->cfg.reclaim_ticks)
+      return CS_RECLAIM_NO_PROGRESS;
+    return CS_RECLAIM_NONE;
+  case CS_EV_PROXY_STEP:
+  case CS_EV_NET_PLUGIN:
+    return parent_ended_long_ago(a, e, now_raw) ? CS_RECLAIM_PARENT_STOPPED
+                                                : CS_RECLAIM_NONE;
+  default:
+    return CS_RECLAIM_NONE;
+  }
+}
+
+typedef enum {
+  RECLAIM_STALE,      /* what will never stop (periodic) */
+  RECLAIM_CONTEXT,    /* leftovers of one finalized context */
+  RECLAIM_EVERYTHING  /* session end or exit */
+} reclaim_mode;
+
+/* Collect first, end afterwards: ending mutates the live map. */
+static void reclaim_matching(cs_assembler *a, uint64_t now_raw,
+                             uint32_t only_ctx, reclaim_mode mode,
+                             cs_end_kind everything_end,
+                             cs_reclaim_reason everything_reason) {
+  size_t cap = cs_u64map_capacity(&a->live);
+  size_t n = 0, max = a->c.live_now;
+  if (max == 0)
+    return;
+  cs_event **victims = malloc(max * sizeof *victims);
+  cs_reclaim_reason *why = malloc(max * sizeof *why);
+  if (!victims || !why) {
+    free(victims);
+    free(why);
+    return;
+  }
+  for (size_t i = 0; i < cap && n < max; i++) {
+    if (!a->live.slots[i].key)
+      continue;
+    cs_event *e = a->live.slots[i].value;
+    cs_reclaim_reason r;
+    if (mode == RECLAIM_EVERYTHING) {
+      r = everything_reason;
+    } else if (mode == RECLAIM_CONTEXT) {
+      /* A shared proxy keeps using a finalized context for ProxyCtrl. */
+      if (e->ctx != only_ctx || e->foreign_owner ||
+          e->etype == CS_EV_PROXY_CTRL)
+        continue;
+      r = CS_RECLAIM_FINALIZE;
+    } else {
+      r = reclaim_reason(a, e, now_raw);
+      if (r == CS_RECLAIM_NONE)
+        continue;
+    }
+    victims[n] = e;
+    why[n] = r;
+    n++;
+  }
+  /* Ending a ProxyOp reclaims its steps, which may be later victims:
+   * re-check liveness by id before ending each one. */
+  for (size_t i = 0; i < n; i++) {
+    cs_event *e = cs_u64map_get(&a->live, victims[i]->id);
+    if (e != victims[i])
+      continue;
+    cs_end_kind end = mode == RECLAIM_EVERYTHING ? everything_end
+                                                 : CS_END_RECLAIMED;
+    end_event(a, e, end, why[i], now_raw);
+  }
+  free(victims);
+  free(why);
+}
+
+void cs_asm_tick(cs_assembler *a, uint64_t now_raw) {
+  /* Stops whose start never came: the start was dropped (ring full) or the
+   * handle was never ours. Collect first: removal reshuffles the map. */
+  uint64_t expired[64];
+  size_t n = 0, cap = cs_u64map_capacity(&a->early);
+  for (size_t i = 0; i < cap && n < 64; i++) {
+    if (!a->early.slots[i].key)
+      continue;
+    early_stop *s = a->early.slots[i].value;
+    if (++s->ticks_waited > EARLY_STOP_MAX_TICKS)
+      expired[n++] = a->early.slots[i].key;
+  }
+  for (size_t i = 0; i < n; i++) {
+    free(cs_u64map_remove(&a->early, expired[i]));
+    a->c.unmatched_stops++;
+  }
+  reclaim_matching(a, now_raw, 0, RECLAIM_STALE, CS_END_RECLAIMED,
+                   CS_RECLAIM_NONE);
+}
+
+void cs_asm_context_finalized(cs_assembler *a, uint32_t ctx,
+                              uint64_t now_raw) {
+  reclaim_matching(a, now_raw, ctx, RECLAIM_CONTEXT, CS_END_RECLAIMED,
+                   CS_RECLAIM_FINALIZE);
+}
+
+void cs_asm_end_all(cs_assembler *a, cs_end_kind end,
+                    cs_reclaim_reason reason, uint64_t now_raw) {
+  reclaim_matching(a, now_raw, 0, RECLAIM_EVERYTHING, end, reason);
+  size_t cap = cs_u64map_capacity(&a->early);
+  for (size_t i = 0; i < cap; i++) {
+    if (a->early.slots[i].key) {
+      free(a->early.slots[i].value);
+      a->c.unmatched_stops++;
+      a->early.slots[i].key = 0;
+      a->early.slots[i].value = NULL;
+    }
+  }
+  a->early.count = 0;
+}

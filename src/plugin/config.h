@@ -1,0 +1,49 @@
+/*
+ * src/plugin/config.h — cclscope's configuration, read from CCLSCOPE_*
+ * environment variables once per session (docs/configuration.md lists them).
+ * An invalid value gets one clear warning and the default.
+ */
+#ifndef CCLSCOPE_CONFIG_H
+#define CCLSCOPE_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Event-mask presets (NCCL type bits). */
+#define CS_MASK_MINIMAL 0x1046  /* coll, p2p, kernelch, cecoll */
+#define CS_MASK_DEFAULT 0xFF4F  /* everything but proxystep, proxyctrl, netplugin */
+#define CS_MASK_ALL 0x1FFFF     /* every bit, incl. RCCL's ProxyDiag (1<<16) */
+
+typedef struct {
+  bool trace;   /* write JSONL traces */
+  bool metrics; /* aggregate metrics (docs/metrics.md) */
+  int mask;     /* activation mask requested from NCCL */
+  const char *mask_source; /* "CCLSCOPE_MASK", "NCCL_PROFILE_EVENT_MASK", "default" */
+  char dir[PATH_MAX];      /* output folder */
+  char run_id[128];        /* job id or start timestamp: names dir and files */
+  char hostname[256];
+  size_t ring_bytes;            /* per-thread ring size */
+  double reclaim_timeout_s;     /* never-stopped ProxyOps are reclaimed after */
+  double flush_interval_s;      /* how stale the file may be */
+  unsigned max_live_events;     /* cap on events in flight in the writer */
+  char clock[16];               /* auto | tsc | monotonic */
+  char host[16];                /* auto | nccl | rccl */
+} cs_config;
+
+/* Read the environment into `c` (defaults for anything unset or invalid). */
+void cs_config_load(cs_config *c);
+
+/* Parse a mask expression: names, presets, numbers, "-name" to remove.
+ * Returns false (and a reason in err) when invalid. */
+bool cs_config_parse_mask(const char *text, int *mask, char *err,
+                          size_t errlen);
+
+/* Parse "4M", "65536", "1G"... into bytes. */
+bool cs_config_parse_size(const char *text, size_t *bytes);
+
+/* Write a human-readable list of mask bits ("coll,p2p,...") into out. */
+void cs_config_mask_names(int mask, char *out, size_t outlen);
+
+#endif

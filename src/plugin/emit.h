@@ -1,0 +1,274 @@
+/*
+ * src/plugin/emit.h — the hot path shared by every ABI adapter: turning one
+ * startEvent / recordEventState / stopEvent call into one ring record.
+ *
+ * Per call: find the thread's ring, read the clock once, copy a fixed-size
+ * record, publish it. No lock, no allocation, no system call, no formatting.
+ * Handles and contexts from NCCL are numbers we decode; nothing NCCL passes
+ * is dereferenced except the descriptor and state-args structs themselves
+ * (and a network plugin's descriptor, copied here because it is transient).
+ */
+#ifndef CCLSCOPE_EMIT_H
+#define CCLSCOPE_EMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "clock.h"
+#include "context.h"
+#include "event_types.h"
+#include "handle.h"
+#include "nccl/profiler.h"
+#include "record.h"
+#include "ring.h"
+#include "session.h"
+
+#define CS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Record units needed by each event type's START record. */
+static const uint8_t cs_start_units_for[CS_EV_COUNT] = {
+    [CS_EV_GROUP] = 1,        [CS_EV_COLL] = 3,
+    [CS_EV_P2P] = 2,          [CS_EV_PROXY_OP] = 1,
+    [CS_EV_PROXY_STEP] = 1,   [CS_EV_PROXY_CTRL] = 1,
+    [CS_EV_KERNEL_CH] = 1,    [CS_EV_NET_PLUGIN] = 2,
+    [CS_EV_GROUP_API] = 1,    [CS_EV_COLL_API] = 2,
+    [CS_EV_P2P_API] = 2,      [CS_EV_KERNEL_LAUNCH] = 1,
+    [CS_EV_CE_COLL] = 3,      [CS_EV_CE_SYNC] = 1,
+    [CS_EV_CE_BATCH] = 1,     [CS_EV_KERNEL_PHASE] = 1,
+    [CS_EV_UNKNOWN] = 1,
+};
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_coll) <= 3 * CS_UNIT_BYTES,
+               "coll");
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_p2p) <= 2 * CS_UNIT_BYTES,
+               "p2p");
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_proxy_op) <= CS_UNIT_BYTES,
+               "proxyop");
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_proxy_step) <= CS_UNIT_BYTES,
+               "proxystep");
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_kernel_ch) <= CS_UNIT_BYTES,
+               "kernelch");
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_net_plugin) <=
+                   2 * CS_UNIT_BYTES,
+               "netplugin");
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_group_api) <= CS_UNIT_BYTES,
+               "groupapi");
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_coll_api) <=
+                   2 * CS_UNIT_BYTES,
+               "collapi");
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_kernel_launch) <=
+                   CS_UNIT_BYTES,
+               "kernellaunch");
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_ce_coll) <= 3 * CS_UNIT_BYTES,
+               "cecoll");
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_ce_sync) <= CS_UNIT_BYTES,
+               "cesync");
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_ce_batch) <= CS_UNIT_BYTES,
+               "cebatch");
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_kernel_phase) <=
+                   CS_UNIT_BYTES,
+               "kernelphase");
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_unknown) <= CS_UNIT_BYTES,
+               "unknown");
+
+/* Event-type bits each ABI version may carry. */
+#define CS_TYPES_V1 0x003Fu
+#define CS_TYPES_V3 0x00FFu
+#define CS_TYPES_V5 0x0FFFu
+#define CS_TYPES_V6 0x7FFFu
+#define CS_TYPES_V7 0xFFFFu
+
+/* NCCL's type value -> our type: exactly one known bit, else unknown. */
+static inline cs_etype cs_etype_decode(uint64_t type, uint32_t allowed) {
+  if (CS_LIKELY(type != 0 && (type & (type - 1)) == 0 && type <= 0xFFFFu &&
+                (type & allowed)))
+    return (cs_etype)__builtin_ctzll(type);
+  return CS_EV_UNKNOWN;
+}
+
+/* A START being built in the calling thread's ring. */
+typedef struct {
+  cs_ring *ring;
+  cs_rec_start *rec;
+  unsigned units;
+} cs_start;
+
+/* Allocate the event id, write the handle, reserve the record. Returns
+ * false when nothing is to be filled (no session, or ring full: counted).
+ * The handle is written in every case (NULL only without a session). */
+static inline bool cs_start_begin(cs_start *st, void **eHandle, cs_etype et) {
+  cs_ring *r = cs_ring_for_thread();
+  if (CS_UNLIKELY(!r)) {
+    *eHandle = NULL;
+    return false;
+  }
+  uint64_t id = cs_ring_next_id(r);
+  *eHandle = cs_handle_from_id(id);
+  unsigned units = cs_start_units_for[et];
+  cs_unit *u = cs_ring_reserve(r, units);
+  if (CS_UNLIKELY(!u)) {
+    cs_ring_count(&r->dropped_starts);
+    return false;
+  }
+  cs_rec_start *rec = (cs_rec_start *)u;
+  rec->h.kind = CS_REC_START;
+  rec->h.units = (uint8_t)units;
+  rec->h.etype = (uint8_t)et;
+  rec->h.id = id;
+  rec->h.ts = cs_clock_now();
+  st->ring = r;
+  st->rec = rec;
+  st->units = units;
+  return true;
+}
+
+/* Parent, context and rank. `origin_pid` is the ProxyOp's pid, else 0. */
+static inline void cs_start_common(cs_start *st, void *context,
+                                   void *parent_obj, int rank, cs_etype et,
+                                   int32_t origin_pid) {
+  cs_rec_start *rec = st->rec;
+  uint64_t parent = (uint64_t)(uintptr_t)parent_obj;
+  uint8_t flags;
+  bool pxn = et == CS_EV_PROXY_OP &&
+             origin_pid != atomic_load_explicit(&cs_session_pid,
+                                                memory_order_relaxed);
+  if (parent == 0) {
+    flags = CS_PARENT_NONE;
+  } else if (pxn) {
+    flags = CS_PARENT_FOREIGN; /* another process's Coll/P2p: never ours */
+  } else if (cs_handle_is_our_event(parent)) {
+    flags = CS_PARENT_LOCAL;
+    parent &= CS_ID_MASK;
+  } else {
+    flags = CS_PARENT_UNKNOWN;
+  }
+  rec->parent = parent;
+  rec->rank = rank;
+  if (et == CS_EV_PROXY_STEP || et == CS_EV_NET_PLUGIN) {
+    /* Under PXN their context is foreign but their parent is ours. */
+    flags |= CS_CTX_INHERIT;
+    rec->h.aux = 0;
+  } else {
+    uint32_t serial = pxn ? 0 : cs_ctx_serial_of(context);
+    if (!serial)
+      flags |= CS_CTX_FOREIGN;
+    rec->h.aux = serial;
+  }
+  rec->h.flags = flags;
+}
+
+static inline void cs_start_commit(cs_start *st) {
+  cs_ring_commit(st->ring, st->units);
+}
+
+/* Network-plugin descriptor (transient): decode and copy what we know. */
+static inline void cs_fill_net_plugin(cs_start *st, int64_t plugin_id,
+                                      const void *data) {
+  cs_p_net_plugin *p = &st->rec->p.net_plugin;
+  uint32_t type = (uint32_t)plugin_id & NCCL_PROFILER_NET_TYPE_MASK;
+  uint32_t version = (uint32_t)plugin_id & NCCL_PROFILER_NET_VER_MASK;
+  p->plugin_id = plugin_id;
+  p->has_descr = 0;
+  p->descr_type = 0;
+  p->net_kind = CS_NET_OTHER;
+  if (type == NCCL_PROFILER_NET_TYPE_IB) {
+    p->net_kind = CS_NET_IB;
+    if (data && version == NCCL_PROFILER_NET_IB_VER) {
+      const ncclProfilerNetIbDescr_v1_t *d = data;
+      p->descr_type = d->type;
+      p->u.ib.device = d->qp.device;
+      p->u.ib.wr_id = d->qp.wr_id;
+      p->u.ib.opcode = d->qp.opcode;
+      p->u.ib.qp_num = d->qp.qpNum;
+      p->u.ib.length = d->qp.length;
+      p->has_descr = 1;
+    }
+  } else if (type == NCCL_PROFILER_NET_TYPE_SOCK) {
+    p->net_kind = CS_NET_SOCK;
+    /* The socket transport's parent attribution is unreliable (§6.12). */
+    st->rec->h.flags |= CS_PARENT_HINT_ONLY;
+    if (data && version == NCCL_PROFILER_NET_SOCKET_VER) {
+      const ncclProfilerNetSockDescr_v1_t *d = data;
+      p->descr_type = d->type;
+      p->u.sock.fd = d->sock.fd;
+      p->u.sock.op = d->sock.op;
+      p->u.sock.length = d->sock.length;
+      p->has_descr = 1;
+    }
+  }
+}
+
+/* States whose args carry information (others are stale or zero). */
+#define CS_STATES_WITH_ARG                                                     \
+  ((UINT64_C(1) << 9) | (UINT64_C(1) << 11) | (UINT64_C(1) << 18) |           \
+   (UINT64_C(1) << 22) | (UINT64_C(1) << 31))
+
+static inline void cs_emit_state(void *eHandle, int state, const void *args) {
+  cs_ring *r = cs_ring_for_thread();
+  if (CS_UNLIKELY(!r))
+    return;
+  uint64_t v = (uint64_t)(uintptr_t)eHandle;
+  if (CS_UNLIKELY(v == 0)) {
+    cs_ring_count(&r->null_handles);
+    return;
+  }
+  if (CS_UNLIKELY(!cs_handle_is_our_event(v))) {
+    cs_ring_count(&r->foreign_handles);
+    return;
+  }
+  cs_unit *u = cs_ring_reserve(r, 1);
+  if (CS_UNLIKELY(!u)) {
+    cs_ring_count(&r->dropped_states);
+    return;
+  }
+  cs_rec_state *rec = (cs_rec_state *)u;
+  uint64_t arg = 0;
+  if (args && (unsigned)state < 64 && ((CS_STATES_WITH_ARG >> state) & 1))
+    memcpy(&arg, args, sizeof arg); /* every args union is >= 8 bytes */
+  rec->h.kind = CS_REC_STATE;
+  rec->h.units = 1;
+  rec->h.etype = 0;
+  rec->h.flags = 0;
+  rec->h.aux = (uint32_t)state;
+  rec->h.ts = cs_clock_now();
+  rec->h.id = v & CS_ID_MASK;
+  rec->arg = arg;
+  cs_ring_commit(r, 1);
+}
+
+static inline ncclResult_t cs_emit_stop(void *eHandle) {
+  cs_ring *r = cs_ring_for_thread();
+  if (CS_UNLIKELY(!r))
+    return ncclSuccess;
+  uint64_t v = (uint64_t)(uintptr_t)eHandle;
+  if (CS_UNLIKELY(v == 0)) {
+    cs_ring_count(&r->null_handles); /* NetPlugin stops: §3.2 */
+    return ncclSuccess;
+  }
+  if (CS_UNLIKELY(!cs_handle_is_our_event(v))) {
+    cs_ring_count(&r->foreign_handles);
+    return ncclSuccess;
+  }
+  cs_unit *u = cs_ring_reserve(r, 1);
+  if (CS_UNLIKELY(!u)) {
+    cs_ring_count(&r->dropped_stops);
+    return ncclSuccess;
+  }
+  cs_rec_stop *rec = (cs_rec_stop *)u;
+  rec->h.kind = CS_REC_STOP;
+  rec->h.units = 1;
+  rec->h.etype = 0;
+  rec->h.flags = 0;
+  rec->h.aux = 0;
+  rec->h.ts = cs_clock_now();
+  rec->h.id = v & CS_ID_MASK;
+  cs_ring_commit(r, 1);
+  return ncclSuccess;
+}
+
+/* Shared entry points (src/plugin/abi_common.c). */
+ncclResult_t cs_abi_stop_event(void *eHandle);
+ncclResult_t cs_abi_finalize(void *context);
+
+#endif

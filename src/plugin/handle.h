@@ -1,0 +1,47 @@
+/*
+ * src/plugin/handle.h — what cclscope hands to NCCL as event handles and
+ * contexts, and how values coming back from NCCL are recognised.
+ *
+ *   bits 63..48  process tag (random, non-zero, new for every session)
+ *   bit  47      0 = event handle, 1 = context handle
+ *   bits 46..0   event id (never reused) or context serial
+ *
+ * A handle is a number, never a pointer: nothing is dereferenced to validate
+ * it, a stale or double-stopped handle still names exactly the event it was
+ * issued for, and a value from another process (PXN) or another session
+ * carries another tag. Ids are unique for 2^47 events per session.
+ */
+#ifndef CCLSCOPE_HANDLE_H
+#define CCLSCOPE_HANDLE_H
+
+#include <stdint.h>
+
+#define CS_ID_BITS 47
+#define CS_ID_MASK ((UINT64_C(1) << CS_ID_BITS) - 1)
+#define CS_HANDLE_CTX_BIT (UINT64_C(1) << CS_ID_BITS)
+
+/* (tag << 1) for events, (tag << 1 | 1) for contexts: compared with v >> 47. */
+extern uint64_t cs_handle_event_prefix;
+extern uint64_t cs_handle_ctx_prefix;
+extern uint16_t cs_handle_tag;
+
+/* Pick a new tag (called when a session starts). Never 0. */
+void cs_handle_new_tag(void);
+
+static inline void *cs_handle_from_id(uint64_t id) {
+  return (void *)(uintptr_t)((cs_handle_event_prefix << CS_ID_BITS) | id);
+}
+
+static inline int cs_handle_is_our_event(uint64_t v) {
+  return (v >> CS_ID_BITS) == cs_handle_event_prefix;
+}
+
+static inline void *cs_handle_from_ctx_serial(uint32_t serial) {
+  return (void *)(uintptr_t)((cs_handle_ctx_prefix << CS_ID_BITS) | serial);
+}
+
+static inline int cs_handle_is_our_ctx(uint64_t v) {
+  return (v >> CS_ID_BITS) == cs_handle_ctx_prefix;
+}
+
+#endif

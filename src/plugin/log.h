@@ -1,0 +1,37 @@
+/*
+ * src/plugin/log.h — every message cclscope prints goes through here, and so
+ * through NCCL's own logger when NCCL gave us one (ABI v4+): users see them
+ * with NCCL_DEBUG=WARN/INFO and NCCL_DEBUG_SUBSYS=PROFILE. Without a logger
+ * (ABI v1-v3, or before the first init) warnings go to stderr.
+ * Never called on the hot path.
+ */
+#ifndef CCLSCOPE_LOG_H
+#define CCLSCOPE_LOG_H
+
+#include "nccl/profiler_common.h"
+
+void cs_log_set_logger(ncclDebugLogger_t logger);
+void cs_log_forget_logger(void);
+
+void cs_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cs_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Warn only the first time `key` is seen in this process. */
+typedef enum {
+  CS_ONCE_BAD_ENV = 0,
+  CS_ONCE_DIR,
+  CS_ONCE_WRITE,
+  CS_ONCE_DROPS,
+  CS_ONCE_THREAD,
+  CS_ONCE_CONTEXTS,
+  CS_ONCE_LIVE_CAP,
+  CS_ONCE_EXPORTER,
+  CS_ONCE_COUNT
+} cs_once_key;
+void cs_log_warn_once(cs_once_key key, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Tests: forget which once-keys fired. */
+void cs_log_reset_once(void);
+
+#endif

@@ -1,0 +1,273 @@
+/*
+ * src/plugin/session.c — init/finalize bookkeeping, session start and end,
+ * process exit, fork. See session.h for the lifecycle.
+ */
+#include "session.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "config.h"
+#include "context.h"
+#include "gpu_uuid.h"
+#include "handle.h"
+#include "host_info.h"
+#include "log.h"
+#include "ring.h"
+#include "writer.h"
+
+_Atomic pid_t cs_session_pid;
+_Atomic bool cs_session_user_tag_ok;
+
+typedef struct {
+  pthread_mutex_t lock;
+  bool atfork_registered;
+  bool running;         /* a writer is recording */
+  bool off;             /* mode off or could not start: mask 0 */
+  bool restart_pending; /* fork child: start on the first event */
+  int active_contexts;
+  int mask;             /* effective mask written at init */
+  cs_config cfg;
+  cs_host_info host;
+} session_state;
+
+static session_state s = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static bool restart_after_fork(void);
+
+static void fill_writer_opts(cs_writer_opts *o, bool forked_child) {
+  memset(o, 0, sizeof *o);
+  o->env.pid = atomic_load(&cs_session_pid);
+  o->env.ppid = getppid();
+  o->env.forked_child = forked_child;
+  o->env.hostname = s.cfg.hostname;
+  o->env.run_id = s.cfg.run_id;
+  o->env.dir = s.cfg.dir;
+  o->env.host = &s.host;
+  o->env.mask = s.mask;
+  o->env.mask_source = s.cfg.mask_source;
+  o->env.mode_trace = s.cfg.trace;
+  o->env.mode_metrics = s.cfg.metrics;
+  o->env.ring_bytes = s.cfg.ring_bytes;
+  o->env.handle_tag = cs_handle_tag;
+  o->clock = (cs_clock_kind)atomic_load(&cs_clock_source);
+  o->max_live_events = s.cfg.max_live_events;
+  o->reclaim_timeout_s = s.cfg.reclaim_timeout_s;
+  o->flush_interval_s = s.cfg.flush_interval_s;
+}
+
+/* Start the writer; on failure the plugin turns itself off. */
+static void start_recording(bool forked_child) {
+  cs_writer_opts opts;
+  fill_writer_opts(&opts, forked_child);
+  if (!cs_writer_start(&opts)) {
+    cs_log_warn_once(CS_ONCE_THREAD,
+                     "cannot start the writer thread (%s); profiling is off "
+                     "for this process",
+                     strerror(errno));
+    s.off = true;
+    s.mask = 0;
+    return;
+  }
+  if (s.cfg.trace && !s.cfg.metrics && cs_writer_trace_path()[0] == '\0') {
+    /* Nothing could be written anywhere: do not make NCCL emit events. */
+    cs_writer_stop(false);
+    s.off = true;
+    s.mask = 0;
+    return;
+  }
+  if (!cs_ring_session_begin()) {
+    cs_writer_stop(false);
+    s.off = true;
+    s.mask = 0;
+    return;
+  }
+  s.running = true;
+}
+
+static void start_session(void) {
+  cs_config_load(&s.cfg);
+  cs_host_info_probe(&s.host, s.cfg.host);
+  atomic_store(&cs_session_pid, getpid());
+  atomic_store(&cs_session_user_tag_ok, cs_host_has_user_tag(&s.host));
+  s.off = false;
+  s.mask = s.cfg.mask;
+  if (!s.cfg.trace && !s.cfg.metrics) {
+    s.off = true; /* CCLSCOPE_MODE=off */
+    s.mask = 0;
+    return;
+  }
+  cs_handle_new_tag();
+  atomic_store(&cs_clock_source, cs_clock_choose(s.cfg.clock));
+  cs_ring_set_capacity(s.cfg.ring_bytes / CS_UNIT_BYTES);
+  cs_ring_on_no_session = restart_after_fork;
+  start_recording(false);
+}
+
+static void end_session(bool at_exit) {
+  if (s.running) {
+    cs_ring_session_end();
+    cs_writer_stop(at_exit);
+    s.running = false;
+  }
+  s.restart_pending = false;
+  atomic_store(&cs_ring_restart_pending, false);
+  if (!at_exit) {
+    /* The last finalize: NCCL unloads us next. Free everything. */
+    cs_ring_free_all();
+    cs_ctx_clear_all();
+    cs_log_forget_logger();
+  }
+}
+
+/* ---- fork ---- */
+
+static void atfork_prepare(void) {
+  pthread_mutex_lock(&s.lock);
+  cs_writer_atfork_prepare();
+  cs_ring_atfork_prepare();
+}
+
+static void atfork_parent(void) {
+  cs_ring_atfork_parent();
+  cs_writer_atfork_parent();
+  pthread_mutex_unlock(&s.lock);
+}
+
+static void atfork_child(void) {
+  cs_ring_atfork_child();
+  cs_writer_atfork_child();
+  atomic_store(&cs_session_pid, getpid());
+  if (s.running) {
+    s.running = false;
+    s.restart_pending = true;
+    cs_ring_session_end();
+    atomic_store(&cs_ring_restart_pending, true);
+  }
+  pthread_mutex_init(&s.lock, NULL);
+}
+
+/* Called from a thread's first callback in a fork child (ring attach). */
+static bool restart_after_fork(void) {
+  bool running;
+  pthread_mutex_lock(&s.lock);
+  if (s.restart_pending && !s.running && !s.off && s.active_contexts > 0) {
+    s.restart_pending = false;
+    atomic_store(&cs_ring_restart_pending, false);
+    start_recording(true);
+    if (s.running) {
+      for (int i = 0; i < CS_MAX_CONTEXTS; i++) {
+        cs_context *c = &cs_contexts[i];
+        uint32_t serial = atomic_load(&c->serial);
+        if (!serial || atomic_load(&c->state) != CS_CTX_ACTIVE)
+          continue;
+        c->inherited = true;
+        cs_ctl_msg m = {.kind = CS_CTL_CTX_INIT, .serial = serial};
+        cs_writer_post(&m);
+      }
+    }
+  }
+  running = s.running;
+  pthread_mutex_unlock(&s.lock);
+  return running;
+}
+
+/* ---- init / finalize ---- */
+
+void *cs_session_init(const cs_init_args *a) {
+  void *handle;
+  pthread_mutex_lock(&s.lock);
+  if (!s.atfork_registered) {
+    /* glibc removes these when the library is unloaded. */
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    s.atfork_registered = true;
+  }
+  cs_log_set_logger(a->logger);
+  if (!s.running && !s.restart_pending && s.active_contexts == 0)
+    start_session();
+
+  uint32_t serial = cs_ctx_reserve();
+  if (serial) {
+    cs_context *c = &cs_contexts[serial & (CS_MAX_CONTEXTS - 1)];
+    c->abi = a->abi;
+    c->has_comm_info = a->has_comm_info;
+    c->comm_id = a->comm_id;
+    c->nranks = a->nranks;
+    c->nnodes = a->nnodes;
+    c->rank = a->rank;
+    c->mask = s.mask;
+    snprintf(c->comm_name, sizeof c->comm_name, "%s",
+             a->comm_name ? a->comm_name : "");
+    cs_gpu_uuid_current(c->gpu_uuid, sizeof c->gpu_uuid);
+    c->init_raw_ts = cs_clock_now();
+    c->init_tid = (int32_t)gettid();
+    cs_ctx_publish(serial);
+    s.active_contexts++;
+    if (s.running) {
+      cs_ctl_msg m = {.kind = CS_CTL_CTX_INIT, .serial = serial};
+      cs_writer_post(&m);
+    }
+  }
+  if (a->mask)
+    *a->mask = s.mask; /* NCCL's mask is process-global: last init wins */
+  handle = cs_handle_from_ctx_serial(serial);
+  bool first = s.active_contexts == 1 && s.running;
+  const char *path = cs_writer_trace_path();
+  pthread_mutex_unlock(&s.lock);
+
+  if (first)
+    cs_log_info("recording (mask 0x%x from %s) to %s", s.mask,
+                s.cfg.mask_source, path[0] ? path : "(no trace file)");
+  return handle;
+}
+
+void cs_session_finalize(void *context) {
+  pthread_mutex_lock(&s.lock);
+  uint32_t serial = cs_ctx_serial_of(context);
+  cs_context *c = cs_ctx_get(serial);
+  if (!c || atomic_load(&c->state) != CS_CTX_ACTIVE) {
+    pthread_mutex_unlock(&s.lock); /* unknown or already finalized */
+    return;
+  }
+  atomic_store(&c->state, CS_CTX_FINALIZED);
+  s.active_contexts--;
+  if (s.running) {
+    cs_ctl_msg m = {.kind = CS_CTL_CTX_FINALIZE,
+                    .serial = serial,
+                    .raw_ts = cs_clock_now(),
+                    .tid = (int32_t)gettid()};
+    cs_writer_post(&m);
+  }
+  if (s.active_contexts == 0)
+    end_session(false);
+  pthread_mutex_unlock(&s.lock);
+}
+
+bool cs_session_active(void) {
+  pthread_mutex_lock(&s.lock);
+  bool running = s.running;
+  pthread_mutex_unlock(&s.lock);
+  return running;
+}
+
+const char *cs_session_trace_path(void) {
+  return cs_writer_trace_path();
+}
+
+/* Process exit (or an unload with communicators still alive): keep what was
+ * recorded. Other threads may still be running, so nothing is freed. */
+__attribute__((destructor)) static void session_at_unload(void) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 2;
+  if (pthread_mutex_timedlock(&s.lock, &until) != 0)
+    return; /* another thread is stuck in init/finalize: do not hang exit */
+  if (s.running)
+    end_session(true);
+  pthread_mutex_unlock(&s.lock);
+}

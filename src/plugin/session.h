@@ -1,0 +1,59 @@
+/*
+ * src/plugin/session.h — the plugin's lifecycle, shared by every ABI:
+ *
+ *   first init        -> a session starts: configuration, host facts, clock,
+ *                        handle tag, writer thread, output file
+ *   every init        -> a context (communicator) is registered; the
+ *                        activation mask is written; never an error
+ *   finalize          -> the context is tombstoned (still resolvable)
+ *   last finalize     -> the session ends: writer joined, file closed, every
+ *                        allocation freed (NCCL dlcloses us next)
+ *   process exit      -> if a session is running: everything in flight is
+ *                        written as "inflight", the file is closed
+ *   fork()            -> the child drops the parent's pending records and
+ *                        file, and starts its own session on its first event
+ *
+ * init/finalize take a mutex (never on the hot path).
+ */
+#ifndef CCLSCOPE_SESSION_H
+#define CCLSCOPE_SESSION_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "nccl/profiler_common.h"
+
+typedef struct {
+  int abi;             /* 1..7 */
+  bool has_comm_info;  /* v4+ */
+  uint64_t comm_id;
+  const char *comm_name; /* the user's pointer: copied */
+  int nnodes;
+  int nranks;
+  int rank;
+  int *mask;           /* NCCL's process-global activation mask */
+  ncclDebugLogger_t logger;
+} cs_init_args;
+
+/* Register a communicator; returns the context value for NCCL. Never fails:
+ * a plugin that cannot record disables itself (mask 0) and says so once. */
+void *cs_session_init(const cs_init_args *args);
+
+/* Unregister a communicator (NULL, foreign and repeated values are ignored). */
+void cs_session_finalize(void *context);
+
+/* This process's pid (updated in a fork child); read on the hot path. */
+extern _Atomic pid_t cs_session_pid;
+
+/* Whether v7 descriptors may be read up to `userTag` (host NCCL >= 2.31). */
+extern _Atomic bool cs_session_user_tag_ok;
+
+/* Is a session recording right now? (tests, control API) */
+bool cs_session_active(void);
+
+/* The trace file of the running session, "" if none (tests, messages). */
+const char *cs_session_trace_path(void);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * src/plugin/trace_jsonl.h — the JSONL trace sink: where an ended event
+ * (a ProxyStep, a Coll, ...) becomes one line of the per-process trace file.
+ * The format is documented in docs/trace-format.md; keep them in step.
+ * Writer thread only.
+ */
+#ifndef CCLSCOPE_TRACE_JSONL_H
+#define CCLSCOPE_TRACE_JSONL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "assembler.h"
+#include "clock.h"
+#include "host_info.h"
+#include "trace_file.h"
+
+/* What the sink needs to know about the process it writes for. */
+typedef struct {
+  pid_t pid;
+  pid_t ppid;
+  bool forked_child;
+  const char *hostname;
+  const char *run_id;
+  const char *dir;
+  const cs_host_info *host;
+  const cs_clock_cal *cal;
+  int mask;
+  const char *mask_source;
+  bool mode_trace;
+  bool mode_metrics;
+  uint64_t ring_bytes;
+  uint16_t handle_tag;
+} cs_trace_env;
+
+/* Process-wide counters shown in finalize and end records. */
+typedef struct {
+  const cs_asm_counters *asm_counters;
+  uint64_t dropped_starts;
+  uint64_t dropped_states;
+  uint64_t dropped_stops;
+  uint64_t null_handles;
+  uint64_t foreign_handles;
+  uint64_t ring_high_water; /* units */
+  uint64_t threads;
+} cs_trace_counters;
+
+typedef struct {
+  cs_trace_file file;
+  cs_trace_env env;
+  int default_abi; /* the ABI of the newest context (for state names) */
+  uint64_t events_written;
+} cs_trace_sink;
+
+/* Open `<dir>/trace_<run>_<host>_pid<PID>.jsonl` and write the process
+ * record. False when the file cannot be created (warned once). */
+bool cs_trace_open(cs_trace_sink *t, const cs_trace_env *env);
+
+void cs_trace_event(cs_trace_sink *t, const cs_event *e);
+void cs_trace_late_state(cs_trace_sink *t, uint64_t id,
+                         const cs_state_rec *s, int32_t tid, uint8_t etype,
+                         uint32_t ctx, int32_t rank);
+void cs_trace_thread(cs_trace_sink *t, int32_t tid, const char *name,
+                     uint64_t raw_ts);
+void cs_trace_ctx_init(cs_trace_sink *t, uint32_t serial);
+void cs_trace_ctx_finalize(cs_trace_sink *t, uint32_t serial, uint64_t raw_ts,
+                           int32_t tid, const cs_trace_counters *c);
+void cs_trace_mark(cs_trace_sink *t, uint64_t raw_ts, int32_t tid,
+                   const char *label, int64_t step);
+/* The last line: why the file ends and every counter. */
+void cs_trace_process_end(cs_trace_sink *t, const char *reason,
+                          const cs_trace_counters *c);
+
+void cs_trace_flush(cs_trace_sink *t);
+void cs_trace_close(cs_trace_sink *t);
+
+#endif
