@@ -344,8 +344,14 @@ static void note_step_start(cs_assembler *a, cs_event *e) {
   if (e->parent_kind != CS_PARENT_LOCAL)
     return;
   cs_event *op = cs_u64map_get(&a->live, e->parent);
-  if (op)
+  if (op && op->etype == CS_EV_PROXY_OP) {
     op->has_children = true;
+    /* Make each step line self-contained: which peer and channel. */
+    e->has_link = true;
+    e->link.peer = op->p.proxy_op.peer;
+    e->link.channel_id = op->p.proxy_op.channel_id;
+    e->link.is_send = op->p.proxy_op.is_send != 0;
+  }
   uint64_t key = step_key(e->parent, e->p.proxy_step.step);
   cs_event *old = cs_u64map_get(&a->steps, key);
   if (old) {
@@ -365,7 +371,6 @@ static void apply_stop(cs_assembler *a, cs_event *e, uint64_t raw,
 }
 
 static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
-  a->c.starts++;
   if (cs_u64map_get(&a->live, s->h.id))
     return; /* ids are never reused: a duplicate is noise */
   if (a->c.live_now >= a->cfg.max_live) {
@@ -399,6 +404,7 @@ static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
     a->c.live_cap_drops++;
     return;
   }
+  a->c.starts++;
   a->c.live_now++;
   if (a->c.live_now > a->c.live_high_water)
     a->c.live_high_water = a->c.live_now;

@@ -66,6 +66,12 @@ typedef struct cs_event {
   bool parent_hint;    /* NCCL's parent value unreliable (socket net) */
   bool has_children;   /* ProxyOp: a step started under it */
   bool progressed;     /* ProxyOp: InProgress seen */
+  bool has_link;       /* ProxyStep: `link` copied from its ProxyOp */
+  struct {
+    int32_t peer;
+    uint8_t channel_id;
+    uint8_t is_send;
+  } link;
   uint32_t nstates;
   uint32_t cap_states;
   cs_state_rec *states;
@@ -74,7 +80,7 @@ typedef struct cs_event {
 } cs_event;
 
 typedef struct {
-  uint64_t starts;
+  uint64_t starts; /* accepted: each ends exactly once, or is still live */
   uint64_t ended[3]; /* by cs_end_kind */
   uint64_t reclaimed[CS_RECLAIM_COUNT];
   uint64_t double_stops;   /* stop of an event that already ended */

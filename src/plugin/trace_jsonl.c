@@ -292,6 +292,14 @@ static void put_details(cs_jbuf *b, const cs_event *e) {
   case CS_EV_PROXY_STEP:
     J("\"step\":");
     cs_jbuf_i64(b, e->p.proxy_step.step);
+    if (e->has_link) {
+      J(",\"peer\":");
+      cs_jbuf_i64(b, e->link.peer);
+      J(",\"channelId\":");
+      cs_jbuf_u64(b, e->link.channel_id);
+      J(",\"isSend\":");
+      put_bool(b, e->link.is_send);
+    }
     break;
   case CS_EV_KERNEL_CH:
     J("\"channelId\":");
