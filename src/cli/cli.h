@@ -1,0 +1,46 @@
+/*
+ * src/cli/cli.h — what the subcommands share: exit statuses, global
+ * options, the command entry points and usage-error helpers.
+ */
+#ifndef CCLSCOPE_CLI_CLI_H
+#define CCLSCOPE_CLI_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum {
+  EXIT_OK = 0,       /* done, nothing to report */
+  EXIT_FINDINGS = 1, /* findings (check) or a failure while working */
+  EXIT_USAGE = 2     /* the command line was wrong */
+};
+
+typedef struct {
+  bool quiet;    /* --quiet: no progress bar, no informational stderr */
+  bool progress; /* --progress: progress bar even when not a terminal */
+} cli_options;
+
+extern cli_options cli_globals;
+
+/* Each subcommand gets argv[0] = its own name. */
+int cmd_check(int argc, char **argv);
+int cmd_summary(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_perfetto(int argc, char **argv);
+int cmd_otf2(int argc, char **argv);
+
+/* help.c: print the help of `cmd` (NULL: the overview) to `out`; false
+ * if there is no such command. */
+bool help_print(const char *cmd, FILE *out);
+/* "cclscope CMD: <message>" + a hint to `cclscope help CMD`; returns 2. */
+int usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Long options every subcommand accepts (value of getopt's `val`). */
+enum {
+  OPT_HELP = 'h',
+  OPT_QUIET = 'q',
+  OPT_PROGRESS = 0x100,
+  OPT_FIRST_PRIVATE = 0x200
+};
+
+#endif

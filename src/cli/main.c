@@ -1,0 +1,60 @@
+/*
+ * src/cli/main.c — `cclscope`: global options and dispatch to subcommands.
+ *
+ *   cclscope [--quiet] [--progress] COMMAND [ARGS...]
+ *   cclscope help [COMMAND] | cclscope --help | cclscope --version
+ *
+ * Exit status: 0 ok, 1 findings/failure, 2 usage error (cli.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+} command;
+
+static const command commands[] = {
+    {"check", cmd_check},       {"summary", cmd_summary}, {"merge", cmd_merge},
+    {"perfetto", cmd_perfetto}, {"otf2", cmd_otf2},
+};
+
+int main(int argc, char **argv) {
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-'; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+      cli_globals.quiet = true;
+    } else if (!strcmp(a, "--progress")) {
+      cli_globals.progress = true;
+    } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      help_print(NULL, stdout);
+      return EXIT_OK;
+    } else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+      printf("cclscope %s\n", CCLSCOPE_VERSION);
+      return EXIT_OK;
+    } else {
+      return usage_error(NULL, "unknown option '%s'", a);
+    }
+  }
+  if (i >= argc) {
+    help_print(NULL, stderr);
+    return EXIT_USAGE;
+  }
+  const char *name = argv[i];
+  if (!strcmp(name, "help")) {
+    if (i + 1 >= argc) {
+      help_print(NULL, stdout);
+      return EXIT_OK;
+    }
+    if (!help_print(argv[i + 1], stdout))
+      return usage_error(NULL, "no command '%s'", argv[i + 1]);
+    return EXIT_OK;
+  }
+  for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
+    if (!strcmp(name, commands[c].name))
+      return commands[c].run(argc - i, argv + i);
+  return usage_error(NULL, "no command '%s'", name);
+}
