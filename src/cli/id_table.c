@@ -1,0 +1,58 @@
+/*
+ * src/cli/id_table.c — see id_table.h.
+ */
+#include "id_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE_BITS 12
+#define PAGE_IDS (1u << PAGE_BITS)
+
+void id_table_init(id_table *t) {
+  memset(t, 0, sizeof *t);
+  u64map_init(&t->page_of);
+}
+
+void id_table_free(id_table *t) {
+  for (size_t i = 0; i < t->npages; i++)
+    free(t->pages[i]);
+  free(t->pages);
+  u64map_free(&t->page_of);
+  memset(t, 0, sizeof *t);
+}
+
+id_entry *id_table_slot(id_table *t, uint64_t id) {
+  bool inserted;
+  uint64_t *pi = u64map_put(&t->page_of, id >> PAGE_BITS, 0, 0, &inserted);
+  if (!pi)
+    return NULL;
+  if (inserted) {
+    if (t->npages == t->cap) {
+      size_t ncap = t->cap ? t->cap * 2 : 16;
+      id_entry **np = realloc(t->pages, ncap * sizeof *np);
+      if (!np) {
+        u64map_remove(&t->page_of, id >> PAGE_BITS, 0);
+        return NULL;
+      }
+      t->pages = np;
+      t->cap = ncap;
+    }
+    id_entry *page = calloc(PAGE_IDS, sizeof *page);
+    if (!page) {
+      u64map_remove(&t->page_of, id >> PAGE_BITS, 0);
+      return NULL;
+    }
+    t->pages[t->npages++] = page;
+    *pi = t->npages;
+  }
+  return &t->pages[*pi - 1][id & (PAGE_IDS - 1)];
+}
+
+const id_entry *id_table_find(const id_table *t, uint64_t id) {
+  const uint64_t *pi = u64map_get(&t->page_of, id >> PAGE_BITS, 0);
+  if (!pi)
+    return NULL;
+  const id_entry *e = &t->pages[*pi - 1][id & (PAGE_IDS - 1)];
+  return e->line ? e : NULL;
+}
