@@ -6,6 +6,7 @@
 #define CCLSCOPE_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 enum {
@@ -34,6 +35,9 @@ bool help_print(const char *cmd, FILE *out);
 /* "cclscope CMD: <message>" + a hint to `cclscope help CMD`; returns 2. */
 int usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* A --window-mb value (merge, perfetto, otf2) in bytes; false if invalid. */
+bool parse_window_mb(const char *text, size_t *bytes);
 
 /* Long options every subcommand accepts (value of getopt's `val`). */
 enum {

@@ -902,10 +902,10 @@ int cmd_check(int argc, char **argv) {
   memset(&c, 0, sizeof c);
   c.max_per_code = 20;
   c.notes = true;
-  optind = 1;
+  optind = 0;
   opterr = 0;
   int o;
-  while ((o = getopt_long(argc, argv, "+hq", longs, NULL)) != -1) {
+  while ((o = getopt_long(argc, argv, "hq", longs, NULL)) != -1) {
     switch (o) {
     case 'j':
       c.json = true;

@@ -168,10 +168,10 @@ int cmd_summary(int argc, char **argv) {
     return EXIT_FINDINGS;
   }
   s->top = 5;
-  optind = 1;
+  optind = 0;
   opterr = 0;
   int o;
-  while ((o = getopt_long(argc, argv, "+hq", longs, NULL)) != -1) {
+  while ((o = getopt_long(argc, argv, "hq", longs, NULL)) != -1) {
     switch (o) {
     case 'j':
       s->json = true;

@@ -21,6 +21,10 @@
  *                sorted and the caller says so. Used by merge, perfetto,
  *                otf2.
  *
+ *  ORD_END       like ORD_START but by the time each record was written
+ *                (as ORD_LOCKSTEP): files are nearly in that order already,
+ *                so the window makes the output exactly sorted in practice.
+ *
  * Lines that are not JSON objects are skipped and counted (`invalid`);
  * `pad` records are skipped. The first `process` record of each file gives
  * the file's identity (host, pid, handleTag).
@@ -36,7 +40,7 @@
 #include "record.h"
 #include "trace_reader.h"
 
-typedef enum { ORD_LOCKSTEP, ORD_START } ord_mode;
+typedef enum { ORD_LOCKSTEP, ORD_START, ORD_END } ord_mode;
 
 /* One buffered line of a file's reorder window (ORD_START). */
 typedef struct {
