@@ -224,32 +224,6 @@ static bool can_be_parent(ev_type t) {
          t != ET_CE_SYNC && t != ET_CE_BATCH;
 }
 
-static void event_name(const rec *r, rec_scratch *sc, char *buf, size_t cap) {
-  char func[64] = "";
-  js_str_copy(js_get(r->f, K_func), func, sizeof func);
-  const char *type = ev_type_short_name(r->et);
-  const char *suffix = r->end == END_RECLAIMED  ? " (reclaimed)"
-                       : r->end == END_INFLIGHT ? " (in flight)"
-                                                : "";
-  if (r->et == ET_PROXY_OP || r->et == ET_PROXY_STEP) {
-    /* direction from details.isSend */
-    const js_value *d = js_get(r->f, K_details);
-    bool is_send;
-    if (d &&
-        js_fields_decode(&sc->sub, d->ptr, d->ptr + d->len, r->line, false) &&
-        js_to_bool(js_get(&sc->sub, K_isSend), &is_send)) {
-      snprintf(buf, cap, "%s %s%s", type, is_send ? "send" : "recv", suffix);
-      return;
-    }
-  }
-  if (func[0] && r->et != ET_COLL && r->et != ET_P2P && r->et != ET_CE_COLL)
-    snprintf(buf, cap, "%s %s%s", type, func, suffix);
-  else if (func[0])
-    snprintf(buf, cap, "%s%s", func, suffix);
-  else
-    snprintf(buf, cap, "%s%s", type, suffix);
-}
-
 static void write_states(perfetto *p, const rec *r, rec_scratch *sc,
                          uint32_t pid, uint32_t tid, int64_t end) {
   const js_value *st = js_get(r->f, K_states);
@@ -422,7 +396,7 @@ static void on_event(perfetto *p, const rec *r, rec_scratch *sc, size_t file) {
     return;
   uint32_t tid = p->tl.tracks[track].local_id;
   char name[128];
-  event_name(r, sc, name, sizeof name);
+  tl_event_name(r, &sc->sub, true, name, sizeof name);
   begin_event(p, "X", pid, tid);
   jw_key(&p->w, "name");
   jw_str(&p->w, name);

@@ -198,3 +198,30 @@ void tl_track_name(const timeline *t, const tl_track *k, char *buf,
   else
     snprintf(buf, cap, "%s · %s", who, thread);
 }
+
+void tl_event_name(const rec *r, js_fields *scratch, bool end_suffix, char *buf,
+                   size_t cap) {
+  char func[64] = "";
+  js_str_copy(js_get(r->f, K_func), func, sizeof func);
+  const char *type = ev_type_short_name(r->et);
+  const char *suffix = !end_suffix               ? ""
+                       : r->end == END_RECLAIMED ? " (reclaimed)"
+                       : r->end == END_INFLIGHT  ? " (in flight)"
+                                                 : "";
+  if (r->et == ET_PROXY_OP || r->et == ET_PROXY_STEP) {
+    const js_value *d = js_get(r->f, K_details);
+    bool is_send;
+    if (d && d->type == JS_OBJECT &&
+        js_fields_decode(scratch, d->ptr, d->ptr + d->len, r->line, false) &&
+        js_to_bool(js_get(scratch, K_isSend), &is_send)) {
+      snprintf(buf, cap, "%s %s%s", type, is_send ? "send" : "recv", suffix);
+      return;
+    }
+  }
+  if (func[0] && r->et != ET_COLL && r->et != ET_P2P && r->et != ET_CE_COLL)
+    snprintf(buf, cap, "%s %s%s", type, func, suffix);
+  else if (func[0])
+    snprintf(buf, cap, "%s%s", func, suffix);
+  else
+    snprintf(buf, cap, "%s%s", type, suffix);
+}

@@ -78,4 +78,12 @@ void tl_close_all(timeline *t, lane_leave_fn on_leave, void *arg);
 /* "gencomm r0 · NCCL Progress 0 (6987) · lane 2" */
 void tl_track_name(const timeline *t, const tl_track *k, char *buf, size_t cap);
 
+/* Display name of an event: its function for Coll/P2p/CeColl
+ * ("AllReduce"), type and function for API events ("CollApi AllReduce"),
+ * type and direction for proxy events ("ProxyStep send"), else its type;
+ * with `end_suffix`, " (reclaimed)" / " (in flight)" when not stopped.
+ * `scratch` is used to read details. */
+void tl_event_name(const rec *r, js_fields *scratch, bool end_suffix, char *buf,
+                   size_t cap);
+
 #endif
