@@ -1,0 +1,384 @@
+/*
+ * tests/plugin/test_assembler.c — the writer's event model, fed with
+ * synthetic ring records: exact or downgraded parents, owners inherited
+ * through the parent chain (PXN), restarted recv steps, never-stopped
+ * ProxyOps, stops before starts, double stops, late states, finalize and
+ * exit, the in-flight cap, and the accounting identity.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "assembler.h"
+#include "context.h"
+#include "event_types.h"
+
+#define MAX_ENDED 64
+
+typedef struct {
+  cs_event ended[MAX_ENDED]; /* shallow copies (states not kept) */
+  size_t n;
+  size_t late;
+  uint64_t late_id;
+} sink_t;
+
+static void on_event(void *arg, const cs_event *e) {
+  sink_t *s = arg;
+  if (s->n < MAX_ENDED) {
+    s->ended[s->n] = *e;
+    s->ended[s->n].states = NULL;
+    s->ended[s->n].nstates = e->nstates;
+    if (e->nstates)
+      s->ended[s->n].inline_states[0] = e->states[0];
+  }
+  s->n++;
+}
+
+static void on_late(void *arg, uint64_t id, const cs_state_rec *st,
+                    int32_t tid, uint8_t etype) {
+  (void)st;
+  (void)tid;
+  (void)etype;
+  sink_t *s = arg;
+  s->late++;
+  s->late_id = id;
+}
+
+static cs_assembler *make(sink_t *s, unsigned max_live) {
+  memset(s, 0, sizeof *s);
+  cs_asm_config cfg = {.on_event = on_event,
+                       .on_late_state = on_late,
+                       .arg = s,
+                       .max_live = max_live,
+                       .reclaim_ticks = 1000};
+  cs_assembler *a = cs_asm_create(&cfg);
+  assert_non_null(a);
+  return a;
+}
+
+static const cs_event *find(const sink_t *s, uint64_t id) {
+  for (size_t i = 0; i < s->n && i < MAX_ENDED; i++)
+    if (s->ended[i].id == id)
+      return &s->ended[i];
+  return NULL;
+}
+
+/* ---- record builders ---- */
+
+static void start(cs_assembler *a, cs_etype type, uint64_t id, uint64_t ts,
+                  uint8_t parent_kind, uint64_t parent, uint32_t ctx,
+                  uint8_t extra_flags, int step) {
+  cs_unit u[3];
+  memset(u, 0, sizeof u);
+  cs_rec_start *s = (cs_rec_start *)u;
+  s->h.kind = CS_REC_START;
+  s->h.units = 3;
+  s->h.etype = (uint8_t)type;
+  s->h.flags = parent_kind | extra_flags;
+  s->h.aux = ctx;
+  s->h.ts = ts;
+  s->h.id = id;
+  s->parent = parent;
+  s->rank = 3;
+  if (type == CS_EV_PROXY_STEP)
+    s->p.proxy_step.step = step;
+  if (type == CS_EV_PROXY_OP) {
+    s->p.proxy_op.peer = 5;
+    s->p.proxy_op.channel_id = 2;
+    s->p.proxy_op.is_send = 1;
+    s->p.proxy_op.pid = 999;
+  }
+  cs_asm_record(a, u, 100);
+}
+
+static void stop(cs_assembler *a, uint64_t id, uint64_t ts, int32_t tid) {
+  cs_unit u;
+  memset(&u, 0, sizeof u);
+  u.h.kind = CS_REC_STOP;
+  u.h.units = 1;
+  u.h.ts = ts;
+  u.h.id = id;
+  cs_asm_record(a, &u, tid);
+}
+
+static void state(cs_assembler *a, uint64_t id, uint32_t st, uint64_t ts,
+                  uint64_t arg) {
+  cs_unit u;
+  memset(&u, 0, sizeof u);
+  cs_rec_state *r = (cs_rec_state *)&u;
+  r->h.kind = CS_REC_STATE;
+  r->h.units = 1;
+  r->h.aux = st;
+  r->h.ts = ts;
+  r->h.id = id;
+  r->arg = arg;
+  cs_asm_record(a, &u, 100);
+}
+
+static void assert_identity(const cs_assembler *a) {
+  const cs_asm_counters *c = cs_asm_get_counters(a);
+  assert_int_equal(c->starts, c->ended[CS_END_STOPPED] +
+                                  c->ended[CS_END_RECLAIMED] +
+                                  c->ended[CS_END_INFLIGHT] + c->live_now);
+}
+
+/* ---- tests ---- */
+
+static void test_exact_parents_and_order(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 1000);
+  start(a, CS_EV_GROUP_API, 1, 10, CS_PARENT_NONE, 0, 0, 0, 0);
+  start(a, CS_EV_COLL_API, 2, 11, CS_PARENT_LOCAL, 1, 0, 0, 0);
+  stop(a, 2, 12, 100);
+  start(a, CS_EV_COLL, 3, 13, CS_PARENT_LOCAL, 2, 0, 0, 0);
+  stop(a, 3, 14, 100);
+  stop(a, 1, 15, 100);
+  /* The Coll's children arrive after it stopped: still exact. */
+  start(a, CS_EV_KERNEL_CH, 4, 16, CS_PARENT_LOCAL, 3, 0, 0, 0);
+  state(a, 4, 22, 17, 5000);
+  stop(a, 4, 18, 101);
+  assert_int_equal(s.n, 4);
+  assert_int_equal(find(&s, 3)->parent_kind, CS_PARENT_LOCAL);
+  assert_int_equal(find(&s, 3)->parent, 2);
+  assert_int_equal(find(&s, 4)->parent, 3);
+  assert_int_equal(find(&s, 4)->stop_tid, 101);
+  assert_int_equal(find(&s, 4)->nstates, 1);
+  assert_int_equal(find(&s, 4)->inline_states[0].arg, 5000);
+  assert_int_equal(cs_asm_get_counters(a)->parents_unknown, 0);
+  assert_identity(a);
+  cs_asm_destroy(a);
+}
+
+static void test_impossible_parent_becomes_unknown(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 1000);
+  start(a, CS_EV_COLL, 1, 10, CS_PARENT_NONE, 0, 0, 0, 0);
+  /* A ProxyStep whose "parent" is a Coll: NCCL reused a stale handle. */
+  start(a, CS_EV_PROXY_STEP, 2, 11, CS_PARENT_LOCAL, 1, 0, CS_CTX_INHERIT, 0);
+  stop(a, 2, 12, 100);
+  /* A parent never seen (its start was dropped) keeps the exact id. */
+  start(a, CS_EV_PROXY_OP, 3, 13, CS_PARENT_LOCAL, 77, 0, 0, 0);
+  stop(a, 3, 14, 100);
+  assert_int_equal(find(&s, 2)->parent_kind, CS_PARENT_UNKNOWN);
+  assert_int_equal(find(&s, 3)->parent_kind, CS_PARENT_LOCAL);
+  assert_int_equal(find(&s, 3)->parent, 77);
+  assert_int_equal(cs_asm_get_counters(a)->parents_unknown, 1);
+  cs_asm_destroy(a);
+}
+
+static void test_steps_inherit_owner_and_link(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 1000);
+  /* PXN: the ProxyOp's context is foreign; its step's context is foreign
+   * too but its parent (the ProxyOp) is ours: ownership follows it. */
+  start(a, CS_EV_PROXY_OP, 1, 10, CS_PARENT_FOREIGN, 0xabcd000000000007ull, 0,
+        CS_CTX_FOREIGN, 0);
+  start(a, CS_EV_PROXY_STEP, 2, 11, CS_PARENT_LOCAL, 1, 0, CS_CTX_INHERIT, 0);
+  stop(a, 2, 12, 100);
+  stop(a, 1, 13, 100);
+  const cs_event *op = find(&s, 1), *step = find(&s, 2);
+  assert_true(op->foreign_owner);
+  assert_int_equal(op->origin_pid, 999);
+  assert_int_equal(op->parent_kind, CS_PARENT_FOREIGN);
+  assert_int_equal(op->parent, 0xabcd000000000007ull);
+  assert_true(step->foreign_owner);
+  assert_int_equal(step->origin_pid, 999);
+  assert_true(step->has_link);
+  assert_int_equal(step->link.peer, 5);
+  assert_int_equal(step->link.channel_id, 2);
+  assert_int_equal(step->link.is_send, 1);
+  cs_asm_destroy(a);
+}
+
+static void test_restarted_recv_step_is_reclaimed(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 1000);
+  start(a, CS_EV_PROXY_OP, 1, 10, CS_PARENT_NONE, 0, 0, 0, 0);
+  start(a, CS_EV_PROXY_STEP, 2, 11, CS_PARENT_LOCAL, 1, 0, CS_CTX_INHERIT, 3);
+  /* irecv returned NULL: NCCL starts step 3 again, overwriting the handle. */
+  start(a, CS_EV_PROXY_STEP, 3, 12, CS_PARENT_LOCAL, 1, 0, CS_CTX_INHERIT, 3);
+  assert_int_equal(s.n, 1);
+  assert_int_equal(find(&s, 2)->end, CS_END_RECLAIMED);
+  assert_int_equal(find(&s, 2)->reclaim, CS_RECLAIM_ABANDONED);
+  assert_int_equal(find(&s, 2)->end_raw, 12);
+  stop(a, 3, 13, 100);
+  assert_int_equal(find(&s, 3)->end, CS_END_STOPPED);
+  /* A step still open when its ProxyOp stops can never stop. */
+  start(a, CS_EV_PROXY_STEP, 4, 14, CS_PARENT_LOCAL, 1, 0, CS_CTX_INHERIT, 4);
+  stop(a, 1, 15, 100);
+  assert_int_equal(find(&s, 4)->reclaim, CS_RECLAIM_PARENT_STOPPED);
+  assert_int_equal(cs_asm_get_counters(a)->reclaimed[CS_RECLAIM_ABANDONED], 1);
+  assert_identity(a);
+  cs_asm_destroy(a);
+}
+
+static void test_stop_before_start_and_bad_stops(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 1000);
+  /* Socket NetPlugin: the stop (another thread) drained before the start. */
+  stop(a, 9, 50, 200);
+  assert_int_equal(s.n, 0);
+  start(a, CS_EV_NET_PLUGIN, 9, 40, CS_PARENT_NONE, 0, 0, CS_CTX_INHERIT, 0);
+  assert_int_equal(s.n, 1);
+  assert_int_equal(find(&s, 9)->stop_raw, 50);
+  assert_int_equal(find(&s, 9)->stop_tid, 200);
+  /* Double stop. */
+  stop(a, 9, 60, 200);
+  assert_int_equal(cs_asm_get_counters(a)->double_stops, 1);
+  /* A stop of an id never started expires after a few ticks. */
+  stop(a, 1234, 70, 200);
+  for (int i = 0; i < 10; i++)
+    cs_asm_tick(a, 80);
+  assert_int_equal(cs_asm_get_counters(a)->unmatched_stops, 1);
+  assert_int_equal(s.n, 1);
+  cs_asm_destroy(a);
+}
+
+static void test_states_collapse_late_and_orphan(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 1000);
+  start(a, CS_EV_PROXY_STEP, 1, 10, CS_PARENT_NONE, 0, 0, CS_CTX_INHERIT, 0);
+  state(a, 1, 8, 11, 0);
+  for (int i = 0; i < 50; i++)
+    state(a, 1, 20, 12 + (uint64_t)i, 0); /* SendPeerWait, repeated */
+  state(a, 1, 9, 70, 4096);
+  stop(a, 1, 71, 100);
+  const cs_event *e = find(&s, 1);
+  assert_int_equal(e->nstates, 3);
+  state(a, 1, 9, 72, 1); /* after the stop */
+  assert_int_equal(s.late, 1);
+  assert_int_equal(s.late_id, 1);
+  assert_int_equal(cs_asm_get_counters(a)->late_states, 1);
+  state(a, 555, 9, 73, 1);
+  assert_int_equal(cs_asm_get_counters(a)->orphan_states, 1);
+  cs_asm_destroy(a);
+}
+
+typedef struct {
+  uint32_t n;
+  cs_state_rec st[8];
+} captured_states;
+
+static void capture_states(void *arg, const cs_event *e) {
+  captured_states *got = arg;
+  got->n = e->nstates;
+  for (uint32_t i = 0; i < e->nstates && i < 8; i++)
+    got->st[i] = e->states[i];
+}
+
+static void test_states_keep_repeat_count(void **st) {
+  (void)st;
+  captured_states got = {0};
+  cs_asm_config cfg = {.on_event = capture_states,
+                       .arg = &got,
+                       .max_live = 100,
+                       .reclaim_ticks = 1000};
+  cs_assembler *a = cs_asm_create(&cfg);
+  start(a, CS_EV_PROXY_STEP, 1, 10, CS_PARENT_NONE, 0, 0, CS_CTX_INHERIT, 0);
+  state(a, 1, 8, 11, 0);
+  for (int i = 0; i < 7; i++)
+    state(a, 1, 20, 12 + (uint64_t)i, 0);
+  state(a, 1, 9, 30, 4096);
+  state(a, 1, 9, 31, 8192); /* different size: not a repeat */
+  stop(a, 1, 40, 100);
+  assert_int_equal(got.n, 4);
+  assert_int_equal(got.st[1].state, 20);
+  assert_int_equal(got.st[1].repeat, 7);
+  assert_int_equal(got.st[1].raw_ts, 12);
+  assert_int_equal(got.st[1].last_raw_ts, 18);
+  assert_int_equal(got.st[3].arg, 8192);
+  cs_asm_destroy(a);
+}
+
+static void test_never_stopped_proxy_op_is_reclaimed(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 1000); /* reclaim after 1000 ticks */
+  start(a, CS_EV_COLL, 1, 10, CS_PARENT_NONE, 0, 0, 0, 0);
+  stop(a, 1, 11, 100);
+  start(a, CS_EV_PROXY_OP, 2, 12, CS_PARENT_LOCAL, 1, 0, 0, 0); /* CollNet */
+  start(a, CS_EV_PROXY_OP, 3, 12, CS_PARENT_LOCAL, 1, 0, 0, 0);
+  state(a, 3, 19, 13, 0); /* InProgress: a real op, maybe slow */
+  start(a, CS_EV_PROXY_OP, 4, 12, CS_PARENT_LOCAL, 1, 0, 0, 0);
+  start(a, CS_EV_PROXY_STEP, 5, 14, CS_PARENT_LOCAL, 4, 0, CS_CTX_INHERIT, 0);
+  cs_asm_tick(a, 500); /* too early */
+  assert_int_equal(s.n, 1);
+  cs_asm_tick(a, 5000);
+  assert_int_equal(s.n, 2);
+  assert_int_equal(find(&s, 2)->reclaim, CS_RECLAIM_NO_PROGRESS);
+  assert_null(find(&s, 3)); /* progressing: never reclaimed by timeout */
+  assert_null(find(&s, 4)); /* has a step: progressing */
+  assert_identity(a);
+  cs_asm_destroy(a);
+}
+
+static void test_finalize_and_exit(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 1000);
+  cs_ctx_clear_all();
+  uint32_t c1 = cs_ctx_reserve();
+  cs_ctx_publish(c1);
+  uint32_t c2 = cs_ctx_reserve();
+  cs_ctx_publish(c2);
+  start(a, CS_EV_PROXY_OP, 1, 10, CS_PARENT_NONE, 0, c1, 0, 0);
+  start(a, CS_EV_PROXY_CTRL, 2, 11, CS_PARENT_NONE, 0, c1, 0, 0);
+  start(a, CS_EV_PROXY_OP, 3, 12, CS_PARENT_NONE, 0, c2, 0, 0);
+  cs_asm_context_finalized(a, c1, 20);
+  /* c1's ProxyOp is reclaimed; its ProxyCtrl is not: a shared proxy
+   * thread keeps using a finalized communicator's context (§2). */
+  assert_int_equal(s.n, 1);
+  assert_int_equal(find(&s, 1)->reclaim, CS_RECLAIM_FINALIZE);
+  stop(a, 2, 25, 100);
+  assert_int_equal(find(&s, 2)->end, CS_END_STOPPED);
+  cs_asm_end_all(a, CS_END_INFLIGHT, CS_RECLAIM_NONE, 30);
+  assert_int_equal(find(&s, 3)->end, CS_END_INFLIGHT);
+  assert_int_equal(find(&s, 3)->end_raw, 30);
+  assert_int_equal(cs_asm_get_counters(a)->live_now, 0);
+  assert_identity(a);
+  cs_ctx_clear_all();
+  cs_asm_destroy(a);
+}
+
+static void test_live_cap(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 2);
+  start(a, CS_EV_COLL, 1, 10, CS_PARENT_NONE, 0, 0, 0, 0);
+  start(a, CS_EV_COLL, 2, 10, CS_PARENT_NONE, 0, 0, 0, 0);
+  start(a, CS_EV_COLL, 3, 10, CS_PARENT_NONE, 0, 0, 0, 0);
+  assert_int_equal(cs_asm_get_counters(a)->live_cap_drops, 1);
+  assert_int_equal(cs_asm_get_counters(a)->live_now, 2);
+  stop(a, 1, 11, 100);
+  start(a, CS_EV_COLL, 4, 12, CS_PARENT_NONE, 0, 0, 0, 0);
+  assert_int_equal(cs_asm_get_counters(a)->live_now, 2);
+  assert_identity(a);
+  cs_asm_destroy(a);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_exact_parents_and_order),
+      cmocka_unit_test(test_impossible_parent_becomes_unknown),
+      cmocka_unit_test(test_steps_inherit_owner_and_link),
+      cmocka_unit_test(test_restarted_recv_step_is_reclaimed),
+      cmocka_unit_test(test_stop_before_start_and_bad_stops),
+      cmocka_unit_test(test_states_collapse_late_and_orphan),
+      cmocka_unit_test(test_states_keep_repeat_count),
+      cmocka_unit_test(test_never_stopped_proxy_op_is_reclaimed),
+      cmocka_unit_test(test_finalize_and_exit),
+      cmocka_unit_test(test_live_cap),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
