@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MIN_WINDOW (64u << 10)
-
 static uint64_t bytes_done(const ord_reader *o) {
   uint64_t sum = 0;
   for (size_t i = 0; i < o->n; i++)
@@ -219,9 +217,8 @@ bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
   if (!o->files || !o->heap || !o->out_scratch)
     return false;
   rec_scratch_init(o->out_scratch);
+  /* at least one line per file, whatever the budget */
   o->window_per_file = window_bytes / (in->n ? in->n : 1);
-  if (o->window_per_file < MIN_WINDOW)
-    o->window_per_file = MIN_WINDOW;
   progress_start(&o->prog, progress_label, in->total_bytes);
   /* Smaller read buffers when there are many files. */
   size_t bufsize = in->n > 64 ? (256u << 10) : (1u << 20);

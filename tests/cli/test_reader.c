@@ -1,0 +1,200 @@
+/*
+ * tests/cli/test_reader.c — reading inputs: folder listing, line splitting
+ * across buffer refills and longer than the buffer, an unterminated last
+ * line, and the ordered multi-file stream (start order through the reorder
+ * window, records later than the window counted, lock step).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cli.h"
+#include "ordered_reader.h"
+#include "trace_reader.h"
+
+static char dir[256];
+
+static int make_dir(void **state) {
+  (void)state;
+  const char *tmp = getenv("TMPDIR");
+  snprintf(dir, sizeof dir, "%s/cclscope-reader-XXXXXX", tmp ? tmp : "/tmp");
+  cli_globals.quiet = true;
+  return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state) {
+  (void)state;
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static void write_file(const char *name, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void lines_and_buffers(void **state) {
+  (void)state;
+  /* a line 3x longer than the 4 KiB minimum buffer, then a short one, then
+   * an unterminated last line */
+  size_t n = 12000;
+  char *text = malloc(n + 64);
+  assert_non_null(text);
+  memset(text, 'x', n);
+  strcpy(text + n, "\nshort\nlast");
+  write_file("lines.txt", text);
+  char path[512];
+  snprintf(path, sizeof path, "%s/lines.txt", dir);
+  tr_file f;
+  assert_int_equal(tr_open(&f, path, 4096), 0);
+  assert_int_equal(tr_next(&f), 1);
+  assert_int_equal(f.line_len, n);
+  assert_false(f.line_unterminated);
+  assert_int_equal(f.line_no, 1);
+  assert_int_equal(tr_next(&f), 1);
+  assert_int_equal(f.line_len, 5);
+  assert_memory_equal(f.line, "short", 5);
+  assert_int_equal(tr_next(&f), 1);
+  assert_int_equal(f.line_len, 4);
+  assert_true(f.line_unterminated);
+  assert_int_equal(f.line_no, 3);
+  assert_int_equal(tr_next(&f), 0);
+  assert_int_equal(f.bytes_read, n + 11);
+  tr_close(&f);
+  free(text);
+  assert_int_equal(tr_open(&f, "/nonexistent/x", 4096), 2 /* ENOENT */);
+}
+
+static void folder_listing(void **state) {
+  (void)state;
+  write_file("b.jsonl", "{}\n");
+  write_file("a.jsonl", "{}\n");
+  write_file("notes.txt", "x\n");
+  tr_inputs in;
+  char *args[] = {dir};
+  assert_true(tr_inputs_collect(&in, 1, args));
+  assert_int_equal(in.n, 2);
+  assert_non_null(strstr(in.paths[0], "/a.jsonl"));
+  assert_non_null(strstr(in.paths[1], "/b.jsonl"));
+  tr_inputs_free(&in);
+  char *missing[] = {"/nonexistent/dir"};
+  assert_false(tr_inputs_collect(&in, 1, missing));
+  char p[512];
+  snprintf(p, sizeof p, "%s/a.jsonl", dir);
+  unlink(p);
+  snprintf(p, sizeof p, "%s/b.jsonl", dir);
+  unlink(p);
+  snprintf(p, sizeof p, "%s/notes.txt", dir);
+  unlink(p);
+}
+
+/* An event line starting at `start` us and ending at `stop` us. */
+static void event_line(char *buf, size_t cap, int id, int start, int stop) {
+  snprintf(buf, cap,
+           "{\"recordType\":\"event\",\"type\":\"ncclProfileProxyStep\","
+           "\"id\":\"0x%x\",\"parentId\":null,\"ctx\":1,\"commId\":\"0x1\","
+           "\"rank\":0,\"start\":{\"ts\":%d.000,\"pid\":1,\"tid\":1},\"stop\":"
+           "{\"ts\":%d.000,\"pid\":1,\"tid\":1},\"duration\":%d.000,\"end\":"
+           "\"stopped\",\"details\":{}}\n",
+           id, start, stop, stop - start);
+}
+
+/* Two files written in end order; merged by start they interleave. */
+static void write_two_files(void) {
+  /* file 1: events (start,stop) (10,20) (5,30) (25,40) (1,50)
+   * file 2: (12,15) (16,35) (2,45) */
+  static const int f1[][2] = {{10, 20}, {5, 30}, {25, 40}, {1, 50}};
+  static const int f2[][2] = {{12, 15}, {16, 35}, {2, 45}};
+  char text[4096] = "", line[512];
+  for (int i = 0; i < 4; i++) {
+    event_line(line, sizeof line, i + 1, f1[i][0], f1[i][1]);
+    strcat(text, line);
+  }
+  strcat(text, "{\"recordType\":\"pad\"      }\n");
+  write_file("t1.jsonl", text);
+  text[0] = '\0';
+  for (int i = 0; i < 3; i++) {
+    event_line(line, sizeof line, i + 1, f2[i][0], f2[i][1]);
+    strcat(text, line);
+  }
+  strcat(text, "not json\n");
+  write_file("t2.jsonl", text);
+}
+
+static void ordered_by_start(void **state) {
+  (void)state;
+  write_two_files();
+  tr_inputs in;
+  char *args[] = {dir};
+  assert_true(tr_inputs_collect(&in, 1, args));
+  ord_reader o;
+  assert_true(ord_open(&o, &in, ORD_START, 256u << 20, "test"));
+  static const int want[] = {1, 2, 5, 10, 12, 16, 25};
+  ord_where w;
+  const rec *r;
+  size_t n = 0;
+  while ((r = ord_next(&o, &w)) != NULL) {
+    assert_true(n < 7);
+    assert_int_equal(r->start.ts, want[n] * 1000);
+    assert_int_equal(w.key, want[n] * 1000);
+    n++;
+  }
+  assert_int_equal(n, 7);
+  assert_int_equal(o.late, 0);
+  assert_int_equal(o.invalid, 1);
+  ord_close(&o);
+
+  /* lock step: by write (stop) time */
+  assert_true(ord_open(&o, &in, ORD_LOCKSTEP, 0, "test"));
+  static const int stops[] = {15, 20, 30, 35, 40, 45, 50};
+  n = 0;
+  while ((r = ord_next(&o, &w)) != NULL) {
+    assert_int_equal(r->stop.ts, stops[n] * 1000);
+    n++;
+  }
+  assert_int_equal(n, 7);
+  ord_close(&o);
+  tr_inputs_free(&in);
+}
+
+/* A window of one line per file cannot sort (1,50) before (10,20): the
+ * record is emitted late and counted. */
+static void late_records_are_counted(void **state) {
+  (void)state;
+  write_two_files();
+  tr_inputs in;
+  char *args[] = {dir};
+  assert_true(tr_inputs_collect(&in, 1, args));
+  ord_reader o;
+  assert_true(ord_open(&o, &in, ORD_START, 1, "test"));
+  ord_where w;
+  size_t n = 0;
+  while (ord_next(&o, &w) != NULL)
+    n++;
+  assert_int_equal(n, 7);
+  assert_true(o.late > 0);
+  ord_close(&o);
+  tr_inputs_free(&in);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(lines_and_buffers),
+      cmocka_unit_test(folder_listing),
+      cmocka_unit_test(ordered_by_start),
+      cmocka_unit_test(late_records_are_counted),
+  };
+  return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}

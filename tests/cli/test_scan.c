@@ -1,0 +1,319 @@
+/*
+ * tests/cli/test_scan.c — the JSONL scanner and record decoding
+ * (src/cli/jsonl_scan.c, record.c): spans, escapes, nesting, invalid
+ * input with its offset, exact timestamps, hex ids, key prediction when
+ * the key order changes, unknown keys.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "jsonl_scan.h"
+#include "record.h"
+
+static js_value num(const char *s) {
+  js_value v = {s, strlen(s), JS_NUMBER, false};
+  return v;
+}
+
+static js_value str(const char *s) {
+  js_value v = {s, strlen(s), JS_STRING, strchr(s, '\\') != NULL};
+  return v;
+}
+
+static void timestamps_are_exact(void **state) {
+  (void)state;
+  int64_t ns;
+  js_value v = num("1795274479934219.589");
+  assert_true(js_to_ns(&v, &ns));
+  assert_int_equal(ns, INT64_C(1795274479934219589));
+  v = num("0.001");
+  assert_true(js_to_ns(&v, &ns));
+  assert_int_equal(ns, 1);
+  v = num("12");
+  assert_true(js_to_ns(&v, &ns));
+  assert_int_equal(ns, 12000);
+  v = num("12.5");
+  assert_true(js_to_ns(&v, &ns));
+  assert_int_equal(ns, 12500);
+  v = num("-3.250");
+  assert_true(js_to_ns(&v, &ns));
+  assert_int_equal(ns, -3250);
+  v = num("1.23456789"); /* past ns: truncated */
+  assert_true(js_to_ns(&v, &ns));
+  assert_int_equal(ns, 1234);
+  v = num("1.5e3"); /* exponent form: strtod fallback */
+  assert_true(js_to_ns(&v, &ns));
+  assert_int_equal(ns, 1500000);
+  /* every ns of a full-size timestamp survives (a double would not) */
+  for (int i = 0; i < 1000; i++) {
+    char buf[40];
+    snprintf(buf, sizeof buf, "1795274479934219.%03d", i);
+    v = num(buf);
+    assert_true(js_to_ns(&v, &ns));
+    assert_int_equal(ns, INT64_C(1795274479934219000) + i);
+  }
+  v = num("1.2.3");
+  assert_false(js_to_ns(&v, &ns));
+  v = num("99999999999999999999");
+  assert_false(js_to_ns(&v, &ns));
+  v = str("12");
+  assert_false(js_to_ns(&v, &ns));
+}
+
+static void integers_and_hex(void **state) {
+  (void)state;
+  int64_t i;
+  uint64_t u;
+  js_value v = num("-9223372036854775808");
+  assert_true(js_to_i64(&v, &i));
+  assert_true(i == INT64_MIN);
+  v = num("9223372036854775808");
+  assert_false(js_to_i64(&v, &i));
+  v = num("18446744073709551615");
+  assert_true(js_to_u64(&v, &u));
+  assert_true(u == UINT64_MAX);
+  v = num("18446744073709551616");
+  assert_false(js_to_u64(&v, &u));
+  v = num("1.5");
+  assert_false(js_to_i64(&v, &i));
+  v = str("0xb7bf000000000004");
+  assert_true(js_to_hex_u64(&v, &u));
+  assert_true(u == UINT64_C(0xb7bf000000000004));
+  v = str("0xFFFFFFFFFFFFFFFF");
+  assert_true(js_to_hex_u64(&v, &u));
+  assert_true(u == UINT64_MAX);
+  v = str("0x10000000000000000"); /* 17 digits */
+  assert_false(js_to_hex_u64(&v, &u));
+  v = str("12");
+  assert_false(js_to_hex_u64(&v, &u));
+  v = num("42"); /* numbers are accepted as ids too */
+  assert_true(js_to_hex_u64(&v, &u));
+  assert_int_equal(u, 42);
+}
+
+static void strings_and_escapes(void **state) {
+  (void)state;
+  const char *line = "{\"a\":\"x\\\"y\\\\\",\"b\":\"\\u00e9\\ud83d\\ude00\\n\","
+                     "\"c\":\"\\\\\"}";
+  js_iter it;
+  js_value k, v;
+  char buf[64];
+  assert_true(js_object_begin(&it, line, line + strlen(line), line));
+  assert_true(js_object_next(&it, &k, &v));
+  assert_true(js_str_eq(&k, "a"));
+  assert_true(v.escaped);
+  assert_true(js_str_copy(&v, buf, sizeof buf));
+  assert_string_equal(buf, "x\"y\\");
+  assert_true(js_str_eq(&v, "x\"y\\"));
+  assert_true(js_object_next(&it, &k, &v));
+  js_str_copy(&v, buf, sizeof buf);
+  assert_string_equal(buf, "\xc3\xa9\xf0\x9f\x98\x80\n");
+  assert_true(js_object_next(&it, &k, &v));
+  js_str_copy(&v, buf, sizeof buf); /* a string ending in an escaped \ */
+  assert_string_equal(buf, "\\");
+  assert_false(js_object_next(&it, &k, &v));
+  assert_null(it.error);
+  assert_true(js_rest_is_blank(&it));
+  /* truncation of long strings keeps the buffer terminated */
+  js_value longv = str("abcdefghij");
+  assert_true(js_str_copy(&longv, buf, 4));
+  assert_string_equal(buf, "abc");
+}
+
+static void nesting_and_types(void **state) {
+  (void)state;
+  const char *line = " { \"o\" : {\"x\":[1,{\"y\":\"]}\"}],\"z\":null} , "
+                     "\"t\":true,\"f\":false,\"n\":-1.5e-3,\"e\":[] }  ";
+  js_iter it;
+  js_value k, v;
+  assert_true(js_object_begin(&it, line, line + strlen(line), line));
+  assert_true(js_object_next(&it, &k, &v));
+  assert_int_equal(v.type, JS_OBJECT);
+  assert_int_equal(v.len, strlen("{\"x\":[1,{\"y\":\"]}\"}],\"z\":null}"));
+  js_iter inner;
+  js_value k2, v2;
+  assert_true(js_object_begin(&inner, v.ptr, v.ptr + v.len, line));
+  assert_true(js_object_next(&inner, &k2, &v2));
+  assert_int_equal(v2.type, JS_ARRAY);
+  js_iter arr;
+  js_value e;
+  assert_true(js_array_begin(&arr, v2.ptr, v2.ptr + v2.len, line));
+  assert_true(js_array_next(&arr, &e));
+  assert_int_equal(e.type, JS_NUMBER);
+  assert_true(js_array_next(&arr, &e));
+  assert_int_equal(e.type, JS_OBJECT);
+  assert_false(js_array_next(&arr, &e));
+  assert_null(arr.error);
+  assert_true(js_object_next(&it, &k, &v));
+  assert_int_equal(v.type, JS_TRUE);
+  assert_true(js_object_next(&it, &k, &v));
+  assert_int_equal(v.type, JS_FALSE);
+  assert_true(js_object_next(&it, &k, &v));
+  assert_int_equal(v.type, JS_NUMBER);
+  double d;
+  assert_true(js_to_double(&v, &d));
+  assert_true(d == -1.5e-3);
+  assert_true(js_object_next(&it, &k, &v));
+  assert_int_equal(v.type, JS_ARRAY);
+  assert_false(js_object_next(&it, &k, &v));
+  assert_null(it.error);
+  assert_true(js_rest_is_blank(&it));
+}
+
+/* Invalid lines fail with a reason and the offset where it went wrong. */
+static void invalid_lines(void **state) {
+  (void)state;
+  static const struct {
+    const char *line;
+    size_t at;
+  } bad[] = {
+      {"{\"a\":1", 6},          /* truncated */
+      {"{\"a\":\"xyz", 5},      /* unterminated string */
+      {"{\"a\" 1}", 5},         /* missing colon */
+      {"{\"a\":1 \"b\":2}", 7}, /* missing comma */
+      {"{\"a\":[1,2}", 9},      /* mismatched bracket (where) */
+      {"{\"a\":tru}", 5},       /* bad literal */
+      {"[1,2]", 0},             /* not an object */
+      {"{a:1}", 1},             /* unquoted key */
+      {"", 0},
+  };
+  js_fields f;
+  js_fields_init(&f);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const char *l = bad[i].line;
+    assert_false(js_fields_decode(&f, l, l + strlen(l), l, true));
+    assert_non_null(f.error);
+    assert_int_equal(f.error_at, bad[i].at);
+  }
+  const char *trailing = "{\"a\":1} x";
+  assert_false(js_fields_decode(&f, trailing, trailing + strlen(trailing),
+                                trailing, true));
+  assert_string_equal(f.error, "text after the end of the object");
+}
+
+/* Key prediction must not confuse keys when the order changes, and
+ * unknown keys are skipped. */
+static void fields_any_order(void **state) {
+  (void)state;
+  js_fields f;
+  js_fields_init(&f);
+  const char *a = "{\"recordType\":\"mark\",\"ts\":1.000,\"pid\":7,\"x\":{}}";
+  const char *b = "{\"pid\":8,\"unknownKey\":[1],\"ts\":2.500,\"recordType\":"
+                  "\"mark\"}";
+  for (int round = 0; round < 3; round++) {
+    int64_t ts, pid;
+    assert_true(js_fields_decode(&f, a, a + strlen(a), a, true));
+    assert_true(js_to_ns(js_get(&f, K_ts), &ts));
+    assert_true(js_to_i64(js_get(&f, K_pid), &pid));
+    assert_int_equal(ts, 1000);
+    assert_int_equal(pid, 7);
+    assert_null(js_get(&f, K_tid));
+    assert_true(js_fields_decode(&f, b, b + strlen(b), b, true));
+    assert_true(js_to_ns(js_get(&f, K_ts), &ts));
+    assert_true(js_to_i64(js_get(&f, K_pid), &pid));
+    assert_int_equal(ts, 2500);
+    assert_int_equal(pid, 8);
+    assert_true(js_str_eq(js_get(&f, K_recordType), "mark"));
+  }
+  /* an escaped key is still recognised */
+  const char *c = "{\"t\\u0073\":3.000}";
+  int64_t ts;
+  assert_true(js_fields_decode(&f, c, c + strlen(c), c, true));
+  assert_true(js_to_ns(js_get(&f, K_ts), &ts));
+  assert_int_equal(ts, 3000);
+}
+
+static void decode_event_record(void **state) {
+  (void)state;
+  static rec_scratch s;
+  rec_scratch_init(&s);
+  rec r;
+  const char *line =
+      "{\"recordType\":\"event\",\"type\":\"ncclProfileProxyOp\",\"id\":"
+      "\"0x100d\",\"parentId\":null,\"parentStatus\":\"foreign\","
+      "\"parentRaw\":\"0xbd1b000000000004\",\"ctx\":null,\"commId\":null,"
+      "\"rank\":1,\"isPxn\":true,\"originPid\":6979,\"start\":{\"ts\":"
+      "1795274668086214.881,\"pid\":6978,\"tid\":6987},\"stop\":{\"ts\":"
+      "1795274668086321.093,\"pid\":6978,\"tid\":6987},\"duration\":106.212,"
+      "\"end\":\"stopped\",\"details\":{\"channelId\":0}}       ";
+  assert_true(rec_decode(&r, &s, line, strlen(line)));
+  assert_int_equal(r.rt, RT_EVENT);
+  assert_int_equal(r.et, ET_PROXY_OP);
+  assert_true(r.has_id);
+  assert_int_equal(r.id, 0x100d);
+  assert_int_equal(r.parent, PAR_FOREIGN);
+  assert_true(r.parent_raw == UINT64_C(0xbd1b000000000004));
+  assert_false(r.has_ctx);
+  assert_false(r.has_comm);
+  assert_int_equal(r.rank, 1);
+  assert_true(r.start.present);
+  assert_int_equal(r.start.ts, INT64_C(1795274668086214881));
+  assert_int_equal(r.start.tid, 6987);
+  assert_int_equal(r.stop.ts, INT64_C(1795274668086321093));
+  assert_int_equal(r.end, END_STOPPED);
+  assert_int_equal(rec_start_time(&r), INT64_C(1795274668086214881));
+  assert_int_equal(rec_write_time(&r), INT64_C(1795274668086321093));
+
+  const char *reclaimed =
+      "{\"recordType\":\"event\",\"type\":\"ncclProfileProxyStep\",\"id\":"
+      "\"0x7\",\"parentId\":\"0x6\",\"ctx\":1,\"commId\":\"0xabc\",\"rank\":0,"
+      "\"start\":{\"ts\":5.000,\"pid\":1,\"tid\":2},\"stop\":null,"
+      "\"duration\":null,\"end\":\"reclaimed\",\"reclaimReason\":"
+      "\"abandoned\",\"endTs\":9.000,\"details\":{}}";
+  assert_true(rec_decode(&r, &s, reclaimed, strlen(reclaimed)));
+  assert_int_equal(r.parent, PAR_LOCAL);
+  assert_int_equal(r.parent_id, 6);
+  assert_int_equal(r.ctx, 1);
+  assert_int_equal(r.comm_id, 0xabc);
+  assert_false(r.stop.present);
+  assert_int_equal(r.end, END_RECLAIMED);
+  assert_int_equal(rec_end_time(&r), 9000);
+
+  const char *pad = "{\"recordType\":\"pad\"                 }";
+  assert_true(rec_decode(&r, &s, pad, strlen(pad)));
+  assert_int_equal(r.rt, RT_PAD);
+  const char *other = "{\"recordType\":\"futureThing\",\"ts\":1.000}";
+  assert_true(rec_decode(&r, &s, other, strlen(other)));
+  assert_int_equal(r.rt, RT_UNKNOWN);
+  assert_int_equal(rec_start_time(&r), 1000);
+  const char *lifecycle =
+      "{\"recordType\":\"event\",\"type\":\"ProfilerLifecycle\",\"func\":"
+      "\"ProfilerInit\",\"ctx\":1,\"commId\":\"0xabc\",\"rank\":0,\"start\":{"
+      "\"ts\":1.000,\"pid\":1,\"tid\":1},\"stop\":{\"ts\":1.000,\"pid\":1,"
+      "\"tid\":1},\"duration\":0.000}";
+  assert_true(rec_decode(&r, &s, lifecycle, strlen(lifecycle)));
+  assert_int_equal(r.et, ET_LIFECYCLE);
+  assert_int_equal(r.end, END_STOPPED);
+}
+
+static void event_type_names(void **state) {
+  (void)state;
+  for (int t = 0; t < ET_COUNT; t++) {
+    const char *name = ev_type_json_name((ev_type)t);
+    js_value v = {name, strlen(name), JS_STRING, false};
+    assert_int_equal(ev_type_from_json(&v), t);
+  }
+  assert_string_equal(ev_type_short_name(ET_PROXY_STEP), "ProxyStep");
+  assert_true(ev_legal_parents(ET_PROXY_STEP) == (1u << ET_PROXY_OP));
+  assert_int_equal(ev_legal_parents(ET_GROUP_API), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(timestamps_are_exact),
+      cmocka_unit_test(integers_and_hex),
+      cmocka_unit_test(strings_and_escapes),
+      cmocka_unit_test(nesting_and_types),
+      cmocka_unit_test(invalid_lines),
+      cmocka_unit_test(fields_any_order),
+      cmocka_unit_test(decode_event_record),
+      cmocka_unit_test(event_type_names),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,266 @@
+/*
+ * tests/cli/test_stats.c — the numbers behind `summary`: the log-bucket
+ * histogram's error bound, the least-squares fit, the bus-bandwidth
+ * factors; and the containers: u64map (with deletions), intern tables,
+ * lane placement.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fit.h"
+#include "intern.h"
+#include "lanes.h"
+#include "nccl_model.h"
+#include "stats.h"
+#include "u64map.h"
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Exact quantile with the same rank rule (ceil(q n), 1-based). */
+static int64_t exact_quantile(const int64_t *sorted, size_t n, double q) {
+  size_t rank = (size_t)ceil(q * (double)n);
+  if (rank < 1)
+    rank = 1;
+  return sorted[rank - 1];
+}
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rng(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+
+static void histogram_error_bound(void **state) {
+  (void)state;
+  enum { N = 20000 };
+  static int64_t v[N];
+  lhist h;
+  lhist_init(&h);
+  for (size_t i = 0; i < N; i++) {
+    /* log-uniform from 1 ns to ~10 s: every magnitude is exercised */
+    double e = (double)(rng() % 10000) / 10000.0 * 10.0;
+    v[i] = (int64_t)pow(10.0, e);
+    assert_true(lhist_add(&h, v[i]));
+  }
+  qsort(v, N, sizeof v[0], cmp_i64);
+  assert_int_equal(h.count, N);
+  assert_int_equal(h.min, v[0]);
+  assert_int_equal(h.max, v[N - 1]);
+  static const double qs[] = {0.001, 0.1, 0.25, 0.5, 0.9, 0.99, 0.999};
+  for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++) {
+    int64_t want = exact_quantile(v, N, qs[i]);
+    int64_t got = lhist_quantile(&h, qs[i]);
+    double err = fabs((double)(got - want)) / (double)want;
+    assert_true(err <= 1.0 / 256.0 + 1e-12);
+  }
+  lhist_free(&h);
+}
+
+static void histogram_small_values_exact(void **state) {
+  (void)state;
+  lhist h;
+  lhist_init(&h);
+  for (int64_t x = 1; x <= 100; x++)
+    lhist_add(&h, x);
+  assert_int_equal(lhist_quantile(&h, 0.5), 50);
+  assert_int_equal(lhist_quantile(&h, 0.9), 90);
+  assert_int_equal(lhist_quantile(&h, 0.99), 99);
+  assert_int_equal(lhist_quantile(&h, 1.0), 100);
+  assert_true(fabs(lhist_mean(&h) - 50.5) < 1e-9);
+  lhist_add(&h, -5); /* negative durations count as 0 */
+  assert_int_equal(h.min, 0);
+  lhist other;
+  lhist_init(&other);
+  for (int i = 0; i < 101; i++)
+    lhist_add(&other, 1000);
+  assert_true(lhist_merge(&h, &other));
+  assert_int_equal(h.count, 202);
+  assert_int_equal(h.max, 1000);
+  assert_int_equal(lhist_quantile(&h, 0.75), 1000);
+  lhist_free(&h);
+  lhist_free(&other);
+  lhist empty;
+  lhist_init(&empty);
+  assert_int_equal(lhist_quantile(&empty, 0.5), 0);
+}
+
+static void fit_exact_and_noisy(void **state) {
+  (void)state;
+  lsq s;
+  lsq_init(&s);
+  /* time_us = 20 + bytes / 2000 (2 GB/s = 2000 bytes/us) */
+  for (int i = 0; i < 50; i++) {
+    double x = 65536.0 * (1 + i % 5);
+    lsq_add(&s, x, 20.0 + x / 2000.0);
+  }
+  lsq_result r = lsq_solve(&s);
+  assert_true(r.ok);
+  assert_true(fabs(r.intercept - 20.0) < 1e-6);
+  assert_true(fabs(1.0 / r.slope - 2000.0) < 1e-6);
+  assert_true(fabs(r.r2 - 1.0) < 1e-12);
+  assert_int_equal(r.n, 50);
+
+  lsq_init(&s);
+  for (int i = 0; i < 1000; i++) {
+    double x = 1e6 * (1 + i % 4);
+    double noise = ((double)(rng() % 2001) - 1000.0) / 1000.0 * 5.0;
+    lsq_add(&s, x, 10.0 + x / 1000.0 + noise);
+  }
+  r = lsq_solve(&s);
+  assert_true(r.ok);
+  assert_true(fabs(1.0 / r.slope - 1000.0) / 1000.0 < 0.01);
+  assert_true(r.r2 > 0.99 && r.r2 < 1.0);
+
+  /* one distinct x: no line */
+  lsq_init(&s);
+  lsq_add(&s, 5, 1);
+  lsq_add(&s, 5, 2);
+  assert_false(lsq_solve(&s).ok);
+  /* large x values (GB) keep precision */
+  lsq_init(&s);
+  for (int i = 0; i < 10; i++) {
+    double x = 4e9 + 1e6 * i;
+    lsq_add(&s, x, 3.0 + x / 25000.0);
+  }
+  r = lsq_solve(&s);
+  assert_true(fabs(1.0 / r.slope - 25000.0) / 25000.0 < 1e-6);
+}
+
+static void bus_factors(void **state) {
+  (void)state;
+  assert_true(fabs(nccl_bus_factor("AllReduce", 8) - 1.75) < 1e-12);
+  assert_true(fabs(nccl_bus_factor("AllGather", 4) - 0.75) < 1e-12);
+  assert_true(fabs(nccl_bus_factor("ReduceScatter", 2) - 0.5) < 1e-12);
+  assert_true(fabs(nccl_bus_factor("Broadcast", 8) - 1.0) < 1e-12);
+  assert_true(fabs(nccl_bus_factor("Send", 8) - 1.0) < 1e-12);
+  assert_true(fabs(nccl_bus_factor("AllReduce", 1) - 1.0) < 1e-12);
+  assert_int_equal(nccl_datatype_size("ncclFloat32"), 4);
+  assert_int_equal(nccl_datatype_size("ncclBfloat16"), 2);
+  assert_int_equal(nccl_datatype_size("ncclUint64"), 8);
+  assert_int_equal(nccl_datatype_size("ncclInt8"), 1);
+  assert_int_equal(nccl_datatype_size("whatever"), 0);
+}
+
+static void map_insert_remove(void **state) {
+  (void)state;
+  u64map m;
+  u64map_init(&m);
+  enum { N = 5000 };
+  for (uint64_t i = 0; i < N; i++) {
+    bool inserted;
+    uint64_t *v = u64map_put(&m, i % 7, i, i * 3, &inserted);
+    assert_non_null(v);
+    assert_true(inserted);
+  }
+  assert_int_equal(m.n, N);
+  for (uint64_t i = 0; i < N; i += 2)
+    assert_true(u64map_remove(&m, i % 7, i));
+  assert_false(u64map_remove(&m, 0, 0));
+  for (uint64_t i = 0; i < N; i++) {
+    uint64_t *v = u64map_get(&m, i % 7, i);
+    if (i % 2) {
+      assert_non_null(v);
+      assert_int_equal(*v, i * 3);
+    } else {
+      assert_null(v);
+    }
+  }
+  bool inserted;
+  uint64_t *v = u64map_put(&m, 1, 1, 99, &inserted);
+  assert_false(inserted);
+  assert_int_equal(*v, 3);
+  u64map_free(&m);
+}
+
+static void intern_ids(void **state) {
+  (void)state;
+  intern_tab t;
+  intern_init(&t);
+  uint32_t a = intern_id(&t, "AllReduce", 9);
+  uint32_t b = intern_id(&t, "Send", 4);
+  assert_int_equal(a, 1);
+  assert_int_equal(b, 2);
+  assert_int_equal(intern_id(&t, "AllReduceX", 9), a); /* n bytes only */
+  assert_string_equal(intern_str(&t, b), "Send");
+  assert_string_equal(intern_str(&t, 0), "");
+  for (int i = 0; i < 1000; i++) {
+    char buf[16];
+    snprintf(buf, sizeof buf, "s%d", i);
+    assert_int_equal(intern_id(&t, buf, strlen(buf)), (uint32_t)i + 3);
+  }
+  intern_free(&t);
+}
+
+typedef struct {
+  int64_t leaves[16];
+  int n;
+} leave_log;
+
+static void log_leave(void *arg, lane *l, const lane_frame *f) {
+  (void)l;
+  leave_log *log = arg;
+  log->leaves[log->n++] = f->end;
+}
+
+static void lanes_nest_and_overflow(void **state) {
+  (void)state;
+  lane_group g;
+  lane_group_init(&g);
+  leave_log log = {{0}, 0};
+  bool created;
+  /* [0,100] then nested [10,20] on lane 0 */
+  assert_int_equal(lanes_place(&g, 0, 100, 1, log_leave, &log, &created), 0);
+  assert_true(created);
+  assert_int_equal(lanes_place(&g, 10, 20, 2, log_leave, &log, &created), 0);
+  assert_false(created);
+  /* [15,30] overlaps [10,20] without nesting: lane 1 */
+  assert_int_equal(lanes_place(&g, 15, 30, 3, log_leave, &log, &created), 1);
+  assert_true(created);
+  /* [25,40]: lane 0 closes [10,20] (leave at 20) and nests in [0,100] */
+  assert_int_equal(lanes_place(&g, 25, 40, 4, log_leave, &log, &created), 0);
+  assert_int_equal(log.n, 1);
+  assert_int_equal(log.leaves[0], 20);
+  /* [22,24] starts before lane 0's last write (25): nests on lane 1 */
+  assert_int_equal(lanes_place(&g, 22, 24, 5, log_leave, &log, &created), 1);
+  assert_false(created);
+  lanes_close_all(&g, log_leave, &log);
+  /* leaves are in time order per lane: lane 0, then lane 1 */
+  assert_int_equal(log.n, 5);
+  assert_int_equal(log.leaves[1], 40);
+  assert_int_equal(log.leaves[2], 100);
+  assert_int_equal(log.leaves[3], 24);
+  assert_int_equal(log.leaves[4], 30);
+  lane_group_free(&g);
+  /* at most LANE_MAX_PER_GROUP lanes */
+  lane_group_init(&g);
+  for (int i = 0; i < LANE_MAX_PER_GROUP; i++)
+    assert_int_equal(lanes_place(&g, i, 1000 + i, 0, NULL, NULL, &created), i);
+  assert_int_equal(lanes_place(&g, 500, 2000, 0, NULL, NULL, &created), -1);
+  lane_group_free(&g);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(histogram_error_bound),
+      cmocka_unit_test(histogram_small_values_exact),
+      cmocka_unit_test(fit_exact_and_noisy),
+      cmocka_unit_test(bus_factors),
+      cmocka_unit_test(map_insert_remove),
+      cmocka_unit_test(intern_ids),
+      cmocka_unit_test(lanes_nest_and_overflow),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
