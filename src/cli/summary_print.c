@@ -194,10 +194,14 @@ static double imbalance(const channel_summary *x) {
 
 static void prepare(summary *s) {
   sort_ctx = s;
-  qsort(s->colls, s->ncolls, sizeof *s->colls, cmp_colls);
-  qsort(s->net.links, s->net.nlinks, sizeof *s->net.links, cmp_links);
-  qsort(s->net.channels, s->net.nchannels, sizeof *s->net.channels,
-        cmp_channels);
+  /* qsort must not get a NULL base, even with no elements */
+  if (s->ncolls)
+    qsort(s->colls, s->ncolls, sizeof *s->colls, cmp_colls);
+  if (s->net.nlinks)
+    qsort(s->net.links, s->net.nlinks, sizeof *s->net.links, cmp_links);
+  if (s->net.nchannels)
+    qsort(s->net.channels, s->net.nchannels, sizeof *s->net.channels,
+          cmp_channels);
   /* indexes into the sorted arrays are no longer valid: drop them */
   u64map_clear(&s->coll_index);
   u64map_clear(&s->net.link_index);
