@@ -22,7 +22,15 @@ void id_table_free(id_table *t) {
   memset(t, 0, sizeof *t);
 }
 
+static id_entry *cached_page(const id_table *t, uint64_t id) {
+  return t->last_page && t->last_page_no == id >> PAGE_BITS ? t->last_page
+                                                            : NULL;
+}
+
 id_entry *id_table_slot(id_table *t, uint64_t id) {
+  id_entry *page = cached_page(t, id);
+  if (page)
+    return &page[id & (PAGE_IDS - 1)];
   bool inserted;
   uint64_t *pi = u64map_put(&t->page_of, id >> PAGE_BITS, 0, 0, &inserted);
   if (!pi)
@@ -38,7 +46,7 @@ id_entry *id_table_slot(id_table *t, uint64_t id) {
       t->pages = np;
       t->cap = ncap;
     }
-    id_entry *page = calloc(PAGE_IDS, sizeof *page);
+    page = calloc(PAGE_IDS, sizeof *page);
     if (!page) {
       u64map_remove(&t->page_of, id >> PAGE_BITS, 0);
       return NULL;
@@ -46,10 +54,16 @@ id_entry *id_table_slot(id_table *t, uint64_t id) {
     t->pages[t->npages++] = page;
     *pi = t->npages;
   }
-  return &t->pages[*pi - 1][id & (PAGE_IDS - 1)];
+  t->last_page_no = id >> PAGE_BITS;
+  t->last_page = t->pages[*pi - 1];
+  return &t->last_page[id & (PAGE_IDS - 1)];
 }
 
 const id_entry *id_table_find(const id_table *t, uint64_t id) {
+  const id_entry *cached = cached_page(t, id);
+  if (cached)
+    return cached[id & (PAGE_IDS - 1)].line ? &cached[id & (PAGE_IDS - 1)]
+                                            : NULL;
   const uint64_t *pi = u64map_get(&t->page_of, id >> PAGE_BITS, 0);
   if (!pi)
     return NULL;

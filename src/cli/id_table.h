@@ -27,6 +27,9 @@ typedef struct {
   size_t npages;
   size_t cap;
   uint64_t count;
+  /* the page last looked up (ids come in runs from one thread's block) */
+  uint64_t last_page_no;
+  id_entry *last_page;
 } id_table;
 
 void id_table_init(id_table *t);

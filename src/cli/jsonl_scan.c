@@ -130,33 +130,48 @@ static bool fail(js_iter *it, const char *at, const char *why) {
   return false;
 }
 
-/* `p` is at the opening quote. On success *after is past the closing one. */
+/* Bytes that matter inside containers and strings (lookup tables are
+ * faster than chains of comparisons in the hot loops). */
+enum { CH_QUOTE = 1, CH_BACKSLASH = 2, CH_OPEN = 4, CH_CLOSE = 8, CH_NUM = 16 };
+static const unsigned char char_class[256] = {
+    ['"'] = CH_QUOTE, ['\\'] = CH_BACKSLASH, ['{'] = CH_OPEN, ['['] = CH_OPEN,
+    ['}'] = CH_CLOSE, [']'] = CH_CLOSE,      ['0'] = CH_NUM,  ['1'] = CH_NUM,
+    ['2'] = CH_NUM,   ['3'] = CH_NUM,        ['4'] = CH_NUM,  ['5'] = CH_NUM,
+    ['6'] = CH_NUM,   ['7'] = CH_NUM,        ['8'] = CH_NUM,  ['9'] = CH_NUM,
+    ['-'] = CH_NUM,   ['+'] = CH_NUM,        ['.'] = CH_NUM,  ['e'] = CH_NUM,
+    ['E'] = CH_NUM,
+};
+
+/* `p` is at the opening quote. On success *after is past the closing one.
+ * One pass finds the closing quote and notes escapes (our strings are
+ * short: a byte loop beats two memchr calls). */
 static bool scan_string(js_iter *it, const char *p, js_value *v,
                         const char **after) {
   const char *s = p + 1;
   const char *q = s;
+  const char *end = it->end;
+  bool escaped = false;
   for (;;) {
-    const char *r = memchr(q, '"', (size_t)(it->end - q));
-    if (!r)
+    while (q < end &&
+           !(char_class[(unsigned char)*q] & (CH_QUOTE | CH_BACKSLASH)))
+      q++;
+    if (q >= end)
       return fail(it, p, "unterminated string");
-    const char *b = r;
-    while (b > s && b[-1] == '\\')
-      b--;
-    if (((r - b) & 1) == 0) {
-      v->type = JS_STRING;
-      v->ptr = s;
-      v->len = (size_t)(r - s);
-      v->escaped = memchr(s, '\\', v->len) != NULL;
-      *after = r + 1;
-      return true;
-    }
-    q = r + 1;
+    if (*q == '"')
+      break;
+    escaped = true; /* a backslash: skip it and the escaped byte */
+    q += 2;
   }
+  v->type = JS_STRING;
+  v->ptr = s;
+  v->len = (size_t)(q - s);
+  v->escaped = escaped;
+  *after = q + 1;
+  return true;
 }
 
 static bool is_number_char(char c) {
-  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' ||
-         c == 'e' || c == 'E';
+  return char_class[(unsigned char)c] & CH_NUM;
 }
 
 /* Skip an object or array starting at `p`; validates bracket nesting and
@@ -167,6 +182,11 @@ static bool scan_container(js_iter *it, const char *p, js_value *v,
   int depth = 0;
   const char *q = p;
   while (q < it->end) {
+    while (q < it->end &&
+           !(char_class[(unsigned char)*q] & (CH_QUOTE | CH_OPEN | CH_CLOSE)))
+      q++;
+    if (q >= it->end)
+      break;
     char c = *q;
     if (c == '"') {
       js_value tmp;
@@ -583,11 +603,19 @@ void js_fields_init(js_fields *f) {
   f->cur = 1;
 }
 
+/* Short keys: an inline compare beats a call to memcmp. */
+static inline bool same_bytes(const char *a, const char *b, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i])
+      return false;
+  return true;
+}
+
 static js_key key_of(js_fields *f, js_key prev, const js_value *k) {
   js_key guess = f->prev_next[prev];
   if (!k->escaped) {
     if (guess != K_UNKNOWN && key_length(guess) == k->len &&
-        memcmp(key_names[guess], k->ptr, k->len) == 0)
+        same_bytes(key_names[guess], k->ptr, k->len))
       return guess;
     js_key id = js_key_lookup(k->ptr, k->len);
     f->prev_next[prev] = id;
