@@ -1,8 +1,75 @@
 /*
- * src/plugin/abi_common.c — entry points that are identical in every ABI
- * version: stopEvent and finalize.
+ * src/plugin/abi_common.c — what every ABI version shares out of line:
+ * stopEvent and finalize, and the slow halves of start, state and stop
+ * (first callback of a thread, NULL or foreign handles, a full ring).
  */
 #include "emit.h"
+
+cs_rec_start *cs_start_slow_begin(void **eHandle, cs_etype et,
+                                  cs_ring **ring) {
+  cs_ring *r = cs_ring_for_thread();
+  if (!r) {
+    *eHandle = NULL; /* no session: nothing is recorded */
+    return NULL;
+  }
+  uint64_t id = cs_ring_next_id(r);
+  *eHandle = cs_handle_from_id(id); /* always: NCCL reuses unwritten slots */
+  unsigned units = cs_start_units_for[et];
+  cs_unit *u = cs_ring_reserve(r, units);
+  if (!u) {
+    cs_ring_count(&r->dropped_starts);
+    return NULL;
+  }
+  cs_rec_start *rec = (cs_rec_start *)u;
+  cs_start_head(rec, et, units, id, cs_clock_now());
+  *ring = r;
+  return rec;
+}
+
+void cs_emit_state_slow(void *eHandle, int state, const void *args) {
+  cs_ring *r = cs_ring_for_thread();
+  uint64_t v = (uint64_t)(uintptr_t)eHandle;
+  if (!r)
+    return;
+  if (v == 0) {
+    cs_ring_count(&r->null_handles);
+    return;
+  }
+  if (!cs_handle_is_our_event(v)) {
+    cs_ring_count(&r->foreign_handles);
+    return;
+  }
+  cs_unit *u = cs_ring_reserve(r, 1);
+  if (!u) {
+    cs_ring_count(&r->dropped_states);
+    return;
+  }
+  cs_fill_state(u, v, state, cs_state_arg(state, args), cs_clock_now());
+  cs_ring_commit(r, 1);
+}
+
+ncclResult_t cs_emit_stop_slow(void *eHandle) {
+  cs_ring *r = cs_ring_for_thread();
+  uint64_t v = (uint64_t)(uintptr_t)eHandle;
+  if (!r)
+    return ncclSuccess;
+  if (v == 0) {
+    cs_ring_count(&r->null_handles); /* NetPlugin completions: §3.2 */
+    return ncclSuccess;
+  }
+  if (!cs_handle_is_our_event(v)) {
+    cs_ring_count(&r->foreign_handles);
+    return ncclSuccess;
+  }
+  cs_unit *u = cs_ring_reserve(r, 1);
+  if (!u) {
+    cs_ring_count(&r->dropped_stops);
+    return ncclSuccess;
+  }
+  cs_fill_stop(u, v, cs_clock_now());
+  cs_ring_commit(r, 1);
+  return ncclSuccess;
+}
 
 ncclResult_t cs_abi_stop_event(void *eHandle) {
   return cs_emit_stop(eHandle);

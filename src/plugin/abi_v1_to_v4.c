@@ -52,21 +52,11 @@ static ncclResult_t v1_init(void **context, int *eActivationMask) {
   return ncclSuccess;
 }
 
-static ncclResult_t v1_start(void *context, void **eHandle,
-                             ncclProfilerEventDescr_v1_t *d) {
-  if (CS_UNLIKELY(!eHandle))
-    return ncclSuccess;
-  if (CS_UNLIKELY(!d)) {
-    *eHandle = NULL;
-    return ncclSuccess;
-  }
-  cs_etype et = cs_etype_decode(d->type, CS_TYPES_V1);
-  cs_start st;
-  if (!cs_start_begin(&st, eHandle, et))
-    return ncclSuccess;
-  cs_start_common(&st, context, d->parentObj, d->rank, et,
+static inline __attribute__((always_inline)) void
+fill_v1(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v1_t *d, cs_etype et) {
+  cs_start_common(rec, context, d->parentObj, d->rank, et,
                   et == CS_EV_PROXY_OP ? d->proxyOp.pid : 0);
-  cs_payload *p = &st.rec->p;
+  cs_payload *p = &rec->p;
   switch (et) {
   case CS_EV_COLL:
     memset(&p->coll, 0, sizeof p->coll);
@@ -109,8 +99,44 @@ static ncclResult_t v1_start(void *context, void **eHandle,
   default:
     break; /* Group, ProxyCtrl */
   }
-  cs_start_commit(&st);
+}
+
+/* startEvent; with `slow` == false this is the fast path (see emit.h). */
+static inline __attribute__((always_inline)) ncclResult_t
+start_v1(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d, bool slow);
+
+__attribute__((noinline)) static ncclResult_t
+v1_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d) {
+  return start_v1(context, eHandle, d, true);
+}
+
+static inline __attribute__((always_inline)) ncclResult_t
+start_v1(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d, bool slow) {
+  if (CS_UNLIKELY(!eHandle))
+    return ncclSuccess;
+  if (CS_UNLIKELY(!d)) {
+    *eHandle = NULL;
+    return ncclSuccess;
+  }
+  cs_etype et = cs_etype_decode(d->type, CS_TYPES_V1);
+  cs_ring *r;
+  cs_rec_start *rec;
+  if (!slow) {
+    rec = cs_start_fast_begin(eHandle, et, &r);
+    if (CS_UNLIKELY(!rec))
+      return v1_start_slow(context, eHandle, d);
+  } else {
+    rec = cs_start_slow_begin(eHandle, et, &r);
+    if (!rec)
+      return ncclSuccess;
+  }
+  fill_v1(rec, context, d, et);
+  cs_start_commit(r, rec);
   return ncclSuccess;
+}
+
+static ncclResult_t v1_start(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d) {
+  return start_v1(context, eHandle, d, false);
 }
 
 static ncclResult_t v1_state(void *eHandle, ncclProfilerEventState_v1_t state,
@@ -126,21 +152,11 @@ static ncclResult_t v2_init(void **context, int *eActivationMask) {
   return ncclSuccess;
 }
 
-static ncclResult_t v2_start(void *context, void **eHandle,
-                             ncclProfilerEventDescr_v2_t *d) {
-  if (CS_UNLIKELY(!eHandle))
-    return ncclSuccess;
-  if (CS_UNLIKELY(!d)) {
-    *eHandle = NULL;
-    return ncclSuccess;
-  }
-  cs_etype et = cs_etype_decode(d->type, CS_TYPES_V1);
-  cs_start st;
-  if (!cs_start_begin(&st, eHandle, et))
-    return ncclSuccess;
-  cs_start_common(&st, context, d->parentObj, d->rank, et,
+static inline __attribute__((always_inline)) void
+fill_v2(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v2_t *d, cs_etype et) {
+  cs_start_common(rec, context, d->parentObj, d->rank, et,
                   et == CS_EV_PROXY_OP ? d->proxyOp.pid : 0);
-  cs_payload *p = &st.rec->p;
+  cs_payload *p = &rec->p;
   switch (et) {
   case CS_EV_COLL:
     memset(&p->coll, 0, sizeof p->coll);
@@ -180,8 +196,44 @@ static ncclResult_t v2_start(void *context, void **eHandle,
   default:
     break;
   }
-  cs_start_commit(&st);
+}
+
+/* startEvent; with `slow` == false this is the fast path (see emit.h). */
+static inline __attribute__((always_inline)) ncclResult_t
+start_v2(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d, bool slow);
+
+__attribute__((noinline)) static ncclResult_t
+v2_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d) {
+  return start_v2(context, eHandle, d, true);
+}
+
+static inline __attribute__((always_inline)) ncclResult_t
+start_v2(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d, bool slow) {
+  if (CS_UNLIKELY(!eHandle))
+    return ncclSuccess;
+  if (CS_UNLIKELY(!d)) {
+    *eHandle = NULL;
+    return ncclSuccess;
+  }
+  cs_etype et = cs_etype_decode(d->type, CS_TYPES_V1);
+  cs_ring *r;
+  cs_rec_start *rec;
+  if (!slow) {
+    rec = cs_start_fast_begin(eHandle, et, &r);
+    if (CS_UNLIKELY(!rec))
+      return v2_start_slow(context, eHandle, d);
+  } else {
+    rec = cs_start_slow_begin(eHandle, et, &r);
+    if (!rec)
+      return ncclSuccess;
+  }
+  fill_v2(rec, context, d, et);
+  cs_start_commit(r, rec);
   return ncclSuccess;
+}
+
+static ncclResult_t v2_start(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d) {
+  return start_v2(context, eHandle, d, false);
 }
 
 static ncclResult_t v2_state(void *eHandle, ncclProfilerEventState_v2_t state,
@@ -195,21 +247,11 @@ static ncclResult_t v3_init(void **context, int *eActivationMask) {
   return ncclSuccess;
 }
 
-static ncclResult_t v3_start(void *context, void **eHandle,
-                             ncclProfilerEventDescr_v3_t *d) {
-  if (CS_UNLIKELY(!eHandle))
-    return ncclSuccess;
-  if (CS_UNLIKELY(!d)) {
-    *eHandle = NULL;
-    return ncclSuccess;
-  }
-  cs_etype et = cs_etype_decode(d->type, CS_TYPES_V3);
-  cs_start st;
-  if (!cs_start_begin(&st, eHandle, et))
-    return ncclSuccess;
-  cs_start_common(&st, context, d->parentObj, d->rank, et,
+static inline __attribute__((always_inline)) void
+fill_v3(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v3_t *d, cs_etype et) {
+  cs_start_common(rec, context, d->parentObj, d->rank, et,
                   et == CS_EV_PROXY_OP ? d->proxyOp.pid : 0);
-  cs_payload *p = &st.rec->p;
+  cs_payload *p = &rec->p;
   switch (et) {
   case CS_EV_COLL:
     memset(&p->coll, 0, sizeof p->coll);
@@ -248,7 +290,7 @@ static ncclResult_t v3_start(void *context, void **eHandle,
     p->kernel_ch.has_ptimer = 0; /* v3 has no GPU timestamps */
     break;
   case CS_EV_NET_PLUGIN:
-    cs_fill_net_plugin(&st, d->netPlugin.id, d->netPlugin.data);
+    cs_fill_net_plugin(rec, d->netPlugin.id, d->netPlugin.data);
     break;
   case CS_EV_UNKNOWN:
     p->unknown.raw_type = d->type;
@@ -256,8 +298,44 @@ static ncclResult_t v3_start(void *context, void **eHandle,
   default:
     break;
   }
-  cs_start_commit(&st);
+}
+
+/* startEvent; with `slow` == false this is the fast path (see emit.h). */
+static inline __attribute__((always_inline)) ncclResult_t
+start_v3(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d, bool slow);
+
+__attribute__((noinline)) static ncclResult_t
+v3_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d) {
+  return start_v3(context, eHandle, d, true);
+}
+
+static inline __attribute__((always_inline)) ncclResult_t
+start_v3(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d, bool slow) {
+  if (CS_UNLIKELY(!eHandle))
+    return ncclSuccess;
+  if (CS_UNLIKELY(!d)) {
+    *eHandle = NULL;
+    return ncclSuccess;
+  }
+  cs_etype et = cs_etype_decode(d->type, CS_TYPES_V3);
+  cs_ring *r;
+  cs_rec_start *rec;
+  if (!slow) {
+    rec = cs_start_fast_begin(eHandle, et, &r);
+    if (CS_UNLIKELY(!rec))
+      return v3_start_slow(context, eHandle, d);
+  } else {
+    rec = cs_start_slow_begin(eHandle, et, &r);
+    if (!rec)
+      return ncclSuccess;
+  }
+  fill_v3(rec, context, d, et);
+  cs_start_commit(r, rec);
   return ncclSuccess;
+}
+
+static ncclResult_t v3_start(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d) {
+  return start_v3(context, eHandle, d, false);
 }
 
 static ncclResult_t v3_state(void *eHandle, ncclProfilerEventState_v3_t state,
@@ -281,21 +359,11 @@ static ncclResult_t v4_init(void **context, int *eActivationMask,
   return ncclSuccess;
 }
 
-static ncclResult_t v4_start(void *context, void **eHandle,
-                             ncclProfilerEventDescr_v4_t *d) {
-  if (CS_UNLIKELY(!eHandle))
-    return ncclSuccess;
-  if (CS_UNLIKELY(!d)) {
-    *eHandle = NULL;
-    return ncclSuccess;
-  }
-  cs_etype et = cs_etype_decode(d->type, CS_TYPES_V3);
-  cs_start st;
-  if (!cs_start_begin(&st, eHandle, et))
-    return ncclSuccess;
-  cs_start_common(&st, context, d->parentObj, d->rank, et,
+static inline __attribute__((always_inline)) void
+fill_v4(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v4_t *d, cs_etype et) {
+  cs_start_common(rec, context, d->parentObj, d->rank, et,
                   et == CS_EV_PROXY_OP ? d->proxyOp.pid : 0);
-  cs_payload *p = &st.rec->p;
+  cs_payload *p = &rec->p;
   switch (et) {
   case CS_EV_COLL:
     memset(&p->coll, 0, sizeof p->coll);
@@ -333,7 +401,7 @@ static ncclResult_t v4_start(void *context, void **eHandle,
     p->kernel_ch.has_ptimer = 1;
     break;
   case CS_EV_NET_PLUGIN:
-    cs_fill_net_plugin(&st, d->netPlugin.id, d->netPlugin.data);
+    cs_fill_net_plugin(rec, d->netPlugin.id, d->netPlugin.data);
     break;
   case CS_EV_UNKNOWN:
     p->unknown.raw_type = d->type;
@@ -341,8 +409,44 @@ static ncclResult_t v4_start(void *context, void **eHandle,
   default:
     break;
   }
-  cs_start_commit(&st);
+}
+
+/* startEvent; with `slow` == false this is the fast path (see emit.h). */
+static inline __attribute__((always_inline)) ncclResult_t
+start_v4(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d, bool slow);
+
+__attribute__((noinline)) static ncclResult_t
+v4_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d) {
+  return start_v4(context, eHandle, d, true);
+}
+
+static inline __attribute__((always_inline)) ncclResult_t
+start_v4(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d, bool slow) {
+  if (CS_UNLIKELY(!eHandle))
+    return ncclSuccess;
+  if (CS_UNLIKELY(!d)) {
+    *eHandle = NULL;
+    return ncclSuccess;
+  }
+  cs_etype et = cs_etype_decode(d->type, CS_TYPES_V3);
+  cs_ring *r;
+  cs_rec_start *rec;
+  if (!slow) {
+    rec = cs_start_fast_begin(eHandle, et, &r);
+    if (CS_UNLIKELY(!rec))
+      return v4_start_slow(context, eHandle, d);
+  } else {
+    rec = cs_start_slow_begin(eHandle, et, &r);
+    if (!rec)
+      return ncclSuccess;
+  }
+  fill_v4(rec, context, d, et);
+  cs_start_commit(r, rec);
   return ncclSuccess;
+}
+
+static ncclResult_t v4_start(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d) {
+  return start_v4(context, eHandle, d, false);
 }
 
 static ncclResult_t v4_state(void *eHandle, ncclProfilerEventState_v4_t state,

@@ -77,22 +77,13 @@ static inline uint64_t our_id_or_zero(void *handle) {
   return cs_handle_is_our_event(v) ? (v & CS_ID_MASK) : 0;
 }
 
-static inline ncclResult_t start_modern(void *context, void **eHandle,
-                                        const d7 *d, int abi,
-                                        uint32_t allowed) {
-  if (CS_UNLIKELY(!eHandle))
-    return ncclSuccess;
-  if (CS_UNLIKELY(!d)) {
-    *eHandle = NULL;
-    return ncclSuccess;
-  }
-  cs_etype et = cs_etype_decode(d->type, allowed);
-  cs_start st;
-  if (!cs_start_begin(&st, eHandle, et))
-    return ncclSuccess;
-  cs_start_common(&st, context, d->parentObj, d->rank, et,
+/* Copy one descriptor into a START record (both twins use this). */
+static inline __attribute__((always_inline)) void
+fill_modern(cs_rec_start *rec, void *context, const d7 *d, cs_etype et,
+            int abi) {
+  cs_start_common(rec, context, d->parentObj, d->rank, et,
                   et == CS_EV_PROXY_OP ? d->proxyOp.pid : 0);
-  cs_payload *p = &st.rec->p;
+  cs_payload *p = &rec->p;
   bool tags = abi >= 7 && atomic_load_explicit(&cs_session_user_tag_ok,
                                                memory_order_relaxed);
   switch (et) {
@@ -174,7 +165,7 @@ static inline ncclResult_t start_modern(void *context, void **eHandle,
     p->kernel_ch.has_ptimer = 1;
     break;
   case CS_EV_NET_PLUGIN:
-    cs_fill_net_plugin(&st, d->netPlugin.id, d->netPlugin.data);
+    cs_fill_net_plugin(rec, d->netPlugin.id, d->netPlugin.data);
     break;
   case CS_EV_CE_COLL:
     p->ce_coll.seq = d->ceColl.seqNumber;
@@ -212,7 +203,34 @@ static inline ncclResult_t start_modern(void *context, void **eHandle,
     p->unknown.raw_type = d->type;
     break;
   }
-  cs_start_commit(&st);
+}
+
+typedef ncclResult_t (*slow_twin)(void *context, void **eHandle, const d7 *d);
+
+/* startEvent for v5..v7. With `slow` == NULL this is the slow twin itself. */
+static inline __attribute__((always_inline)) ncclResult_t
+start_modern(void *context, void **eHandle, const d7 *d, int abi,
+             uint32_t allowed, slow_twin slow) {
+  if (CS_UNLIKELY(!eHandle))
+    return ncclSuccess;
+  if (CS_UNLIKELY(!d)) {
+    *eHandle = NULL;
+    return ncclSuccess;
+  }
+  cs_etype et = cs_etype_decode(d->type, allowed);
+  cs_ring *r;
+  cs_rec_start *rec;
+  if (slow) {
+    rec = cs_start_fast_begin(eHandle, et, &r);
+    if (CS_UNLIKELY(!rec))
+      return slow(context, eHandle, d);
+  } else {
+    rec = cs_start_slow_begin(eHandle, et, &r);
+    if (!rec)
+      return ncclSuccess;
+  }
+  fill_modern(rec, context, d, et, abi);
+  cs_start_commit(r, rec);
   return ncclSuccess;
 }
 
@@ -231,9 +249,14 @@ static ncclResult_t v5_init(void **context, uint64_t commId,
   return ncclSuccess;
 }
 
+__attribute__((noinline)) static ncclResult_t
+v5_start_slow(void *context, void **eHandle, const d7 *d) {
+  return start_modern(context, eHandle, d, 5, CS_TYPES_V5, NULL);
+}
+
 static ncclResult_t v5_start(void *context, void **eHandle, d5 *eDescr) {
   return start_modern(context, eHandle, (const d7 *)(const void *)eDescr, 5,
-                      CS_TYPES_V5);
+                      CS_TYPES_V5, v5_start_slow);
 }
 
 static ncclResult_t v5_state(void *eHandle, ncclProfilerEventState_v5_t state,
@@ -257,9 +280,14 @@ static ncclResult_t v6_init(void **context, uint64_t commId,
   return ncclSuccess;
 }
 
+__attribute__((noinline)) static ncclResult_t
+v6_start_slow(void *context, void **eHandle, const d7 *d) {
+  return start_modern(context, eHandle, d, 6, CS_TYPES_V6, NULL);
+}
+
 static ncclResult_t v6_start(void *context, void **eHandle, d6 *eDescr) {
   return start_modern(context, eHandle, (const d7 *)(const void *)eDescr, 6,
-                      CS_TYPES_V6);
+                      CS_TYPES_V6, v6_start_slow);
 }
 
 static ncclResult_t v6_state(void *eHandle, ncclProfilerEventState_v6_t state,
@@ -283,8 +311,13 @@ static ncclResult_t v7_init(void **context, uint64_t commId,
   return ncclSuccess;
 }
 
+__attribute__((noinline)) static ncclResult_t
+v7_start_slow(void *context, void **eHandle, const d7 *d) {
+  return start_modern(context, eHandle, d, 7, CS_TYPES_V7, NULL);
+}
+
 static ncclResult_t v7_start(void *context, void **eHandle, d7 *eDescr) {
-  return start_modern(context, eHandle, eDescr, 7, CS_TYPES_V7);
+  return start_modern(context, eHandle, eDescr, 7, CS_TYPES_V7, v7_start_slow);
 }
 
 static ncclResult_t v7_state(void *eHandle, ncclProfilerEventState_v7_t state,

@@ -1,11 +1,13 @@
 /*
  * src/plugin/assembler.c — turning ring records into complete events.
  *
- * Data: `live` maps event id -> cs_event for events started and not yet
- * ended; `steps` maps (ProxyOp id, step % 8) -> the open ProxyStep, which is
+ * Data: `live` finds the cs_event of an id started and not yet ended: a
+ * direct-mapped table by id (ids come in dense per-thread blocks, so this
+ * almost never collides) with a hash map for the ids whose slot was taken; `steps` maps (ProxyOp id, step % 8) -> the open ProxyStep, which is
  * how a restarted recv step is recognised (NCCL reuses the handle slot
  * sub->pHandles[step % 8]); `ended` is a fixed ring of recently ended
- * events (owner, type, end time) with an index by id; `early` holds stops
+ * events (owner, type, end time), direct-mapped by id (a newer event
+ * overwrites an older one with the same low bits); `early` holds stops
  * that arrived before their start (a start and stop on different threads).
  */
 #include "assembler.h"
@@ -19,6 +21,7 @@
 #include "u64map.h"
 
 #define ENDED_CACHE 65536 /* power of two */
+#define LIVE_DIRECT 65536 /* power of two */
 #define EVENTS_PER_CHUNK 1024
 #define EARLY_STOP_MAX_TICKS 8 /* ticks an early stop waits for its start */
 
@@ -38,13 +41,15 @@ typedef struct {
   uint32_t ticks_waited;
 } early_stop;
 
+typedef struct {
+  cs_event **direct; /* LIVE_DIRECT slots, by id & (LIVE_DIRECT - 1) */
+  cs_u64map overflow;
+} live_index;
+
 struct cs_assembler {
   cs_asm_config cfg;
-  cs_u64map live;
-  cs_u64map steps;
-  cs_u64map ended_index; /* id -> (slot index + 1) */
-  ended_info *ended;
-  uint64_t ended_next;
+  live_index live;
+  ended_info *ended; /* ENDED_CACHE entries, slot = id & (ENDED_CACHE - 1) */
   cs_u64map early;
   cs_event *free_list;
   void **chunks;
@@ -52,6 +57,45 @@ struct cs_assembler {
   size_t cap_chunks;
   cs_asm_counters c;
 };
+
+/* ---- the live index ---- */
+
+static cs_event *live_get(const cs_assembler *a, uint64_t id) {
+  cs_event *e = a->live.direct[id & (LIVE_DIRECT - 1)];
+  if (e && e->id == id)
+    return e;
+  return a->live.overflow.count ? cs_u64map_get(&a->live.overflow, id) : NULL;
+}
+
+static bool live_put(cs_assembler *a, cs_event *e) {
+  cs_event **slot = &a->live.direct[e->id & (LIVE_DIRECT - 1)];
+  if (!*slot) {
+    *slot = e;
+    return true;
+  }
+  return cs_u64map_put(&a->live.overflow, e->id, e);
+}
+
+static void live_remove(cs_assembler *a, cs_event *e) {
+  cs_event **slot = &a->live.direct[e->id & (LIVE_DIRECT - 1)];
+  if (*slot == e)
+    *slot = NULL;
+  else
+    cs_u64map_remove(&a->live.overflow, e->id);
+}
+
+/* Every live event, into `out` (at most `max`); returns how many. */
+static size_t live_collect(const cs_assembler *a, cs_event **out, size_t max) {
+  size_t n = 0;
+  for (size_t i = 0; i < LIVE_DIRECT && n < max; i++)
+    if (a->live.direct[i])
+      out[n++] = a->live.direct[i];
+  size_t cap = cs_u64map_capacity(&a->live.overflow);
+  for (size_t i = 0; i < cap && n < max; i++)
+    if (a->live.overflow.slots[i].key)
+      out[n++] = a->live.overflow.slots[i].value;
+  return n;
+}
 
 #define BIT(t) (1u << (t))
 static const uint32_t legal_parents[CS_EV_COUNT] = {
@@ -144,17 +188,13 @@ static void event_free(cs_assembler *a, cs_event *e) {
 /* ---- the ended-event cache ---- */
 
 static const ended_info *ended_lookup(const cs_assembler *a, uint64_t id) {
-  uintptr_t slot = (uintptr_t)cs_u64map_get(&a->ended_index, id);
-  return slot ? &a->ended[slot - 1] : NULL;
+  const ended_info *x = &a->ended[id & (ENDED_CACHE - 1)];
+  return x->id == id && id != 0 ? x : NULL;
 }
 
 static void ended_remember(cs_assembler *a, const cs_event *e,
                            uint64_t end_raw) {
-  size_t slot = (size_t)(a->ended_next++ & (ENDED_CACHE - 1));
-  ended_info *old = &a->ended[slot];
-  if (old->id &&
-      (uintptr_t)cs_u64map_get(&a->ended_index, old->id) == slot + 1)
-    cs_u64map_remove(&a->ended_index, old->id);
+  ended_info *old = &a->ended[e->id & (ENDED_CACHE - 1)];
   old->id = e->id;
   old->end_raw = end_raw;
   old->ctx = e->ctx;
@@ -162,7 +202,6 @@ static void ended_remember(cs_assembler *a, const cs_event *e,
   old->origin_pid = e->origin_pid;
   old->etype = e->etype;
   old->foreign_owner = e->foreign_owner;
-  cs_u64map_put(&a->ended_index, e->id, (void *)(uintptr_t)(slot + 1));
 }
 
 /* ---- lifecycle ---- */
@@ -173,9 +212,9 @@ cs_assembler *cs_asm_create(const cs_asm_config *cfg) {
     return NULL;
   a->cfg = *cfg;
   a->ended = calloc(ENDED_CACHE, sizeof *a->ended);
-  if (!a->ended || !cs_u64map_init(&a->live, 4096) ||
-      !cs_u64map_init(&a->steps, 1024) ||
-      !cs_u64map_init(&a->ended_index, ENDED_CACHE * 2) ||
+  a->live.direct = calloc(LIVE_DIRECT, sizeof *a->live.direct);
+  if (!a->ended || !a->live.direct ||
+      !cs_u64map_init(&a->live.overflow, 256) ||
       !cs_u64map_init(&a->early, 64)) {
     cs_asm_destroy(a);
     return NULL;
@@ -186,21 +225,21 @@ cs_assembler *cs_asm_create(const cs_asm_config *cfg) {
 void cs_asm_destroy(cs_assembler *a) {
   if (!a)
     return;
-  if (a->live.slots) {
-    for (size_t i = 0; i < cs_u64map_capacity(&a->live); i++) {
-      cs_event *e = a->live.slots[i].value;
-      if (a->live.slots[i].key && e->states != e->inline_states)
-        free(e->states);
-    }
+  if (a->live.direct && a->live.overflow.slots && a->c.live_now) {
+    cs_event **all = malloc(a->c.live_now * sizeof *all);
+    size_t n = all ? live_collect(a, all, a->c.live_now) : 0;
+    for (size_t i = 0; i < n; i++)
+      if (all[i]->states != all[i]->inline_states)
+        free(all[i]->states);
+    free(all);
   }
   if (a->early.slots) {
     for (size_t i = 0; i < cs_u64map_capacity(&a->early); i++)
       if (a->early.slots[i].key)
         free(a->early.slots[i].value);
   }
-  cs_u64map_free(&a->live);
-  cs_u64map_free(&a->steps);
-  cs_u64map_free(&a->ended_index);
+  free(a->live.direct);
+  cs_u64map_free(&a->live.overflow);
   cs_u64map_free(&a->early);
   for (size_t i = 0; i < a->nchunks; i++)
     free(a->chunks[i]);
@@ -215,7 +254,7 @@ const cs_asm_counters *cs_asm_get_counters(const cs_assembler *a) {
 
 bool cs_asm_lookup_owner(const cs_assembler *a, uint64_t id, uint32_t *ctx,
                          int32_t *rank) {
-  const cs_event *e = cs_u64map_get(&a->live, id);
+  const cs_event *e = live_get(a, id);
   if (e) {
     *ctx = e->ctx;
     *rank = e->rank;
@@ -232,10 +271,6 @@ bool cs_asm_lookup_owner(const cs_assembler *a, uint64_t id, uint32_t *ctx,
 
 /* ---- ending events ---- */
 
-static uint64_t step_key(uint64_t proxy_op_id, int32_t step) {
-  return (UINT64_C(1) << 63) | (proxy_op_id << 3) | ((uint64_t)step & 7u);
-}
-
 static void end_event(cs_assembler *a, cs_event *e, cs_end_kind end,
                       cs_reclaim_reason reason, uint64_t end_raw);
 
@@ -244,8 +279,9 @@ static void reclaim_open_steps(cs_assembler *a, cs_event *op,
                                uint64_t now_raw) {
   if (!op->has_children)
     return;
-  for (int32_t s = 0; s < 8; s++) {
-    cs_event *step = cs_u64map_remove(&a->steps, step_key(op->id, s));
+  for (int s = 0; s < 8; s++) {
+    cs_event *step = op->open_steps[s];
+    op->open_steps[s] = NULL;
     if (step)
       end_event(a, step, CS_END_RECLAIMED, CS_RECLAIM_PARENT_STOPPED,
                 now_raw);
@@ -258,12 +294,13 @@ static void end_event(cs_assembler *a, cs_event *e, cs_end_kind end,
   e->reclaim = (uint8_t)reason;
   if (end != CS_END_STOPPED)
     e->end_raw = end_raw;
-  cs_u64map_remove(&a->live, e->id);
+  live_remove(a, e);
   a->c.live_now--;
   if (e->etype == CS_EV_PROXY_STEP && e->parent_kind == CS_PARENT_LOCAL) {
-    uint64_t key = step_key(e->parent, e->p.proxy_step.step);
-    if (cs_u64map_get(&a->steps, key) == e)
-      cs_u64map_remove(&a->steps, key);
+    cs_event *op = live_get(a, e->parent);
+    if (op && op->etype == CS_EV_PROXY_OP &&
+        op->open_steps[e->p.proxy_step.step & 7] == e)
+      op->open_steps[e->p.proxy_step.step & 7] = NULL;
   }
   if (e->etype == CS_EV_PROXY_OP)
     reclaim_open_steps(a, e, end == CS_END_STOPPED ? e->stop_raw : end_raw);
@@ -278,29 +315,39 @@ static void end_event(cs_assembler *a, cs_event *e, cs_end_kind end,
 
 /* ---- START ---- */
 
-static void resolve_owner(cs_assembler *a, cs_event *e,
-                          const cs_rec_start *s) {
+/* The parent of a new event, looked up once: live, or recently ended. */
+typedef struct {
+  cs_event *live;
+  const ended_info *ended;
+} parent_ref;
+
+static parent_ref find_parent(const cs_assembler *a, const cs_event *e) {
+  parent_ref r = {NULL, NULL};
+  if (e->parent_kind == CS_PARENT_LOCAL) {
+    r.live = live_get(a, e->parent);
+    if (!r.live)
+      r.ended = ended_lookup(a, e->parent);
+  }
+  return r;
+}
+
+static void resolve_owner(cs_event *e, const cs_rec_start *s,
+                          parent_ref parent) {
   uint8_t flags = s->h.flags;
   if (flags & CS_CTX_INHERIT) {
     /* ProxyStep / NetPlugin: the context argument may be foreign under PXN
      * even though the parent is ours; ownership follows the parent. */
-    if (e->parent_kind == CS_PARENT_LOCAL) {
-      const cs_event *p = cs_u64map_get(&a->live, e->parent);
-      if (p) {
-        e->ctx = p->ctx;
-        e->foreign_owner = p->foreign_owner;
-        e->origin_pid = p->origin_pid;
-        return;
-      }
-      const ended_info *x = ended_lookup(a, e->parent);
-      if (x) {
-        e->ctx = x->ctx;
-        e->foreign_owner = x->foreign_owner;
-        e->origin_pid = x->origin_pid;
-        return;
-      }
+    if (parent.live) {
+      e->ctx = parent.live->ctx;
+      e->foreign_owner = parent.live->foreign_owner;
+      e->origin_pid = parent.live->origin_pid;
+    } else if (parent.ended) {
+      e->ctx = parent.ended->ctx;
+      e->foreign_owner = parent.ended->foreign_owner;
+      e->origin_pid = parent.ended->origin_pid;
+    } else {
+      e->ctx = 0;
     }
-    e->ctx = 0;
     return;
   }
   if (flags & CS_CTX_FOREIGN) {
@@ -321,46 +368,42 @@ static void resolve_rank(cs_event *e, const cs_rec_start *s) {
     e->rank = c->rank;
 }
 
-static void check_parent(cs_assembler *a, cs_event *e) {
+/* A local parent of an impossible type is downgraded to unknown. Returns
+ * false when that happened (the parent must not be used any further). */
+static bool check_parent(cs_assembler *a, cs_event *e, parent_ref parent) {
   if (e->parent_kind != CS_PARENT_LOCAL)
-    return;
+    return true;
   uint8_t parent_type;
-  const cs_event *p = cs_u64map_get(&a->live, e->parent);
-  const ended_info *x = p ? NULL : ended_lookup(a, e->parent);
-  if (p)
-    parent_type = p->etype;
-  else if (x)
-    parent_type = x->etype;
+  if (parent.live)
+    parent_type = parent.live->etype;
+  else if (parent.ended)
+    parent_type = parent.ended->etype;
   else
-    return; /* not seen (dropped or long gone): the id is still exact */
-  if (!(legal_parents[e->etype] & (1u << parent_type))) {
-    e->parent_kind = CS_PARENT_UNKNOWN;
-    e->parent = (cs_handle_event_prefix << CS_ID_BITS) | e->parent;
-    a->c.parents_unknown++;
-  }
+    return true; /* not seen (dropped or long gone): the id is still exact */
+  if (legal_parents[e->etype] & (1u << parent_type))
+    return true;
+  e->parent_kind = CS_PARENT_UNKNOWN;
+  e->parent = (cs_handle_event_prefix << CS_ID_BITS) | e->parent;
+  a->c.parents_unknown++;
+  return false;
 }
 
-static void note_step_start(cs_assembler *a, cs_event *e) {
-  if (e->parent_kind != CS_PARENT_LOCAL)
+static void note_step_start(cs_assembler *a, cs_event *e, cs_event *op) {
+  if (!op || op->etype != CS_EV_PROXY_OP)
     return;
-  cs_event *op = cs_u64map_get(&a->live, e->parent);
-  if (op && op->etype == CS_EV_PROXY_OP) {
-    op->has_children = true;
-    /* Make each step line self-contained: which peer and channel. */
-    e->has_link = true;
-    e->link.peer = op->p.proxy_op.peer;
-    e->link.channel_id = op->p.proxy_op.channel_id;
-    e->link.is_send = op->p.proxy_op.is_send != 0;
-  }
-  uint64_t key = step_key(e->parent, e->p.proxy_step.step);
-  cs_event *old = cs_u64map_get(&a->steps, key);
+  op->has_children = true;
+  /* Make each step line self-contained: which peer and channel. */
+  e->has_link = true;
+  e->link.peer = op->p.proxy_op.peer;
+  e->link.channel_id = op->p.proxy_op.channel_id;
+  e->link.is_send = op->p.proxy_op.is_send != 0;
+  cs_event *old = op->open_steps[e->p.proxy_step.step & 7];
+  op->open_steps[e->p.proxy_step.step & 7] = e;
   if (old) {
     /* NCCL started this slot again: the earlier handle was overwritten
      * without a stop (restarted recv step, §6.9) and can never stop. */
-    cs_u64map_remove(&a->steps, key);
     end_event(a, old, CS_END_RECLAIMED, CS_RECLAIM_ABANDONED, e->start_raw);
   }
-  cs_u64map_put(&a->steps, key, e);
 }
 
 static void apply_stop(cs_assembler *a, cs_event *e, uint64_t raw,
@@ -371,7 +414,7 @@ static void apply_stop(cs_assembler *a, cs_event *e, uint64_t raw,
 }
 
 static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
-  if (cs_u64map_get(&a->live, s->h.id))
+  if (live_get(a, s->h.id))
     return; /* ids are never reused: a duplicate is noise */
   if (a->c.live_now >= a->cfg.max_live) {
     a->c.live_cap_drops++;
@@ -395,11 +438,17 @@ static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
     payload_bytes = sizeof e->p;
   memcpy(&e->p, &s->p, payload_bytes);
 
-  check_parent(a, e);
-  resolve_owner(a, e, s);
+  parent_ref parent = find_parent(a, e);
+  if (!check_parent(a, e, parent)) {
+    parent.live = NULL;
+    parent.ended = NULL;
+  }
+  resolve_owner(e, s, parent);
   resolve_rank(e, s);
+  if (e->etype == CS_EV_PROXY_OP)
+    memset(e->open_steps, 0, sizeof e->open_steps);
 
-  if (!cs_u64map_put(&a->live, e->id, e)) {
+  if (!live_put(a, e)) {
     event_free(a, e);
     a->c.live_cap_drops++;
     return;
@@ -409,9 +458,10 @@ static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
   if (a->c.live_now > a->c.live_high_water)
     a->c.live_high_water = a->c.live_now;
   if (e->etype == CS_EV_PROXY_STEP)
-    note_step_start(a, e);
+    note_step_start(a, e, parent.live);
 
-  early_stop *early = cs_u64map_remove(&a->early, e->id);
+  early_stop *early =
+      a->early.count ? cs_u64map_remove(&a->early, e->id) : NULL;
   if (early) {
     apply_stop(a, e, early->raw, early->tid);
     free(early);
@@ -449,7 +499,7 @@ static void append_state(cs_event *e, const cs_rec_state *r) {
 }
 
 static void on_state(cs_assembler *a, const cs_rec_state *r, int32_t tid) {
-  cs_event *e = cs_u64map_get(&a->live, r->h.id);
+  cs_event *e = live_get(a, r->h.id);
   if (e) {
     append_state(e, r);
     if (e->etype == CS_EV_PROXY_OP &&
@@ -472,7 +522,7 @@ static void on_state(cs_assembler *a, const cs_rec_state *r, int32_t tid) {
 /* ---- STOP ---- */
 
 static void on_stop(cs_assembler *a, const cs_rec_stop *r, int32_t tid) {
-  cs_event *e = cs_u64map_get(&a->live, r->h.id);
+  cs_event *e = live_get(a, r->h.id);
   if (e) {
     apply_stop(a, e, r->h.ts, tid);
     return;
@@ -517,7 +567,7 @@ void cs_asm_record(cs_assembler *a, const cs_unit *rec, int32_t tid) {
 static bool parent_ended_long_ago(const cs_assembler *a, const cs_event *e,
                                   uint64_t now_raw) {
   if (e->parent_kind != CS_PARENT_LOCAL ||
-      cs_u64map_get(&a->live, e->parent))
+      live_get(a, e->parent))
     return false;
   const ended_info *x = ended_lookup(a, e->parent);
   return x && now_raw - x->end_raw > a->cfg.reclaim_ticks;
@@ -553,7 +603,6 @@ static void reclaim_matching(cs_assembler *a, uint64_t now_raw,
                              uint32_t only_ctx, reclaim_mode mode,
                              cs_end_kind everything_end,
                              cs_reclaim_reason everything_reason) {
-  size_t cap = cs_u64map_capacity(&a->live);
   size_t n = 0, max = a->c.live_now;
   if (max == 0)
     return;
@@ -564,10 +613,9 @@ static void reclaim_matching(cs_assembler *a, uint64_t now_raw,
     free(why);
     return;
   }
-  for (size_t i = 0; i < cap && n < max; i++) {
-    if (!a->live.slots[i].key)
-      continue;
-    cs_event *e = a->live.slots[i].value;
+  size_t nlive = live_collect(a, victims, max);
+  for (size_t i = 0; i < nlive; i++) {
+    cs_event *e = victims[i];
     cs_reclaim_reason r;
     if (mode == RECLAIM_EVERYTHING) {
       r = everything_reason;
@@ -589,7 +637,7 @@ static void reclaim_matching(cs_assembler *a, uint64_t now_raw,
   /* Ending a ProxyOp reclaims its steps, which may be later victims:
    * re-check liveness by id before ending each one. */
   for (size_t i = 0; i < n; i++) {
-    cs_event *e = cs_u64map_get(&a->live, victims[i]->id);
+    cs_event *e = live_get(a, victims[i]->id);
     if (e != victims[i])
       continue;
     cs_end_kind end = mode == RECLAIM_EVERYTHING ? everything_end

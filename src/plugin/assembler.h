@@ -77,6 +77,9 @@ typedef struct cs_event {
   cs_state_rec *states;
   cs_state_rec inline_states[CS_INLINE_STATES];
   cs_payload p;
+  /* ProxyOp only (set at its start): its open steps by step % 8, the slot
+   * NCCL reuses (sub->pHandles[step % 8]). */
+  struct cs_event *open_steps[8];
 } cs_event;
 
 typedef struct {

@@ -58,6 +58,12 @@ static void sample_pair(cs_clock_kind kind, uint64_t *raw, int64_t *mono) {
   }
 }
 
+/* Derived fields used by the inline conversion. */
+static void refresh_fixed_point(cs_clock_cal *cal) {
+  cal->mult_q32 = (uint64_t)(cal->ns_per_tick * 4294967296.0 + 0.5);
+  cal->epoch_k = cal->mono_k + cal->epoch_offset;
+}
+
 void cs_clock_cal_start(cs_clock_cal *cal, cs_clock_kind kind) {
   struct timespec rt, mt;
   memset(cal, 0, sizeof *cal);
@@ -68,7 +74,9 @@ void cs_clock_cal_start(cs_clock_cal *cal, cs_clock_kind kind) {
       ((int64_t)rt.tv_sec - (int64_t)mt.tv_sec) * 1000000000 +
       ((int64_t)rt.tv_nsec - (int64_t)mt.tv_nsec);
   if (kind == CS_CLOCK_MONOTONIC) {
+    /* Raw values are CLOCK_MONOTONIC nanoseconds: anchor at 0, rate 1. */
     cal->ns_per_tick = 1.0;
+    refresh_fixed_point(cal);
     return;
   }
   sample_pair(kind, &cal->raw0, &cal->mono0);
@@ -81,6 +89,7 @@ void cs_clock_cal_start(cs_clock_cal *cal, cs_clock_kind kind) {
                          ? (double)(cal->mono_k - cal->mono0) /
                                (double)(cal->raw_k - cal->raw0)
                          : 1.0;
+  refresh_fixed_point(cal);
 }
 
 void cs_clock_cal_update(cs_clock_cal *cal) {
@@ -94,14 +103,7 @@ void cs_clock_cal_update(cs_clock_cal *cal) {
   cal->ns_per_tick = (double)(mono - cal->mono0) / (double)(raw - cal->raw0);
   cal->raw_k = raw;
   cal->mono_k = mono;
-}
-
-int64_t cs_clock_to_epoch_ns(const cs_clock_cal *cal, uint64_t raw) {
-  if (cal->kind == CS_CLOCK_MONOTONIC)
-    return (int64_t)raw + cal->epoch_offset;
-  double delta = (double)(int64_t)(raw - cal->raw_k) * cal->ns_per_tick;
-  return cal->mono_k + (int64_t)(delta + (delta >= 0 ? 0.5 : -0.5)) +
-         cal->epoch_offset;
+  refresh_fixed_point(cal);
 }
 
 int64_t cs_clock_epoch_now(const cs_clock_cal *cal) {

@@ -63,6 +63,8 @@ typedef struct {
   uint64_t raw_k;        /* latest anchor */
   int64_t mono_k;
   double ns_per_tick;
+  uint64_t mult_q32;     /* ns_per_tick in 32.32 fixed point */
+  int64_t epoch_k;       /* epoch ns at raw_k */
   int64_t epoch_offset;  /* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
 } cs_clock_cal;
 
@@ -72,8 +74,14 @@ void cs_clock_cal_start(cs_clock_cal *cal, cs_clock_kind kind);
 /* Refresh the rate (long baseline) and the anchor. Cheap; call often. */
 void cs_clock_cal_update(cs_clock_cal *cal);
 
-/* Raw ticks -> nanoseconds since the Unix epoch. */
-int64_t cs_clock_to_epoch_ns(const cs_clock_cal *cal, uint64_t raw);
+/* Raw ticks -> nanoseconds since the Unix epoch (fixed point: a multiply
+ * and a shift; the writer converts several stamps per line). */
+static inline int64_t cs_clock_to_epoch_ns(const cs_clock_cal *cal,
+                                           uint64_t raw) {
+  int64_t delta = (int64_t)(raw - cal->raw_k);
+  __int128 scaled = (__int128)delta * (__int128)cal->mult_q32;
+  return cal->epoch_k + (int64_t)((scaled + ((__int128)1 << 31)) >> 32);
+}
 
 /* Current time in epoch nanoseconds on the same scale (for derived stamps). */
 int64_t cs_clock_epoch_now(const cs_clock_cal *cal);

@@ -87,47 +87,53 @@ static inline cs_etype cs_etype_decode(uint64_t type, uint32_t allowed) {
   return CS_EV_UNKNOWN;
 }
 
-/* A START being built in the calling thread's ring. */
-typedef struct {
-  cs_ring *ring;
-  cs_rec_start *rec;
-  unsigned units;
-} cs_start;
+/* ---- START ----
+ *
+ * Each adapter's startEvent is a fast path that needs no call and no saved
+ * register (the thread's ring is ready, there is room, the id block has
+ * ids): it fills the record directly. Anything else — first callback of a
+ * thread, a new session, a full ring, a refill of ids — goes to the
+ * adapter's out-of-line slow twin, which does the same with
+ * cs_start_slow_begin. */
 
-/* Allocate the event id, write the handle, reserve the record. Returns
- * false when nothing is to be filled (no session, or ring full: counted).
- * The handle is written in every case (NULL only without a session). */
-static inline bool cs_start_begin(cs_start *st, void **eHandle, cs_etype et) {
-  cs_ring *r = cs_ring_for_thread();
-  if (CS_UNLIKELY(!r)) {
-    *eHandle = NULL;
-    return false;
-  }
-  uint64_t id = cs_ring_next_id(r);
-  *eHandle = cs_handle_from_id(id);
-  unsigned units = cs_start_units_for[et];
-  cs_unit *u = cs_ring_reserve(r, units);
-  if (CS_UNLIKELY(!u)) {
-    cs_ring_count(&r->dropped_starts);
-    return false;
-  }
-  cs_rec_start *rec = (cs_rec_start *)u;
+static inline void cs_start_head(cs_rec_start *rec, cs_etype et,
+                                 unsigned units, uint64_t id, uint64_t ts) {
   rec->h.kind = CS_REC_START;
   rec->h.units = (uint8_t)units;
   rec->h.etype = (uint8_t)et;
   rec->h.id = id;
-  rec->h.ts = cs_clock_now();
-  st->ring = r;
-  st->rec = rec;
-  st->units = units;
-  return true;
+  rec->h.ts = ts;
 }
 
+/* Fast half: the record to fill, or NULL (then take the slow twin). The
+ * handle is written only when a record is returned. */
+static inline cs_rec_start *cs_start_fast_begin(void **eHandle, cs_etype et,
+                                                cs_ring **ring) {
+  cs_ring *r = cs_ring_fast();
+  if (CS_UNLIKELY(!r || r->next_id == r->id_end))
+    return NULL;
+  unsigned units = cs_start_units_for[et];
+  cs_unit *u = cs_ring_reserve_fast(r, units);
+  if (CS_UNLIKELY(!u))
+    return NULL;
+  uint64_t id = r->next_id++;
+  *eHandle = cs_handle_from_id(id);
+  cs_rec_start *rec = (cs_rec_start *)u;
+  cs_start_head(rec, et, units, id, cs_clock_counter());
+  *ring = r;
+  return rec;
+}
+
+/* Slow half (abi_common.c): attach a ring, refill ids, look at the ring
+ * again. Always writes the handle (NULL only without a session); returns
+ * NULL when there is nothing to fill (no session, or the ring is full:
+ * the drop is counted). */
+cs_rec_start *cs_start_slow_begin(void **eHandle, cs_etype et, cs_ring **ring);
+
 /* Parent, context and rank. `origin_pid` is the ProxyOp's pid, else 0. */
-static inline void cs_start_common(cs_start *st, void *context,
+static inline void cs_start_common(cs_rec_start *rec, void *context,
                                    void *parent_obj, int rank, cs_etype et,
                                    int32_t origin_pid) {
-  cs_rec_start *rec = st->rec;
   uint64_t parent = (uint64_t)(uintptr_t)parent_obj;
   uint8_t flags;
   bool pxn = et == CS_EV_PROXY_OP &&
@@ -158,14 +164,14 @@ static inline void cs_start_common(cs_start *st, void *context,
   rec->h.flags = flags;
 }
 
-static inline void cs_start_commit(cs_start *st) {
-  cs_ring_commit(st->ring, st->units);
+static inline void cs_start_commit(cs_ring *r, cs_rec_start *rec) {
+  cs_ring_commit(r, rec->h.units);
 }
 
 /* Network-plugin descriptor (transient): decode and copy what we know. */
-static inline void cs_fill_net_plugin(cs_start *st, int64_t plugin_id,
+static inline void cs_fill_net_plugin(cs_rec_start *rec, int64_t plugin_id,
                                       const void *data) {
-  cs_p_net_plugin *p = &st->rec->p.net_plugin;
+  cs_p_net_plugin *p = &rec->p.net_plugin;
   uint32_t type = (uint32_t)plugin_id & NCCL_PROFILER_NET_TYPE_MASK;
   uint32_t version = (uint32_t)plugin_id & NCCL_PROFILER_NET_VER_MASK;
   p->plugin_id = plugin_id;
@@ -187,7 +193,7 @@ static inline void cs_fill_net_plugin(cs_start *st, int64_t plugin_id,
   } else if (type == NCCL_PROFILER_NET_TYPE_SOCK) {
     p->net_kind = CS_NET_SOCK;
     /* The socket transport's parent attribution is unreliable (§6.12). */
-    st->rec->h.flags |= CS_PARENT_HINT_ONLY;
+    rec->h.flags |= CS_PARENT_HINT_ONLY;
     if (data && version == NCCL_PROFILER_NET_SOCKET_VER) {
       const ncclProfilerNetSockDescr_v1_t *d = data;
       p->descr_type = d->type;
@@ -204,65 +210,64 @@ static inline void cs_fill_net_plugin(cs_start *st, int64_t plugin_id,
   ((UINT64_C(1) << 9) | (UINT64_C(1) << 11) | (UINT64_C(1) << 18) |           \
    (UINT64_C(1) << 22) | (UINT64_C(1) << 31))
 
-static inline void cs_emit_state(void *eHandle, int state, const void *args) {
-  cs_ring *r = cs_ring_for_thread();
-  if (CS_UNLIKELY(!r))
-    return;
-  uint64_t v = (uint64_t)(uintptr_t)eHandle;
-  if (CS_UNLIKELY(v == 0)) {
-    cs_ring_count(&r->null_handles);
-    return;
-  }
-  if (CS_UNLIKELY(!cs_handle_is_our_event(v))) {
-    cs_ring_count(&r->foreign_handles);
-    return;
-  }
-  cs_unit *u = cs_ring_reserve(r, 1);
-  if (CS_UNLIKELY(!u)) {
-    cs_ring_count(&r->dropped_states);
-    return;
-  }
-  cs_rec_state *rec = (cs_rec_state *)u;
+/* ---- STATE and STOP: fast path inline, everything else out of line ---- */
+
+void cs_emit_state_slow(void *eHandle, int state, const void *args);
+ncclResult_t cs_emit_stop_slow(void *eHandle);
+
+static inline uint64_t cs_state_arg(int state, const void *args) {
   uint64_t arg = 0;
   if (args && (unsigned)state < 64 && ((CS_STATES_WITH_ARG >> state) & 1))
     memcpy(&arg, args, sizeof arg); /* every args union is >= 8 bytes */
+  return arg;
+}
+
+static inline void cs_fill_state(cs_unit *u, uint64_t v, int state,
+                                 uint64_t arg, uint64_t ts) {
+  cs_rec_state *rec = (cs_rec_state *)u;
   rec->h.kind = CS_REC_STATE;
   rec->h.units = 1;
   rec->h.etype = 0;
   rec->h.flags = 0;
   rec->h.aux = (uint32_t)state;
-  rec->h.ts = cs_clock_now();
+  rec->h.ts = ts;
   rec->h.id = v & CS_ID_MASK;
   rec->arg = arg;
-  cs_ring_commit(r, 1);
 }
 
-static inline ncclResult_t cs_emit_stop(void *eHandle) {
-  cs_ring *r = cs_ring_for_thread();
-  if (CS_UNLIKELY(!r))
-    return ncclSuccess;
-  uint64_t v = (uint64_t)(uintptr_t)eHandle;
-  if (CS_UNLIKELY(v == 0)) {
-    cs_ring_count(&r->null_handles); /* NetPlugin stops: §3.2 */
-    return ncclSuccess;
-  }
-  if (CS_UNLIKELY(!cs_handle_is_our_event(v))) {
-    cs_ring_count(&r->foreign_handles);
-    return ncclSuccess;
-  }
-  cs_unit *u = cs_ring_reserve(r, 1);
-  if (CS_UNLIKELY(!u)) {
-    cs_ring_count(&r->dropped_stops);
-    return ncclSuccess;
-  }
+static inline void cs_fill_stop(cs_unit *u, uint64_t v, uint64_t ts) {
   cs_rec_stop *rec = (cs_rec_stop *)u;
   rec->h.kind = CS_REC_STOP;
   rec->h.units = 1;
   rec->h.etype = 0;
   rec->h.flags = 0;
   rec->h.aux = 0;
-  rec->h.ts = cs_clock_now();
+  rec->h.ts = ts;
   rec->h.id = v & CS_ID_MASK;
+}
+
+static inline void cs_emit_state(void *eHandle, int state, const void *args) {
+  uint64_t v = (uint64_t)(uintptr_t)eHandle;
+  cs_ring *r = cs_ring_fast();
+  cs_unit *u;
+  /* NULL, foreign handles, no ring yet, full ring: all the slow path. */
+  if (CS_UNLIKELY(!r || !cs_handle_is_our_event(v) ||
+                  !(u = cs_ring_reserve1_fast(r)))) {
+    cs_emit_state_slow(eHandle, state, args);
+    return;
+  }
+  cs_fill_state(u, v, state, cs_state_arg(state, args), cs_clock_counter());
+  cs_ring_commit(r, 1);
+}
+
+static inline ncclResult_t cs_emit_stop(void *eHandle) {
+  uint64_t v = (uint64_t)(uintptr_t)eHandle;
+  cs_ring *r = cs_ring_fast();
+  cs_unit *u;
+  if (CS_UNLIKELY(!r || !cs_handle_is_our_event(v) ||
+                  !(u = cs_ring_reserve1_fast(r))))
+    return cs_emit_stop_slow(eHandle);
+  cs_fill_stop(u, v, cs_clock_counter());
   cs_ring_commit(r, 1);
   return ncclSuccess;
 }

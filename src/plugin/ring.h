@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "record.h"
 
 #define CS_CACHELINE 64
@@ -76,6 +77,25 @@ cs_ring *cs_ring_attach(void);
 extern _Atomic bool cs_ring_restart_pending;
 extern bool (*cs_ring_on_no_session)(void);
 
+/* The calling thread's ring if it is ready for the fast path, else NULL
+ * (then the caller takes its slow path, which calls cs_ring_for_thread).
+ * The fast path also requires the hardware counter as the clock, so that
+ * it can read it inline (cs_clock_counter) without a call; with
+ * CLOCK_MONOTONIC every callback takes the slow path. */
+static inline cs_ring *cs_ring_fast(void) {
+  cs_ring *r = cs_tls.ring;
+  if (__builtin_expect(r != NULL &&
+                           cs_tls.session == atomic_load_explicit(
+                                                 &cs_ring_session,
+                                                 memory_order_relaxed) &&
+                           atomic_load_explicit(&cs_clock_source,
+                                                memory_order_relaxed) ==
+                               CS_CLOCK_COUNTER,
+                       1))
+    return r;
+  return NULL;
+}
+
 /* The calling thread's ring, or NULL when nothing is being recorded. */
 static inline cs_ring *cs_ring_for_thread(void) {
   cs_ring *r = cs_tls.ring;
@@ -114,10 +134,35 @@ static inline cs_unit *cs_ring_reserve(cs_ring *r, unsigned n) {
   return cs_ring_reserve_slow(r, n);
 }
 
-/* Publish the `n` units just filled. */
-static inline void cs_ring_commit(cs_ring *r, unsigned n) {
+/* Fast path only: one unit (never wraps), or NULL when the ring is full
+ * as far as the cached tail knows (the slow path looks again). */
+static inline cs_unit *cs_ring_reserve1_fast(cs_ring *r) {
   uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-  atomic_store_explicit(&r->head, head + n, memory_order_release);
+  if (__builtin_expect(head - r->cached_tail <= r->mask, 1))
+    return &r->units[head & r->mask];
+  return NULL;
+}
+
+/* Fast path only: `n` contiguous units, or NULL (full, or would wrap). */
+static inline cs_unit *cs_ring_reserve_fast(cs_ring *r, unsigned n) {
+  uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+  uint64_t idx = head & r->mask;
+  if (__builtin_expect(head + n - r->cached_tail <= r->mask + 1 &&
+                           idx + n <= r->mask + 1,
+                       1))
+    return &r->units[idx];
+  return NULL;
+}
+
+/* Publish the `n` units just filled, and ask for the line a few records
+ * ahead to be brought in for writing (hides the store miss on the next
+ * callbacks; a no-op instruction on CPUs without PREFETCHW). */
+static inline void cs_ring_commit(cs_ring *r, unsigned n) {
+  uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed) + n;
+#if defined(__x86_64__) || defined(__i386__)
+  __asm__ volatile("prefetchw %0" ::"m"(r->units[(head + 4) & r->mask]));
+#endif
+  atomic_store_explicit(&r->head, head, memory_order_release);
 }
 
 /* ---- consumer / lifecycle side (writer thread, session code) ---- */

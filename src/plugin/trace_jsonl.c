@@ -21,22 +21,56 @@ static int64_t to_ns(const cs_trace_sink *t, uint64_t raw) {
   return cs_clock_to_epoch_ns(t->env.cal, raw);
 }
 
-static void put_bool(cs_jbuf *b, bool v) {
-  if (v)
-    J("true");
-  else
-    J("false");
+/* ,"pid":P,"tid":T} for this thread, formatted once (fixed 48-byte slot so
+ * the cursor can copy it without a call). */
+static const cs_tid_piece *tid_piece(cs_trace_sink *t, int32_t tid) {
+  cs_tid_piece *e = &t->pieces.tids[(uint32_t)tid % CS_TRACE_TID_CACHE];
+  if (e->tid != tid || e->len == 0) {
+    memset(e->text, 0, sizeof e->text);
+    int n = snprintf(e->text, sizeof e->text, ",\"pid\":%d,\"tid\":%d}",
+                     (int)t->env.pid, (int)tid);
+    e->tid = tid;
+    e->len = (uint8_t)(n > 0 && n < (int)sizeof e->text ? n : 0);
+  }
+  return e;
 }
 
+static char *cur_endpoint(cs_trace_sink *t, char *p, uint64_t raw,
+                          int32_t tid) {
+  p = CS_CUR_LIT(p, "{\"ts\":");
+  p = cs_cur_epoch_us(p, to_ns(t, raw), &t->pieces.ts);
+  const cs_tid_piece *piece = tid_piece(t, tid);
+  memcpy(p, piece->text, sizeof piece->text);
+  return p + piece->len;
+}
+
+/* "ctx":N,"commId":"0x…" for a context, formatted once. Serials are never
+ * reused within a session, so a cached piece stays right. */
+static char *cur_comm(cs_trace_sink *t, char *p, uint32_t ctx) {
+  const cs_context *c = cs_ctx_get(ctx);
+  if (!c)
+    return CS_CUR_LIT(p, "\"ctx\":null,\"commId\":null");
+  cs_ctx_piece *e = &t->pieces.ctxs[ctx % CS_TRACE_CTX_CACHE];
+  if (e->ctx != ctx) {
+    memset(e->text, 0, sizeof e->text);
+    int n = c->has_comm_info
+                ? snprintf(e->text, sizeof e->text,
+                           "\"ctx\":%u,\"commId\":\"0x%llx\"", ctx,
+                           (unsigned long long)c->comm_id)
+                : snprintf(e->text, sizeof e->text,
+                           "\"ctx\":%u,\"commId\":null", ctx);
+    e->ctx = ctx;
+    e->len = (uint8_t)(n > 0 && n < (int)sizeof e->text ? n : 0);
+  }
+  memcpy(p, e->text, sizeof e->text);
+  return p + e->len;
+}
+
+/* For the rarely written records that still use cs_jbuf. */
 static void put_endpoint(cs_trace_sink *t, cs_jbuf *b, uint64_t raw,
                          int32_t tid) {
-  J("{\"ts\":");
-  cs_jbuf_ns_as_us(b, to_ns(t, raw));
-  J(",\"pid\":");
-  cs_jbuf_i64(b, t->env.pid);
-  J(",\"tid\":");
-  cs_jbuf_i64(b, tid);
-  cs_jbuf_putc(b, '}');
+  if (cs_jbuf_reserve(b, 128))
+    b->len = (size_t)(cur_endpoint(t, b->data + b->len, raw, tid) - b->data);
 }
 
 static void put_comm(cs_jbuf *b, uint32_t ctx) {
@@ -52,6 +86,25 @@ static void put_comm(cs_jbuf *b, uint32_t ctx) {
     cs_jbuf_hex_str(b, c->comm_id);
   else
     J("null");
+}
+
+static void build_pieces(cs_trace_sink *t) {
+  cs_trace_pieces *p = &t->pieces;
+  memset(p, 0, sizeof *p);
+  p->ts.sec_start = -1;
+  for (int e = 0; e < CS_EV_COUNT; e++) {
+    int n = snprintf(p->event_head[e], sizeof p->event_head[e],
+                     "{\"recordType\":\"event\",\"type\":\"%s\",\"id\":",
+                     cs_etype_json_name((cs_etype)e));
+    p->event_head_len[e] = (uint8_t)n;
+  }
+  for (int st = 0; st < 31; st++) {
+    const char *name = cs_state_name(st, 6, 0);
+    int n = snprintf(p->state_head[st], sizeof p->state_head[st],
+                     "{\"name\":\"%s\",\"id\":%d,\"ts\":",
+                     name ? name : "unknown", st);
+    p->state_head_len[st] = (uint8_t)n;
+  }
 }
 
 static int abi_of(const cs_trace_sink *t, uint32_t ctx) {
@@ -75,413 +128,478 @@ static const char *event_func(const cs_event *e) {
   }
 }
 
-/* ---- details, one writer per event type ---- */
+/* ---- details, one writer per event type (cursor style) ---- */
 
-static void details_coll_api(cs_jbuf *b, const cs_event *e) {
-  const cs_p_coll_api *p = &e->p.coll_api;
-  J("\"count\":");
-  cs_jbuf_u64(b, p->count);
-  J(",\"datatype\":");
-  cs_jbuf_str(b, p->datatype);
+static char *details_coll_api(char *p, const cs_event *e) {
+  const cs_p_coll_api *c = &e->p.coll_api;
+  p = CS_CUR_LIT(p, "\"count\":");
+  p = cs_cur_u64(p, c->count);
+  p = CS_CUR_LIT(p, ",\"datatype\":");
+  p = cs_cur_str(p, c->datatype);
   if (e->etype == CS_EV_COLL_API) {
-    J(",\"root\":");
-    cs_jbuf_i64(b, p->root);
+    p = CS_CUR_LIT(p, ",\"root\":");
+    p = cs_cur_i64(p, c->root);
   }
-  J(",\"stream\":");
-  cs_jbuf_hex_str(b, p->stream);
-  J(",\"graphCaptured\":");
-  put_bool(b, p->graph_captured);
-  if (p->has_user_tag) {
-    J(",\"userTag\":");
-    cs_jbuf_hex_str(b, p->user_tag);
+  p = CS_CUR_LIT(p, ",\"stream\":");
+  p = cs_cur_hex(p, c->stream);
+  p = CS_CUR_LIT(p, ",\"graphCaptured\":");
+  p = cs_cur_bool(p, c->graph_captured);
+  if (c->has_user_tag) {
+    p = CS_CUR_LIT(p, ",\"userTag\":");
+    p = cs_cur_hex(p, c->user_tag);
   }
+  return p;
 }
 
-static void details_coll(cs_jbuf *b, const cs_event *e) {
-  const cs_p_coll *p = &e->p.coll;
-  J("\"seqNumber\":");
-  cs_jbuf_u64(b, p->seq);
-  J(",\"count\":");
-  cs_jbuf_u64(b, p->count);
-  J(",\"datatype\":");
-  cs_jbuf_str(b, p->datatype);
-  J(",\"root\":");
-  cs_jbuf_i64(b, p->root);
-  J(",\"sendBuff\":");
-  cs_jbuf_hex_str(b, p->send_buff);
-  J(",\"recvBuff\":");
-  cs_jbuf_hex_str(b, p->recv_buff);
-  J(",\"nChannels\":");
-  cs_jbuf_u64(b, p->n_channels);
-  J(",\"nWarps\":");
-  cs_jbuf_u64(b, p->n_warps);
-  J(",\"algo\":");
-  cs_jbuf_str(b, p->algo);
-  J(",\"proto\":");
-  cs_jbuf_str(b, p->proto);
-  if (p->parent_group) {
-    J(",\"parentGroupId\":");
-    cs_jbuf_hex_str(b, p->parent_group);
+static char *details_coll(char *p, const cs_event *e) {
+  const cs_p_coll *c = &e->p.coll;
+  p = CS_CUR_LIT(p, "\"seqNumber\":");
+  p = cs_cur_u64(p, c->seq);
+  p = CS_CUR_LIT(p, ",\"count\":");
+  p = cs_cur_u64(p, c->count);
+  p = CS_CUR_LIT(p, ",\"datatype\":");
+  p = cs_cur_str(p, c->datatype);
+  p = CS_CUR_LIT(p, ",\"root\":");
+  p = cs_cur_i64(p, c->root);
+  p = CS_CUR_LIT(p, ",\"sendBuff\":");
+  p = cs_cur_hex(p, c->send_buff);
+  p = CS_CUR_LIT(p, ",\"recvBuff\":");
+  p = cs_cur_hex(p, c->recv_buff);
+  p = CS_CUR_LIT(p, ",\"nChannels\":");
+  p = cs_cur_u64(p, c->n_channels);
+  p = CS_CUR_LIT(p, ",\"nWarps\":");
+  p = cs_cur_u64(p, c->n_warps);
+  p = CS_CUR_LIT(p, ",\"algo\":");
+  p = cs_cur_str(p, c->algo);
+  p = CS_CUR_LIT(p, ",\"proto\":");
+  p = cs_cur_str(p, c->proto);
+  if (c->parent_group) {
+    p = CS_CUR_LIT(p, ",\"parentGroupId\":");
+    p = cs_cur_hex(p, c->parent_group);
   }
-  if (p->has_kernel_variant) {
-    J(",\"kernelVariant\":");
-    cs_jbuf_str(b, p->kernel_variant);
-    J(",\"isSymColl\":");
-    put_bool(b, p->is_sym_coll);
+  if (c->has_kernel_variant) {
+    p = CS_CUR_LIT(p, ",\"kernelVariant\":");
+    p = cs_cur_str(p, c->kernel_variant);
+    p = CS_CUR_LIT(p, ",\"isSymColl\":");
+    p = cs_cur_bool(p, c->is_sym_coll);
   }
-  if (p->has_user_tag) {
-    J(",\"userTag\":");
-    cs_jbuf_hex_str(b, p->user_tag);
+  if (c->has_user_tag) {
+    p = CS_CUR_LIT(p, ",\"userTag\":");
+    p = cs_cur_hex(p, c->user_tag);
   }
-  if (p->comm_hash) {
-    J(",\"commHash\":");
-    cs_jbuf_hex_str(b, p->comm_hash);
+  if (c->comm_hash) {
+    p = CS_CUR_LIT(p, ",\"commHash\":");
+    p = cs_cur_hex(p, c->comm_hash);
   }
-  if (p->traffic_bytes) {
-    J(",\"trafficBytes\":");
-    cs_jbuf_u64(b, p->traffic_bytes);
+  if (c->traffic_bytes) {
+    p = CS_CUR_LIT(p, ",\"trafficBytes\":");
+    p = cs_cur_u64(p, c->traffic_bytes);
   }
-  if (p->op || p->is_collnet || p->is_nvls) {
-    J(",\"op\":");
-    cs_jbuf_u64(b, p->op);
-    J(",\"isCollnet\":");
-    put_bool(b, p->is_collnet);
-    J(",\"isNvls\":");
-    put_bool(b, p->is_nvls);
+  if (c->op || c->is_collnet || c->is_nvls) {
+    p = CS_CUR_LIT(p, ",\"op\":");
+    p = cs_cur_u64(p, c->op);
+    p = CS_CUR_LIT(p, ",\"isCollnet\":");
+    p = cs_cur_bool(p, c->is_collnet);
+    p = CS_CUR_LIT(p, ",\"isNvls\":");
+    p = cs_cur_bool(p, c->is_nvls);
   }
+  return p;
 }
 
-static void details_p2p(cs_jbuf *b, const cs_event *e) {
-  const cs_p_p2p *p = &e->p.p2p;
-  J("\"peer\":");
-  cs_jbuf_i64(b, p->peer);
-  J(",\"count\":");
-  cs_jbuf_u64(b, p->count);
-  J(",\"datatype\":");
-  cs_jbuf_str(b, p->datatype);
-  J(",\"buff\":");
-  cs_jbuf_hex_str(b, p->buff);
-  J(",\"nChannels\":");
-  cs_jbuf_u64(b, p->n_channels);
-  if (p->parent_group) {
-    J(",\"parentGroupId\":");
-    cs_jbuf_hex_str(b, p->parent_group);
+static char *details_p2p(char *p, const cs_event *e) {
+  const cs_p_p2p *c = &e->p.p2p;
+  p = CS_CUR_LIT(p, "\"peer\":");
+  p = cs_cur_i64(p, c->peer);
+  p = CS_CUR_LIT(p, ",\"count\":");
+  p = cs_cur_u64(p, c->count);
+  p = CS_CUR_LIT(p, ",\"datatype\":");
+  p = cs_cur_str(p, c->datatype);
+  p = CS_CUR_LIT(p, ",\"buff\":");
+  p = cs_cur_hex(p, c->buff);
+  p = CS_CUR_LIT(p, ",\"nChannels\":");
+  p = cs_cur_u64(p, c->n_channels);
+  if (c->parent_group) {
+    p = CS_CUR_LIT(p, ",\"parentGroupId\":");
+    p = cs_cur_hex(p, c->parent_group);
   }
-  if (p->has_user_tag) {
-    J(",\"userTag\":");
-    cs_jbuf_hex_str(b, p->user_tag);
+  if (c->has_user_tag) {
+    p = CS_CUR_LIT(p, ",\"userTag\":");
+    p = cs_cur_hex(p, c->user_tag);
   }
-  if (p->comm_hash) {
-    J(",\"commHash\":");
-    cs_jbuf_hex_str(b, p->comm_hash);
+  if (c->comm_hash) {
+    p = CS_CUR_LIT(p, ",\"commHash\":");
+    p = cs_cur_hex(p, c->comm_hash);
   }
+  return p;
 }
 
-static void details_proxy_op(cs_jbuf *b, const cs_event *e) {
-  const cs_p_proxy_op *p = &e->p.proxy_op;
-  J("\"channelId\":");
-  cs_jbuf_u64(b, p->channel_id);
-  J(",\"peer\":");
-  cs_jbuf_i64(b, p->peer);
-  J(",\"nSteps\":");
-  cs_jbuf_i64(b, p->n_steps);
-  J(",\"chunkSize\":");
-  cs_jbuf_i64(b, p->chunk_size);
-  J(",\"isSend\":");
-  put_bool(b, p->is_send != 0);
-  J(",\"pid\":");
-  cs_jbuf_i64(b, p->pid);
+static char *details_proxy_op(char *p, const cs_event *e) {
+  const cs_p_proxy_op *c = &e->p.proxy_op;
+  p = CS_CUR_LIT(p, "\"channelId\":");
+  p = cs_cur_u64(p, c->channel_id);
+  p = CS_CUR_LIT(p, ",\"peer\":");
+  p = cs_cur_i64(p, c->peer);
+  p = CS_CUR_LIT(p, ",\"nSteps\":");
+  p = cs_cur_i64(p, c->n_steps);
+  p = CS_CUR_LIT(p, ",\"chunkSize\":");
+  p = cs_cur_i64(p, c->chunk_size);
+  p = CS_CUR_LIT(p, ",\"isSend\":");
+  p = cs_cur_bool(p, c->is_send != 0);
+  p = CS_CUR_LIT(p, ",\"pid\":");
+  return cs_cur_i64(p, c->pid);
 }
 
-static void details_net(cs_jbuf *b, const cs_event *e) {
-  const cs_p_net_plugin *p = &e->p.net_plugin;
-  J("\"pluginId\":");
-  cs_jbuf_hex_str(b, (uint64_t)p->plugin_id);
-  J(",\"net\":");
-  if (p->net_kind == CS_NET_IB)
-    J("\"ib\"");
-  else if (p->net_kind == CS_NET_SOCK)
-    J("\"socket\"");
+static char *details_proxy_step(char *p, const cs_event *e) {
+  p = CS_CUR_LIT(p, "\"step\":");
+  p = cs_cur_i64(p, e->p.proxy_step.step);
+  if (e->has_link) {
+    p = CS_CUR_LIT(p, ",\"peer\":");
+    p = cs_cur_i64(p, e->link.peer);
+    p = CS_CUR_LIT(p, ",\"channelId\":");
+    p = cs_cur_u64(p, e->link.channel_id);
+    p = CS_CUR_LIT(p, ",\"isSend\":");
+    p = cs_cur_bool(p, e->link.is_send);
+  }
+  return p;
+}
+
+static char *details_net(char *p, const cs_event *e) {
+  const cs_p_net_plugin *c = &e->p.net_plugin;
+  p = CS_CUR_LIT(p, "\"pluginId\":");
+  p = cs_cur_hex(p, (uint64_t)c->plugin_id);
+  if (c->net_kind == CS_NET_IB)
+    p = CS_CUR_LIT(p, ",\"net\":\"ib\"");
+  else if (c->net_kind == CS_NET_SOCK)
+    p = CS_CUR_LIT(p, ",\"net\":\"socket\"");
   else
-    J("\"other\"");
-  J(",\"version\":");
-  cs_jbuf_u64(b, (uint64_t)p->plugin_id & 0xFFFFu);
-  if (!p->has_descr)
-    return;
-  if (p->net_kind == CS_NET_IB) {
-    J(",\"qp\":{\"device\":");
-    cs_jbuf_i64(b, p->u.ib.device);
-    J(",\"wrId\":");
-    cs_jbuf_hex_str(b, p->u.ib.wr_id);
-    J(",\"opcode\":");
-    cs_jbuf_i64(b, p->u.ib.opcode);
-    J(",\"qpNum\":");
-    cs_jbuf_i64(b, p->u.ib.qp_num);
-    J(",\"length\":");
-    cs_jbuf_u64(b, p->u.ib.length);
-    cs_jbuf_putc(b, '}');
-  } else if (p->net_kind == CS_NET_SOCK) {
-    J(",\"sock\":{\"fd\":");
-    cs_jbuf_i64(b, p->u.sock.fd);
-    J(",\"op\":");
-    cs_jbuf_i64(b, p->u.sock.op);
-    J(",\"length\":");
-    cs_jbuf_u64(b, p->u.sock.length);
-    cs_jbuf_putc(b, '}');
+    p = CS_CUR_LIT(p, ",\"net\":\"other\"");
+  p = CS_CUR_LIT(p, ",\"version\":");
+  p = cs_cur_u64(p, (uint64_t)c->plugin_id & 0xFFFFu);
+  if (!c->has_descr)
+    return p;
+  if (c->net_kind == CS_NET_IB) {
+    p = CS_CUR_LIT(p, ",\"qp\":{\"device\":");
+    p = cs_cur_i64(p, c->u.ib.device);
+    p = CS_CUR_LIT(p, ",\"wrId\":");
+    p = cs_cur_hex(p, c->u.ib.wr_id);
+    p = CS_CUR_LIT(p, ",\"opcode\":");
+    p = cs_cur_i64(p, c->u.ib.opcode);
+    p = CS_CUR_LIT(p, ",\"qpNum\":");
+    p = cs_cur_i64(p, c->u.ib.qp_num);
+    p = CS_CUR_LIT(p, ",\"length\":");
+    p = cs_cur_u64(p, c->u.ib.length);
+    p = cs_cur_char(p, '}');
+  } else if (c->net_kind == CS_NET_SOCK) {
+    p = CS_CUR_LIT(p, ",\"sock\":{\"fd\":");
+    p = cs_cur_i64(p, c->u.sock.fd);
+    p = CS_CUR_LIT(p, ",\"op\":");
+    p = cs_cur_i64(p, c->u.sock.op);
+    p = CS_CUR_LIT(p, ",\"length\":");
+    p = cs_cur_u64(p, c->u.sock.length);
+    p = cs_cur_char(p, '}');
   }
+  return p;
 }
 
-static void details_ce_coll(cs_jbuf *b, const cs_event *e) {
-  const cs_p_ce_coll *p = &e->p.ce_coll;
-  J("\"seqNumber\":");
-  cs_jbuf_u64(b, p->seq);
-  J(",\"count\":");
-  cs_jbuf_u64(b, p->count);
-  J(",\"datatype\":");
-  cs_jbuf_str(b, p->datatype);
-  J(",\"root\":");
-  cs_jbuf_i64(b, p->root);
-  J(",\"sendBuff\":");
-  cs_jbuf_hex_str(b, p->send_buff);
-  J(",\"recvBuff\":");
-  cs_jbuf_hex_str(b, p->recv_buff);
-  J(",\"syncStrategy\":");
-  cs_jbuf_str(b, p->sync_strategy);
-  J(",\"intraBatchSync\":");
-  put_bool(b, p->intra_batch_sync);
-  J(",\"batchSize\":");
-  cs_jbuf_u64(b, p->batch_size);
-  J(",\"numBatches\":");
-  cs_jbuf_u64(b, p->num_batches);
-  J(",\"ceSeqNum\":");
-  cs_jbuf_u64(b, p->ce_seq_num);
-  J(",\"stream\":");
-  cs_jbuf_hex_str(b, p->stream);
-  if (p->has_user_tag) {
-    J(",\"userTag\":");
-    cs_jbuf_hex_str(b, p->user_tag);
+static char *details_ce_coll(char *p, const cs_event *e) {
+  const cs_p_ce_coll *c = &e->p.ce_coll;
+  p = CS_CUR_LIT(p, "\"seqNumber\":");
+  p = cs_cur_u64(p, c->seq);
+  p = CS_CUR_LIT(p, ",\"count\":");
+  p = cs_cur_u64(p, c->count);
+  p = CS_CUR_LIT(p, ",\"datatype\":");
+  p = cs_cur_str(p, c->datatype);
+  p = CS_CUR_LIT(p, ",\"root\":");
+  p = cs_cur_i64(p, c->root);
+  p = CS_CUR_LIT(p, ",\"sendBuff\":");
+  p = cs_cur_hex(p, c->send_buff);
+  p = CS_CUR_LIT(p, ",\"recvBuff\":");
+  p = cs_cur_hex(p, c->recv_buff);
+  p = CS_CUR_LIT(p, ",\"syncStrategy\":");
+  p = cs_cur_str(p, c->sync_strategy);
+  p = CS_CUR_LIT(p, ",\"intraBatchSync\":");
+  p = cs_cur_bool(p, c->intra_batch_sync);
+  p = CS_CUR_LIT(p, ",\"batchSize\":");
+  p = cs_cur_u64(p, c->batch_size);
+  p = CS_CUR_LIT(p, ",\"numBatches\":");
+  p = cs_cur_u64(p, c->num_batches);
+  p = CS_CUR_LIT(p, ",\"ceSeqNum\":");
+  p = cs_cur_u64(p, c->ce_seq_num);
+  p = CS_CUR_LIT(p, ",\"stream\":");
+  p = cs_cur_hex(p, c->stream);
+  if (c->has_user_tag) {
+    p = CS_CUR_LIT(p, ",\"userTag\":");
+    p = cs_cur_hex(p, c->user_tag);
   }
+  return p;
 }
 
-static void put_details(cs_jbuf *b, const cs_event *e) {
-  J("\"details\":{");
+static char *cur_details(char *p, const cs_event *e) {
+  p = CS_CUR_LIT(p, "\"details\":{");
   switch (e->etype) {
   case CS_EV_GROUP_API:
-    J("\"groupDepth\":");
-    cs_jbuf_i64(b, e->p.group_api.group_depth);
-    J(",\"graphCaptured\":");
-    put_bool(b, e->p.group_api.graph_captured);
+    p = CS_CUR_LIT(p, "\"groupDepth\":");
+    p = cs_cur_i64(p, e->p.group_api.group_depth);
+    p = CS_CUR_LIT(p, ",\"graphCaptured\":");
+    p = cs_cur_bool(p, e->p.group_api.graph_captured);
     break;
   case CS_EV_COLL_API:
   case CS_EV_P2P_API:
-    details_coll_api(b, e);
+    p = details_coll_api(p, e);
     break;
   case CS_EV_KERNEL_LAUNCH:
-    J("\"stream\":");
-    cs_jbuf_hex_str(b, e->p.kernel_launch.stream);
+    p = CS_CUR_LIT(p, "\"stream\":");
+    p = cs_cur_hex(p, e->p.kernel_launch.stream);
     break;
   case CS_EV_COLL:
-    details_coll(b, e);
+    p = details_coll(p, e);
     break;
   case CS_EV_P2P:
-    details_p2p(b, e);
+    p = details_p2p(p, e);
     break;
   case CS_EV_PROXY_OP:
-    details_proxy_op(b, e);
+    p = details_proxy_op(p, e);
     break;
   case CS_EV_PROXY_STEP:
-    J("\"step\":");
-    cs_jbuf_i64(b, e->p.proxy_step.step);
-    if (e->has_link) {
-      J(",\"peer\":");
-      cs_jbuf_i64(b, e->link.peer);
-      J(",\"channelId\":");
-      cs_jbuf_u64(b, e->link.channel_id);
-      J(",\"isSend\":");
-      put_bool(b, e->link.is_send);
-    }
+    p = details_proxy_step(p, e);
     break;
   case CS_EV_KERNEL_CH:
-    J("\"channelId\":");
-    cs_jbuf_u64(b, e->p.kernel_ch.channel_id);
+    p = CS_CUR_LIT(p, "\"channelId\":");
+    p = cs_cur_u64(p, e->p.kernel_ch.channel_id);
     if (e->p.kernel_ch.has_ptimer) {
-      J(",\"pTimer\":");
-      cs_jbuf_u64(b, e->p.kernel_ch.ptimer);
+      p = CS_CUR_LIT(p, ",\"pTimer\":");
+      p = cs_cur_u64(p, e->p.kernel_ch.ptimer);
     }
     break;
   case CS_EV_NET_PLUGIN:
-    details_net(b, e);
+    p = details_net(p, e);
     break;
   case CS_EV_CE_COLL:
-    details_ce_coll(b, e);
+    p = details_ce_coll(p, e);
     break;
   case CS_EV_CE_SYNC:
-    J("\"isComplete\":");
-    put_bool(b, e->p.ce_sync.is_complete);
-    J(",\"nRanks\":");
-    cs_jbuf_i64(b, e->p.ce_sync.n_ranks);
+    p = CS_CUR_LIT(p, "\"isComplete\":");
+    p = cs_cur_bool(p, e->p.ce_sync.is_complete);
+    p = CS_CUR_LIT(p, ",\"nRanks\":");
+    p = cs_cur_i64(p, e->p.ce_sync.n_ranks);
     break;
   case CS_EV_CE_BATCH:
-    J("\"numOps\":");
-    cs_jbuf_i64(b, e->p.ce_batch.num_ops);
-    J(",\"totalBytes\":");
-    cs_jbuf_u64(b, e->p.ce_batch.total_bytes);
-    J(",\"useIntraSync\":");
-    put_bool(b, e->p.ce_batch.use_intra_sync);
+    p = CS_CUR_LIT(p, "\"numOps\":");
+    p = cs_cur_i64(p, e->p.ce_batch.num_ops);
+    p = CS_CUR_LIT(p, ",\"totalBytes\":");
+    p = cs_cur_u64(p, e->p.ce_batch.total_bytes);
+    p = CS_CUR_LIT(p, ",\"useIntraSync\":");
+    p = cs_cur_bool(p, e->p.ce_batch.use_intra_sync);
     break;
   case CS_EV_KERNEL_PHASE:
-    J("\"channelId\":");
-    cs_jbuf_u64(b, e->p.kernel_phase.channel_id);
-    J(",\"phaseId\":");
-    cs_jbuf_u64(b, e->p.kernel_phase.phase_id);
-    J(",\"phaseName\":");
-    cs_jbuf_str(b, e->p.kernel_phase.phase_name);
-    J(",\"pTimer\":");
-    cs_jbuf_u64(b, e->p.kernel_phase.ptimer);
+    p = CS_CUR_LIT(p, "\"channelId\":");
+    p = cs_cur_u64(p, e->p.kernel_phase.channel_id);
+    p = CS_CUR_LIT(p, ",\"phaseId\":");
+    p = cs_cur_u64(p, e->p.kernel_phase.phase_id);
+    p = CS_CUR_LIT(p, ",\"phaseName\":");
+    p = cs_cur_str(p, e->p.kernel_phase.phase_name);
+    p = CS_CUR_LIT(p, ",\"pTimer\":");
+    p = cs_cur_u64(p, e->p.kernel_phase.ptimer);
     break;
   case CS_EV_UNKNOWN:
-    J("\"typeValue\":");
-    cs_jbuf_u64(b, e->p.unknown.raw_type);
+    p = CS_CUR_LIT(p, "\"typeValue\":");
+    p = cs_cur_u64(p, e->p.unknown.raw_type);
     break;
   default:
     break; /* Group, ProxyCtrl: no fields */
   }
-  cs_jbuf_putc(b, '}');
+  return cs_cur_char(p, '}');
+}
+
+/* Bytes the strings of an event's details can need once escaped. */
+static size_t strings_max(const cs_event *e) {
+  const char *s[4] = {NULL, NULL, NULL, NULL};
+  switch (e->etype) {
+  case CS_EV_COLL_API:
+  case CS_EV_P2P_API:
+    s[0] = e->p.coll_api.func;
+    s[1] = e->p.coll_api.datatype;
+    break;
+  case CS_EV_COLL:
+    s[0] = e->p.coll.func;
+    s[1] = e->p.coll.datatype;
+    s[2] = e->p.coll.algo;
+    s[3] = e->p.coll.proto;
+    break;
+  case CS_EV_P2P:
+    s[0] = e->p.p2p.func;
+    s[1] = e->p.p2p.datatype;
+    break;
+  case CS_EV_CE_COLL:
+    s[0] = e->p.ce_coll.func;
+    s[1] = e->p.ce_coll.datatype;
+    s[2] = e->p.ce_coll.sync_strategy;
+    break;
+  case CS_EV_KERNEL_PHASE:
+    s[0] = e->p.kernel_phase.phase_name;
+    break;
+  default:
+    return 0;
+  }
+  size_t n = 0;
+  for (int i = 0; i < 4; i++)
+    if (s[i])
+      n += CS_CUR_STR_MAX(strlen(s[i]));
+  if (e->etype == CS_EV_COLL && e->p.coll.has_kernel_variant &&
+      e->p.coll.kernel_variant)
+    n += CS_CUR_STR_MAX(strlen(e->p.coll.kernel_variant));
+  /* `func` is written twice: on the event and in the strings above. */
+  return 2 * n;
 }
 
 /* ---- states ---- */
 
-static void put_state(cs_trace_sink *t, cs_jbuf *b, const cs_state_rec *s,
-                      int abi) {
-  const char *name =
-      cs_state_name((int)s->state, abi, t->env.host->kind == CS_HOST_RCCL);
-  J("{\"name\":");
-  cs_jbuf_str(b, name ? name : "unknown");
-  J(",\"id\":");
-  cs_jbuf_u64(b, s->state);
-  J(",\"ts\":");
-  cs_jbuf_ns_as_us(b, to_ns(t, s->raw_ts));
+#define STATE_MAX 200 /* one state entry, worst case */
+
+static char *cur_state(cs_trace_sink *t, char *p, const cs_state_rec *s,
+                       int abi) {
+  if (s->state < 31) {
+    memcpy(p, t->pieces.state_head[s->state], sizeof t->pieces.state_head[0]);
+    p += t->pieces.state_head_len[s->state];
+  } else {
+    const char *name =
+        cs_state_name((int)s->state, abi, t->env.host->kind == CS_HOST_RCCL);
+    p = CS_CUR_LIT(p, "{\"name\":");
+    p = cs_cur_str(p, name ? name : "unknown");
+    p = CS_CUR_LIT(p, ",\"id\":");
+    p = cs_cur_u64(p, s->state);
+    p = CS_CUR_LIT(p, ",\"ts\":");
+  }
+  p = cs_cur_epoch_us(p, to_ns(t, s->raw_ts), &t->pieces.ts);
   switch (s->state) {
   case 9:  /* SendWait: bytes posted */
   case 11: /* RecvFlushWait: bytes received */
-    J(",\"transSize\":");
-    cs_jbuf_u64(b, s->arg);
+    p = CS_CUR_LIT(p, ",\"transSize\":");
+    p = cs_cur_u64(p, s->arg);
     break;
   case 18: /* ProxyCtrlAppendEnd */
-    J(",\"appendedProxyOps\":");
-    cs_jbuf_i64(b, (int32_t)(uint32_t)s->arg);
+    p = CS_CUR_LIT(p, ",\"appendedProxyOps\":");
+    p = cs_cur_i64(p, (int32_t)(uint32_t)s->arg);
     break;
   case 22: /* KernelChStop */
-    J(",\"pTimer\":");
-    cs_jbuf_u64(b, s->arg);
+    p = CS_CUR_LIT(p, ",\"pTimer\":");
+    p = cs_cur_u64(p, s->arg);
     break;
   case 31:
     if (abi >= 7 && t->env.host->kind != CS_HOST_RCCL) {
-      J(",\"pTimer\":");
-      cs_jbuf_u64(b, s->arg);
+      p = CS_CUR_LIT(p, ",\"pTimer\":");
+      p = cs_cur_u64(p, s->arg);
     }
     break;
   default:
     break;
   }
   if (s->repeat > 1) {
-    J(",\"count\":");
-    cs_jbuf_u64(b, s->repeat);
-    J(",\"lastTs\":");
-    cs_jbuf_ns_as_us(b, to_ns(t, s->last_raw_ts));
+    p = CS_CUR_LIT(p, ",\"count\":");
+    p = cs_cur_u64(p, s->repeat);
+    p = CS_CUR_LIT(p, ",\"lastTs\":");
+    p = cs_cur_epoch_us(p, to_ns(t, s->last_raw_ts), &t->pieces.ts);
   }
-  cs_jbuf_putc(b, '}');
+  return cs_cur_char(p, '}');
+}
+
+static void put_state(cs_trace_sink *t, cs_jbuf *b, const cs_state_rec *s,
+                      int abi) {
+  if (cs_jbuf_reserve(b, STATE_MAX))
+    b->len = (size_t)(cur_state(t, b->data + b->len, s, abi) - b->data);
 }
 
 /* ---- parents ---- */
 
-static void put_parent(cs_jbuf *b, const cs_event *e) {
-  J("\"parentId\":");
+static char *cur_parent(char *p, const cs_event *e) {
+  p = CS_CUR_LIT(p, "\"parentId\":");
   switch (e->parent_kind) {
   case CS_PARENT_LOCAL:
     if (e->parent_hint) {
-      J("null,\"parentStatus\":\"unknown\",\"parentHint\":");
-      cs_jbuf_hex_str(b, e->parent);
-    } else {
-      cs_jbuf_hex_str(b, e->parent);
+      p = CS_CUR_LIT(p, "null,\"parentStatus\":\"unknown\",\"parentHint\":");
+      return cs_cur_hex(p, e->parent);
     }
-    break;
+    return cs_cur_hex(p, e->parent);
   case CS_PARENT_FOREIGN:
-    J("null,\"parentStatus\":\"foreign\",\"parentRaw\":");
-    cs_jbuf_hex_str(b, e->parent);
-    break;
+    p = CS_CUR_LIT(p, "null,\"parentStatus\":\"foreign\",\"parentRaw\":");
+    return cs_cur_hex(p, e->parent);
   case CS_PARENT_UNKNOWN:
-    J("null,\"parentStatus\":\"unknown\",\"parentRaw\":");
-    cs_jbuf_hex_str(b, e->parent);
-    break;
+    p = CS_CUR_LIT(p, "null,\"parentStatus\":\"unknown\",\"parentRaw\":");
+    return cs_cur_hex(p, e->parent);
   default:
-    J("null");
-    break;
+    return CS_CUR_LIT(p, "null");
   }
 }
 
 /* ---- records ---- */
 
+#define EVENT_FIXED_MAX 2048 /* everything but strings and states */
+
 void cs_trace_event(cs_trace_sink *t, const cs_event *e) {
   cs_jbuf *b = &t->file.buf;
-  int64_t now = 0;
   size_t start = cs_tf_line_begin(&t->file);
-  J("{\"recordType\":\"event\",\"type\":\"");
-  const char *tname = cs_etype_json_name((cs_etype)e->etype);
-  cs_jbuf_put(b, tname, strlen(tname));
-  J("\",\"id\":");
-  cs_jbuf_hex_str(b, e->id);
-  cs_jbuf_putc(b, ',');
-  put_parent(b, e);
-  cs_jbuf_putc(b, ',');
-  put_comm(b, e->ctx);
-  J(",\"rank\":");
-  cs_jbuf_i64(b, e->rank);
+  size_t need = EVENT_FIXED_MAX + strings_max(e) +
+                (size_t)e->nstates * STATE_MAX;
+  if (!cs_jbuf_reserve(b, need)) {
+    cs_tf_line_end(&t->file, start, 0); /* counted as lost */
+    return;
+  }
+  char *p = b->data + b->len;
+  p = cs_cur_lit(p, t->pieces.event_head[e->etype],
+                 t->pieces.event_head_len[e->etype]);
+  p = cs_cur_hex(p, e->id);
+  p = cs_cur_char(p, ',');
+  p = cur_parent(p, e);
+  p = cs_cur_char(p, ',');
+  p = cur_comm(t, p, e->ctx);
+  p = CS_CUR_LIT(p, ",\"rank\":");
+  p = cs_cur_i64(p, e->rank);
   if (e->foreign_owner) {
-    J(",\"isPxn\":true,\"originPid\":");
-    cs_jbuf_i64(b, e->origin_pid);
+    p = CS_CUR_LIT(p, ",\"isPxn\":true,\"originPid\":");
+    p = cs_cur_i64(p, e->origin_pid);
   }
   const char *func = event_func(e);
   if (func) {
-    J(",\"func\":");
-    cs_jbuf_str(b, func);
+    p = CS_CUR_LIT(p, ",\"func\":");
+    p = cs_cur_str(p, func);
   }
-  J(",\"start\":");
-  put_endpoint(t, b, e->start_raw, e->start_tid);
+  p = CS_CUR_LIT(p, ",\"start\":");
+  p = cur_endpoint(t, p, e->start_raw, e->start_tid);
+  int64_t end_ns;
   if (e->end == CS_END_STOPPED) {
-    J(",\"stop\":");
-    put_endpoint(t, b, e->stop_raw, e->stop_tid);
-    J(",\"duration\":");
-    cs_jbuf_ns_as_us(b, to_ns(t, e->stop_raw) - to_ns(t, e->start_raw));
-    J(",\"end\":\"stopped\"");
+    p = CS_CUR_LIT(p, ",\"stop\":");
+    p = cur_endpoint(t, p, e->stop_raw, e->stop_tid);
+    end_ns = to_ns(t, e->stop_raw);
+    p = CS_CUR_LIT(p, ",\"duration\":");
+    p = cs_cur_ns_as_us(p, end_ns - to_ns(t, e->start_raw));
+    p = CS_CUR_LIT(p, ",\"end\":\"stopped\"");
   } else {
-    J(",\"stop\":null,\"duration\":null,\"end\":");
+    p = CS_CUR_LIT(p, ",\"stop\":null,\"duration\":null,\"end\":");
     if (e->end == CS_END_RECLAIMED) {
-      J("\"reclaimed\",\"reclaimReason\":\"");
-      const char *why = cs_reclaim_reason_name((cs_reclaim_reason)e->reclaim);
-      cs_jbuf_put(b, why, strlen(why));
-      cs_jbuf_putc(b, '"');
+      p = CS_CUR_LIT(p, "\"reclaimed\",\"reclaimReason\":");
+      p = cs_cur_str(p, cs_reclaim_reason_name((cs_reclaim_reason)e->reclaim));
     } else {
-      J("\"inflight\"");
+      p = CS_CUR_LIT(p, "\"inflight\"");
     }
-    J(",\"endTs\":");
-    cs_jbuf_ns_as_us(b, to_ns(t, e->end_raw));
+    end_ns = to_ns(t, e->end_raw);
+    p = CS_CUR_LIT(p, ",\"endTs\":");
+    p = cs_cur_epoch_us(p, end_ns, &t->pieces.ts);
   }
-  cs_jbuf_putc(b, ',');
-  put_details(b, e);
+  p = cs_cur_char(p, ',');
+  p = cur_details(p, e);
   if (e->nstates) {
     int abi = abi_of(t, e->ctx);
-    J(",\"states\":[");
+    p = CS_CUR_LIT(p, ",\"states\":[");
     for (uint32_t i = 0; i < e->nstates; i++) {
       if (i)
-        cs_jbuf_putc(b, ',');
-      put_state(t, b, &e->states[i], abi);
+        p = cs_cur_char(p, ',');
+      p = cur_state(t, p, &e->states[i], abi);
     }
-    cs_jbuf_putc(b, ']');
+    p = cs_cur_char(p, ']');
   }
-  cs_jbuf_putc(b, '}');
-  now = to_ns(t, e->end == CS_END_STOPPED ? e->stop_raw : e->end_raw);
-  cs_tf_line_end(&t->file, start, now);
+  p = cs_cur_char(p, '}');
+  b->len = (size_t)(p - b->data);
+  cs_tf_line_end(&t->file, start, end_ns);
   t->events_written++;
 }
 
@@ -569,6 +687,7 @@ bool cs_trace_open(cs_trace_sink *t, const cs_trace_env *env) {
   memset(t, 0, sizeof *t);
   t->env = *env;
   t->default_abi = 6;
+  build_pieces(t);
   snprintf(stem, sizeof stem, "trace_%s_%s_pid%d", env->run_id, env->hostname,
            (int)env->pid);
   if (!cs_tf_open(&t->file, env->dir, stem))

@@ -13,6 +13,8 @@
 
 #include "assembler.h"
 #include "clock.h"
+#include "cursor.h"
+#include "event_types.h"
 #include "host_info.h"
 #include "trace_file.h"
 
@@ -46,11 +48,36 @@ typedef struct {
   uint64_t threads;
 } cs_trace_counters;
 
+/* Pre-formatted pieces that repeat on every line (writer-side speed). */
+#define CS_TRACE_TID_CACHE 256
+#define CS_TRACE_CTX_CACHE 64
+typedef struct {
+  int32_t tid;
+  uint8_t len;
+  char text[48]; /* ,"pid":P,"tid":T} */
+} cs_tid_piece;
+typedef struct {
+  uint32_t ctx; /* 0 = empty */
+  bool has_comm;
+  uint8_t len;
+  char text[64]; /* "ctx":N,"commId":"0x..." */
+} cs_ctx_piece;
+typedef struct {
+  cs_cur_ts_cache ts;
+  cs_tid_piece tids[CS_TRACE_TID_CACHE];
+  cs_ctx_piece ctxs[CS_TRACE_CTX_CACHE];
+  char event_head[CS_EV_COUNT][80]; /* {"recordType":"event","type":"…","id": */
+  uint8_t event_head_len[CS_EV_COUNT];
+  char state_head[31][64]; /* {"name":"…","id":N,"ts": */
+  uint8_t state_head_len[31];
+} cs_trace_pieces;
+
 typedef struct {
   cs_trace_file file;
   cs_trace_env env;
   int default_abi; /* the ABI of the newest context (for state names) */
   uint64_t events_written;
+  cs_trace_pieces pieces;
 } cs_trace_sink;
 
 /* Open `<dir>/trace_<run>_<host>_pid<PID>.jsonl` and write the process

@@ -5,11 +5,16 @@
 
 #include <stdlib.h>
 
-static inline size_t slot_of(uint64_t key, size_t mask) {
-  key ^= key >> 33;
-  key *= UINT64_C(0xff51afd7ed558ccd);
-  key ^= key >> 33;
-  return (size_t)key & mask;
+/* One multiply: spreads sequential ids (our keys) evenly. */
+static inline size_t slot_of(const cs_u64map *m, uint64_t key) {
+  return (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> m->shift);
+}
+
+static unsigned shift_for(size_t cap) {
+  unsigned bits = 0;
+  while (((size_t)1 << bits) < cap)
+    bits++;
+  return 64 - bits;
 }
 
 bool cs_u64map_init(cs_u64map *m, size_t initial_capacity) {
@@ -18,6 +23,7 @@ bool cs_u64map_init(cs_u64map *m, size_t initial_capacity) {
     cap <<= 1;
   m->slots = calloc(cap, sizeof *m->slots);
   m->mask = cap - 1;
+  m->shift = shift_for(cap);
   m->count = 0;
   return m->slots != NULL;
 }
@@ -32,7 +38,7 @@ void cs_u64map_free(cs_u64map *m) {
 void *cs_u64map_get(const cs_u64map *m, uint64_t key) {
   if (!m->slots || key == 0)
     return NULL;
-  for (size_t i = slot_of(key, m->mask);; i = (i + 1) & m->mask) {
+  for (size_t i = slot_of(m, key);; i = (i + 1) & m->mask) {
     if (m->slots[i].key == key)
       return m->slots[i].value;
     if (m->slots[i].key == 0)
@@ -48,10 +54,11 @@ static bool grow(cs_u64map *m) {
     return false;
   m->slots = slots;
   m->mask = new_cap - 1;
+  m->shift = shift_for(new_cap);
   for (size_t j = 0; j < old_cap; j++) {
     if (!old[j].key)
       continue;
-    size_t i = slot_of(old[j].key, m->mask);
+    size_t i = slot_of(m, old[j].key);
     while (slots[i].key)
       i = (i + 1) & m->mask;
     slots[i] = old[j];
@@ -65,7 +72,7 @@ bool cs_u64map_put(cs_u64map *m, uint64_t key, void *value) {
     return false;
   if ((m->count + 1) * 2 > m->mask + 1 && !grow(m))
     return false;
-  size_t i = slot_of(key, m->mask);
+  size_t i = slot_of(m, key);
   while (m->slots[i].key && m->slots[i].key != key)
     i = (i + 1) & m->mask;
   if (!m->slots[i].key)
@@ -78,7 +85,7 @@ bool cs_u64map_put(cs_u64map *m, uint64_t key, void *value) {
 void *cs_u64map_remove(cs_u64map *m, uint64_t key) {
   if (!m->slots || key == 0)
     return NULL;
-  size_t i = slot_of(key, m->mask);
+  size_t i = slot_of(m, key);
   while (m->slots[i].key != key) {
     if (m->slots[i].key == 0)
       return NULL;
@@ -88,7 +95,7 @@ void *cs_u64map_remove(cs_u64map *m, uint64_t key) {
   /* Backward-shift: move later members of the probe run into the hole. */
   size_t hole = i;
   for (size_t j = (i + 1) & m->mask; m->slots[j].key; j = (j + 1) & m->mask) {
-    size_t home = slot_of(m->slots[j].key, m->mask);
+    size_t home = slot_of(m, m->slots[j].key);
     /* Can slot j's entry move to `hole`? Only if home is not in (hole, j]. */
     bool home_in_range = hole <= j ? (home > hole && home <= j)
                                    : (home > hole || home <= j);

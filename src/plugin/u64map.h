@@ -1,7 +1,7 @@
 /*
  * src/plugin/u64map.h — an open-addressing hash map from non-zero 64-bit
- * keys to pointers (linear probing, backward-shift deletion, grows at 50 %
- * load). Used only by the writer thread (not thread-safe).
+ * keys to pointers (Fibonacci hashing, linear probing, backward-shift
+ * deletion, grows at 50 % load). Used only by the writer thread (not thread-safe).
  */
 #ifndef CCLSCOPE_U64MAP_H
 #define CCLSCOPE_U64MAP_H
@@ -19,6 +19,7 @@ typedef struct {
   cs_u64map_slot *slots;
   size_t mask;
   size_t count;
+  unsigned shift; /* 64 - log2(capacity), for Fibonacci hashing */
 } cs_u64map;
 
 bool cs_u64map_init(cs_u64map *m, size_t initial_capacity);
