@@ -911,7 +911,8 @@ static void print_json(const checker *c) {
   }
   jw_arr_end(&w);
   jw_obj_end(&w);
-  fputc('\n', stdout);
+  jw_newline(&w);
+  jw_flush(&w);
 }
 
 int cmd_check(int argc, char **argv) {

@@ -617,7 +617,8 @@ static int run(perfetto *p, const tr_inputs *in, size_t window, FILE *out) {
   jw_u64(&p->w, p->tl.unplaced);
   jw_obj_end(&p->w);
   jw_obj_end(&p->w);
-  fputc('\n', out);
+  jw_newline(&p->w);
+  jw_flush(&p->w);
   if (!cli_globals.quiet) {
     fprintf(stderr,
             "cclscope perfetto: %" PRIu64 " records from %zu files -> %" PRIu64

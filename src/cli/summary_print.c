@@ -824,5 +824,6 @@ void summary_print_json(summary *s) {
   json_network(&w, s);
   json_health(&w, s);
   jw_obj_end(&w);
-  fputc('\n', stdout);
+  jw_newline(&w);
+  jw_flush(&w);
 }
