@@ -8,13 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t bytes_done(const ord_reader *o) {
-  uint64_t sum = 0;
-  for (size_t i = 0; i < o->n; i++)
-    sum += o->files[i].tf.bytes_read;
-  return sum;
-}
-
 static void note_identity(ord_file *f, const rec *r) {
   if (r->rt == RT_PROCESS_END)
     f->id.has_process_end = true;
@@ -49,8 +42,9 @@ static bool read_record(ord_reader *o, ord_file *f, rec_scratch *s, rec *r) {
     if (r->rt == RT_PAD)
       continue;
     note_identity(f, r);
-    if ((o->records & 1023) == 0)
-      progress_update(&o->prog, bytes_done(o));
+    o->bytes_done += f->tf.bytes_read - f->bytes_counted;
+    f->bytes_counted = f->tf.bytes_read;
+    progress_update(&o->prog, o->bytes_done);
     return true;
   }
   return false;

@@ -76,6 +76,7 @@ typedef struct {
   size_t nheap, cap_heap;
   size_t window_used;
   int64_t last_key; /* keys of records without a time inherit this */
+  uint64_t bytes_counted; /* of tf.bytes_read, already in bytes_done */
 } ord_file;
 
 typedef struct {
@@ -97,6 +98,7 @@ typedef struct {
   uint64_t late;    /* ORD_START: emitted after a later-starting record */
   uint64_t invalid; /* lines that are not JSON objects (skipped) */
   uint64_t unreadable_files;
+  uint64_t bytes_done; /* read from all files so far (progress) */
   progress prog;
 } ord_reader;
 
