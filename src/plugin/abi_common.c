@@ -5,8 +5,10 @@
  */
 #include "emit.h"
 
-cs_rec_start *cs_start_slow_begin(void **eHandle, cs_etype et,
-                                  cs_ring **ring) {
+_Atomic uint32_t cs_quiet_types;
+_Atomic uint64_t cs_quiet_states;
+
+cs_rec_start *cs_start_slow_begin(void **eHandle, cs_etype et, cs_ring **ring) {
   cs_ring *r = cs_ring_for_thread();
   if (!r) {
     *eHandle = NULL; /* no session: nothing is recorded */

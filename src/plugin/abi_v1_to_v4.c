@@ -11,16 +11,16 @@
 #include "emit.h"
 
 /* v1 enum values (NVIDIA NCCL) -> names as later versions spell them. */
-static const char *const v1_funcs[] = {"Broadcast", "Reduce", "AllGather",
-                                       "ReduceScatter", "AllReduce",
-                                       "SendRecv", "Send", "Recv"};
+static const char *const v1_funcs[] = {
+    "Broadcast", "Reduce",   "AllGather", "ReduceScatter",
+    "AllReduce", "SendRecv", "Send",      "Recv"};
 static const char *const v1_types[] = {
-    "ncclInt8",    "ncclUint8",   "ncclInt32",    "ncclUint32",
-    "ncclInt64",   "ncclUint64",  "ncclFloat16",  "ncclFloat32",
+    "ncclInt8",    "ncclUint8",    "ncclInt32",      "ncclUint32",
+    "ncclInt64",   "ncclUint64",   "ncclFloat16",    "ncclFloat32",
     "ncclFloat64", "ncclBfloat16", "ncclFloat8e4m3", "ncclFloat8e5m2"};
-static const char *const v1_algos[] = {"TREE", "RING", "COLLNET_DIRECT",
-                                       "COLLNET_CHAIN", "NVLS", "NVLS_TREE",
-                                       "PAT"};
+static const char *const v1_algos[] = {
+    "TREE",      "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS",
+    "NVLS_TREE", "PAT"};
 static const char *const v1_protos[] = {"LL", "LL128", "SIMPLE"};
 
 static const char *enum_name(const char *const *names, size_t n, uint8_t v) {
@@ -28,9 +28,8 @@ static const char *enum_name(const char *const *names, size_t n, uint8_t v) {
 }
 #define ENUM_NAME(table, v) enum_name(table, sizeof table / sizeof *table, v)
 
-static void fill_proxy(cs_payload *p, ncclPid_t pid,
-                       uint8_t channel, int peer, int n_steps, int chunk,
-                       int is_send) {
+static void fill_proxy(cs_payload *p, ncclPid_t pid, uint8_t channel, int peer,
+                       int n_steps, int chunk, int is_send) {
   p->proxy_op.pid = pid;
   p->proxy_op.channel_id = channel;
   p->proxy_op.peer = peer;
@@ -53,7 +52,8 @@ static ncclResult_t v1_init(void **context, int *eActivationMask) {
 }
 
 static inline __attribute__((always_inline)) void
-fill_v1(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v1_t *d, cs_etype et) {
+fill_v1(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v1_t *d,
+        cs_etype et) {
   cs_start_common(rec, context, d->parentObj, d->rank, et,
                   et == CS_EV_PROXY_OP ? d->proxyOp.pid : 0);
   cs_payload *p = &rec->p;
@@ -103,7 +103,8 @@ fill_v1(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v1_t *d, 
 
 /* startEvent; with `slow` == false this is the fast path (see emit.h). */
 static inline __attribute__((always_inline)) ncclResult_t
-start_v1(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d, bool slow);
+start_v1(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d,
+         bool slow);
 
 __attribute__((noinline)) static ncclResult_t
 v1_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d) {
@@ -111,7 +112,8 @@ v1_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d) {
 }
 
 static inline __attribute__((always_inline)) ncclResult_t
-start_v1(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d, bool slow) {
+start_v1(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d,
+         bool slow) {
   if (CS_UNLIKELY(!eHandle))
     return ncclSuccess;
   if (CS_UNLIKELY(!d)) {
@@ -119,6 +121,10 @@ start_v1(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d, bool slo
     return ncclSuccess;
   }
   cs_etype et = cs_etype_decode(d->type, CS_TYPES_V1);
+  if (CS_UNLIKELY(cs_type_is_quiet(et))) {
+    *eHandle = cs_handle_quiet();
+    return ncclSuccess;
+  }
   cs_ring *r;
   cs_rec_start *rec;
   if (!slow) {
@@ -135,7 +141,8 @@ start_v1(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d, bool slo
   return ncclSuccess;
 }
 
-static ncclResult_t v1_start(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d) {
+static ncclResult_t v1_start(void *context, void **eHandle,
+                             ncclProfilerEventDescr_v1_t *d) {
   return start_v1(context, eHandle, d, false);
 }
 
@@ -153,7 +160,8 @@ static ncclResult_t v2_init(void **context, int *eActivationMask) {
 }
 
 static inline __attribute__((always_inline)) void
-fill_v2(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v2_t *d, cs_etype et) {
+fill_v2(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v2_t *d,
+        cs_etype et) {
   cs_start_common(rec, context, d->parentObj, d->rank, et,
                   et == CS_EV_PROXY_OP ? d->proxyOp.pid : 0);
   cs_payload *p = &rec->p;
@@ -200,7 +208,8 @@ fill_v2(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v2_t *d, 
 
 /* startEvent; with `slow` == false this is the fast path (see emit.h). */
 static inline __attribute__((always_inline)) ncclResult_t
-start_v2(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d, bool slow);
+start_v2(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d,
+         bool slow);
 
 __attribute__((noinline)) static ncclResult_t
 v2_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d) {
@@ -208,7 +217,8 @@ v2_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d) {
 }
 
 static inline __attribute__((always_inline)) ncclResult_t
-start_v2(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d, bool slow) {
+start_v2(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d,
+         bool slow) {
   if (CS_UNLIKELY(!eHandle))
     return ncclSuccess;
   if (CS_UNLIKELY(!d)) {
@@ -216,6 +226,10 @@ start_v2(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d, bool slo
     return ncclSuccess;
   }
   cs_etype et = cs_etype_decode(d->type, CS_TYPES_V1);
+  if (CS_UNLIKELY(cs_type_is_quiet(et))) {
+    *eHandle = cs_handle_quiet();
+    return ncclSuccess;
+  }
   cs_ring *r;
   cs_rec_start *rec;
   if (!slow) {
@@ -232,7 +246,8 @@ start_v2(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d, bool slo
   return ncclSuccess;
 }
 
-static ncclResult_t v2_start(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d) {
+static ncclResult_t v2_start(void *context, void **eHandle,
+                             ncclProfilerEventDescr_v2_t *d) {
   return start_v2(context, eHandle, d, false);
 }
 
@@ -248,7 +263,8 @@ static ncclResult_t v3_init(void **context, int *eActivationMask) {
 }
 
 static inline __attribute__((always_inline)) void
-fill_v3(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v3_t *d, cs_etype et) {
+fill_v3(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v3_t *d,
+        cs_etype et) {
   cs_start_common(rec, context, d->parentObj, d->rank, et,
                   et == CS_EV_PROXY_OP ? d->proxyOp.pid : 0);
   cs_payload *p = &rec->p;
@@ -302,7 +318,8 @@ fill_v3(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v3_t *d, 
 
 /* startEvent; with `slow` == false this is the fast path (see emit.h). */
 static inline __attribute__((always_inline)) ncclResult_t
-start_v3(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d, bool slow);
+start_v3(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d,
+         bool slow);
 
 __attribute__((noinline)) static ncclResult_t
 v3_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d) {
@@ -310,7 +327,8 @@ v3_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d) {
 }
 
 static inline __attribute__((always_inline)) ncclResult_t
-start_v3(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d, bool slow) {
+start_v3(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d,
+         bool slow) {
   if (CS_UNLIKELY(!eHandle))
     return ncclSuccess;
   if (CS_UNLIKELY(!d)) {
@@ -318,6 +336,10 @@ start_v3(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d, bool slo
     return ncclSuccess;
   }
   cs_etype et = cs_etype_decode(d->type, CS_TYPES_V3);
+  if (CS_UNLIKELY(cs_type_is_quiet(et))) {
+    *eHandle = cs_handle_quiet();
+    return ncclSuccess;
+  }
   cs_ring *r;
   cs_rec_start *rec;
   if (!slow) {
@@ -334,7 +356,8 @@ start_v3(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d, bool slo
   return ncclSuccess;
 }
 
-static ncclResult_t v3_start(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d) {
+static ncclResult_t v3_start(void *context, void **eHandle,
+                             ncclProfilerEventDescr_v3_t *d) {
   return start_v3(context, eHandle, d, false);
 }
 
@@ -347,12 +370,16 @@ static ncclResult_t v3_state(void *eHandle, ncclProfilerEventState_v3_t state,
 /* ---- v4 ---- */
 
 static ncclResult_t v4_init(void **context, int *eActivationMask,
-                            const char *commName, uint64_t commHash,
-                            int nNodes, int nranks, int rank,
-                            ncclDebugLogger_t logfn) {
-  cs_init_args a = {.abi = 4, .has_comm_info = true, .comm_id = commHash,
-                    .comm_name = commName, .nnodes = nNodes,
-                    .nranks = nranks, .rank = rank, .mask = eActivationMask,
+                            const char *commName, uint64_t commHash, int nNodes,
+                            int nranks, int rank, ncclDebugLogger_t logfn) {
+  cs_init_args a = {.abi = 4,
+                    .has_comm_info = true,
+                    .comm_id = commHash,
+                    .comm_name = commName,
+                    .nnodes = nNodes,
+                    .nranks = nranks,
+                    .rank = rank,
+                    .mask = eActivationMask,
                     .logger = logfn};
   if (context)
     *context = cs_session_init(&a);
@@ -360,7 +387,8 @@ static ncclResult_t v4_init(void **context, int *eActivationMask,
 }
 
 static inline __attribute__((always_inline)) void
-fill_v4(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v4_t *d, cs_etype et) {
+fill_v4(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v4_t *d,
+        cs_etype et) {
   cs_start_common(rec, context, d->parentObj, d->rank, et,
                   et == CS_EV_PROXY_OP ? d->proxyOp.pid : 0);
   cs_payload *p = &rec->p;
@@ -413,7 +441,8 @@ fill_v4(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v4_t *d, 
 
 /* startEvent; with `slow` == false this is the fast path (see emit.h). */
 static inline __attribute__((always_inline)) ncclResult_t
-start_v4(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d, bool slow);
+start_v4(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d,
+         bool slow);
 
 __attribute__((noinline)) static ncclResult_t
 v4_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d) {
@@ -421,7 +450,8 @@ v4_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d) {
 }
 
 static inline __attribute__((always_inline)) ncclResult_t
-start_v4(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d, bool slow) {
+start_v4(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d,
+         bool slow) {
   if (CS_UNLIKELY(!eHandle))
     return ncclSuccess;
   if (CS_UNLIKELY(!d)) {
@@ -429,6 +459,10 @@ start_v4(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d, bool slo
     return ncclSuccess;
   }
   cs_etype et = cs_etype_decode(d->type, CS_TYPES_V3);
+  if (CS_UNLIKELY(cs_type_is_quiet(et))) {
+    *eHandle = cs_handle_quiet();
+    return ncclSuccess;
+  }
   cs_ring *r;
   cs_rec_start *rec;
   if (!slow) {
@@ -445,7 +479,8 @@ start_v4(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d, bool slo
   return ncclSuccess;
 }
 
-static ncclResult_t v4_start(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d) {
+static ncclResult_t v4_start(void *context, void **eHandle,
+                             ncclProfilerEventDescr_v4_t *d) {
   return start_v4(context, eHandle, d, false);
 }
 
@@ -457,14 +492,14 @@ static ncclResult_t v4_state(void *eHandle, ncclProfilerEventState_v4_t state,
 
 /* Exported, and not const (see abi_v5_to_v7.c). */
 __attribute__((visibility("default"))) ncclProfiler_v1_t ncclProfiler_v1 = {
-    "cclscope", v1_init, v1_start, cs_abi_stop_event, v1_state,
-    cs_abi_finalize};
+    "cclscope",        v1_init,  v1_start,
+    cs_abi_stop_event, v1_state, cs_abi_finalize};
 __attribute__((visibility("default"))) ncclProfiler_v2_t ncclProfiler_v2 = {
-    "cclscope", v2_init, v2_start, cs_abi_stop_event, v2_state,
-    cs_abi_finalize};
+    "cclscope",        v2_init,  v2_start,
+    cs_abi_stop_event, v2_state, cs_abi_finalize};
 __attribute__((visibility("default"))) ncclProfiler_v3_t ncclProfiler_v3 = {
-    "cclscope", v3_init, v3_start, cs_abi_stop_event, v3_state,
-    cs_abi_finalize};
+    "cclscope",        v3_init,  v3_start,
+    cs_abi_stop_event, v3_state, cs_abi_finalize};
 __attribute__((visibility("default"))) ncclProfiler_v4_t ncclProfiler_v4 = {
-    "cclscope", v4_init, v4_start, cs_abi_stop_event, v4_state,
-    cs_abi_finalize};
+    "cclscope",        v4_init,  v4_start,
+    cs_abi_stop_event, v4_state, cs_abi_finalize};

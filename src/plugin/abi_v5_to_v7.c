@@ -15,7 +15,7 @@ typedef ncclProfilerEventDescr_v6_t d6;
 typedef ncclProfilerEventDescr_v5_t d5;
 
 #define SAME(field)                                                            \
-  _Static_assert(offsetof(d5, field) == offsetof(d7, field) &&               \
+  _Static_assert(offsetof(d5, field) == offsetof(d7, field) &&                 \
                      offsetof(d6, field) == offsetof(d7, field),               \
                  "v5/v6/v7 layouts differ at " #field)
 SAME(parentObj);
@@ -218,6 +218,10 @@ start_modern(void *context, void **eHandle, const d7 *d, int abi,
     return ncclSuccess;
   }
   cs_etype et = cs_etype_decode(d->type, allowed);
+  if (CS_UNLIKELY(cs_type_is_quiet(et))) {
+    *eHandle = cs_handle_quiet();
+    return ncclSuccess;
+  }
   cs_ring *r;
   cs_rec_start *rec;
   if (slow) {
@@ -240,9 +244,14 @@ static ncclResult_t v5_init(void **context, uint64_t commId,
                             int *eActivationMask, const char *commName,
                             int nNodes, int nranks, int rank,
                             ncclDebugLogger_t logfn) {
-  cs_init_args a = {.abi = 5, .has_comm_info = true, .comm_id = commId,
-                    .comm_name = commName, .nnodes = nNodes,
-                    .nranks = nranks, .rank = rank, .mask = eActivationMask,
+  cs_init_args a = {.abi = 5,
+                    .has_comm_info = true,
+                    .comm_id = commId,
+                    .comm_name = commName,
+                    .nnodes = nNodes,
+                    .nranks = nranks,
+                    .rank = rank,
+                    .mask = eActivationMask,
                     .logger = logfn};
   if (context)
     *context = cs_session_init(&a);
@@ -271,9 +280,14 @@ static ncclResult_t v6_init(void **context, uint64_t commId,
                             int *eActivationMask, const char *commName,
                             int nNodes, int nranks, int rank,
                             ncclDebugLogger_t logfn) {
-  cs_init_args a = {.abi = 6, .has_comm_info = true, .comm_id = commId,
-                    .comm_name = commName, .nnodes = nNodes,
-                    .nranks = nranks, .rank = rank, .mask = eActivationMask,
+  cs_init_args a = {.abi = 6,
+                    .has_comm_info = true,
+                    .comm_id = commId,
+                    .comm_name = commName,
+                    .nnodes = nNodes,
+                    .nranks = nranks,
+                    .rank = rank,
+                    .mask = eActivationMask,
                     .logger = logfn};
   if (context)
     *context = cs_session_init(&a);
@@ -302,9 +316,14 @@ static ncclResult_t v7_init(void **context, uint64_t commId,
                             int *eActivationMask, const char *commName,
                             int nNodes, int nranks, int rank,
                             ncclDebugLogger_t logfn) {
-  cs_init_args a = {.abi = 7, .has_comm_info = true, .comm_id = commId,
-                    .comm_name = commName, .nnodes = nNodes,
-                    .nranks = nranks, .rank = rank, .mask = eActivationMask,
+  cs_init_args a = {.abi = 7,
+                    .has_comm_info = true,
+                    .comm_id = commId,
+                    .comm_name = commName,
+                    .nnodes = nNodes,
+                    .nranks = nranks,
+                    .rank = rank,
+                    .mask = eActivationMask,
                     .logger = logfn};
   if (context)
     *context = cs_session_init(&a);
@@ -328,11 +347,11 @@ static ncclResult_t v7_state(void *eHandle, ncclProfilerEventState_v7_t state,
 
 /* Exported, and not const: HIP turns const globals into device constants. */
 __attribute__((visibility("default"))) ncclProfiler_v5_t ncclProfiler_v5 = {
-    "cclscope", v5_init, v5_start, cs_abi_stop_event, v5_state,
-    cs_abi_finalize};
+    "cclscope",        v5_init,  v5_start,
+    cs_abi_stop_event, v5_state, cs_abi_finalize};
 __attribute__((visibility("default"))) ncclProfiler_v6_t ncclProfiler_v6 = {
-    "cclscope", v6_init, v6_start, cs_abi_stop_event, v6_state,
-    cs_abi_finalize};
+    "cclscope",        v6_init,  v6_start,
+    cs_abi_stop_event, v6_state, cs_abi_finalize};
 __attribute__((visibility("default"))) ncclProfiler_v7_t ncclProfiler_v7 = {
-    "cclscope", v7_init, v7_start, cs_abi_stop_event, v7_state,
-    cs_abi_finalize};
+    "cclscope",        v7_init,  v7_start,
+    cs_abi_stop_event, v7_state, cs_abi_finalize};

@@ -3,8 +3,9 @@
  *
  * Data: `live` finds the cs_event of an id started and not yet ended: a
  * direct-mapped table by id (ids come in dense per-thread blocks, so this
- * almost never collides) with a hash map for the ids whose slot was taken; `steps` maps (ProxyOp id, step % 8) -> the open ProxyStep, which is
- * how a restarted recv step is recognised (NCCL reuses the handle slot
+ * almost never collides) with a hash map for the ids whose slot was taken;
+ * `steps` maps (ProxyOp id, step % 8) -> the open ProxyStep, which is how a
+ * restarted recv step is recognised (NCCL reuses the handle slot
  * sub->pHandles[step % 8]); `ended` is a fixed ring of recently ended
  * events (owner, type, end time), direct-mapped by id (a newer event
  * overwrites an older one with the same low bits); `early` holds stops
@@ -213,8 +214,7 @@ cs_assembler *cs_asm_create(const cs_asm_config *cfg) {
   a->cfg = *cfg;
   a->ended = calloc(ENDED_CACHE, sizeof *a->ended);
   a->live.direct = calloc(LIVE_DIRECT, sizeof *a->live.direct);
-  if (!a->ended || !a->live.direct ||
-      !cs_u64map_init(&a->live.overflow, 256) ||
+  if (!a->ended || !a->live.direct || !cs_u64map_init(&a->live.overflow, 256) ||
       !cs_u64map_init(&a->early, 64)) {
     cs_asm_destroy(a);
     return NULL;
@@ -283,8 +283,7 @@ static void reclaim_open_steps(cs_assembler *a, cs_event *op,
     cs_event *step = op->open_steps[s];
     op->open_steps[s] = NULL;
     if (step)
-      end_event(a, step, CS_END_RECLAIMED, CS_RECLAIM_PARENT_STOPPED,
-                now_raw);
+      end_event(a, step, CS_END_RECLAIMED, CS_RECLAIM_PARENT_STOPPED, now_raw);
   }
 }
 
@@ -432,8 +431,8 @@ static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
   e->parent = s->parent;
   e->start_raw = s->h.ts;
   e->start_tid = tid;
-  size_t payload_bytes = (size_t)s->h.units * CS_UNIT_BYTES -
-                         CS_START_FIXED_BYTES;
+  size_t payload_bytes =
+      (size_t)s->h.units * CS_UNIT_BYTES - CS_START_FIXED_BYTES;
   if (payload_bytes > sizeof e->p)
     payload_bytes = sizeof e->p;
   memcpy(&e->p, &s->p, payload_bytes);
@@ -459,6 +458,8 @@ static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
     a->c.live_high_water = a->c.live_now;
   if (e->etype == CS_EV_PROXY_STEP)
     note_step_start(a, e, parent.live);
+  if (a->cfg.on_start)
+    a->cfg.on_start(a->cfg.arg, e);
 
   early_stop *early =
       a->early.count ? cs_u64map_remove(&a->early, e->id) : NULL;
@@ -566,8 +567,7 @@ void cs_asm_record(cs_assembler *a, const cs_unit *rec, int32_t tid) {
 
 static bool parent_ended_long_ago(const cs_assembler *a, const cs_event *e,
                                   uint64_t now_raw) {
-  if (e->parent_kind != CS_PARENT_LOCAL ||
-      live_get(a, e->parent))
+  if (e->parent_kind != CS_PARENT_LOCAL || live_get(a, e->parent))
     return false;
   const ended_info *x = ended_lookup(a, e->parent);
   return x && now_raw - x->end_raw > a->cfg.reclaim_ticks;
@@ -593,9 +593,9 @@ static cs_reclaim_reason reclaim_reason(const cs_assembler *a,
 }
 
 typedef enum {
-  RECLAIM_STALE,      /* what will never stop (periodic) */
-  RECLAIM_CONTEXT,    /* leftovers of one finalized context */
-  RECLAIM_EVERYTHING  /* session end or exit */
+  RECLAIM_STALE,     /* what will never stop (periodic) */
+  RECLAIM_CONTEXT,   /* leftovers of one finalized context */
+  RECLAIM_EVERYTHING /* session end or exit */
 } reclaim_mode;
 
 /* Collect first, end afterwards: ending mutates the live map. */
@@ -640,8 +640,8 @@ static void reclaim_matching(cs_assembler *a, uint64_t now_raw,
     cs_event *e = live_get(a, victims[i]->id);
     if (e != victims[i])
       continue;
-    cs_end_kind end = mode == RECLAIM_EVERYTHING ? everything_end
-                                                 : CS_END_RECLAIMED;
+    cs_end_kind end =
+        mode == RECLAIM_EVERYTHING ? everything_end : CS_END_RECLAIMED;
     end_event(a, e, end, why[i], now_raw);
   }
   free(victims);
@@ -668,14 +668,13 @@ void cs_asm_tick(cs_assembler *a, uint64_t now_raw) {
                    CS_RECLAIM_NONE);
 }
 
-void cs_asm_context_finalized(cs_assembler *a, uint32_t ctx,
-                              uint64_t now_raw) {
+void cs_asm_context_finalized(cs_assembler *a, uint32_t ctx, uint64_t now_raw) {
   reclaim_matching(a, now_raw, ctx, RECLAIM_CONTEXT, CS_END_RECLAIMED,
                    CS_RECLAIM_FINALIZE);
 }
 
-void cs_asm_end_all(cs_assembler *a, cs_end_kind end,
-                    cs_reclaim_reason reason, uint64_t now_raw) {
+void cs_asm_end_all(cs_assembler *a, cs_end_kind end, cs_reclaim_reason reason,
+                    uint64_t now_raw) {
   reclaim_matching(a, now_raw, 0, RECLAIM_EVERYTHING, end, reason);
   size_t cap = cs_u64map_capacity(&a->early);
   for (size_t i = 0; i < cap; i++) {

@@ -49,11 +49,11 @@ typedef struct {
 typedef struct cs_event {
   struct cs_event *next_free;
   uint64_t id;
-  uint64_t parent;    /* our id (LOCAL) or the raw value */
+  uint64_t parent; /* our id (LOCAL) or the raw value */
   uint64_t start_raw;
-  uint64_t stop_raw;  /* STOPPED */
-  uint64_t end_raw;   /* RECLAIMED / INFLIGHT: when we gave up */
-  uint32_t ctx;       /* owning context serial, 0 = unknown */
+  uint64_t stop_raw; /* STOPPED */
+  uint64_t end_raw;  /* RECLAIMED / INFLIGHT: when we gave up */
+  uint32_t ctx;      /* owning context serial, 0 = unknown */
   int32_t rank;
   int32_t origin_pid; /* PXN: the other process */
   int32_t start_tid;
@@ -83,13 +83,13 @@ typedef struct cs_event {
 } cs_event;
 
 typedef struct {
-  uint64_t starts; /* accepted: each ends exactly once, or is still live */
+  uint64_t starts;   /* accepted: each ends exactly once, or is still live */
   uint64_t ended[3]; /* by cs_end_kind */
   uint64_t reclaimed[CS_RECLAIM_COUNT];
-  uint64_t double_stops;   /* stop of an event that already ended */
+  uint64_t double_stops;    /* stop of an event that already ended */
   uint64_t unmatched_stops; /* stop of an id never started here */
-  uint64_t late_states;    /* state after the event ended */
-  uint64_t orphan_states;  /* state of an id never started here */
+  uint64_t late_states;     /* state after the event ended */
+  uint64_t orphan_states;   /* state of an id never started here */
   uint64_t parents_unknown; /* links downgraded to unknown */
   uint64_t live_cap_drops;
   uint64_t live_now;
@@ -97,6 +97,8 @@ typedef struct {
 } cs_asm_counters;
 
 typedef struct {
+  /* Called once per started event (after its parent and owner resolved). */
+  void (*on_start)(void *arg, const cs_event *e);
   /* Called once per ended event; the event is valid only during the call. */
   void (*on_event)(void *arg, const cs_event *e);
   /* A state that arrived after its event ended (written on its own). */
@@ -122,8 +124,8 @@ void cs_asm_tick(cs_assembler *a, uint64_t now_raw);
 void cs_asm_context_finalized(cs_assembler *a, uint32_t ctx, uint64_t now_raw);
 
 /* End every event still in flight (session end or process exit). */
-void cs_asm_end_all(cs_assembler *a, cs_end_kind end,
-                    cs_reclaim_reason reason, uint64_t now_raw);
+void cs_asm_end_all(cs_assembler *a, cs_end_kind end, cs_reclaim_reason reason,
+                    uint64_t now_raw);
 
 const cs_asm_counters *cs_asm_get_counters(const cs_assembler *a);
 

@@ -20,7 +20,8 @@ static bool counter_is_invariant(void) {
   __get_cpuid(0x80000007u, &a, &b, &c, &d);
   return (d >> 8) & 1u; /* invariant TSC */
 #elif defined(__aarch64__)
-  return true; /* the generic timer's virtual counter is architecturally fixed */
+  return true; /* the generic timer's virtual counter is architecturally fixed
+                */
 #else
   return false;
 #endif
@@ -70,9 +71,8 @@ void cs_clock_cal_start(cs_clock_cal *cal, cs_clock_kind kind) {
   cal->kind = kind;
   clock_gettime(CLOCK_REALTIME, &rt);
   clock_gettime(CLOCK_MONOTONIC, &mt);
-  cal->epoch_offset =
-      ((int64_t)rt.tv_sec - (int64_t)mt.tv_sec) * 1000000000 +
-      ((int64_t)rt.tv_nsec - (int64_t)mt.tv_nsec);
+  cal->epoch_offset = ((int64_t)rt.tv_sec - (int64_t)mt.tv_sec) * 1000000000 +
+                      ((int64_t)rt.tv_nsec - (int64_t)mt.tv_nsec);
   if (kind == CS_CLOCK_MONOTONIC) {
     /* Raw values are CLOCK_MONOTONIC nanoseconds: anchor at 0, rate 1. */
     cal->ns_per_tick = 1.0;

@@ -44,10 +44,10 @@ static inline uint64_t cs_clock_counter(void) {
 }
 
 static inline uint64_t cs_clock_now(void) {
-  if (__builtin_expect(atomic_load_explicit(&cs_clock_source,
-                                            memory_order_relaxed) ==
-                           CS_CLOCK_COUNTER,
-                       1))
+  if (__builtin_expect(
+          atomic_load_explicit(&cs_clock_source, memory_order_relaxed) ==
+              CS_CLOCK_COUNTER,
+          1))
     return cs_clock_counter();
   return cs_clock_monotonic_ns();
 }
@@ -58,14 +58,14 @@ cs_clock_kind cs_clock_choose(const char *preference);
 /* Calibration state, owned by one thread (the writer) after start. */
 typedef struct {
   cs_clock_kind kind;
-  uint64_t raw0;         /* first anchor */
+  uint64_t raw0; /* first anchor */
   int64_t mono0;
-  uint64_t raw_k;        /* latest anchor */
+  uint64_t raw_k; /* latest anchor */
   int64_t mono_k;
   double ns_per_tick;
-  uint64_t mult_q32;     /* ns_per_tick in 32.32 fixed point */
-  int64_t epoch_k;       /* epoch ns at raw_k */
-  int64_t epoch_offset;  /* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
+  uint64_t mult_q32;    /* ns_per_tick in 32.32 fixed point */
+  int64_t epoch_k;      /* epoch ns at raw_k */
+  int64_t epoch_offset; /* CLOCK_REALTIME - CLOCK_MONOTONIC at start */
 } cs_clock_cal;
 
 /* Take the first anchors; with a counter, measures the rate for ~5 ms. */

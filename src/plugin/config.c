@@ -75,6 +75,10 @@ static bool parse_mask_token(const char *tok, int *bits) {
     *bits = CS_MASK_ALL;
     return true;
   }
+  if (strcasecmp(tok, "metrics") == 0) {
+    *bits = CS_MASK_METRICS;
+    return true;
+  }
   if (strcasecmp(tok, "none") == 0) {
     *bits = 0;
     return true;
@@ -242,7 +246,7 @@ static void sanitize_for_filename(char *s) {
 
 static void load_identity(cs_config *c) {
   static const char *const job_vars[] = {
-      "CCLSCOPE_JOB_ID", "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID",
+      "CCLSCOPE_JOB_ID", "SLURM_JOB_ID",        "PBS_JOBID", "LSB_JOBID",
       "FLUX_JOB_ID",     "TORCHELASTIC_RUN_ID", NULL};
   c->run_id[0] = '\0';
   for (int i = 0; job_vars[i]; i++) {
@@ -275,12 +279,37 @@ static void load_identity(cs_config *c) {
     snprintf(c->dir, sizeof c->dir, "cclscope-%s", c->run_id);
 }
 
+/* Where Prometheus gets the metrics: a textfile and/or an HTTP port. */
+static void load_prometheus(cs_config *c) {
+  const char *file = getenv("CCLSCOPE_PROM_FILE");
+  const char *dir = getenv("CCLSCOPE_PROM_DIR");
+  if (file && *file)
+    snprintf(c->prom_file, sizeof c->prom_file, "%s", file);
+  else if (dir && *dir)
+    snprintf(c->prom_file, sizeof c->prom_file, "%s/cclscope_%s_pid%d.prom",
+             dir, c->hostname, (int)getpid());
+  const char *addr = getenv("CCLSCOPE_PROM_ADDR");
+  snprintf(c->prom_addr, sizeof c->prom_addr, "%s",
+           addr && *addr ? addr : "127.0.0.1");
+  const char *port = getenv("CCLSCOPE_PROM_PORT");
+  if (port && *port) {
+    char *end;
+    long p = strtol(port, &end, 10);
+    if (*end || p < 0 || p > 65535)
+      warn_bad("CCLSCOPE_PROM_PORT", port, "expected a port number", "off");
+    else
+      c->prom_port = (int)p;
+  }
+}
+
 void cs_config_load(cs_config *c) {
   static const char *const clocks[] = {"auto", "tsc", "monotonic", NULL};
   static const char *const hosts[] = {"auto", "nccl", "rccl", NULL};
   memset(c, 0, sizeof *c);
   load_mode(c);
   load_mask(c);
+  if (c->metrics && !c->trace && strcmp(c->mask_source, "default") == 0)
+    c->mask = CS_MASK_METRICS; /* nothing is traced: ask only for these */
   load_identity(c);
 
   c->ring_bytes = (size_t)4 << 20;
@@ -298,9 +327,20 @@ void cs_config_load(cs_config *c) {
               86400.0);
   load_double("CCLSCOPE_FLUSH_INTERVAL", &c->flush_interval_s, 1.0, 0.01,
               3600.0);
+  load_double("CCLSCOPE_TIMING_TIMEOUT", &c->timing_timeout_s, 10.0, 0.1,
+              86400.0);
   double live;
   load_double("CCLSCOPE_MAX_INFLIGHT", &live, 1000000.0, 1000.0, 1e8);
   c->max_live_events = (unsigned)live;
+  load_double("CCLSCOPE_METRICS_WINDOW", &c->metrics_window_s, 5.0, 0.05,
+              3600.0);
+  double series;
+  load_double("CCLSCOPE_METRICS_MAX_SERIES", &series, 2000.0, 10.0, 1e6);
+  c->metrics_max_series = (unsigned)series;
+  load_prometheus(c);
+  static const char *const summaries[] = {"log", "stderr", "off", NULL};
+  load_choice("CCLSCOPE_SUMMARY", c->summary, sizeof c->summary, "log",
+              summaries);
   load_choice("CCLSCOPE_CLOCK", c->clock, sizeof c->clock, "auto", clocks);
   load_choice("CCLSCOPE_HOST", c->host, sizeof c->host, "auto", hosts);
 }

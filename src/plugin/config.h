@@ -12,24 +12,36 @@
 #include <stdint.h>
 
 /* Event-mask presets (NCCL type bits). */
-#define CS_MASK_MINIMAL 0x1046  /* coll, p2p, kernelch, cecoll */
-#define CS_MASK_DEFAULT 0xFF4F  /* everything but proxystep, proxyctrl, netplugin */
-#define CS_MASK_ALL 0x1FFFF     /* every bit, incl. RCCL's ProxyDiag (1<<16) */
+#define CS_MASK_MINIMAL 0x1046 /* coll, p2p, kernelch, cecoll */
+#define CS_MASK_DEFAULT                                                        \
+  0xFF4F                    /* everything but proxystep, proxyctrl, netplugin */
+#define CS_MASK_ALL 0x1FFFF /* every bit, incl. RCCL's ProxyDiag (1<<16) */
+/* What metrics need: coll, p2p, proxyop, proxystep, kernelch, cecoll,
+ * kernelphase (the default when CCLSCOPE_MODE=metrics). */
+#define CS_MASK_METRICS 0x905E
 
 typedef struct {
   bool trace;   /* write JSONL traces */
   bool metrics; /* aggregate metrics (docs/metrics.md) */
   int mask;     /* activation mask requested from NCCL */
-  const char *mask_source; /* "CCLSCOPE_MASK", "NCCL_PROFILE_EVENT_MASK", "default" */
-  char dir[PATH_MAX];      /* output folder */
-  char run_id[128];        /* job id or start timestamp: names dir and files */
+  const char
+      *mask_source; /* "CCLSCOPE_MASK", "NCCL_PROFILE_EVENT_MASK", "default" */
+  char dir[PATH_MAX]; /* output folder */
+  char run_id[128];   /* job id or start timestamp: names dir and files */
   char hostname[256];
-  size_t ring_bytes;            /* per-thread ring size */
-  double reclaim_timeout_s;     /* never-stopped ProxyOps are reclaimed after */
-  double flush_interval_s;      /* how stale the file may be */
-  unsigned max_live_events;     /* cap on events in flight in the writer */
-  char clock[16];               /* auto | tsc | monotonic */
-  char host[16];                /* auto | nccl | rccl */
+  size_t ring_bytes;           /* per-thread ring size */
+  double reclaim_timeout_s;    /* never-stopped ProxyOps are reclaimed after */
+  double flush_interval_s;     /* how stale the file may be */
+  double timing_timeout_s;     /* give up waiting for a collective's children */
+  unsigned max_live_events;    /* cap on events in flight in the writer */
+  double metrics_window_s;     /* aggregation window */
+  unsigned metrics_max_series; /* per table */
+  char prom_file[PATH_MAX];    /* Prometheus textfile ("" = default/none) */
+  char prom_addr[64];          /* HTTP /metrics: address */
+  int prom_port;               /* HTTP /metrics: port, 0 = off */
+  char summary[16];            /* off | log | stderr */
+  char clock[16];              /* auto | tsc | monotonic */
+  char host[16];               /* auto | nccl | rccl */
 } cs_config;
 
 /* Read the environment into `c` (defaults for anything unset or invalid). */

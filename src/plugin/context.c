@@ -48,7 +48,8 @@ uint32_t cs_ctx_reserve(void) {
     return 0;
   cs_context *c = &cs_contexts[serial & (CS_MAX_CONTEXTS - 1)];
   uint32_t old = atomic_load_explicit(&c->serial, memory_order_relaxed);
-  if (old && serial <= old) /* serials only grow; a reused slot gets a new one */
+  if (old &&
+      serial <= old) /* serials only grow; a reused slot gets a new one */
     serial = old + CS_MAX_CONTEXTS;
   atomic_store_explicit(&c->serial, 0, memory_order_release);
   /* Clear everything after the two atomics (serial, state). */

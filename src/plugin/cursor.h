@@ -13,7 +13,7 @@
 #include <string.h>
 
 #define CS_CUR_U64_MAX 20
-#define CS_CUR_HEX_MAX 20  /* "0x" + 16 digits + 2 quotes */
+#define CS_CUR_HEX_MAX 20 /* "0x" + 16 digits + 2 quotes */
 #define CS_CUR_TS_MAX 28
 /* A string of n bytes escapes to at most 6n + 2 bytes. */
 #define CS_CUR_STR_MAX(n) (6 * (n) + 2)

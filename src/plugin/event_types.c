@@ -6,32 +6,61 @@
 
 #include <stddef.h>
 
-static const char *const json_names[CS_EV_COUNT] = {
-    "ncclProfileGroup",     "ncclProfileColl",         "ncclProfileP2p",
-    "ncclProfileProxyOp",   "ncclProfileProxyStep",    "ncclProfileProxyCtrl",
-    "ncclProfileKernelCh",  "ncclProfileNetPlugin",    "ncclProfileGroupApi",
-    "ncclProfileCollApi",   "ncclProfileP2pApi",       "ncclProfileKernelLaunch",
-    "ncclProfileCeColl",    "ncclProfileCeSync",       "ncclProfileCeBatch",
-    "ncclProfileKernelPhase", "unknown"};
+static const char *const json_names[CS_EV_COUNT] = {"ncclProfileGroup",
+                                                    "ncclProfileColl",
+                                                    "ncclProfileP2p",
+                                                    "ncclProfileProxyOp",
+                                                    "ncclProfileProxyStep",
+                                                    "ncclProfileProxyCtrl",
+                                                    "ncclProfileKernelCh",
+                                                    "ncclProfileNetPlugin",
+                                                    "ncclProfileGroupApi",
+                                                    "ncclProfileCollApi",
+                                                    "ncclProfileP2pApi",
+                                                    "ncclProfileKernelLaunch",
+                                                    "ncclProfileCeColl",
+                                                    "ncclProfileCeSync",
+                                                    "ncclProfileCeBatch",
+                                                    "ncclProfileKernelPhase",
+                                                    "unknown"};
 
 static const char *const mask_names[CS_EV_COUNT] = {
-    "group",    "coll",       "p2p",          "proxyop",   "proxystep",
-    "proxyctrl", "kernelch",  "netplugin",    "groupapi",  "collapi",
-    "p2papi",   "kernellaunch", "cecoll",     "cesync",    "cebatch",
+    "group",       "coll",         "p2p",       "proxyop",  "proxystep",
+    "proxyctrl",   "kernelch",     "netplugin", "groupapi", "collapi",
+    "p2papi",      "kernellaunch", "cecoll",    "cesync",   "cebatch",
     "kernelphase", "unknown"};
 
-static const char *const state_names[] = {
-    "ProxyOpSendPosted",   "ProxyOpSendRemFifoWait", "ProxyOpSendTransmitted",
-    "ProxyOpSendDone",     "ProxyOpRecvPosted",      "ProxyOpRecvReceived",
-    "ProxyOpRecvTransmitted", "ProxyOpRecvDone",     "SendGPUWait",
-    "SendWait",            "RecvWait",               "RecvFlushWait",
-    "RecvGPUWait",         "ProxyCtrlIdle",          "ProxyCtrlActive",
-    "ProxyCtrlSleep",      "ProxyCtrlWakeup",        "ProxyCtrlAppend",
-    "ProxyCtrlAppendEnd",  "ProxyOpInProgress",      "SendPeerWait",
-    "NetPluginUpdate",     "KernelChStop",           "GroupStartApiStop",
-    "GroupEndApiStart",    "CeCollStart",            "CeCollComplete",
-    "CeSyncStart",         "CeSyncComplete",         "CeBatchStart",
-    "CeBatchComplete"};
+static const char *const state_names[] = {"ProxyOpSendPosted",
+                                          "ProxyOpSendRemFifoWait",
+                                          "ProxyOpSendTransmitted",
+                                          "ProxyOpSendDone",
+                                          "ProxyOpRecvPosted",
+                                          "ProxyOpRecvReceived",
+                                          "ProxyOpRecvTransmitted",
+                                          "ProxyOpRecvDone",
+                                          "SendGPUWait",
+                                          "SendWait",
+                                          "RecvWait",
+                                          "RecvFlushWait",
+                                          "RecvGPUWait",
+                                          "ProxyCtrlIdle",
+                                          "ProxyCtrlActive",
+                                          "ProxyCtrlSleep",
+                                          "ProxyCtrlWakeup",
+                                          "ProxyCtrlAppend",
+                                          "ProxyCtrlAppendEnd",
+                                          "ProxyOpInProgress",
+                                          "SendPeerWait",
+                                          "NetPluginUpdate",
+                                          "KernelChStop",
+                                          "GroupStartApiStop",
+                                          "GroupEndApiStart",
+                                          "CeCollStart",
+                                          "CeCollComplete",
+                                          "CeSyncStart",
+                                          "CeSyncComplete",
+                                          "CeBatchStart",
+                                          "CeBatchComplete"};
 
 const char *cs_etype_json_name(cs_etype t) {
   return (unsigned)t < CS_EV_COUNT ? json_names[t] : "unknown";

@@ -4,21 +4,25 @@
  *
  *   bits 63..48  process tag (random, non-zero, new for every session)
  *   bit  47      0 = event handle, 1 = context handle
- *   bits 46..0   event id (never reused) or context serial
+ *   bit  46      "quiet": an event deliberately not recorded (a type the
+ *                current mode does not need, or sampled out); all quiet
+ *                events share one handle and its stop/states cost nothing
+ *   bits 45..0   event id (never reused) or context serial
  *
  * A handle is a number, never a pointer: nothing is dereferenced to validate
  * it, a stale or double-stopped handle still names exactly the event it was
  * issued for, and a value from another process (PXN) or another session
- * carries another tag. Ids are unique for 2^47 events per session.
+ * carries another tag. Ids are unique for 2^46 events per session.
  */
 #ifndef CCLSCOPE_HANDLE_H
 #define CCLSCOPE_HANDLE_H
 
 #include <stdint.h>
 
-#define CS_ID_BITS 47
-#define CS_ID_MASK ((UINT64_C(1) << CS_ID_BITS) - 1)
-#define CS_HANDLE_CTX_BIT (UINT64_C(1) << CS_ID_BITS)
+#define CS_ID_BITS 47 /* bits below the context bit */
+#define CS_ID_MASK ((UINT64_C(1) << 46) - 1)
+#define CS_HANDLE_CTX_BIT (UINT64_C(1) << 47)
+#define CS_HANDLE_QUIET_BIT (UINT64_C(1) << 46)
 
 /* (tag << 1) for events, (tag << 1 | 1) for contexts: compared with v >> 47. */
 extern uint64_t cs_handle_event_prefix;
@@ -34,6 +38,16 @@ static inline void *cs_handle_from_id(uint64_t id) {
 
 static inline int cs_handle_is_our_event(uint64_t v) {
   return (v >> CS_ID_BITS) == cs_handle_event_prefix;
+}
+
+/* The one handle every quiet (unrecorded) event gets. */
+static inline void *cs_handle_quiet(void) {
+  return (void *)(uintptr_t)((cs_handle_event_prefix << CS_ID_BITS) |
+                             CS_HANDLE_QUIET_BIT);
+}
+
+static inline int cs_handle_is_quiet(uint64_t v) {
+  return v == ((cs_handle_event_prefix << CS_ID_BITS) | CS_HANDLE_QUIET_BIT);
 }
 
 static inline void *cs_handle_from_ctx_serial(uint32_t serial) {

@@ -16,9 +16,8 @@
 
 typedef int (*get_version_fn)(int *version);
 
-static const char *const candidate_libs[] = {"libnccl.so.2", "libnccl.so",
-                                             "librccl.so.1", "librccl.so",
-                                             NULL};
+static const char *const candidate_libs[] = {
+    "libnccl.so.2", "libnccl.so", "librccl.so.1", "librccl.so", NULL};
 
 static int lookup_version(void) {
   int code = 0;

@@ -8,7 +8,11 @@
 
 #include <stdbool.h>
 
-typedef enum { CS_HOST_UNKNOWN = 0, CS_HOST_NCCL = 1, CS_HOST_RCCL = 2 } cs_host_kind;
+typedef enum {
+  CS_HOST_UNKNOWN = 0,
+  CS_HOST_NCCL = 1,
+  CS_HOST_RCCL = 2
+} cs_host_kind;
 
 typedef struct {
   cs_host_kind kind;

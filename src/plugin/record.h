@@ -28,13 +28,13 @@ typedef enum {
 
 /* cs_rec_head.flags for START records: how the parent and context resolved. */
 enum {
-  CS_PARENT_NONE = 0,        /* parentObj was NULL */
-  CS_PARENT_LOCAL = 1,       /* parent is one of our ids (exact) */
-  CS_PARENT_FOREIGN = 2,     /* another process's value (PXN): raw kept */
-  CS_PARENT_UNKNOWN = 3,     /* a value we cannot vouch for: raw kept */
+  CS_PARENT_NONE = 0,    /* parentObj was NULL */
+  CS_PARENT_LOCAL = 1,   /* parent is one of our ids (exact) */
+  CS_PARENT_FOREIGN = 2, /* another process's value (PXN): raw kept */
+  CS_PARENT_UNKNOWN = 3, /* a value we cannot vouch for: raw kept */
   CS_PARENT_MASK = 3,
-  CS_CTX_FOREIGN = 1 << 2,   /* context not ours: never dereferenced */
-  CS_CTX_INHERIT = 1 << 3,   /* ignore context; owner comes from the parent */
+  CS_CTX_FOREIGN = 1 << 2,     /* context not ours: never dereferenced */
+  CS_CTX_INHERIT = 1 << 3,     /* ignore context; owner comes from the parent */
   CS_PARENT_HINT_ONLY = 1 << 4 /* NCCL's parent is unreliable (socket net) */
 };
 
@@ -85,7 +85,7 @@ typedef struct {
   uint64_t comm_hash;     /* v1..v3 only */
   uint64_t traffic_bytes; /* v1/v2 only */
   int32_t root;
-  uint32_t op;            /* v1 only */
+  uint32_t op; /* v1 only */
   uint8_t n_channels;
   uint8_t n_warps;
   uint8_t is_sym_coll;

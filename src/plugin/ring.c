@@ -64,8 +64,7 @@ cs_ring *cs_ring_attach(void) {
   uint32_t session =
       atomic_load_explicit(&cs_ring_session, memory_order_acquire);
   if (session == 0) {
-    if (!atomic_load_explicit(&cs_ring_restart_pending,
-                              memory_order_relaxed) ||
+    if (!atomic_load_explicit(&cs_ring_restart_pending, memory_order_relaxed) ||
         !cs_ring_on_no_session || !cs_ring_on_no_session())
       return NULL;
     session = atomic_load_explicit(&cs_ring_session, memory_order_acquire);
@@ -93,8 +92,7 @@ cs_ring *cs_ring_attach(void) {
     r->thread_name[0] = '\0';
 
   pthread_mutex_lock(&list_lock);
-  if (atomic_load_explicit(&cs_ring_session, memory_order_relaxed) !=
-      session) {
+  if (atomic_load_explicit(&cs_ring_session, memory_order_relaxed) != session) {
     /* The session ended while we were allocating. */
     pthread_mutex_unlock(&list_lock);
     free(units);
@@ -113,8 +111,8 @@ cs_ring *cs_ring_attach(void) {
 }
 
 uint64_t cs_ring_refill_ids(cs_ring *r) {
-  r->next_id = atomic_fetch_add_explicit(&next_id_block, ID_BLOCK,
-                                         memory_order_relaxed);
+  r->next_id =
+      atomic_fetch_add_explicit(&next_id_block, ID_BLOCK, memory_order_relaxed);
   r->id_end = r->next_id + ID_BLOCK;
   return r->next_id++;
 }

@@ -84,14 +84,13 @@ extern bool (*cs_ring_on_no_session)(void);
  * CLOCK_MONOTONIC every callback takes the slow path. */
 static inline cs_ring *cs_ring_fast(void) {
   cs_ring *r = cs_tls.ring;
-  if (__builtin_expect(r != NULL &&
-                           cs_tls.session == atomic_load_explicit(
-                                                 &cs_ring_session,
-                                                 memory_order_relaxed) &&
-                           atomic_load_explicit(&cs_clock_source,
-                                                memory_order_relaxed) ==
-                               CS_CLOCK_COUNTER,
-                       1))
+  if (__builtin_expect(
+          r != NULL &&
+              cs_tls.session == atomic_load_explicit(&cs_ring_session,
+                                                     memory_order_relaxed) &&
+              atomic_load_explicit(&cs_clock_source, memory_order_relaxed) ==
+                  CS_CLOCK_COUNTER,
+          1))
     return r;
   return NULL;
 }
@@ -99,10 +98,9 @@ static inline cs_ring *cs_ring_fast(void) {
 /* The calling thread's ring, or NULL when nothing is being recorded. */
 static inline cs_ring *cs_ring_for_thread(void) {
   cs_ring *r = cs_tls.ring;
-  if (__builtin_expect(r != NULL &&
-                           cs_tls.session == atomic_load_explicit(
-                                                 &cs_ring_session,
-                                                 memory_order_relaxed),
+  if (__builtin_expect(r != NULL && cs_tls.session == atomic_load_explicit(
+                                                          &cs_ring_session,
+                                                          memory_order_relaxed),
                        1))
     return r;
   return cs_ring_attach();
@@ -117,9 +115,9 @@ static inline uint64_t cs_ring_next_id(cs_ring *r) {
 }
 
 static inline void cs_ring_count(_Atomic uint64_t *counter) {
-  atomic_store_explicit(
-      counter, atomic_load_explicit(counter, memory_order_relaxed) + 1,
-      memory_order_relaxed);
+  atomic_store_explicit(counter,
+                        atomic_load_explicit(counter, memory_order_relaxed) + 1,
+                        memory_order_relaxed);
 }
 
 /* Reserve `n` contiguous units; NULL if full (the caller counts the drop). */

@@ -14,12 +14,16 @@
 #include "clock.h"
 #include "config.h"
 #include "context.h"
+#include "event_types.h"
 #include "gpu_uuid.h"
 #include "handle.h"
 #include "host_info.h"
 #include "log.h"
 #include "ring.h"
 #include "writer.h"
+
+extern _Atomic uint32_t cs_quiet_types;
+extern _Atomic uint64_t cs_quiet_states;
 
 _Atomic pid_t cs_session_pid;
 _Atomic bool cs_session_user_tag_ok;
@@ -31,7 +35,7 @@ typedef struct {
   bool off;             /* mode off or could not start: mask 0 */
   bool restart_pending; /* fork child: start on the first event */
   int active_contexts;
-  int mask;             /* effective mask written at init */
+  int mask; /* effective mask written at init */
   cs_config cfg;
   cs_host_info host;
 } session_state;
@@ -59,6 +63,13 @@ static void fill_writer_opts(cs_writer_opts *o, bool forked_child) {
   o->max_live_events = s.cfg.max_live_events;
   o->reclaim_timeout_s = s.cfg.reclaim_timeout_s;
   o->flush_interval_s = s.cfg.flush_interval_s;
+  o->timing_timeout_s = s.cfg.timing_timeout_s;
+  o->metrics_window_s = s.cfg.metrics_window_s;
+  o->metrics_max_series = s.cfg.metrics_max_series;
+  o->prom_file = s.cfg.prom_file;
+  o->prom_addr = s.cfg.prom_addr;
+  o->prom_port = s.cfg.prom_port;
+  o->summary = s.cfg.summary;
 }
 
 /* Start the writer; on failure the plugin turns itself off. */
@@ -90,6 +101,27 @@ static void start_recording(bool forked_child) {
   s.running = true;
 }
 
+/* In metrics-only mode, what aggregation does not use is not recorded:
+ * those callbacks return before reading the clock. */
+static void set_quiet_filters(void) {
+  uint32_t types = 0;
+  uint64_t states = 0;
+  if (s.cfg.metrics && !s.cfg.trace) {
+    static const cs_etype unused[] = {
+        CS_EV_GROUP,    CS_EV_PROXY_CTRL, CS_EV_NET_PLUGIN,    CS_EV_GROUP_API,
+        CS_EV_COLL_API, CS_EV_P2P_API,    CS_EV_KERNEL_LAUNCH, CS_EV_CE_SYNC,
+        CS_EV_CE_BATCH, CS_EV_UNKNOWN};
+    for (size_t i = 0; i < sizeof unused / sizeof *unused; i++)
+      types |= 1u << unused[i];
+    /* Kept: sizes (SendWait 9, RecvFlushWait 11), InProgress (19),
+     * GPU stop stamps (KernelChStop 22, KernelPhaseStop 31). */
+    states = ~((UINT64_C(1) << 9) | (UINT64_C(1) << 11) | (UINT64_C(1) << 19) |
+               (UINT64_C(1) << 22) | (UINT64_C(1) << 31));
+  }
+  atomic_store(&cs_quiet_types, types);
+  atomic_store(&cs_quiet_states, states);
+}
+
 static void start_session(void) {
   cs_config_load(&s.cfg);
   cs_host_info_probe(&s.host, s.cfg.host);
@@ -103,6 +135,7 @@ static void start_session(void) {
     return;
   }
   cs_handle_new_tag();
+  set_quiet_filters();
   atomic_store(&cs_clock_source, cs_clock_choose(s.cfg.clock));
   cs_ring_set_capacity(s.cfg.ring_bytes / CS_UNIT_BYTES);
   cs_ring_on_no_session = restart_after_fork;

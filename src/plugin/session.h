@@ -26,14 +26,14 @@
 #include "nccl/profiler_common.h"
 
 typedef struct {
-  int abi;             /* 1..7 */
-  bool has_comm_info;  /* v4+ */
+  int abi;            /* 1..7 */
+  bool has_comm_info; /* v4+ */
   uint64_t comm_id;
   const char *comm_name; /* the user's pointer: copied */
   int nnodes;
   int nranks;
   int rank;
-  int *mask;           /* NCCL's process-global activation mask */
+  int *mask; /* NCCL's process-global activation mask */
   ncclDebugLogger_t logger;
 } cs_init_args;
 

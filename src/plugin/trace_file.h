@@ -28,14 +28,14 @@
 typedef struct {
   int fd;
   char path[PATH_MAX];
-  cs_jbuf buf;           /* bytes not yet written; buf[0] is at `written` */
-  uint64_t written;      /* file size */
-  uint64_t lines;        /* lines accepted */
-  uint64_t lines_lost;   /* lines dropped (write errors, paused output) */
-  uint64_t pad_bytes;    /* alignment padding written */
+  cs_jbuf buf;         /* bytes not yet written; buf[0] is at `written` */
+  uint64_t written;    /* file size */
+  uint64_t lines;      /* lines accepted */
+  uint64_t lines_lost; /* lines dropped (write errors, paused output) */
+  uint64_t pad_bytes;  /* alignment padding written */
   uint64_t write_errors;
   int64_t paused_until_ns; /* after an error: drop lines until then */
-  bool failed;           /* could not open: every line is counted lost */
+  bool failed;             /* could not open: every line is counted lost */
 } cs_trace_file;
 
 /* Create `dir` (and parents) and a new file `<dir>/<stem>.jsonl`, or

@@ -53,12 +53,11 @@ static char *cur_comm(cs_trace_sink *t, char *p, uint32_t ctx) {
   cs_ctx_piece *e = &t->pieces.ctxs[ctx % CS_TRACE_CTX_CACHE];
   if (e->ctx != ctx) {
     memset(e->text, 0, sizeof e->text);
-    int n = c->has_comm_info
-                ? snprintf(e->text, sizeof e->text,
-                           "\"ctx\":%u,\"commId\":\"0x%llx\"", ctx,
-                           (unsigned long long)c->comm_id)
-                : snprintf(e->text, sizeof e->text,
-                           "\"ctx\":%u,\"commId\":null", ctx);
+    int n = c->has_comm_info ? snprintf(e->text, sizeof e->text,
+                                        "\"ctx\":%u,\"commId\":\"0x%llx\"", ctx,
+                                        (unsigned long long)c->comm_id)
+                             : snprintf(e->text, sizeof e->text,
+                                        "\"ctx\":%u,\"commId\":null", ctx);
     e->ctx = ctx;
     e->len = (uint8_t)(n > 0 && n < (int)sizeof e->text ? n : 0);
   }
@@ -100,9 +99,9 @@ static void build_pieces(cs_trace_sink *t) {
   }
   for (int st = 0; st < 31; st++) {
     const char *name = cs_state_name(st, 6, 0);
-    int n = snprintf(p->state_head[st], sizeof p->state_head[st],
-                     "{\"name\":\"%s\",\"id\":%d,\"ts\":",
-                     name ? name : "unknown", st);
+    int n = snprintf(
+        p->state_head[st], sizeof p->state_head[st],
+        "{\"name\":\"%s\",\"id\":%d,\"ts\":", name ? name : "unknown", st);
     p->state_head_len[st] = (uint8_t)n;
   }
 }
@@ -538,8 +537,8 @@ static char *cur_parent(char *p, const cs_event *e) {
 void cs_trace_event(cs_trace_sink *t, const cs_event *e) {
   cs_jbuf *b = &t->file.buf;
   size_t start = cs_tf_line_begin(&t->file);
-  size_t need = EVENT_FIXED_MAX + strings_max(e) +
-                (size_t)e->nstates * STATE_MAX;
+  size_t need =
+      EVENT_FIXED_MAX + strings_max(e) + (size_t)e->nstates * STATE_MAX;
   if (!cs_jbuf_reserve(b, need)) {
     cs_tf_line_end(&t->file, start, 0); /* counted as lost */
     return;
@@ -603,9 +602,122 @@ void cs_trace_event(cs_trace_sink *t, const cs_event *e) {
   t->events_written++;
 }
 
-void cs_trace_late_state(cs_trace_sink *t, uint64_t id,
-                         const cs_state_rec *s, int32_t tid, uint8_t etype,
-                         uint32_t ctx, int32_t rank) {
+static char *cur_span(cs_trace_sink *t, char *p, int64_t start, int64_t stop) {
+  p = CS_CUR_LIT(p, "\"start\":");
+  p = cs_cur_epoch_us(p, start, &t->pieces.ts);
+  p = CS_CUR_LIT(p, ",\"stop\":");
+  return cs_cur_epoch_us(p, stop, &t->pieces.ts);
+}
+
+/* GB/s (10^9 bytes/s) with three decimals, or null. */
+static char *cur_gbps(char *p, double bytes_per_s) {
+  if (!(bytes_per_s >= 0))
+    return CS_CUR_LIT(p, "null");
+  uint64_t milli = (uint64_t)(bytes_per_s / 1e6 + 0.5); /* 1e-3 GB/s */
+  p = cs_cur_u64(p, milli / 1000);
+  *p++ = '.';
+  unsigned frac = (unsigned)(milli % 1000);
+  *p++ = (char)('0' + frac / 100);
+  memcpy(p, cs_decimal_pairs + 2 * (frac % 100), 2);
+  return p + 2;
+}
+
+void cs_trace_timing(cs_trace_sink *t, const cs_timing *r) {
+  static const char *const sources[] = {"host", "proxy", "gpu"};
+  cs_jbuf *b = &t->file.buf;
+  size_t start = cs_tf_line_begin(&t->file);
+  size_t strs = 0;
+  const char *names[4] = {r->func, r->datatype, r->algo, r->proto};
+  for (int i = 0; i < 4; i++)
+    strs += names[i] ? CS_CUR_STR_MAX(strlen(names[i])) : 4;
+  if (!cs_jbuf_reserve(b, 2048 + strs)) {
+    cs_tf_line_end(&t->file, start, r->stop_ns);
+    return;
+  }
+  char *p = b->data + b->len;
+  p = CS_CUR_LIT(p, "{\"recordType\":\"timing\",\"eventId\":");
+  p = cs_cur_hex(p, r->event_id);
+  p = CS_CUR_LIT(p, ",\"type\":\"");
+  const char *type = cs_etype_json_name((cs_etype)r->etype);
+  p = cs_cur_lit(p, type, strlen(type));
+  p = CS_CUR_LIT(p, "\",");
+  p = cur_comm(t, p, r->ctx);
+  p = CS_CUR_LIT(p, ",\"rank\":");
+  p = cs_cur_i64(p, r->rank);
+  p = CS_CUR_LIT(p, ",\"nranks\":");
+  p = cs_cur_i64(p, r->nranks);
+  p = CS_CUR_LIT(p, ",\"func\":");
+  p = cs_cur_str(p, r->func);
+  if (r->has_seq) {
+    p = CS_CUR_LIT(p, ",\"seqNumber\":");
+    p = cs_cur_u64(p, r->seq);
+  }
+  if (r->etype == CS_EV_P2P) {
+    p = CS_CUR_LIT(p, ",\"peer\":");
+    p = cs_cur_i64(p, r->peer);
+  }
+  if (r->etype == CS_EV_COLL) {
+    p = CS_CUR_LIT(p, ",\"algo\":");
+    p = cs_cur_str(p, r->algo);
+    p = CS_CUR_LIT(p, ",\"proto\":");
+    p = cs_cur_str(p, r->proto);
+  }
+  p = CS_CUR_LIT(p, ",\"count\":");
+  p = cs_cur_u64(p, r->count);
+  p = CS_CUR_LIT(p, ",\"datatype\":");
+  p = cs_cur_str(p, r->datatype);
+  p = CS_CUR_LIT(p, ",\"bytes\":");
+  p = cs_cur_u64(p, r->bytes);
+  p = CS_CUR_LIT(p, ",\"apiTs\":");
+  if (r->api_ns)
+    p = cs_cur_epoch_us(p, r->api_ns, &t->pieces.ts);
+  else
+    p = CS_CUR_LIT(p, "null");
+  p = CS_CUR_LIT(p, ",\"enqueue\":{\"start\":");
+  p = cs_cur_epoch_us(p, r->enq_start_ns, &t->pieces.ts);
+  p = CS_CUR_LIT(p, ",\"stop\":");
+  if (r->enq_stop_ns)
+    p = cs_cur_epoch_us(p, r->enq_stop_ns, &t->pieces.ts);
+  else
+    p = CS_CUR_LIT(p, "null");
+  p = CS_CUR_LIT(p, "},\"source\":\"");
+  p = cs_cur_lit(p, sources[r->source], strlen(sources[r->source]));
+  p = CS_CUR_LIT(p, "\",");
+  p = cur_span(t, p, r->start_ns, r->stop_ns);
+  p = CS_CUR_LIT(p, ",\"duration\":");
+  p = cs_cur_ns_as_us(p, r->stop_ns - r->start_ns);
+  if (r->has_gpu) {
+    p = CS_CUR_LIT(p, ",\"gpu\":{");
+    p = cur_span(t, p, r->gpu_start_ns, r->gpu_stop_ns);
+    p = CS_CUR_LIT(p, ",\"channels\":");
+    p = cs_cur_u64(p, r->gpu_channels);
+    p = CS_CUR_LIT(p, ",\"batched\":");
+    p = cs_cur_bool(p, r->batched);
+    if (r->gpu_rejected) {
+      p = CS_CUR_LIT(p, ",\"rejected\":");
+      p = cs_cur_u64(p, r->gpu_rejected);
+    }
+    p = cs_cur_char(p, '}');
+  }
+  if (r->has_proxy) {
+    p = CS_CUR_LIT(p, ",\"proxy\":{");
+    p = cur_span(t, p, r->proxy_start_ns, r->proxy_stop_ns);
+    p = CS_CUR_LIT(p, ",\"ops\":");
+    p = cs_cur_u64(p, r->proxy_ops);
+    p = cs_cur_char(p, '}');
+  }
+  p = CS_CUR_LIT(p, ",\"algBw\":");
+  p = cur_gbps(p, r->alg_bw);
+  p = CS_CUR_LIT(p, ",\"busBw\":");
+  p = cur_gbps(p, r->bus_bw);
+  p = cs_cur_char(p, '}');
+  b->len = (size_t)(p - b->data);
+  cs_tf_line_end(&t->file, start, r->stop_ns);
+}
+
+void cs_trace_late_state(cs_trace_sink *t, uint64_t id, const cs_state_rec *s,
+                         int32_t tid, uint8_t etype, uint32_t ctx,
+                         int32_t rank) {
   cs_jbuf *b = &t->file.buf;
   size_t start = cs_tf_line_begin(&t->file);
   J("{\"recordType\":\"state\",\"eventId\":");

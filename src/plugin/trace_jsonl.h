@@ -13,6 +13,7 @@
 
 #include "assembler.h"
 #include "clock.h"
+#include "completion.h"
 #include "cursor.h"
 #include "event_types.h"
 #include "host_info.h"
@@ -85,9 +86,11 @@ typedef struct {
 bool cs_trace_open(cs_trace_sink *t, const cs_trace_env *env);
 
 void cs_trace_event(cs_trace_sink *t, const cs_event *e);
-void cs_trace_late_state(cs_trace_sink *t, uint64_t id,
-                         const cs_state_rec *s, int32_t tid, uint8_t etype,
-                         uint32_t ctx, int32_t rank);
+/* The derived `timing` record of a Coll/P2p/CeColl. */
+void cs_trace_timing(cs_trace_sink *t, const cs_timing *r);
+void cs_trace_late_state(cs_trace_sink *t, uint64_t id, const cs_state_rec *s,
+                         int32_t tid, uint8_t etype, uint32_t ctx,
+                         int32_t rank);
 void cs_trace_thread(cs_trace_sink *t, int32_t tid, const char *name,
                      uint64_t raw_ts);
 void cs_trace_ctx_init(cs_trace_sink *t, uint32_t serial);

@@ -97,8 +97,8 @@ void *cs_u64map_remove(cs_u64map *m, uint64_t key) {
   for (size_t j = (i + 1) & m->mask; m->slots[j].key; j = (j + 1) & m->mask) {
     size_t home = slot_of(m, m->slots[j].key);
     /* Can slot j's entry move to `hole`? Only if home is not in (hole, j]. */
-    bool home_in_range = hole <= j ? (home > hole && home <= j)
-                                   : (home > hole || home <= j);
+    bool home_in_range =
+        hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
     if (!home_in_range) {
       m->slots[hole] = m->slots[j];
       hole = j;

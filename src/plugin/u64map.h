@@ -1,7 +1,8 @@
 /*
  * src/plugin/u64map.h — an open-addressing hash map from non-zero 64-bit
  * keys to pointers (Fibonacci hashing, linear probing, backward-shift
- * deletion, grows at 50 % load). Used only by the writer thread (not thread-safe).
+ * deletion, grows at 50 % load). Used only by the writer thread (not
+ * thread-safe).
  */
 #ifndef CCLSCOPE_U64MAP_H
 #define CCLSCOPE_U64MAP_H

@@ -15,22 +15,30 @@
 #include "writer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "assembler.h"
+#include "completion.h"
+#include "export_http.h"
+#include "export_otlp.h"
 #include "log.h"
+#include "metrics.h"
 #include "ring.h"
 
-#define IDLE_SLEEP_NS 2000000           /* nothing happened: 2 ms */
-#define BUSY_SLEEP_NS 500000            /* a little happened: 0.5 ms */
-#define BUSY_UNITS 4096                 /* this much: go again at once */
-#define CALIBRATE_EVERY_NS 100000000    /* 100 ms */
-#define TICK_EVERY_NS 1000000000        /* 1 s */
+#define IDLE_SLEEP_NS 2000000              /* nothing happened: 2 ms */
+#define BUSY_SLEEP_NS 500000               /* a little happened: 0.5 ms */
+#define BUSY_UNITS 4096                    /* this much: go again at once */
+#define CALIBRATE_EVERY_NS 100000000       /* 100 ms */
+#define TICK_EVERY_NS 1000000000           /* 1 s */
+#define TIMING_EVERY_NS 10000000           /* completion checks: 10 ms */
+#define TIMING_GRACE_NS INT64_C(100000000) /* quiet time before a timing */
 #define FLUSH_BYTES (256u * 1024u)
 #define FINAL_DRAIN_DEADLINE_NS INT64_C(2000000000)
 
@@ -55,12 +63,18 @@ typedef struct {
   cs_writer_opts opts;
   cs_clock_cal cal;
   cs_assembler *assembler;
+  cs_completion *completion;
+  cs_metrics *metrics;
+  char prom_file[4096]; /* "" = no textfile */
+  bool otlp_on;
+  uint64_t records; /* records processed: the callbacks recorded */
   cs_trace_sink trace;
   bool trace_open;
   ring_totals retired; /* counters of freed rings */
 
   int64_t next_calibration_ns;
   int64_t next_tick_ns;
+  int64_t next_timing_ns;
   int64_t last_flush_ns;
 } writer_state;
 
@@ -74,12 +88,26 @@ static int64_t mono_ns(void) {
   return (int64_t)cs_clock_monotonic_ns();
 }
 
-/* ---- assembler callbacks ---- */
+/* ---- assembler and completion callbacks ---- */
+
+static void on_start(void *arg, const cs_event *e) {
+  (void)arg;
+  cs_completion_started(w.completion, e);
+}
 
 static void on_event(void *arg, const cs_event *e) {
   (void)arg;
   if (w.trace_open)
     cs_trace_event(&w.trace, e);
+  cs_completion_ended(w.completion, e);
+  cs_metrics_event(w.metrics, e, &w.cal);
+}
+
+static void on_timing(void *arg, const cs_timing *t) {
+  (void)arg;
+  if (w.trace_open)
+    cs_trace_timing(&w.trace, t);
+  cs_metrics_timing(w.metrics, t);
 }
 
 static void on_late_state(void *arg, uint64_t id, const cs_state_rec *s,
@@ -95,16 +123,16 @@ static void on_late_state(void *arg, uint64_t id, const cs_state_rec *s,
 /* ---- counters ---- */
 
 static void add_ring(ring_totals *t, const cs_ring *r) {
-  t->dropped_starts += atomic_load_explicit(&r->dropped_starts,
-                                            memory_order_relaxed);
-  t->dropped_states += atomic_load_explicit(&r->dropped_states,
-                                            memory_order_relaxed);
-  t->dropped_stops += atomic_load_explicit(&r->dropped_stops,
-                                           memory_order_relaxed);
-  t->null_handles += atomic_load_explicit(&r->null_handles,
-                                          memory_order_relaxed);
-  t->foreign_handles += atomic_load_explicit(&r->foreign_handles,
-                                             memory_order_relaxed);
+  t->dropped_starts +=
+      atomic_load_explicit(&r->dropped_starts, memory_order_relaxed);
+  t->dropped_states +=
+      atomic_load_explicit(&r->dropped_states, memory_order_relaxed);
+  t->dropped_stops +=
+      atomic_load_explicit(&r->dropped_stops, memory_order_relaxed);
+  t->null_handles +=
+      atomic_load_explicit(&r->null_handles, memory_order_relaxed);
+  t->foreign_handles +=
+      atomic_load_explicit(&r->foreign_handles, memory_order_relaxed);
   if (r->high_water > t->high_water)
     t->high_water = r->high_water;
   t->threads++;
@@ -151,6 +179,7 @@ static size_t drain_ring(cs_ring *r) {
     }
     unsigned n = u->h.units ? u->h.units : 1;
     cs_asm_record(w.assembler, u, r->tid);
+    w.records++;
     tail += n;
     units += n;
   }
@@ -177,10 +206,11 @@ static void handle_message(const cs_ctl_msg *m) {
   case CS_CTL_CTX_FINALIZE:
     drain_all(); /* the communicator's last records come first */
     cs_asm_context_finalized(w.assembler, m->serial, m->raw_ts);
+    cs_completion_set_now(w.completion, cs_clock_epoch_now(&w.cal));
+    cs_completion_flush(w.completion, m->serial);
     if (w.trace_open) {
       gather_counters(&counters);
-      cs_trace_ctx_finalize(&w.trace, m->serial, m->raw_ts, m->tid,
-                            &counters);
+      cs_trace_ctx_finalize(&w.trace, m->serial, m->raw_ts, m->tid, &counters);
     }
     break;
   case CS_CTL_MARK:
@@ -216,6 +246,75 @@ static size_t handle_queue(void) {
   }
 }
 
+/* ---- metrics ---- */
+
+static void health_snapshot(cs_metrics_health *h) {
+  cs_trace_counters c;
+  gather_counters(&c);
+  const cs_asm_counters *a = c.asm_counters;
+  const cs_completion_counters *t = cs_completion_get_counters(w.completion);
+  memset(h, 0, sizeof *h);
+  h->callbacks = w.records + c.null_handles + c.foreign_handles +
+                 c.dropped_starts + c.dropped_states + c.dropped_stops;
+  h->dropped_starts = c.dropped_starts + a->live_cap_drops;
+  h->dropped_states = c.dropped_states;
+  h->dropped_stops = c.dropped_stops;
+  memcpy(h->reclaimed, a->reclaimed, sizeof h->reclaimed);
+  h->inflight = a->live_now;
+  h->ring_high_water = c.ring_high_water;
+  h->threads = c.threads;
+  memcpy(h->timings, t->emitted, sizeof h->timings);
+  h->timings_batched = t->batched;
+}
+
+/* Replace the textfile in one step (node_exporter may read it any time). */
+static void write_prom_file(const char *text, size_t len) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%d", w.prom_file, (int)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    cs_log_warn_once(CS_ONCE_EXPORTER, "cannot write metrics file '%s' (%s)",
+                     tmp, strerror(errno));
+    return;
+  }
+  size_t done = 0;
+  while (done < len) {
+    ssize_t n = write(fd, text + done, len - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    done += (size_t)n;
+  }
+  close(fd);
+  if (done == len)
+    rename(tmp, w.prom_file);
+  else
+    unlink(tmp);
+}
+
+static void close_metrics_window(int64_t now_ns) {
+  cs_metrics_health h;
+  health_snapshot(&h);
+  cs_metrics_close_window(w.metrics, now_ns, &h);
+  if (!w.opts.env.mode_metrics)
+    return;
+  if (w.prom_file[0])
+    write_prom_file(w.metrics->prom.data, w.metrics->prom.len);
+  if (w.opts.prom_port)
+    cs_http_publish(w.metrics->prom.data, w.metrics->prom.len);
+  if (w.otlp_on && w.metrics->otlp.len)
+    cs_otlp_submit(w.metrics->otlp.data, w.metrics->otlp.len);
+}
+
+static void summary_line(void *arg, const char *text) {
+  (void)arg;
+  if (strcmp(w.opts.summary, "stderr") == 0)
+    fprintf(stderr, "cclscope: %s\n", text);
+  else
+    cs_log_info("%s", text);
+}
+
 /* ---- periodic work ---- */
 
 static void periodic(bool force_flush) {
@@ -223,6 +322,13 @@ static void periodic(bool force_flush) {
   if (now >= w.next_calibration_ns) {
     cs_clock_cal_update(&w.cal);
     w.next_calibration_ns = now + CALIBRATE_EVERY_NS;
+  }
+  if (now >= w.next_timing_ns) {
+    cs_completion_tick(w.completion);
+    w.next_timing_ns = now + TIMING_EVERY_NS;
+    int64_t epoch_now = cs_clock_epoch_now(&w.cal);
+    if (cs_metrics_window_due(w.metrics, epoch_now))
+      close_metrics_window(epoch_now);
   }
   if (now >= w.next_tick_ns) {
     cs_asm_tick(w.assembler, cs_clock_now());
@@ -232,8 +338,7 @@ static void periodic(bool force_flush) {
   if (w.trace_open &&
       (force_flush || w.trace.file.buf.len >= FLUSH_BYTES ||
        (w.trace.file.buf.len > 0 &&
-        now - w.last_flush_ns >=
-            (int64_t)(w.opts.flush_interval_s * 1e9)))) {
+        now - w.last_flush_ns >= (int64_t)(w.opts.flush_interval_s * 1e9)))) {
     cs_trace_flush(&w.trace);
     w.last_flush_ns = now;
   }
@@ -245,10 +350,14 @@ static void finish(void) {
   int64_t deadline = mono_ns() + FINAL_DRAIN_DEADLINE_NS;
   while (handle_queue() + drain_all() > 0 && mono_ns() < deadline) {
   }
-  cs_asm_end_all(w.assembler,
-                 w.stop_at_exit ? CS_END_INFLIGHT : CS_END_RECLAIMED,
-                 w.stop_at_exit ? CS_RECLAIM_NONE : CS_RECLAIM_FINALIZE,
-                 cs_clock_now());
+  cs_completion_set_now(w.completion, cs_clock_epoch_now(&w.cal));
+  cs_asm_end_all(
+      w.assembler, w.stop_at_exit ? CS_END_INFLIGHT : CS_END_RECLAIMED,
+      w.stop_at_exit ? CS_RECLAIM_NONE : CS_RECLAIM_FINALIZE, cs_clock_now());
+  cs_completion_flush(w.completion, 0);
+  close_metrics_window(cs_clock_epoch_now(&w.cal)); /* the last window */
+  if (strcmp(w.opts.summary, "off") != 0)
+    cs_metrics_summary(w.metrics, summary_line, NULL);
   if (w.trace_open) {
     cs_trace_counters counters;
     gather_counters(&counters);
@@ -272,6 +381,7 @@ static void *writer_main(void *arg) {
       pthread_mutex_unlock(&w.state_lock);
       return NULL;
     }
+    cs_completion_set_now(w.completion, cs_clock_epoch_now(&w.cal));
     size_t work = handle_queue() + drain_all();
     periodic(false);
     pthread_mutex_unlock(&w.state_lock);
@@ -288,8 +398,7 @@ static void *writer_main(void *arg) {
     }
     pthread_mutex_lock(&w.ctl_lock);
     while (!w.stop_requested && w.queue_len == 0) {
-      if (pthread_cond_timedwait(&w.ctl_cond, &w.ctl_lock, &until) ==
-          ETIMEDOUT)
+      if (pthread_cond_timedwait(&w.ctl_cond, &w.ctl_lock, &until) == ETIMEDOUT)
         break;
     }
     pthread_mutex_unlock(&w.ctl_lock);
@@ -297,6 +406,67 @@ static void *writer_main(void *arg) {
 }
 
 /* ---- public ---- */
+
+static bool start_metrics(const cs_writer_opts *opts) {
+  char otlp_url[1024];
+  const char *url = cs_otlp_endpoint_from_env(otlp_url, sizeof otlp_url);
+  const cs_trace_env *env = &opts->env;
+  w.records = 0;
+  w.otlp_on = false;
+  w.prom_file[0] = '\0';
+  cs_metrics_config mcfg = {
+      .window_s = opts->metrics_window_s > 0 ? opts->metrics_window_s : 5.0,
+      .max_series = opts->metrics_max_series,
+      .hostname = env->hostname,
+      .run_id = env->run_id,
+      .pid = env->pid,
+      .want_otlp = env->mode_metrics && url != NULL,
+      .service_name = getenv("OTEL_SERVICE_NAME"),
+      .resource_attrs = getenv("OTEL_RESOURCE_ATTRIBUTES"),
+  };
+  w.metrics = cs_metrics_create(&mcfg, cs_clock_epoch_now(&w.cal));
+  if (!w.metrics)
+    return false;
+  if (!env->mode_metrics)
+    return true;
+  if (opts->prom_file && opts->prom_file[0]) {
+    snprintf(w.prom_file, sizeof w.prom_file, "%s", opts->prom_file);
+  } else if (!opts->prom_port && !url && cs_tf_mkdirs(env->dir)) {
+    /* Nothing configured: a textfile next to the traces. */
+    snprintf(w.prom_file, sizeof w.prom_file, "%s/metrics_%s_%s_pid%d.prom",
+             env->dir, env->run_id, env->hostname, (int)env->pid);
+  }
+  if (opts->prom_port) {
+    /* With several processes per node, use base port + local rank if the
+     * launcher says which one we are, else the first free port. */
+    static const char *const local_rank_vars[] = {"LOCAL_RANK", "SLURM_LOCALID",
+                                                  "OMPI_COMM_WORLD_LOCAL_RANK",
+                                                  "MPI_LOCALRANKID", NULL};
+    int port = opts->prom_port;
+    bool search = true;
+    for (int i = 0; local_rank_vars[i]; i++) {
+      const char *v = getenv(local_rank_vars[i]);
+      if (v && *v) {
+        port += atoi(v);
+        search = false;
+        break;
+      }
+    }
+    cs_http_start(opts->prom_addr, port, search);
+  }
+  if (url)
+    w.otlp_on = cs_otlp_start(url);
+  return true;
+}
+
+static void stop_metrics(void) {
+  cs_http_stop();
+  if (w.otlp_on)
+    cs_otlp_stop();
+  w.otlp_on = false;
+  cs_metrics_destroy(w.metrics);
+  w.metrics = NULL;
+}
 
 bool cs_writer_start(const cs_writer_opts *opts) {
   pthread_condattr_t attr;
@@ -307,7 +477,23 @@ bool cs_writer_start(const cs_writer_opts *opts) {
   cs_clock_cal_start(&w.cal, opts->clock);
   w.opts.env.cal = &w.cal;
 
+  cs_completion_config ccfg = {
+      .on_timing = on_timing,
+      .cal = &w.cal,
+      .grace_ns = TIMING_GRACE_NS,
+      .timeout_ns = (int64_t)(opts->timing_timeout_s * 1e9),
+  };
+  w.completion = cs_completion_create(&ccfg);
+  if (!w.completion)
+    return false;
+  cs_completion_set_now(w.completion, cs_clock_epoch_now(&w.cal));
+  if (!start_metrics(opts)) {
+    cs_completion_destroy(w.completion);
+    w.completion = NULL;
+    return false;
+  }
   cs_asm_config acfg = {
+      .on_start = on_start,
       .on_event = on_event,
       .on_late_state = on_late_state,
       .arg = NULL,
@@ -316,14 +502,19 @@ bool cs_writer_start(const cs_writer_opts *opts) {
           (uint64_t)(opts->reclaim_timeout_s * 1e9 / w.cal.ns_per_tick),
   };
   w.assembler = cs_asm_create(&acfg);
-  if (!w.assembler)
+  if (!w.assembler) {
+    cs_completion_destroy(w.completion);
+    w.completion = NULL;
+    stop_metrics();
     return false;
+  }
   w.trace_open = opts->env.mode_trace && cs_trace_open(&w.trace, &w.opts.env);
 
   w.stop_requested = false;
   w.stop_at_exit = false;
   w.next_calibration_ns = mono_ns() + CALIBRATE_EVERY_NS;
   w.next_tick_ns = mono_ns() + TICK_EVERY_NS;
+  w.next_timing_ns = mono_ns() + TIMING_EVERY_NS;
   w.last_flush_ns = mono_ns();
   pthread_condattr_init(&attr);
   pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -343,6 +534,9 @@ bool cs_writer_start(const cs_writer_opts *opts) {
     w.trace_open = false;
     cs_asm_destroy(w.assembler);
     w.assembler = NULL;
+    cs_completion_destroy(w.completion);
+    w.completion = NULL;
+    stop_metrics();
     return false;
   }
   w.running = true;
@@ -378,8 +572,11 @@ void cs_writer_stop(bool at_exit) {
   pthread_mutex_unlock(&w.ctl_lock);
   pthread_join(w.thread, NULL);
   w.running = false;
+  stop_metrics(); /* joins the exporter threads: none may outlive us */
   cs_asm_destroy(w.assembler);
   w.assembler = NULL;
+  cs_completion_destroy(w.completion);
+  w.completion = NULL;
   free(w.queue);
   w.queue = NULL;
   w.queue_len = w.queue_cap = 0;
@@ -413,6 +610,13 @@ void cs_writer_atfork_child(void) {
     w.trace_open = false;
     cs_asm_destroy(w.assembler);
     w.assembler = NULL;
+    cs_completion_destroy(w.completion);
+    w.completion = NULL;
+    cs_metrics_destroy(w.metrics); /* exporter threads are the parent's */
+    w.metrics = NULL;
+    w.otlp_on = false;
+    cs_http_atfork_child();
+    cs_otlp_atfork_child();
     free(w.queue);
     w.queue = NULL;
     w.queue_len = w.queue_cap = 0;

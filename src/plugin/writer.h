@@ -22,6 +22,15 @@ typedef struct {
   unsigned max_live_events;
   double reclaim_timeout_s;
   double flush_interval_s;
+  double timing_timeout_s;
+  /* Metrics (docs/metrics.md). Aggregated in every mode (for the summary);
+   * exported only when env.mode_metrics. */
+  double metrics_window_s;
+  unsigned metrics_max_series;
+  const char *prom_file; /* "" = default: a file in env.dir, metrics mode */
+  const char *prom_addr;
+  int prom_port;       /* 0 = no HTTP endpoint */
+  const char *summary; /* off | log | stderr */
 } cs_writer_opts;
 
 typedef enum {

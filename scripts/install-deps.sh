@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# scripts/install-deps.sh — install what building and testing cclscope needs
+# on Debian 12 (bookworm). Idempotent: packages already installed are not
+# touched, so a second run takes a second. Uses sudo when not root.
+set -euo pipefail
+
+# Build and unit tests.
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config clang
+  libcmocka-dev libcjson-dev valgrind
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  SUDO="sudo"
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+if ! $SUDO apt-get install -y --no-install-recommends "${missing[@]}"; then
+  $SUDO apt-get update
+  $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# scripts/test.sh — the whole test suite, as CI runs it:
+#   gcc build (with valgrind runs), clang build, ASan+UBSan build, TSan build;
+#   ctest in each. Installs its own dependencies first.
+# Usage: scripts/test.sh [--quick]   (--quick: gcc build only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+
+jobs=$(nproc 2>/dev/null || echo 2)
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+run_build() { # name, extra cmake args...
+  local dir=$1; shift
+  echo "=== $dir: configure and build"
+  cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
+  ninja -C "$dir" -j "$jobs"
+  echo "=== $dir: tests"
+  (cd "$dir" && ctest --output-on-failure -j "$jobs")
+}
+
+run_build build-test-gcc -DCMAKE_C_COMPILER=gcc
+if [ $quick -eq 0 ]; then
+  run_build build-test-clang -DCMAKE_C_COMPILER=clang -DCCLSCOPE_VALGRIND_TESTS=OFF
+  run_build build-test-asan -DCMAKE_C_COMPILER=gcc -DCCLSCOPE_SANITIZE=address
+  run_build build-test-tsan -DCMAKE_C_COMPILER=clang -DCCLSCOPE_SANITIZE=thread
+fi
+echo "=== all test builds passed"

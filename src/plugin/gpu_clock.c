@@ -1,0 +1,99 @@
+/*
+ * src/plugin/gpu_clock.c — see gpu_clock.h for the model.
+ */
+#include "gpu_clock.h"
+
+#include <string.h>
+
+/* Drift beyond this is not a clock but noise (or a bug): clamp. */
+#define MAX_SLOPE 200e-6
+
+void cs_gpu_clock_init(cs_gpu_clock *g) {
+  memset(g, 0, sizeof *g);
+}
+
+/* Least-squares line through the bucket minima (t, offset). */
+static void refit(cs_gpu_clock *g) {
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  const cs_gpu_bucket *newest = &g->buckets[g->newest];
+  int64_t t0 = newest->host_at_min;
+  int64_t y0 = newest->min_offset;
+  for (int i = 0; i < CS_GPU_CLOCK_BUCKETS; i++) {
+    const cs_gpu_bucket *b = &g->buckets[i];
+    if (!b->start_ns)
+      continue;
+    double x = (double)(b->host_at_min - t0);
+    double y = (double)(b->min_offset - y0);
+    n += 1;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  double slope = 0;
+  double denom = n * sxx - sx * sx;
+  if (n >= 3 && denom > 0)
+    slope = (n * sxy - sx * sy) / denom;
+  if (slope > MAX_SLOPE)
+    slope = MAX_SLOPE;
+  if (slope < -MAX_SLOPE)
+    slope = -MAX_SLOPE;
+  /* Through the lowest point relative to the line: an envelope, not an
+   * average (every minimum is an upper bound of the true offset). */
+  double best = 0;
+  bool first = true;
+  for (int i = 0; i < CS_GPU_CLOCK_BUCKETS; i++) {
+    const cs_gpu_bucket *b = &g->buckets[i];
+    if (!b->start_ns)
+      continue;
+    double resid =
+        (double)(b->min_offset - y0) - slope * (double)(b->host_at_min - t0);
+    if (first || resid < best) {
+      best = resid;
+      first = false;
+    }
+  }
+  g->anchor_ns = t0;
+  g->base = y0 + (int64_t)(best + (best >= 0 ? 0.5 : -0.5));
+  g->slope = slope;
+  g->valid = true;
+}
+
+void cs_gpu_clock_sample(cs_gpu_clock *g, int64_t host_ns, uint64_t ptimer) {
+  int64_t offset = host_ns - (int64_t)ptimer;
+  cs_gpu_bucket *b = &g->buckets[g->newest];
+  g->samples++;
+  if (b->start_ns && host_ns < b->start_ns + CS_GPU_CLOCK_BUCKET_NS &&
+      host_ns >= b->start_ns) {
+    if (offset >= b->min_offset)
+      return; /* not a better bound: the fit stands */
+    b->min_offset = offset;
+    b->host_at_min = host_ns;
+  } else {
+    g->newest = (g->newest + 1) % CS_GPU_CLOCK_BUCKETS;
+    b = &g->buckets[g->newest];
+    b->start_ns = host_ns;
+    b->min_offset = offset;
+    b->host_at_min = host_ns;
+    /* Forget buckets that fell out of the window. */
+    for (int i = 0; i < CS_GPU_CLOCK_BUCKETS; i++) {
+      cs_gpu_bucket *old = &g->buckets[i];
+      if (old->start_ns &&
+          host_ns - old->start_ns >
+              (int64_t)CS_GPU_CLOCK_BUCKETS * CS_GPU_CLOCK_BUCKET_NS)
+        old->start_ns = 0;
+    }
+  }
+  refit(g);
+}
+
+bool cs_gpu_clock_to_host(const cs_gpu_clock *g, uint64_t ptimer,
+                          int64_t *host_ns) {
+  if (!g->valid)
+    return false;
+  /* Evaluate the offset at the stamp's own (approximate) host time. */
+  int64_t approx = (int64_t)ptimer + g->base;
+  double drift = g->slope * (double)(approx - g->anchor_ns);
+  *host_ns = approx + (int64_t)(drift + (drift >= 0 ? 0.5 : -0.5));
+  return true;
+}
