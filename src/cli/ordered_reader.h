@@ -75,7 +75,7 @@ typedef struct {
   ord_item **heap;
   size_t nheap, cap_heap;
   size_t window_used;
-  int64_t last_key; /* keys of records without a time inherit this */
+  int64_t last_key;       /* keys of records without a time inherit this */
   uint64_t bytes_counted; /* of tf.bytes_read, already in bytes_done */
 } ord_file;
 

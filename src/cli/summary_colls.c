@@ -8,8 +8,9 @@
  *     stop, i.e. the host-side enqueue) under source "enqueue". When the
  *     trace has timing records these rows are not shown (the timing rows
  *     are better); without them they are the fallback and say so.
- * Message size = `bytes` of the timing record, else count x datatype size
- * (count itself when the datatype is unknown).
+ * Message size = `bytes` of the timing record, else as the plugin computes
+ * it (nccl_model.h: count x datatype size, x nranks for AllGather and the
+ * like; count itself when the datatype is unknown).
  * Both inputs also feed the straggler matching (summary_stragglers.c).
  */
 #include <stdlib.h>
@@ -40,14 +41,15 @@ static uint32_t string_id(summary *s, const js_value *v) {
   return intern_id(&s->strings, buf, strlen(buf));
 }
 
-static uint64_t message_bytes(const js_value *count, const js_value *dtype) {
+static uint64_t message_bytes(const summary *s, uint32_t func,
+                              const js_value *count, const js_value *dtype,
+                              int nranks) {
   uint64_t n = 0;
   if (!js_to_u64(count, &n))
     return 0;
   char name[64] = "";
   js_str_copy(dtype, name, sizeof name);
-  int size = nccl_datatype_size(name);
-  return size ? n * (uint64_t)size : n;
+  return nccl_collective_bytes(intern_str(&s->funcs, func), n, name, nranks);
 }
 
 static coll_row *row_for(summary *s, uint64_t comm, uint32_t func,
@@ -116,9 +118,12 @@ void colls_add_timing(summary *s, const rec *r, rec_scratch *sc) {
   uint64_t comm = 0;
   js_to_hex_u64(js_get(f, K_commId), &comm);
   uint32_t func = func_id(s, js_get(f, K_func));
+  int64_t nranks = 0;
+  js_to_i64(js_get(f, K_nranks), &nranks);
   uint64_t bytes;
   if (!js_to_u64(js_get(f, K_bytes), &bytes))
-    bytes = message_bytes(js_get(f, K_count), js_get(f, K_datatype));
+    bytes = message_bytes(s, func, js_get(f, K_count), js_get(f, K_datatype),
+                          (int)nranks);
   dur_source src = source_of(js_get(f, K_source));
   int64_t start = ns_or_min(js_get(f, K_start));
   int64_t stop = ns_or_min(js_get(f, K_stop));
@@ -126,8 +131,7 @@ void colls_add_timing(summary *s, const rec *r, rec_scratch *sc) {
   if (!js_to_ns(js_get(f, K_duration), &dur))
     dur = start != INT64_MIN && stop != INT64_MIN ? stop - start : -1;
   s->timing_records++;
-  int64_t nranks = 0;
-  if (js_to_i64(js_get(f, K_nranks), &nranks) && nranks > 0) {
+  if (nranks > 0) {
     comm_info *ci = summary_comm(s, comm);
     if (ci && ci->nranks <= 0)
       ci->nranks = (int)nranks;
@@ -175,7 +179,10 @@ void colls_add_event(summary *s, const rec *r, rec_scratch *sc) {
   const js_fields *df = &sc->sub;
   uint64_t comm = r->has_comm ? r->comm_id : 0;
   uint32_t func = func_id(s, js_get(r->f, K_func));
-  uint64_t bytes = message_bytes(js_get(df, K_count), js_get(df, K_datatype));
+  const comm_info *ci = summary_comm(s, comm);
+  int nranks = ci ? ci->nranks : 0;
+  uint64_t bytes = message_bytes(s, func, js_get(df, K_count),
+                                 js_get(df, K_datatype), nranks);
   coll_row *row = row_for(s, comm, func, bytes, SRC_ENQUEUE);
   if (row) {
     note_algo(row, string_id(s, js_get(df, K_algo)),
@@ -186,9 +193,8 @@ void colls_add_event(summary *s, const rec *r, rec_scratch *sc) {
   if (r->et == ET_P2P || !js_to_u64(js_get(df, K_seqNumber), &seq) ||
       r->rank < 0)
     return;
-  const comm_info *ci = summary_comm(s, comm);
-  strag_add(s, comm, func, seq, bytes, false, ci ? ci->nranks : 0,
-            (int32_t)r->rank, r->start.ts, r->stop.ts);
+  strag_add(s, comm, func, seq, bytes, false, nranks, (int32_t)r->rank,
+            r->start.ts, r->stop.ts);
 }
 
 bool colls_use_timing(const summary *s) {

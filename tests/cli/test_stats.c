@@ -152,6 +152,15 @@ static void bus_factors(void **state) {
   assert_int_equal(nccl_datatype_size("ncclUint64"), 8);
   assert_int_equal(nccl_datatype_size("ncclInt8"), 1);
   assert_int_equal(nccl_datatype_size("whatever"), 0);
+  assert_true(fabs(nccl_bus_factor("Gather", 4) - 0.75) < 1e-12);
+  /* sizes as the plugin's timing records: the whole buffer for AllGather */
+  assert_int_equal(nccl_collective_bytes("AllReduce", 1024, "ncclFloat32", 8),
+                   4096);
+  assert_int_equal(nccl_collective_bytes("AllGather", 1024, "ncclInt8", 8),
+                   8192);
+  assert_int_equal(nccl_collective_bytes("ReduceScatter", 10, "ncclFloat64", 4),
+                   320);
+  assert_int_equal(nccl_collective_bytes("Broadcast", 7, "unknownType", 4), 7);
 }
 
 static void map_insert_remove(void **state) {
