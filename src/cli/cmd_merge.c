@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "ordered_reader.h"
@@ -85,6 +86,21 @@ int cmd_merge(int argc, char **argv) {
   if (!tr_inputs_collect(&in, argc - optind, argv + optind))
     return EXIT_FINDINGS;
   bool to_stdout = strcmp(output, "-") == 0;
+  struct stat out_st;
+  if (!to_stdout && stat(output, &out_st) == 0) {
+    for (size_t i = 0; i < in.n; i++) {
+      struct stat in_st;
+      if (stat(in.paths[i], &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
+          in_st.st_ino == out_st.st_ino) {
+        fprintf(stderr,
+                "cclscope merge: the output '%s' is also an input (write it "
+                "outside the trace folder)\n",
+                output);
+        tr_inputs_free(&in);
+        return EXIT_USAGE;
+      }
+    }
+  }
   FILE *out = to_stdout ? stdout : fopen(output, "w");
   if (!out) {
     fprintf(stderr, "cclscope merge: cannot create '%s': %s\n", output,
