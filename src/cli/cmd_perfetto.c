@@ -29,15 +29,19 @@
 
 /* Where an event was drawn (for arrows pointing at it later). */
 typedef struct {
-  uint64_t key; /* (file << 47 | id) + 1; 0 = empty */
+  uint64_t file;
+  uint64_t id;
   uint32_t pid;
   uint32_t tid;
   int64_t start;
 } drawn_event;
 
+/* The last `cap` events drawn, exactly (FIFO eviction): an arrow to a
+ * parent drawn more than `cap` events earlier is the only one missed. */
 typedef struct {
-  drawn_event *slots;
-  int bits;
+  u64map index; /* (file, id) -> ring slot + 1 */
+  drawn_event *ring;
+  size_t cap, next, n;
 } event_cache;
 
 /* The previous rank's Coll of one collective instance. */
@@ -82,35 +86,47 @@ typedef struct {
 /* ---- small helpers ---- */
 
 static bool cache_init(event_cache *c, int bits) {
-  c->bits = bits;
-  c->slots = calloc((size_t)1 << bits, sizeof *c->slots);
-  return c->slots != NULL;
+  u64map_init(&c->index);
+  c->cap = (size_t)1 << bits;
+  c->next = c->n = 0;
+  c->ring = calloc(c->cap, sizeof *c->ring);
+  return c->ring != NULL;
 }
 
-static uint64_t cache_key(size_t file, uint64_t id) {
-  return (((uint64_t)file << 47) | (id & ((UINT64_C(1) << 47) - 1))) + 1;
-}
-
-static size_t cache_slot(const event_cache *c, uint64_t key) {
-  /* Fibonacci hashing: the top bits depend on every bit of the key */
-  return (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - c->bits));
+static void cache_free(event_cache *c) {
+  u64map_free(&c->index);
+  free(c->ring);
 }
 
 static void cache_put(event_cache *c, size_t file, uint64_t id, uint32_t pid,
                       uint32_t tid, int64_t start) {
-  uint64_t key = cache_key(file, id);
-  drawn_event *d = &c->slots[cache_slot(c, key)];
-  d->key = key;
-  d->pid = pid;
-  d->tid = tid;
-  d->start = start;
+  bool inserted;
+  uint64_t *slot = u64map_put(&c->index, file, id, 0, &inserted);
+  if (!slot)
+    return;
+  if (!inserted) { /* the same id again (a duplicate): update */
+    drawn_event *d = &c->ring[*slot - 1];
+    d->pid = pid;
+    d->tid = tid;
+    d->start = start;
+    return;
+  }
+  size_t at = c->next;
+  if (c->n == c->cap) {
+    u64map_remove(&c->index, c->ring[at].file, c->ring[at].id);
+    slot = u64map_get(&c->index, file, id); /* removal may move it */
+  } else {
+    c->n++;
+  }
+  *slot = at + 1;
+  c->ring[at] = (drawn_event){file, id, pid, tid, start};
+  c->next = (at + 1) % c->cap;
 }
 
 static const drawn_event *cache_get(const event_cache *c, size_t file,
                                     uint64_t id) {
-  uint64_t key = cache_key(file, id);
-  const drawn_event *d = &c->slots[cache_slot(c, key)];
-  return d->key == key ? d : NULL;
+  const uint64_t *slot = u64map_get(&c->index, file, id);
+  return slot ? &c->ring[*slot - 1] : NULL;
 }
 
 static void ts_field(perfetto *p, const char *key, int64_t ns) {
@@ -751,8 +767,8 @@ int cmd_perfetto(int argc, char **argv) {
   if (!to_stdout)
     fclose(out);
   tl_free(&p->tl);
-  free(p->parents.slots);
-  free(p->steps.slots);
+  cache_free(&p->parents);
+  cache_free(&p->steps);
   u64map_free(&p->tag_to_file);
   u64map_free(&p->colls);
   intern_free(&p->funcs);

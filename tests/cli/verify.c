@@ -6,7 +6,8 @@
  *                   [--straggler R] [--min-last F] [--min-wait-us W]
  *                   [--instances N] [--bw GBPS] [--lat US] [--tol FRAC]
  *                   [--lat-tol-us US] [--killed N] [--p50-us X]
- *                   [--fit min|avg] [--side send|recv|both]
+ *                   [--fit min|avg|busy] [--side send|recv|both]
+ *   (--fit busy: bandwidth = bytes / busy time of the link, no fit)
  *   verify perfetto --file JSON --dir DIR [--coll-flows N]
  *   verify merge    --file JSONL --dir DIR [--order start|end]
  *   verify otf2     --archive A --dir DIR --otf2-print PATH
@@ -314,21 +315,25 @@ static void verify_summary(const options *o) {
       const char *side = str(l, "side");
       if (strcmp(o->side, "both") != 0 && (!side || strcmp(side, o->side)))
         continue;
-      const cJSON *fit = cJSON_GetObjectItem(l, o->fit);
-      if (!cJSON_IsObject(fit))
+      bool busy = strcmp(o->fit, "busy") == 0;
+      const cJSON *fit = cJSON_GetObjectItem(l, busy ? "avg" : o->fit);
+      if (!busy && !cJSON_IsObject(fit))
         continue;
-      double bw = num(fit, "bandwidthGBs"), lat = num(fit, "latencyUs");
+      double bw = busy ? num(l, "bytes") / num(l, "busyUs") / 1e3
+                       : num(fit, "bandwidthGBs");
+      double lat = busy ? NAN : num(fit, "latencyUs");
       CHECK(fabs(bw - o->bw) / o->bw <= o->tol,
             "link %g->%g (%s): %s bandwidth %.4f GB/s, model %.4f (tolerance "
             "%.0f%%)",
             num(l, "from"), num(l, "to"), side, o->fit, bw, o->bw,
             o->tol * 100);
-      if (o->lat >= 0 && o->lat_tol_us >= 0)
+      if (!busy && o->lat >= 0 && o->lat_tol_us >= 0)
         CHECK(fabs(lat - o->lat) <= o->lat_tol_us,
               "link %g->%g (%s): %s latency %.2f us, model %.2f +- %.2f",
               num(l, "from"), num(l, "to"), side, o->fit, lat, o->lat,
               o->lat_tol_us);
-      CHECK(num(fit, "r2") > 0.95, "%s fit R² %.4f", o->fit, num(fit, "r2"));
+      if (!busy)
+        CHECK(num(fit, "r2") > 0.95, "%s fit R² %.4f", o->fit, num(fit, "r2"));
       checked++;
     }
     CHECK(checked > 0, "no %s link with a %s fit", o->side, o->fit);
