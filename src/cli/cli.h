@@ -36,8 +36,8 @@ bool help_print(const char *cmd, FILE *out);
 int usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* A --window-mb value (merge, perfetto, otf2) in bytes; false if invalid. */
-bool parse_window_mb(const char *text, size_t *bytes);
+/* A --memory-mb value (merge, perfetto, otf2) in bytes; false if invalid. */
+bool parse_memory_mb(const char *text, size_t *bytes);
 
 /* Long options every subcommand accepts (value of getopt's `val`). */
 enum {

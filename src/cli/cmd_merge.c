@@ -2,10 +2,11 @@
  * src/cli/cmd_merge.c — `cclscope merge DIR|FILE... -o FILE`: one
  * time-ordered JSONL file from many processes.
  *
- * A streaming k-way merge (ordered_reader.h): each input has a read buffer
- * and a reorder window (--window-mb in total), so memory does not depend
- * on the size of the trace. Lines are copied byte for byte; pad records
- * and invalid lines are left out (and counted).
+ * An external merge sort (ordered_reader.h): chunks of --memory-mb are
+ * sorted and spilled to temporary files, then k-way merged, so the order is
+ * exact and memory does not depend on the size of the trace. Lines are
+ * copied byte for byte; pad records and invalid lines are left out (and
+ * counted).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,7 +18,7 @@
 #include "cli.h"
 #include "ordered_reader.h"
 
-bool parse_window_mb(const char *text, size_t *bytes) {
+bool parse_memory_mb(const char *text, size_t *bytes) {
   char *end;
   errno = 0;
   unsigned long long v = strtoull(text, &end, 10);
@@ -31,14 +32,14 @@ int cmd_merge(int argc, char **argv) {
   static const struct option longs[] = {
       {"output", required_argument, NULL, 'o'},
       {"order", required_argument, NULL, 'r'},
-      {"window-mb", required_argument, NULL, 'w'},
+      {"memory-mb", required_argument, NULL, 'w'},
       {"help", no_argument, NULL, OPT_HELP},
       {"quiet", no_argument, NULL, OPT_QUIET},
       {"progress", no_argument, NULL, OPT_PROGRESS},
       {NULL, 0, NULL, 0}};
   const char *output = NULL;
   ord_mode mode = ORD_START;
-  size_t window = 256u << 20;
+  size_t memory = 256u << 20;
   optind = 0;
   opterr = 0;
   int o;
@@ -57,9 +58,9 @@ int cmd_merge(int argc, char **argv) {
                            optarg);
       break;
     case 'w':
-      if (!parse_window_mb(optarg, &window))
+      if (!parse_memory_mb(optarg, &memory))
         return usage_error("merge",
-                           "--window-mb needs a number of MiB, not "
+                           "--memory-mb needs a number of MiB, not "
                            "'%s'",
                            optarg);
       break;
@@ -112,8 +113,9 @@ int cmd_merge(int argc, char **argv) {
   setvbuf(out, outbuf, _IOFBF, sizeof outbuf);
   ord_reader rd;
   int status = EXIT_OK;
-  if (!ord_open(&rd, &in, mode, window, "merge")) {
-    fprintf(stderr, "cclscope merge: out of memory\n");
+  if (!ord_open(&rd, &in, mode, memory, "merge")) {
+    fprintf(stderr, "cclscope merge: %s\n",
+            rd.failed ? "sorting failed" : "out of memory");
     status = EXIT_FINDINGS;
   } else {
     ord_where w;
@@ -122,20 +124,14 @@ int cmd_merge(int argc, char **argv) {
       fwrite(r->line, 1, r->len, out);
       fputc('\n', out);
     }
-    if (rd.unreadable_files)
+    if (rd.unreadable_files || rd.failed)
       status = EXIT_FINDINGS;
     if (!cli_globals.quiet) {
       fprintf(stderr,
               "cclscope merge: %" PRIu64 " records from %zu files, by %s "
-              "time, to %s\n",
+              "time, to %s (%.1f MB sorted on disk)\n",
               rd.records, in.n, mode == ORD_START ? "start" : "end",
-              to_stdout ? "stdout" : output);
-      if (rd.late)
-        fprintf(stderr,
-                "cclscope merge: %" PRIu64 " records are out of order (their "
-                "events lasted longer than the reorder window covers; raise "
-                "--window-mb)\n",
-                rd.late);
+              to_stdout ? "stdout" : output, (double)rd.spilled_bytes / 1e6);
       if (rd.invalid)
         fprintf(stderr,
                 "cclscope merge: %" PRIu64 " invalid lines left out (run "

@@ -466,9 +466,9 @@ static bool finish_archive(otf2_out *o, const ord_reader *rd) {
   return !o->failed;
 }
 
-static int run(otf2_out *o, const tr_inputs *in, size_t window) {
+static int run(otf2_out *o, const tr_inputs *in, size_t memory) {
   ord_reader rd;
-  if (!ord_open(&rd, in, ORD_START, window, "otf2"))
+  if (!ord_open(&rd, in, ORD_START, memory, "otf2"))
     return -1;
   rec_scratch *sc = malloc(sizeof *sc);
   if (!sc || !tl_init(&o->tl, rd.n)) {
@@ -494,18 +494,13 @@ static int run(otf2_out *o, const tr_inputs *in, size_t window) {
             "%zu regions, %zu communicators\n",
             rd.records, rd.n, o->events, o->enters, o->leaves, o->tl.ntracks,
             o->nregions, o->ncomms);
-    if (rd.late)
-      fprintf(stderr,
-              "cclscope otf2: %" PRIu64 " records arrived after later ones "
-              "(longer than the reorder window; raise --window-mb)\n",
-              rd.late);
     if (o->tl.unplaced)
       fprintf(stderr,
               "cclscope otf2: %" PRIu64 " events left out (no lane could "
               "take them in time order)\n",
               o->tl.unplaced);
   }
-  int status = ok && !rd.unreadable_files ? 0 : 1;
+  int status = ok && !rd.unreadable_files && !rd.failed ? 0 : 1;
   free(sc);
   ord_close(&rd);
   return status;
@@ -514,13 +509,13 @@ static int run(otf2_out *o, const tr_inputs *in, size_t window) {
 int cmd_otf2(int argc, char **argv) {
   static const struct option longs[] = {
       {"output", required_argument, NULL, 'o'},
-      {"window-mb", required_argument, NULL, 'w'},
+      {"memory-mb", required_argument, NULL, 'w'},
       {"help", no_argument, NULL, OPT_HELP},
       {"quiet", no_argument, NULL, OPT_QUIET},
       {"progress", no_argument, NULL, OPT_PROGRESS},
       {NULL, 0, NULL, 0}};
   const char *output = NULL;
-  size_t window = 256u << 20;
+  size_t memory = 256u << 20;
   optind = 0;
   opterr = 0;
   int opt;
@@ -530,9 +525,9 @@ int cmd_otf2(int argc, char **argv) {
       output = optarg;
       break;
     case 'w':
-      if (!parse_window_mb(optarg, &window))
+      if (!parse_memory_mb(optarg, &memory))
         return usage_error("otf2",
-                           "--window-mb needs a number of MiB, not "
+                           "--memory-mb needs a number of MiB, not "
                            "'%s'",
                            optarg);
       break;
@@ -585,7 +580,7 @@ int cmd_otf2(int argc, char **argv) {
     OTF2_Archive_SetFlushCallbacks(o->archive, &flush, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(o->archive);
     OTF2_Archive_OpenEvtFiles(o->archive);
-    int rc = run(o, &in, window);
+    int rc = run(o, &in, memory);
     if (rc < 0)
       fprintf(stderr, "cclscope otf2: out of memory\n");
     if (OTF2_Archive_Close(o->archive) != OTF2_SUCCESS) {

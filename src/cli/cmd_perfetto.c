@@ -10,7 +10,7 @@
  * counters (ph C); names and order are metadata (ph M). Records arrive in
  * start order (ordered_reader ORD_START), so memory is bounded: a parent
  * cache of recent events, the collectives waiting for their other ranks,
- * and one counter bin per process.
+ * and one counter bin per process (plus the sort's --memory-mb).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -563,9 +563,9 @@ static void write_metadata(perfetto *p, const ord_reader *rd) {
   }
 }
 
-static int run(perfetto *p, const tr_inputs *in, size_t window, FILE *out) {
+static int run(perfetto *p, const tr_inputs *in, size_t memory, FILE *out) {
   ord_reader rd;
-  if (!ord_open(&rd, in, ORD_START, window, "perfetto"))
+  if (!ord_open(&rd, in, ORD_START, memory, "perfetto"))
     return -1;
   p->rd = &rd;
   for (size_t i = 0; i < rd.n; i++) {
@@ -627,8 +627,6 @@ static int run(perfetto *p, const tr_inputs *in, size_t window, FILE *out) {
   jw_ns_as_us(&p->w, p->base);
   jw_key(&p->w, "records");
   jw_u64(&p->w, rd.records);
-  jw_key(&p->w, "outOfOrder");
-  jw_u64(&p->w, rd.late);
   jw_key(&p->w, "unplaced");
   jw_u64(&p->w, p->tl.unplaced);
   jw_obj_end(&p->w);
@@ -642,18 +640,13 @@ static int run(perfetto *p, const tr_inputs *in, size_t window, FILE *out) {
             " collective arrows)\n",
             rd.records, rd.n, p->written, p->tl.ntracks, p->parent_flows,
             p->coll_flows);
-    if (rd.late)
-      fprintf(stderr,
-              "cclscope perfetto: %" PRIu64 " records arrived after later "
-              "ones (longer than the reorder window; raise --window-mb)\n",
-              rd.late);
     if (p->tl.unplaced)
       fprintf(stderr,
               "cclscope perfetto: %" PRIu64 " events left out: more than %d "
               "overlapping events on one thread\n",
               p->tl.unplaced, LANE_MAX_PER_GROUP);
   }
-  int status = rd.unreadable_files ? 1 : 0;
+  int status = rd.unreadable_files || rd.failed ? 1 : 0;
   free(sc);
   ord_close(&rd);
   return status;
@@ -662,7 +655,7 @@ static int run(perfetto *p, const tr_inputs *in, size_t window, FILE *out) {
 int cmd_perfetto(int argc, char **argv) {
   static const struct option longs[] = {
       {"output", required_argument, NULL, 'o'},
-      {"window-mb", required_argument, NULL, 'w'},
+      {"memory-mb", required_argument, NULL, 'w'},
       {"no-flows", no_argument, NULL, 'n'},
       {"states", no_argument, NULL, 's'},
       {"bin-us", required_argument, NULL, 'b'},
@@ -671,7 +664,7 @@ int cmd_perfetto(int argc, char **argv) {
       {"progress", no_argument, NULL, OPT_PROGRESS},
       {NULL, 0, NULL, 0}};
   const char *output = NULL;
-  size_t window = 256u << 20;
+  size_t memory = 256u << 20;
   perfetto *p = calloc(1, sizeof *p);
   if (!p) {
     fprintf(stderr, "cclscope perfetto: out of memory\n");
@@ -690,9 +683,9 @@ int cmd_perfetto(int argc, char **argv) {
       output = optarg;
       break;
     case 'w':
-      if (!parse_window_mb(optarg, &window))
+      if (!parse_memory_mb(optarg, &memory))
         status = usage_error(
-            "perfetto", "--window-mb needs a number of MiB, not '%s'", optarg);
+            "perfetto", "--memory-mb needs a number of MiB, not '%s'", optarg);
       break;
     case 'n':
       p->flows = false;
@@ -755,7 +748,7 @@ int cmd_perfetto(int argc, char **argv) {
   int rc = -1;
   if (tl_init(&p->tl, in.n) && cache_init(&p->parents, PARENT_CACHE_BITS) &&
       cache_init(&p->steps, STEP_CACHE_BITS))
-    rc = run(p, &in, window, out);
+    rc = run(p, &in, memory, out);
   if (rc < 0)
     fprintf(stderr, "cclscope perfetto: out of memory\n");
   status = rc == 0 ? EXIT_OK : EXIT_FINDINGS;

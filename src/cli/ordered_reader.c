@@ -1,12 +1,18 @@
 /*
- * src/cli/ordered_reader.c — many files as one ordered stream (see
- * ordered_reader.h for the two modes and their guarantees).
+ * src/cli/ordered_reader.c — many files as one ordered stream: lock step,
+ * or an external merge sort by start or end time (see ordered_reader.h).
  */
 #include "ordered_reader.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#define RUN_BUFFER (256u << 10)
+
+/* ---- reading one file ---- */
 
 static void note_identity(ord_file *f, const rec *r) {
   if (r->rt == RT_PROCESS_END)
@@ -35,6 +41,9 @@ static bool read_record(ord_reader *o, ord_file *f, rec_scratch *s, rec *r) {
       f->eof = true;
       break;
     }
+    o->bytes_done += f->tf.bytes_read - f->bytes_counted;
+    f->bytes_counted = f->tf.bytes_read;
+    progress_update(&o->prog, o->bytes_done);
     if (!rec_decode(r, s, f->tf.line, f->tf.line_len)) {
       o->invalid++;
       continue;
@@ -42,9 +51,6 @@ static bool read_record(ord_reader *o, ord_file *f, rec_scratch *s, rec *r) {
     if (r->rt == RT_PAD)
       continue;
     note_identity(f, r);
-    o->bytes_done += f->tf.bytes_read - f->bytes_counted;
-    f->bytes_counted = f->tf.bytes_read;
-    progress_update(&o->prog, o->bytes_done);
     return true;
   }
   return false;
@@ -59,117 +65,47 @@ static int64_t key_of(const ord_reader *o, ord_file *f, const rec *r) {
   return k;
 }
 
-/* ---- per-file window heap (ORD_START) ---- */
-
-static bool item_less(const ord_item *a, const ord_item *b) {
-  return a->key < b->key || (a->key == b->key && a->seq < b->seq);
-}
-
-static bool window_push(ord_file *f, ord_item *it) {
-  if (f->nheap == f->cap_heap) {
-    size_t ncap = f->cap_heap ? f->cap_heap * 2 : 64;
-    ord_item **nh = realloc(f->heap, ncap * sizeof *nh);
-    if (!nh)
-      return false;
-    f->heap = nh;
-    f->cap_heap = ncap;
+static bool open_file(ord_reader *o, ord_file *f, size_t bufsize) {
+  int err = tr_open(&f->tf, f->path, bufsize);
+  if (err) {
+    fprintf(stderr, "cclscope: cannot open '%s': %s\n", f->path, strerror(err));
+    o->unreadable_files++;
+    f->eof = true;
+    f->tf.fd = -1;
+    return false;
   }
-  size_t i = f->nheap++;
-  while (i > 0) {
-    size_t parent = (i - 1) / 2;
-    if (!item_less(it, f->heap[parent]))
-      break;
-    f->heap[i] = f->heap[parent];
-    i = parent;
-  }
-  f->heap[i] = it;
-  f->window_used += sizeof *it + it->len + 1;
+  f->opened = true;
   return true;
 }
 
-static ord_item *window_pop(ord_file *f) {
-  ord_item *top = f->heap[0];
-  ord_item *last = f->heap[--f->nheap];
-  size_t i = 0;
-  for (;;) {
-    size_t l = 2 * i + 1, r = l + 1, m = i;
-    const ord_item *best = last;
-    if (l < f->nheap && item_less(f->heap[l], best)) {
-      m = l;
-      best = f->heap[l];
-    }
-    if (r < f->nheap && item_less(f->heap[r], best))
-      m = r;
-    if (m == i)
-      break;
-    f->heap[i] = f->heap[m];
-    i = m;
-  }
-  if (f->nheap > 0)
-    f->heap[i] = last;
-  f->window_used -= sizeof *top + top->len + 1;
-  return top;
-}
+/* ---- generic binary heap of indexes ---- */
 
-/* Fill the window of `f` up to its budget (always at least one line). */
-static bool window_fill(ord_reader *o, ord_file *f) {
-  rec r;
-  while (!f->eof && (f->nheap == 0 || f->window_used < o->window_per_file)) {
-    if (!read_record(o, f, o->out_scratch, &r))
-      break;
-    ord_item *it = malloc(sizeof *it + r.len + 1);
-    if (!it)
-      return false;
-    it->key = key_of(o, f, &r);
-    it->seq = o->seq++;
-    it->line_no = f->tf.line_no;
-    it->len = r.len;
-    memcpy(it->text, r.line, r.len);
-    it->text[r.len] = '\0';
-    if (!window_push(f, it)) {
-      free(it);
-      return false;
-    }
-  }
-  return true;
-}
+typedef bool (*less_fn)(const ord_reader *o, size_t a, size_t b);
 
-/* ---- the heap of files ---- */
-
-static bool file_less(const ord_reader *o, size_t a, size_t b) {
-  const ord_file *fa = &o->files[a], *fb = &o->files[b];
-  if (o->mode == ORD_LOCKSTEP) {
-    if (fa->cur_key != fb->cur_key)
-      return fa->cur_key < fb->cur_key;
-    return a < b;
-  }
-  return item_less(fa->heap[0], fb->heap[0]);
-}
-
-static void files_push(ord_reader *o, size_t fi) {
+static void heap_push(ord_reader *o, size_t v, less_fn less) {
   size_t i = o->nheap++;
   while (i > 0) {
     size_t parent = (i - 1) / 2;
-    if (!file_less(o, fi, o->heap[parent]))
+    if (!less(o, v, o->heap[parent]))
       break;
     o->heap[i] = o->heap[parent];
     i = parent;
   }
-  o->heap[i] = fi;
+  o->heap[i] = v;
 }
 
-static size_t files_pop(ord_reader *o) {
+static size_t heap_pop(ord_reader *o, less_fn less) {
   size_t top = o->heap[0];
   size_t last = o->heap[--o->nheap];
   size_t i = 0;
   for (;;) {
     size_t l = 2 * i + 1, r = l + 1, m = i;
     size_t best = last;
-    if (l < o->nheap && file_less(o, o->heap[l], best)) {
+    if (l < o->nheap && less(o, o->heap[l], best)) {
       m = l;
       best = o->heap[l];
     }
-    if (r < o->nheap && file_less(o, o->heap[r], best))
+    if (r < o->nheap && less(o, o->heap[r], best))
       m = r;
     if (m == i)
       break;
@@ -181,107 +117,307 @@ static size_t files_pop(ord_reader *o) {
   return top;
 }
 
-/* Make file `fi` ready (its next record known) and queue it. */
-static bool advance(ord_reader *o, size_t fi) {
+/* ---- ORD_LOCKSTEP ---- */
+
+static bool file_less(const ord_reader *o, size_t a, size_t b) {
+  const ord_file *fa = &o->files[a], *fb = &o->files[b];
+  if (fa->cur_key != fb->cur_key)
+    return fa->cur_key < fb->cur_key;
+  return a < b;
+}
+
+static void lockstep_advance(ord_reader *o, size_t fi) {
   ord_file *f = &o->files[fi];
-  if (o->mode == ORD_LOCKSTEP) {
-    f->has_cur = read_record(o, f, f->scratch, &f->cur);
-    if (!f->has_cur)
-      return true;
-    f->cur_key = key_of(o, f, &f->cur);
-  } else {
-    if (!window_fill(o, f))
-      return false;
-    if (f->nheap == 0)
-      return true;
+  f->has_cur = read_record(o, f, f->scratch, &f->cur);
+  if (!f->has_cur)
+    return;
+  f->cur_key = key_of(o, f, &f->cur);
+  heap_push(o, fi, file_less);
+}
+
+/* ---- ORD_START / ORD_END: sorting chunks ---- */
+
+static int cmp_items(const void *a, const void *b) {
+  const ord_item *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static ord_run *new_run(ord_reader *o) {
+  if (o->nruns == o->cap_runs) {
+    size_t ncap = o->cap_runs ? o->cap_runs * 2 : 8;
+    ord_run *nr = realloc(o->runs, ncap * sizeof *nr);
+    if (!nr)
+      return NULL;
+    o->runs = nr;
+    o->cap_runs = ncap;
   }
-  files_push(o, fi);
+  ord_run *r = &o->runs[o->nruns++];
+  memset(r, 0, sizeof *r);
+  r->fd = -1;
+  return r;
+}
+
+static int temp_file(void) {
+  const char *dir = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/cclscope-sort-XXXXXX",
+           dir && *dir ? dir : "/tmp");
+  int fd = mkstemp(path);
+  if (fd < 0) {
+    fprintf(stderr, "cclscope: cannot create a temporary file in '%s': %s\n",
+            dir && *dir ? dir : "/tmp", strerror(errno));
+    return -1;
+  }
+  unlink(path); /* gone when closed, whatever happens */
+  return fd;
+}
+
+/* Sort the chunk in memory and write it to a temporary file. */
+static bool spill(ord_reader *o) {
+  if (o->nitems == 0)
+    return true;
+  qsort(o->items, o->nitems, sizeof *o->items, cmp_items);
+  ord_run *r = new_run(o);
+  int fd = r ? temp_file() : -1;
+  if (fd < 0)
+    return false;
+  r->fd = fd;
+  FILE *out = fdopen(dup(fd), "w");
+  if (!out) {
+    fprintf(stderr, "cclscope: cannot write a temporary file: %s\n",
+            strerror(errno));
+    return false;
+  }
+  static char buf[1 << 20];
+  setvbuf(out, buf, _IOFBF, sizeof buf);
+  for (size_t i = 0; i < o->nitems; i++) {
+    const ord_item *it = &o->items[i];
+    fwrite(it, sizeof *it, 1, out);
+    fwrite(o->arena + it->off, 1, it->len, out);
+    o->spilled_bytes += sizeof *it + it->len;
+  }
+  bool ok = fflush(out) == 0 && !ferror(out);
+  int err = errno;
+  fclose(out);
+  if (!ok) {
+    fprintf(stderr,
+            "cclscope: writing a temporary file failed: %s (set "
+            "TMPDIR to a folder with room, or raise --memory-mb)\n",
+            strerror(err));
+    return false;
+  }
+  if (lseek(fd, 0, SEEK_SET) < 0)
+    return false;
+  r->cap = RUN_BUFFER;
+  r->buf = malloc(r->cap);
+  o->nitems = 0;
+  o->arena_used = 0;
+  return r->buf != NULL;
+}
+
+/* Add one record to the chunk being collected, spilling when full. */
+static bool collect(ord_reader *o, size_t fi, const rec *r, uint64_t line_no,
+                    int64_t key) {
+  size_t item_bytes = (o->nitems + 1) * sizeof(ord_item);
+  if (o->arena_used + r->len + item_bytes > o->memory_bytes && o->nitems > 0 &&
+      !spill(o))
+    return false;
+  if (o->arena_used + r->len > o->arena_cap) {
+    /* only a line longer than the whole budget gets here */
+    size_t ncap = o->arena_used + r->len;
+    char *na = realloc(o->arena, ncap);
+    if (!na)
+      return false;
+    o->arena = na;
+    o->arena_cap = ncap;
+  }
+  if (o->nitems == o->cap_items) {
+    size_t ncap = o->cap_items ? o->cap_items * 2 : 4096;
+    ord_item *ni = realloc(o->items, ncap * sizeof *ni);
+    if (!ni)
+      return false;
+    o->items = ni;
+    o->cap_items = ncap;
+  }
+  ord_item *it = &o->items[o->nitems++];
+  it->key = key;
+  it->seq = o->seq++;
+  it->line_no = line_no;
+  it->file = (uint32_t)fi;
+  it->len = (uint32_t)r->len;
+  it->off = o->arena_used;
+  memcpy(o->arena + o->arena_used, r->line, r->len);
+  o->arena_used += r->len;
   return true;
 }
 
+/* Read every input into sorted chunks. */
+static bool sort_inputs(ord_reader *o) {
+  rec r;
+  for (size_t fi = 0; fi < o->n; fi++) {
+    ord_file *f = &o->files[fi];
+    if (!open_file(o, f, 1u << 20))
+      continue;
+    while (read_record(o, f, o->out_scratch, &r)) {
+      if (r.len > UINT32_MAX)
+        continue;
+      if (!collect(o, fi, &r, f->tf.line_no, key_of(o, f, &r)))
+        return false;
+    }
+    tr_close(&f->tf);
+    f->opened = false;
+  }
+  /* the last chunk stays in memory */
+  qsort(o->items, o->nitems, sizeof *o->items, cmp_items);
+  ord_run *last = new_run(o);
+  if (!last)
+    return false;
+  last->in_memory = true;
+  last->items = o->items;
+  last->n = o->nitems;
+  return true;
+}
+
+/* Next record of a run into run->cur; false at its end. */
+static bool run_next(ord_reader *o, ord_run *r) {
+  if (r->in_memory) {
+    if (r->pos >= r->n)
+      return false;
+    r->cur = r->items[r->pos++];
+    r->cur_text = o->arena + r->cur.off;
+    return true;
+  }
+  for (;;) {
+    size_t avail = r->fill - r->at;
+    if (avail >= sizeof(ord_item)) {
+      ord_item head;
+      memcpy(&head, r->buf + r->at, sizeof head);
+      if (avail >= sizeof head + head.len) {
+        r->cur = head;
+        r->cur_text = r->buf + r->at + sizeof head;
+        r->at += sizeof head + head.len;
+        return true;
+      }
+      if (sizeof head + head.len > r->cap) {
+        char *nb = realloc(r->buf, sizeof head + head.len);
+        if (!nb) {
+          o->failed = true;
+          return false;
+        }
+        r->buf = nb;
+        r->cap = sizeof head + head.len;
+      }
+    }
+    if (r->eof)
+      return false;
+    memmove(r->buf, r->buf + r->at, avail);
+    r->fill = avail;
+    r->at = 0;
+    ssize_t got = read(r->fd, r->buf + r->fill, r->cap - r->fill);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      fprintf(stderr, "cclscope: reading a temporary file failed: %s\n",
+              strerror(errno));
+      o->failed = true;
+      return false;
+    }
+    if (got == 0)
+      r->eof = true;
+    r->fill += (size_t)got;
+  }
+}
+
+static bool run_less(const ord_reader *o, size_t a, size_t b) {
+  const ord_item *x = &o->runs[a].cur, *y = &o->runs[b].cur;
+  return cmp_items(x, y) < 0;
+}
+
+/* ---- public ---- */
+
 bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
-              size_t window_bytes, const char *progress_label) {
+              size_t memory_bytes, const char *progress_label) {
   memset(o, 0, sizeof *o);
   o->mode = mode;
   o->n = in->n;
-  o->last_emitted = INT64_MIN;
-  o->files = calloc(in->n, sizeof *o->files);
-  o->heap = calloc(in->n, sizeof *o->heap);
+  o->files = calloc(in->n ? in->n : 1, sizeof *o->files);
   o->out_scratch = malloc(sizeof *o->out_scratch);
-  if (!o->files || !o->heap || !o->out_scratch)
+  if (!o->files || !o->out_scratch)
     return false;
   rec_scratch_init(o->out_scratch);
-  /* at least one line per file, whatever the budget */
-  o->window_per_file = window_bytes / (in->n ? in->n : 1);
   progress_start(&o->prog, progress_label, in->total_bytes);
-  /* Smaller read buffers when there are many files. */
-  size_t bufsize = in->n > 64 ? (256u << 10) : (1u << 20);
   for (size_t i = 0; i < in->n; i++) {
     ord_file *f = &o->files[i];
     f->path = in->paths[i];
     f->last_key = INT64_MIN;
     f->id.pid = -1;
-    int err = tr_open(&f->tf, f->path, bufsize);
-    if (err) {
-      fprintf(stderr, "cclscope: cannot open '%s': %s\n", f->path,
-              strerror(err));
-      o->unreadable_files++;
-      f->eof = true;
-      f->tf.fd = -1;
-      continue;
-    }
-    f->opened = true;
-    if (mode == ORD_LOCKSTEP) {
+    f->tf.fd = -1;
+  }
+  if (mode == ORD_LOCKSTEP) {
+    o->heap = calloc(in->n ? in->n : 1, sizeof *o->heap);
+    if (!o->heap)
+      return false;
+    /* smaller read buffers when there are many files */
+    size_t bufsize = in->n > 64 ? (256u << 10) : (1u << 20);
+    for (size_t i = 0; i < in->n; i++) {
+      ord_file *f = &o->files[i];
+      if (!open_file(o, f, bufsize))
+        continue;
       f->scratch = malloc(sizeof *f->scratch);
       if (!f->scratch)
         return false;
       rec_scratch_init(f->scratch);
+      lockstep_advance(o, i);
     }
-    if (!advance(o, i))
-      return false;
+    return true;
   }
-  return true;
+  o->memory_bytes = memory_bytes; /* tiny budgets (tests) just spill often */
+  o->arena_cap = memory_bytes < 4096 ? 4096 : memory_bytes;
+  o->arena = malloc(o->arena_cap);
+  if (!o->arena || !sort_inputs(o)) {
+    o->failed = true;
+    return false;
+  }
+  o->heap = calloc(o->nruns, sizeof *o->heap);
+  if (!o->heap)
+    return false;
+  for (size_t i = 0; i < o->nruns; i++)
+    if (run_next(o, &o->runs[i]))
+      heap_push(o, i, run_less);
+  return !o->failed;
 }
 
 const rec *ord_next(ord_reader *o, ord_where *where) {
-  free(o->out_item);
-  o->out_item = NULL;
+  less_fn less = o->mode == ORD_LOCKSTEP ? file_less : run_less;
   if (o->has_pending) {
-    /* The file whose record was returned last reads its next one now. */
+    /* what was handed out last time stays valid until now */
     o->has_pending = false;
-    if (!advance(o, o->pending_advance))
-      fprintf(stderr, "cclscope: out of memory\n");
+    if (o->mode == ORD_LOCKSTEP)
+      lockstep_advance(o, o->pending);
+    else if (run_next(o, &o->runs[o->pending]))
+      heap_push(o, o->pending, less);
   }
   if (o->nheap == 0)
     return NULL;
-  size_t fi = files_pop(o);
-  ord_file *f = &o->files[fi];
+  size_t top = heap_pop(o, less);
+  o->pending = top;
+  o->has_pending = true;
   o->records++;
   if (o->mode == ORD_LOCKSTEP) {
-    /* Hand out a copy of the decoded record; its spans stay valid until
-     * this file reads again, which happens on the next call. */
+    ord_file *f = &o->files[top];
     o->out = f->cur;
-    where->file = fi;
+    where->file = top;
     where->line_no = f->tf.line_no;
     where->key = f->cur_key;
-    o->pending_advance = fi;
-    o->has_pending = true;
     return &o->out;
   }
-  ord_item *it = window_pop(f);
-  o->out_item = it;
-  where->file = fi;
-  where->line_no = it->line_no;
-  where->key = it->key;
-  if (o->last_emitted != INT64_MIN && it->key < o->last_emitted)
-    o->late++;
-  else
-    o->last_emitted = it->key;
-  if (!window_fill(o, f))
-    fprintf(stderr, "cclscope: out of memory reading '%s'\n", f->path);
-  if (f->nheap > 0)
-    files_push(o, fi);
-  rec_decode(&o->out, o->out_scratch, it->text, it->len);
+  const ord_run *r = &o->runs[top];
+  where->file = r->cur.file;
+  where->line_no = r->cur.line_no;
+  where->key = r->cur.key;
+  rec_decode(&o->out, o->out_scratch, r->cur_text, r->cur.len);
   return &o->out;
 }
 
@@ -291,14 +427,18 @@ void ord_close(ord_reader *o) {
     ord_file *f = &o->files[i];
     if (f->opened)
       tr_close(&f->tf);
-    for (size_t k = 0; k < f->nheap; k++)
-      free(f->heap[k]);
-    free(f->heap);
     free(f->scratch);
   }
+  for (size_t i = 0; i < o->nruns; i++) {
+    if (o->runs[i].fd >= 0)
+      close(o->runs[i].fd);
+    free(o->runs[i].buf);
+  }
+  free(o->runs);
   free(o->files);
   free(o->heap);
+  free(o->items);
+  free(o->arena);
   free(o->out_scratch);
-  free(o->out_item);
   memset(o, 0, sizeof *o);
 }

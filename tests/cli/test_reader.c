@@ -1,8 +1,8 @@
 /*
  * tests/cli/test_reader.c — reading inputs: folder listing, line splitting
  * across buffer refills and longer than the buffer, an unterminated last
- * line, and the ordered multi-file stream (start order through the reorder
- * window, records later than the window counted, lock step).
+ * line, and the ordered multi-file stream (exact start and end order,
+ * sorted in memory or through temporary files; lock step).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -133,15 +133,20 @@ static void write_two_files(void) {
   write_file("t2.jsonl", text);
 }
 
-static void ordered_by_start(void **state) {
-  (void)state;
-  write_two_files();
+/* Start order, end order and lock step, sorted in memory and with a budget
+ * so small that every few lines go to a temporary file. */
+static void check_orders(size_t memory) {
   tr_inputs in;
   char *args[] = {dir};
   assert_true(tr_inputs_collect(&in, 1, args));
   ord_reader o;
-  assert_true(ord_open(&o, &in, ORD_START, 256u << 20, "test"));
+  assert_true(ord_open(&o, &in, ORD_START, memory, "test"));
+  if (memory < 1000)
+    assert_true(o.nruns > 2); /* it really spilled */
+  else
+    assert_int_equal(o.nruns, 1);
   static const int want[] = {1, 2, 5, 10, 12, 16, 25};
+  static const size_t files[] = {0, 1, 0, 0, 1, 1, 0};
   ord_where w;
   const rec *r;
   size_t n = 0;
@@ -149,16 +154,26 @@ static void ordered_by_start(void **state) {
     assert_true(n < 7);
     assert_int_equal(r->start.ts, want[n] * 1000);
     assert_int_equal(w.key, want[n] * 1000);
+    assert_int_equal(w.file, files[n]);
     n++;
   }
   assert_int_equal(n, 7);
-  assert_int_equal(o.late, 0);
+  assert_false(o.failed);
   assert_int_equal(o.invalid, 1);
   ord_close(&o);
 
-  /* lock step: by write (stop) time */
-  assert_true(ord_open(&o, &in, ORD_LOCKSTEP, 0, "test"));
+  assert_true(ord_open(&o, &in, ORD_END, memory, "test"));
   static const int stops[] = {15, 20, 30, 35, 40, 45, 50};
+  n = 0;
+  while ((r = ord_next(&o, &w)) != NULL) {
+    assert_int_equal(r->stop.ts, stops[n] * 1000);
+    n++;
+  }
+  assert_int_equal(n, 7);
+  ord_close(&o);
+
+  /* lock step: by write (stop) time too, one line per file at a time */
+  assert_true(ord_open(&o, &in, ORD_LOCKSTEP, 0, "test"));
   n = 0;
   while ((r = ord_next(&o, &w)) != NULL) {
     assert_int_equal(r->stop.ts, stops[n] * 1000);
@@ -169,32 +184,24 @@ static void ordered_by_start(void **state) {
   tr_inputs_free(&in);
 }
 
-/* A window of one line per file cannot sort (1,50) before (10,20): the
- * record is emitted late and counted. */
-static void late_records_are_counted(void **state) {
+static void ordered_in_memory(void **state) {
   (void)state;
   write_two_files();
-  tr_inputs in;
-  char *args[] = {dir};
-  assert_true(tr_inputs_collect(&in, 1, args));
-  ord_reader o;
-  assert_true(ord_open(&o, &in, ORD_START, 1, "test"));
-  ord_where w;
-  size_t n = 0;
-  while (ord_next(&o, &w) != NULL)
-    n++;
-  assert_int_equal(n, 7);
-  assert_true(o.late > 0);
-  ord_close(&o);
-  tr_inputs_free(&in);
+  check_orders(256u << 20);
+}
+
+static void ordered_through_temp_files(void **state) {
+  (void)state;
+  write_two_files();
+  check_orders(700); /* about two lines per chunk */
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(lines_and_buffers),
       cmocka_unit_test(folder_listing),
-      cmocka_unit_test(ordered_by_start),
-      cmocka_unit_test(late_records_are_counted),
+      cmocka_unit_test(ordered_in_memory),
+      cmocka_unit_test(ordered_through_temp_files),
   };
   return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

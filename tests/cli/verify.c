@@ -13,7 +13,8 @@
  *   verify otf2     --archive A --dir DIR --otf2-print PATH
  *
  * With --cclscope BIN, perfetto/merge/otf2 first produce their output
- * (`BIN perfetto DIR -o JSON`, ...) and fail if that command fails.
+ * (`BIN perfetto DIR -o JSON`, ...; merge with --memory-mb MB) and fail if
+ * that command fails.
  *
  * JSON outputs are parsed with cJSON (independent of cclscope's scanner);
  * the traces are counted with cclscope's own reader (unit-tested apart).
@@ -49,7 +50,7 @@ static int failures;
 
 typedef struct {
   const char *cclscope, *dir, *file, *archive, *otf2_print, *basis, *order;
-  const char *fit, *side;
+  const char *fit, *side, *memory_mb;
   int straggler;
   double min_last, min_wait_us, bw, lat, tol, lat_tol_us, p50_us;
   long instances, killed, coll_flows;
@@ -81,6 +82,8 @@ static void parse(options *o, int argc, char **argv) {
       o->basis = v;
     else if (!strcmp(k, "--order"))
       o->order = v;
+    else if (!strcmp(k, "--memory-mb"))
+      o->memory_mb = v;
     else if (!strcmp(k, "--fit"))
       o->fit = v;
     else if (!strcmp(k, "--side"))
@@ -243,8 +246,10 @@ static bool produce(const options *o, const char *what) {
     return true;
   char cmd[8192];
   if (!strcmp(what, "merge"))
-    snprintf(cmd, sizeof cmd, "'%s' -q merge --order %s '%s' -o '%s'",
-             o->cclscope, o->order, o->dir, o->file);
+    snprintf(cmd, sizeof cmd,
+             "'%s' -q merge --order %s --memory-mb %s '%s' -o '%s'",
+             o->cclscope, o->order, o->memory_mb ? o->memory_mb : "256", o->dir,
+             o->file);
   else if (!strcmp(what, "perfetto"))
     snprintf(cmd, sizeof cmd, "'%s' -q perfetto '%s' -o '%s'", o->cclscope,
              o->dir, o->file);
