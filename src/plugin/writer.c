@@ -452,6 +452,9 @@ static bool start_metrics(const cs_writer_opts *opts) {
         break;
       }
     }
+    /* Serve something from the first scrape on, not only after a window. */
+    cs_metrics_render_prometheus(w.metrics, &w.metrics->prom);
+    cs_http_publish(w.metrics->prom.data, w.metrics->prom.len);
     cs_http_start(opts->prom_addr, port, search);
   }
   if (url)
