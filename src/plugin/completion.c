@@ -395,6 +395,8 @@ void cs_completion_ended(cs_completion *c, const cs_event *e) {
 
 /* ---- emitting ---- */
 
+static bool ready(const cs_completion *c, const tracker *t);
+
 static void emit(cs_completion *c, tracker *t, bool timed_out) {
   cs_timing r;
   memset(&r, 0, sizeof r);
@@ -418,6 +420,7 @@ static void emit(cs_completion *c, tracker *t, bool timed_out) {
   r.enq_stop_ns = t->enq_stop_ns;
   r.gpu_rejected = t->kc_rejected;
   r.batched = t->batched;
+  r.incomplete = t->kc_ended < t->kc_started || t->po_ended < t->po_started;
   int64_t gpu_start;
   if (t->kc_valid && cs_gpu_clock_to_host(clock_for(c, t->gpu_ctx),
                                           t->gpu_start_ptimer, &gpu_start)) {
