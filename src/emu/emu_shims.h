@@ -28,6 +28,10 @@ typedef struct emu_delivery {
   uint64_t dur_ns; /* duration of the plugin call (only when timed) */
 } emu_delivery;
 
+/* Exact detection of unwritten *eHandle (sentinel pre-fill); set for
+ * --check and --truth. */
+void emu_shims_detect_unwritten(bool exact);
+
 /* init: adapts the argument order of v1..v4 and clears CE bits for v5.
  * `forced_mask` (--mask) is stored right after the plugin's own init, as if
  * the plugin had written it, before the adapter's clearing. */

@@ -302,7 +302,7 @@ static void truth_start(emu_thread *t, const emu_plugin *p, void *ctx,
       emu_rec_id(&r, "api_parent", parent_obj ? info->parent_id : 0);
   }
   emu_rec_ptr(&r, "ctx", ctx);
-  if (del->kind == EMU_DROPPED_SHIM || del->unwritten)
+  if (del->kind == EMU_DROPPED_SHIM || (del->unwritten && p->abi >= 4))
     emu_rec_str(&r, "handle", "unwritten");
   else
     rec_handle(&r, "handle", slot->handle);

@@ -421,6 +421,16 @@ static kernel_batch *find_batch(progress_ctx *c, int batch) {
   return b;
 }
 
+static bool carrier_has_net(const progress_ctx *c, const emu_sub *k) {
+  for (int i = 0; i < c->n; i++) {
+    const emu_sub *s = c->subs[i];
+    if ((s->op.kind == EMU_OP_NET_SEND || s->op.kind == EMU_OP_NET_RECV) &&
+        s->op.task_id == k->op.task_id && s->op.channel == k->op.channel)
+      return true;
+  }
+  return false;
+}
+
 /* A carrier's channel is done when every net sub of the same task and
  * channel finished (or, without network, the modelled kernel time). */
 static bool carrier_done(const progress_ctx *c, const emu_sub *k) {
@@ -513,9 +523,11 @@ static uint64_t next_time(const progress_ctx *c) {
         if (t < next)
           next = t;
       }
-    } else if (s->op.kind == EMU_OP_KERNEL) {
+    } else if (s->op.kind == EMU_OP_KERNEL && c->peers_ready &&
+               !carrier_has_net(c, s)) {
+      /* only carriers without network ops finish on a modelled time */
       uint64_t t = c->peers_ready_at + c->w->kernel_ns;
-      if (t < next)
+      if (t > c->now && t < next)
         next = t;
     }
   }
@@ -718,12 +730,12 @@ static void start_sock_helpers(emu_proxy *p) {
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->cv, NULL);
     char name[40];
-    snprintf(name, sizeof name, "w%d/sock.r%d.%d", p->worker->index,
-             p->global_rank, i);
+    snprintf(name, sizeof name, "w%d/sock.r%d.c%d.%d", p->worker->index,
+             p->global_rank, p->owner->index, i);
     emu_thread_init(&h->thr, p->worker->index,
                     EMU_STREAM_SOCK(p->local_slot, p->owner->index, i),
                     EMU_ROLE_SOCK, name, p->worker->opts->seed);
-    char os_name[32];
+    char os_name[48];
     snprintf(os_name, sizeof os_name, "NCCL Sock%c%2d%2d", i ? 'R' : 'S',
              emu_local_of(l, p->global_rank), i);
     p->helpers[i] = h;
@@ -736,18 +748,22 @@ static void *proxy_main(void *arg) {
   emu_thread *t = &p->thr;
   emu_thread_attach(t);
   bool first = true;
+  /* Whether the owner comm was finalized, as seen when the last work was
+   * taken (the app finalizes before posting later work, so this is exact
+   * for process_work and reproducible for the next Sleep). */
+  const char *quirk = NULL;
   for (;;) {
     /* Sleeping or not is decided by the rng (not by timing) so that the
      * sequence on this thread is reproducible (§6.10 Sleep pattern). */
     bool sleep_pattern = first || emu_rng_chance(&t->rng, 0.3);
     first = false;
-    const char *quirk = owner_is_finalized(p) ? "finalized_context" : NULL;
     emu_slot pc = {NULL, 0, false};
     if (sleep_pattern) {
       core_proxy_ctrl_start(t, p->ctrl_context, &pc, quirk);
       core_proxy_ctrl_record(t, &pc, 0, ncclProfilerProxyCtrlSleep);
     }
     emu_proxy_work *w = take_work(p);
+    quirk = owner_is_finalized(p) ? "finalized_context" : NULL;
     if (sleep_pattern) {
       core_proxy_ctrl_record(t, &pc, 0, ncclProfilerProxyCtrlWakeup);
       core_proxy_ctrl_stop(t, &pc);
@@ -757,7 +773,7 @@ static void *proxy_main(void *arg) {
       break;
     }
     if (!aborting(p))
-      process_work(p, w, owner_is_finalized(p) ? "finalized_context" : NULL);
+      process_work(p, w, quirk);
     finish_work(p, w);
   }
   for (int i = 0; i < p->nhelpers; i++) {
@@ -805,7 +821,7 @@ emu_proxy *emu_proxy_create(emu_worker *w, emu_comm *owner, int local_slot) {
 void emu_proxy_start(emu_proxy *p) {
   if (p->worker->opts->net == EMU_NET_SOCKET)
     start_sock_helpers(p);
-  char os_name[32];
+  char os_name[48];
   snprintf(os_name, sizeof os_name, "NCCL Progress%2d",
            emu_local_of(p->worker->layout, p->global_rank));
   emu_thread_spawn(&p->th, os_name, proxy_main, p);

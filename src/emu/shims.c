@@ -501,16 +501,29 @@ int emu_shim_init(const emu_plugin *p, void **context, uint64_t commId,
   return rc;
 }
 
-/* Calls the plugin's startEvent with the sentinel protocol. */
-#define CALL_START(fn, ctx, eh, descr, del, timed)                             \
+/* Pre-fill *eHandle with the sentinel before the plugin's startEvent (v4+
+ * adapters pass NCCL's slot as is) when unwritten slots must be detected
+ * exactly (--check or --truth); otherwise the stale value is passed and a
+ * slot that did not change counts as unwritten. v1..v3 plugins always see
+ * the NULL their adapter wrote. */
+static bool use_sentinel;
+
+void emu_shims_detect_unwritten(bool exact) {
+  use_sentinel = exact;
+}
+
+#define CALL_START(fn, ctx, eh, descr, del, timed, sentinel)                   \
   do {                                                                         \
     void *before_ = *(eh);                                                     \
-    *(eh) = EMU_UNWRITTEN_SENTINEL;                                            \
+    if (sentinel)                                                              \
+      *(eh) = EMU_UNWRITTEN_SENTINEL;                                          \
     uint64_t t0_ = timer_begin(timed);                                         \
     (del).rc = (fn)((ctx), (eh), (descr));                                     \
     (del).dur_ns = timer_end((timed), t0_);                                    \
-    if (*(eh) == EMU_UNWRITTEN_SENTINEL) {                                     \
+    if ((sentinel) && *(eh) == EMU_UNWRITTEN_SENTINEL) {                       \
       *(eh) = before_;                                                         \
+      (del).unwritten = true;                                                  \
+    } else if (!(sentinel) && *(eh) == before_) {                              \
       (del).unwritten = true;                                                  \
     }                                                                          \
   } while (0)
@@ -527,7 +540,7 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       return del;
     }
     CALL_START(((ncclProfiler_v1_t *)p->symbol)->startEvent, context, eHandle,
-               &v1, del, timed);
+               &v1, del, timed, false);
     return del;
   }
   case 2: {
@@ -538,7 +551,7 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       return del;
     }
     CALL_START(((ncclProfiler_v2_t *)p->symbol)->startEvent, context, eHandle,
-               &v2, del, timed);
+               &v2, del, timed, false);
     return del;
   }
   case 3: {
@@ -549,7 +562,7 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       return del;
     }
     CALL_START(((ncclProfiler_v3_t *)p->symbol)->startEvent, context, eHandle,
-               &v3, del, timed);
+               &v3, del, timed, false);
     return del;
   }
   case 4: {
@@ -559,7 +572,7 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       return del;
     }
     CALL_START(((ncclProfiler_v4_t *)p->symbol)->startEvent, context, eHandle,
-               &v4, del, timed);
+               &v4, del, timed, use_sentinel);
     return del;
   }
   case 5: {
@@ -574,7 +587,7 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       return del;
     }
     CALL_START(((ncclProfiler_v5_t *)p->symbol)->startEvent, context, eHandle,
-               &v5, del, timed);
+               &v5, del, timed, use_sentinel);
     return del;
   }
   case 6:
@@ -584,11 +597,12 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       return del;
     }
     CALL_START(((ncclProfiler_v6_t *)p->symbol)->startEvent, context, eHandle,
-               (ncclProfilerEventDescr_v6_t *)(void *)d, del, timed);
+               (ncclProfilerEventDescr_v6_t *)(void *)d, del, timed,
+               use_sentinel);
     return del;
   default:
     CALL_START(((ncclProfiler_v7_t *)p->symbol)->startEvent, context, eHandle,
-               d, del, timed);
+               d, del, timed, use_sentinel);
     return del;
   }
 }

@@ -278,10 +278,10 @@ void emu_truth_close(void) {
 
 /* ---------- normaliser ---------- */
 static const char *const volatile_keys[] = {
-    "seq",        "t_ns",         "pid",          "tid",
-    "ctx",        "origin_ctx",   "parent_obj",   "origin_parent_obj",
-    "origin_pid", "pTimer",       "path",         "dur_ns",
-    "data",       "parent_group", "commName_ptr", NULL};
+    "seq",        "t_ns",       "pid",        "tid",
+    "ctx",        "origin_ctx", "parent_obj", "origin_parent_obj",
+    "origin_pid", "pTimer",     "path",       "dur_ns",
+    "data",       "op_pid",     "refcount",   NULL};
 /* Keys whose value is a plugin handle: reduced to null/unwritten/set. */
 static const char *const handle_keys[] = {"handle", "ctx_after", NULL};
 
@@ -407,6 +407,15 @@ int emu_truth_normalize(int nfiles, char **files, FILE *out) {
       char text[4096];
       normalize_line(lines[i].text, text, sizeof text, all[total].thr,
                      sizeof all[total].thr);
+      /* Under concurrent inits any init thread may be the one that loads:
+       * file the load record under the process, not the thread. */
+      if (strncmp(text, "call=\"load\"", 11) == 0) {
+        char *slash = strchr(all[total].thr, '/');
+        if (slash != NULL)
+          snprintf(slash,
+                   sizeof all[total].thr - (size_t)(slash - all[total].thr),
+                   "/loader");
+      }
       all[total].file = (size_t)f;
       all[total].order = i;
       all[total].text = strdup(text);

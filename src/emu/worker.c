@@ -123,6 +123,7 @@ void emu_worker_main(const emu_options *o, const emu_scenario *sc,
   emu_check_configure(o->check, o->max_callback_ms);
   core_configure(o->check, o->check ? o->max_callback_ms : 0, o->truth != NULL);
   emu_loader_configure(o);
+  emu_shims_detect_unwritten(o->check || o->truth != NULL);
   w->pace_barrier = o->pace == EMU_PACE_MODEL || sc == &emu_scenario_hang ||
                     o->delay_rank >= 0;
   for (int slot = 0; slot < w->nlocal; slot++)

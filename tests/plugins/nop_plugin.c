@@ -18,7 +18,9 @@ static int initial_mask(void) {
 
 static ncclResult_t nop_init_v1(void **context, int *mask) {
   *context = &nop_context;
-  *mask = initial_mask();
+  /* NCCL reads the mask concurrently from its proxy threads: store it
+   * atomically (a plain store is a data race under TSan). */
+  __atomic_store_n(mask, initial_mask(), __ATOMIC_RELAXED);
   return ncclSuccess;
 }
 
