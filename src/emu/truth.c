@@ -112,6 +112,12 @@ bool emu_rec_begin(emu_rec *r, emu_thread *t, const char *call) {
            (int)getpid(), (int)t->tid);
   puts_(r->buf, tmp);
   put_escaped(r->buf, t->name);
+  static const char *const roles[] = {"main",   "app",   "init", "async",
+                                      "cudacb", "proxy", "sock", "control"};
+  puts_(r->buf, ",\"role\":");
+  put_escaped(r->buf, (unsigned)t->role < sizeof roles / sizeof *roles
+                          ? roles[t->role]
+                          : "unknown");
   puts_(r->buf, ",\"call\":");
   put_escaped(r->buf, call);
   return true;
@@ -409,7 +415,7 @@ int emu_truth_normalize(int nfiles, char **files, FILE *out) {
                      sizeof all[total].thr);
       /* Under concurrent inits any init thread may be the one that loads:
        * file the load record under the process, not the thread. */
-      if (strncmp(text, "call=\"load\"", 11) == 0) {
+      if (strstr(text, "call=\"load\"") != NULL) {
         char *slash = strchr(all[total].thr, '/');
         if (slash != NULL)
           snprintf(slash,

@@ -340,6 +340,96 @@ static void check_worker(const char *truth_path, const char *rec_dir) {
   free(truth);
 }
 
+/* Collectives are matched across processes: for every communicator, every
+ * rank sees the same commId and the same sequence of (func, seqNumber,
+ * count) Coll events. */
+#define MAX_KEYS 1024
+typedef struct rank_seq {
+  char key[32]; /* "comm/grank" */
+  uint64_t comm_id;
+  char *seq;
+  size_t len, cap;
+} rank_seq;
+
+static rank_seq seqs[MAX_KEYS];
+static int nseqs;
+
+static rank_seq *seq_for(int64_t comm, int64_t grank) {
+  char key[32];
+  snprintf(key, sizeof key, "%lld/%lld", (long long)comm, (long long)grank);
+  for (int i = 0; i < nseqs; i++)
+    if (strcmp(seqs[i].key, key) == 0)
+      return &seqs[i];
+  if (nseqs == MAX_KEYS)
+    return NULL;
+  rank_seq *s = &seqs[nseqs++];
+  snprintf(s->key, sizeof s->key, "%s", key);
+  s->cap = 4096;
+  s->seq = calloc(1, s->cap);
+  return s;
+}
+
+static void collect_collectives(const char *truth_path) {
+  char *text = read_whole_file(truth_path, NULL);
+  if (text == NULL)
+    return;
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); line;
+       line = strtok_r(NULL, "\n", &save)) {
+    int64_t comm = -1, grank = -1;
+    if (json_is(line, "call", "init")) {
+      json_get_i64(line, "comm", &comm);
+      json_get_i64(line, "grank", &grank);
+      rank_seq *s = seq_for(comm, grank);
+      if (s != NULL)
+        json_get_u64(line, "commId", &s->comm_id);
+      continue;
+    }
+    if (!json_is(line, "call", "start") || !json_is(line, "type", "Coll"))
+      continue;
+    json_get_i64(line, "comm", &comm);
+    json_get_i64(line, "grank", &grank);
+    char func[32], seq[32], count[32], item[128];
+    json_get(line, "func", func, sizeof func);
+    json_get(line, "seqNumber", seq, sizeof seq);
+    json_get(line, "count", count, sizeof count);
+    snprintf(item, sizeof item, "%s:%s:%s;", func, seq, count);
+    rank_seq *s = seq_for(comm, grank);
+    if (s == NULL)
+      continue;
+    size_t n = strlen(item);
+    if (s->len + n + 1 > s->cap) {
+      s->cap = (s->cap + n) * 2;
+      s->seq = realloc(s->seq, s->cap);
+    }
+    memcpy(s->seq + s->len, item, n + 1);
+    s->len += n;
+  }
+  free(text);
+}
+
+static void check_collectives_match(void) {
+  for (int i = 0; i < nseqs; i++)
+    for (int j = i + 1; j < nseqs; j++) {
+      const char *ci = seqs[i].key, *cj = seqs[j].key;
+      if (strncmp(ci, cj, (size_t)(strchr(ci, '/') - ci) + 1) != 0)
+        continue; /* different communicators */
+      if (seqs[i].comm_id != seqs[j].comm_id)
+        fail("comm %s and %s: different commId", ci, cj);
+      if (strcmp(seqs[i].seq, seqs[j].seq) != 0)
+        fail("ranks %s and %s saw different collectives (func:seq:count)", ci,
+             cj);
+    }
+  int with_colls = 0;
+  for (int i = 0; i < nseqs; i++) {
+    with_colls += seqs[i].len > 0;
+    free(seqs[i].seq);
+  }
+  printf("%d (comm, rank) Coll sequences compared across processes, %d "
+         "non-empty\n",
+         nseqs, with_colls);
+}
+
 int main(int argc, char **argv) {
   if (argc < 5) {
     fprintf(stderr, "usage: check_delivery NCCLEMU RECORDER ABI SCENARIO "
@@ -390,8 +480,11 @@ int main(int argc, char **argv) {
   int nfiles = list_files(dir, "truth", &files);
   if (nfiles == 0)
     fail("no truth file");
-  for (int i = 0; i < nfiles; i++)
+  for (int i = 0; i < nfiles; i++) {
     check_worker(files[i], dir);
+    collect_collectives(files[i]);
+  }
+  check_collectives_match();
   free_list(files, nfiles);
   if (failures() == 0) {
     char cmd[700];
