@@ -35,8 +35,10 @@ int emu_pxn_origin(int grank, int ranks_per_node, int ranks_per_process,
  * false on abort. */
 bool emu_pxn_send(int target, const emu_pxn_record *rec, const int *abort_flag);
 /* Takes the next record for `target` (the caller's own rank). Blocks until
- * it arrives; false on abort or deadline. */
+ * it arrives; false on abort, deadline, or when the originating worker has
+ * finished (*origin_done) and nothing is left (--duration runs may stop
+ * ranks at different iterations). */
 bool emu_pxn_receive(int target, emu_pxn_record *out, const int *abort_flag,
-                     uint64_t deadline_ns);
+                     uint64_t deadline_ns, const int *origin_done);
 
 #endif

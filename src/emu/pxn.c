@@ -85,7 +85,7 @@ bool emu_pxn_send(int target, const emu_pxn_record *rec,
 }
 
 bool emu_pxn_receive(int target, emu_pxn_record *out, const int *abort_flag,
-                     uint64_t deadline_ns) {
+                     uint64_t deadline_ns, const int *origin_done) {
   if (mailboxes == NULL || target < 0 || target >= mailbox_count)
     return false;
   pxn_mailbox *mb = &mailboxes[target];
@@ -95,6 +95,9 @@ bool emu_pxn_receive(int target, emu_pxn_record *out, const int *abort_flag,
     if (EMU_LOAD_RELAXED(abort_flag))
       return false;
     if (deadline_ns != 0 && emu_now_ns() >= deadline_ns)
+      return false;
+    if (origin_done != NULL && EMU_LOAD_ACQUIRE(origin_done) &&
+        EMU_LOAD_ACQUIRE(&mb->tail) == head)
       return false;
     backoff(&spins);
   }

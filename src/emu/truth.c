@@ -22,11 +22,13 @@ struct emu_truth_buf {
 static int truth_fd = -1;
 static char truth_path[1024];
 static uint64_t truth_seq; /* relaxed atomic: no synchronisation edge */
+static pid_t truth_pid;    /* set in emu_truth_open (one per process) */
 
 void emu_truth_open(const char *path) {
   if (path == NULL)
     return;
   snprintf(truth_path, sizeof truth_path, "%s", path);
+  truth_pid = getpid();
   truth_fd =
       open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
   if (truth_fd < 0)
@@ -99,18 +101,49 @@ static void put_escaped(struct emu_truth_buf *b, const char *s) {
   puts_(b, "\"");
 }
 
+/* Decimal without snprintf (the truth writes millions of numbers). */
+static size_t format_u64(char *out, uint64_t v) {
+  char tmp[24];
+  size_t n = 0;
+  do {
+    tmp[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  for (size_t i = 0; i < n; i++)
+    out[i] = tmp[n - 1 - i];
+  out[n] = '\0';
+  return n;
+}
+
+static void put_u64(struct emu_truth_buf *b, uint64_t v) {
+  char tmp[24];
+  put(b, tmp, format_u64(tmp, v));
+}
+
+static void put_i64(struct emu_truth_buf *b, int64_t v) {
+  if (v < 0) {
+    put(b, "-", 1);
+    put_u64(b, (uint64_t)0 - (uint64_t)v);
+  } else {
+    put_u64(b, (uint64_t)v);
+  }
+}
+
 bool emu_rec_begin(emu_rec *r, emu_thread *t, const char *call) {
   if (t->truth == NULL)
     return false;
   r->buf = t->truth;
   r->start = r->buf->len;
   uint64_t seq = __atomic_add_fetch(&truth_seq, 1, __ATOMIC_RELAXED);
-  char tmp[256];
-  snprintf(tmp, sizeof tmp,
-           "{\"seq\":%llu,\"t_ns\":%llu,\"pid\":%d,\"tid\":%d,\"thr\":",
-           (unsigned long long)seq, (unsigned long long)emu_realtime_ns(),
-           (int)getpid(), (int)t->tid);
-  puts_(r->buf, tmp);
+  puts_(r->buf, "{\"seq\":");
+  put_u64(r->buf, seq);
+  puts_(r->buf, ",\"t_ns\":");
+  put_u64(r->buf, emu_realtime_ns());
+  puts_(r->buf, ",\"pid\":");
+  put_i64(r->buf, truth_pid);
+  puts_(r->buf, ",\"tid\":");
+  put_i64(r->buf, t->tid);
+  puts_(r->buf, ",\"thr\":");
   put_escaped(r->buf, t->name);
   static const char *const roles[] = {"main",   "app",   "init", "async",
                                       "cudacb", "proxy", "sock", "control"};
@@ -132,17 +165,13 @@ void emu_rec_str(emu_rec *r, const char *key, const char *value) {
 }
 
 void emu_rec_int(emu_rec *r, const char *key, int64_t value) {
-  char tmp[32];
-  snprintf(tmp, sizeof tmp, "%lld", (long long)value);
   put_key(r, key);
-  puts_(r->buf, tmp);
+  put_i64(r->buf, value);
 }
 
 void emu_rec_uint(emu_rec *r, const char *key, uint64_t value) {
-  char tmp[32];
-  snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)value);
   put_key(r, key);
-  puts_(r->buf, tmp);
+  put_u64(r->buf, value);
 }
 
 void emu_rec_hex(emu_rec *r, const char *key, uint64_t value) {
@@ -243,8 +272,9 @@ static size_t split_lines(char *data, size_t len, line_ref **out) {
         }
         lines = bigger;
       }
-      const char *s = strstr(p, "\"seq\":");
-      lines[n].key = (s && s < p + l) ? strtoull(s + 6, NULL, 10) : 0;
+      /* bounded search: strstr would scan the rest of the file each time */
+      const char *s = memmem(p, l, "\"seq\":", 6);
+      lines[n].key = s != NULL ? strtoull(s + 6, NULL, 10) : 0;
       lines[n].order = n;
       lines[n].text = p;
       lines[n].len = l;

@@ -149,6 +149,7 @@ void emu_worker_main(const emu_options *o, const emu_scenario *sc,
   }
   for (int i = 0; i < w->napps; i++)
     pthread_join(w->apps[i]->th, NULL);
+  EMU_STORE_RELEASE(&sh->workers[index].apps_done, 1);
 
   emu_thread_detach(&w->main_thread);
   uint64_t callbacks = emu_thread_detached_callbacks();
