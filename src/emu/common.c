@@ -93,10 +93,7 @@ static const char *const event_type_names[] = {
 int emu_event_type_bit(uint64_t type) {
   if (type == 0 || (type & (type - 1)) != 0)
     return -1;
-  int bit = 0;
-  while ((type >> bit) != 1)
-    bit++;
-  return bit;
+  return __builtin_ctzll(type);
 }
 
 const char *emu_event_type_name(uint64_t type) {

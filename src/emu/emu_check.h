@@ -28,6 +28,15 @@ uint64_t emu_check_total(void);
 /* Prints "N violation(s) of kind K" lines at the end of the worker. */
 void emu_check_summary(const char *worker_label);
 
+/* The watchdog (--check): a thread that samples every registered emitting
+ * thread and reports a plugin call that has not returned after
+ * --max-callback-ms (no clock is read on the hot path). */
+struct emu_thread;
+void emu_watchdog_start(void);
+void emu_watchdog_stop(void);
+void emu_watchdog_register(struct emu_thread *t);
+void emu_watchdog_unregister(struct emu_thread *t);
+
 /* True if `p` can be read in this process (no fault). */
 bool emu_address_readable(const void *p);
 /* A pointer standing for the foreign value `v` that faults on any access in

@@ -23,9 +23,8 @@ typedef enum {
 
 typedef struct emu_delivery {
   emu_delivery_kind kind;
-  bool unwritten;  /* plugin was called and left *eHandle untouched */
-  int rc;          /* plugin's return code (0 if not called) */
-  uint64_t dur_ns; /* duration of the plugin call (only when timed) */
+  bool unwritten; /* plugin was called and left *eHandle untouched */
+  int rc;         /* plugin's return code (0 if not called) */
 } emu_delivery;
 
 /* Exact detection of unwritten *eHandle (sentinel pre-fill); set for
@@ -38,13 +37,13 @@ void emu_shims_detect_unwritten(bool exact);
 int emu_shim_init(const emu_plugin *p, void **context, uint64_t commId,
                   int *mask, const char *commName, int nNodes, int nranks,
                   int rank, ncclDebugLogger_t logfn, const int *forced_mask);
-/* startEvent through the adapter of p->abi. `timed` measures the call. */
+/* startEvent through the adapter of p->abi. */
 emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
-                            ncclProfilerEventDescr_v7_t *d, bool timed);
+                            ncclProfilerEventDescr_v7_t *d);
 /* recordEventState: args may be NULL (GroupApi states, §3.4). */
 emu_delivery emu_shim_record(const emu_plugin *p, void *eHandle, int state,
-                             ncclProfilerEventStateArgs_v7_t *args, bool timed);
-emu_delivery emu_shim_stop(const emu_plugin *p, void *eHandle, bool timed);
+                             ncclProfilerEventStateArgs_v7_t *args);
+emu_delivery emu_shim_stop(const emu_plugin *p, void *eHandle);
 int emu_shim_finalize(const emu_plugin *p, void *context);
 
 /* Pure conversions, exposed for unit tests (tests/emu/test_shims.c).

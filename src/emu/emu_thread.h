@@ -35,6 +35,12 @@ typedef struct emu_thread {
   pid_t tid;
   emu_rng rng;
   uint64_t callbacks; /* plugin calls made; written by owner, read relaxed */
+  /* --check watchdog: calls_entered is bumped before a plugin call and
+   * calls_left set equal after it; call_what names the call (kind << 16 |
+   * event type bit). Written by the owner, read relaxed by the watchdog. */
+  uint64_t calls_entered;
+  uint64_t calls_left;
+  uint32_t call_what;
   struct emu_truth_buf *truth; /* NULL when --truth is off */
 } emu_thread;
 
@@ -69,6 +75,21 @@ static inline uint64_t emu_thread_new_id(emu_thread *t) {
   t->counter++;
   return ((uint64_t)(uint8_t)t->worker << 56) |
          ((uint64_t)(t->stream & 0xFFFFFF) << 32) | t->counter;
+}
+enum {
+  EMU_CALL_INIT = 1,
+  EMU_CALL_START,
+  EMU_CALL_STATE,
+  EMU_CALL_STOP,
+  EMU_CALL_FINALIZE
+};
+static inline void emu_thread_enter_call(emu_thread *t, uint32_t kind,
+                                         int type_bit) {
+  EMU_STORE_RELAXED(&t->call_what, (kind << 16) | (uint32_t)(type_bit & 0xFF));
+  EMU_STORE_RELAXED(&t->calls_entered, t->calls_entered + 1);
+}
+static inline void emu_thread_leave_call(emu_thread *t) {
+  EMU_STORE_RELAXED(&t->calls_left, t->calls_entered);
 }
 static inline void emu_thread_count_callback(emu_thread *t) {
   EMU_STORE_RELAXED(&t->callbacks, t->callbacks + 1);

@@ -21,7 +21,6 @@
 int emu_activation_mask; /* NCCL's ncclProfilerEventMask: starts at 0 */
 
 static bool check_on;
-static uint64_t max_callback_ns;
 
 #define MASK_GROUP_API                                                         \
   (ncclProfileGroupApi | ncclProfileP2pApi | ncclProfileCollApi |              \
@@ -54,8 +53,8 @@ static uint64_t max_callback_ns;
 
 void core_configure(bool check, double max_callback_ms, bool truth) {
   (void)truth;
+  (void)max_callback_ms; /* the watchdog (check.c) enforces the limit */
   check_on = check;
-  max_callback_ns = (uint64_t)(max_callback_ms * 1e6);
 }
 
 static inline int global_mask(void) {
@@ -336,15 +335,6 @@ static void truth_start(emu_thread *t, const emu_plugin *p, void *ctx,
   emu_rec_end(&r);
 }
 
-static void check_call(emu_thread *t, const char *what, uint64_t type,
-                       const emu_delivery *del) {
-  if (max_callback_ns > 0 && del->dur_ns > max_callback_ns)
-    emu_check_report(EMU_CHECK_SLOW_CALLBACK,
-                     "%s(%s) on thread %s blocked %.1f ms (limit %.1f ms)",
-                     what, type ? emu_event_type_name(type) : "-", t->name,
-                     (double)del->dur_ns / 1e6, (double)max_callback_ns / 1e6);
-}
-
 /* ---------- the three plugin calls ---------- */
 static void emit_start(emu_thread *t, void *ctx, emu_slot *slot,
                        ncclProfilerEventDescr_v7_t *d,
@@ -355,7 +345,11 @@ static void emit_start(emu_thread *t, void *ctx, emu_slot *slot,
   if (!p->usertag_valid)
     poison_user_tag(d);
   uint64_t id = emu_thread_new_id(t);
-  emu_delivery del = emu_shim_start(p, ctx, &slot->handle, d, check_on);
+  if (check_on)
+    emu_thread_enter_call(t, EMU_CALL_START, emu_event_type_bit(d->type));
+  emu_delivery del = emu_shim_start(p, ctx, &slot->handle, d);
+  if (check_on)
+    emu_thread_leave_call(t);
   /* Did the slot change? v4+ adapters and plugins that do not write leave
    * NCCL's slot with its old (stale) content. */
   bool slot_changed =
@@ -367,16 +361,13 @@ static void emit_start(emu_thread *t, void *ctx, emu_slot *slot,
   }
   if (del.kind == EMU_DELIVERED) {
     emu_thread_count_callback(t);
-    if (check_on) {
-      if (del.unwritten && p->abi >= 4)
-        emu_check_report(
-            EMU_CHECK_UNWRITTEN,
-            "startEvent(%s) on thread %s left *eHandle unwritten: NCCL keeps "
-            "the stale slot value and later passes it to stopEvent/"
-            "recordEventState",
-            emu_event_type_name(d->type), t->name);
-      check_call(t, "startEvent", d->type, &del);
-    }
+    if (check_on && del.unwritten && p->abi >= 4)
+      emu_check_report(
+          EMU_CHECK_UNWRITTEN,
+          "startEvent(%s) on thread %s left *eHandle unwritten: NCCL keeps "
+          "the stale slot value and later passes it to stopEvent/"
+          "recordEventState",
+          emu_event_type_name(d->type), t->name);
   }
   if (t->truth != NULL)
     truth_start(t, p, ctx, slot, d, info, &del, id, slot_changed);
@@ -389,10 +380,13 @@ static void emit_stop(emu_thread *t, emu_slot *slot, const char *quirk) {
     return;
   if (quirk == NULL && slot->handle != NULL && slot->stopped)
     quirk = "stale_slot";
-  emu_delivery del = emu_shim_stop(p, slot->handle, check_on);
-  emu_thread_count_callback(t);
   if (check_on)
-    check_call(t, "stopEvent", 0, &del);
+    emu_thread_enter_call(t, EMU_CALL_STOP, 0);
+  emu_delivery del = emu_shim_stop(p, slot->handle);
+  if (check_on)
+    emu_thread_leave_call(t);
+  emu_thread_count_callback(t);
+  (void)del;
   emu_rec r;
   if (t->truth != NULL && emu_rec_begin(&r, t, "stop")) {
     emu_rec_id(&r, "id", slot->handle != NULL ? slot->id : 0);
@@ -416,12 +410,13 @@ static void emit_record(emu_thread *t, emu_slot *slot, int state,
     return;
   if (quirk == NULL && slot->handle != NULL && slot->stopped)
     quirk = "stale_slot";
-  emu_delivery del = emu_shim_record(p, slot->handle, state, args, check_on);
-  if (del.kind == EMU_DELIVERED) {
+  if (check_on)
+    emu_thread_enter_call(t, EMU_CALL_STATE, 0);
+  emu_delivery del = emu_shim_record(p, slot->handle, state, args);
+  if (check_on)
+    emu_thread_leave_call(t);
+  if (del.kind == EMU_DELIVERED)
     emu_thread_count_callback(t);
-    if (check_on)
-      check_call(t, "recordEventState", 0, &del);
-  }
   emu_rec r;
   if (t->truth != NULL && emu_rec_begin(&r, t, "state")) {
     emu_rec_id(&r, "id", slot->handle != NULL ? slot->id : 0);

@@ -286,6 +286,8 @@ typedef struct progress_ctx {
   int group_finished[MAX_ARGS_GROUPS];
   kernel_batch batches[EMU_MAX_OPS_PER_WORK];
   int nbatches;
+  int nkernels, kernels_started;
+  bool kernels_dirty; /* a net sub finished or time moved: re-check stops */
   bool kernel_started[EMU_MAX_OPS_PER_WORK];
   bool kernel_stopped[EMU_MAX_OPS_PER_WORK];
 } progress_ctx;
@@ -298,6 +300,7 @@ static void finish_sub(progress_ctx *c, emu_sub *s) {
   if (s->finished)
     return;
   s->finished = true;
+  c->kernels_dirty = true;
   int g = s->op.args_group % MAX_ARGS_GROUPS;
   if (++c->group_finished[g] < c->group_size[g])
     return;
@@ -455,7 +458,9 @@ static bool advance_kernels(progress_ctx *c) {
   emu_proxy *p = c->p;
   const emu_gpu_clock *clock = &p->worker->clocks[p->local_slot];
   bool did = false;
-  for (int i = 0; i < c->n; i++) {
+  if (c->nkernels == 0)
+    return false;
+  for (int i = 0; i < c->n && c->kernels_started < c->nkernels; i++) {
     emu_sub *k = c->subs[i];
     if (k->op.kind != EMU_OP_KERNEL || c->kernel_started[i])
       continue;
@@ -472,8 +477,12 @@ static bool advance_kernels(progress_ctx *c) {
     }
     core_kernel_ch_start(&p->thr, k, ptimer, anomaly);
     c->kernel_started[i] = true;
+    c->kernels_started++;
     did = true;
   }
+  if (!c->kernels_dirty)
+    return did;
+  c->kernels_dirty = false;
   /* Stop whole batches: all carriers of a batch share the stop stamp. */
   for (int bi = 0; bi < c->nbatches; bi++) {
     kernel_batch *b = &c->batches[bi];
@@ -585,6 +594,7 @@ static void run_progress(progress_ctx *c) {
         return;
       }
       c->peers_ready = true;
+      c->kernels_dirty = true;
       uint64_t elapsed = emu_now_ns() - real0;
       if (pace && elapsed > c->now)
         c->now = elapsed;
@@ -596,6 +606,7 @@ static void run_progress(progress_ctx *c) {
       if (next == UINT64_MAX || next <= c->now)
         next = c->now + 1000;
       c->now = next;
+      c->kernels_dirty = true;
       if (pace)
         emu_sleep_until_ns(real0 + c->now);
     }
@@ -644,6 +655,8 @@ static void process_work(emu_proxy *p, emu_proxy_work *w, const char *quirk) {
       c->group_size[s->op.args_group % MAX_ARGS_GROUPS]++;
     if (s->op.kind == EMU_OP_STUCK)
       s->finished = true; /* no progress function with profiler calls */
+    if (s->op.kind == EMU_OP_KERNEL)
+      c->nkernels++;
   }
   /* Append windows: ProxyOps start when appended (§6.10, §10.17). */
   for (int base = 0; base < c->n; base += APPEND_BATCH) {

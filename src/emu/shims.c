@@ -437,12 +437,6 @@ bool emu_state_delivered(int abi, int s) {
 }
 
 /* ---------- calls ---------- */
-static uint64_t timer_begin(bool timed) {
-  return timed ? emu_coarse_ns() : 0;
-}
-static uint64_t timer_end(bool timed, uint64_t t0) {
-  return timed ? emu_coarse_ns() - t0 : 0;
-}
 
 static void force_mask(int *mask, const int *forced_mask) {
   if (forced_mask != NULL && mask != NULL)
@@ -512,14 +506,12 @@ void emu_shims_detect_unwritten(bool exact) {
   use_sentinel = exact;
 }
 
-#define CALL_START(fn, ctx, eh, descr, del, timed, sentinel)                   \
+#define CALL_START(fn, ctx, eh, descr, del, sentinel)                          \
   do {                                                                         \
     void *before_ = *(eh);                                                     \
     if (sentinel)                                                              \
       *(eh) = EMU_UNWRITTEN_SENTINEL;                                          \
-    uint64_t t0_ = timer_begin(timed);                                         \
     (del).rc = (fn)((ctx), (eh), (descr));                                     \
-    (del).dur_ns = timer_end((timed), t0_);                                    \
     if ((sentinel) && *(eh) == EMU_UNWRITTEN_SENTINEL) {                       \
       *(eh) = before_;                                                         \
       (del).unwritten = true;                                                  \
@@ -529,8 +521,8 @@ void emu_shims_detect_unwritten(bool exact) {
   } while (0)
 
 emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
-                            ncclProfilerEventDescr_v7_t *d, bool timed) {
-  emu_delivery del = {EMU_DELIVERED, false, 0, 0};
+                            ncclProfilerEventDescr_v7_t *d) {
+  emu_delivery del = {EMU_DELIVERED, false, 0};
   switch (p->abi) {
   case 1: {
     *eHandle = NULL;
@@ -540,7 +532,7 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       return del;
     }
     CALL_START(((ncclProfiler_v1_t *)p->symbol)->startEvent, context, eHandle,
-               &v1, del, timed, false);
+               &v1, del, false);
     return del;
   }
   case 2: {
@@ -551,7 +543,7 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       return del;
     }
     CALL_START(((ncclProfiler_v2_t *)p->symbol)->startEvent, context, eHandle,
-               &v2, del, timed, false);
+               &v2, del, false);
     return del;
   }
   case 3: {
@@ -562,7 +554,7 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       return del;
     }
     CALL_START(((ncclProfiler_v3_t *)p->symbol)->startEvent, context, eHandle,
-               &v3, del, timed, false);
+               &v3, del, false);
     return del;
   }
   case 4: {
@@ -572,7 +564,7 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       return del;
     }
     CALL_START(((ncclProfiler_v4_t *)p->symbol)->startEvent, context, eHandle,
-               &v4, del, timed, use_sentinel);
+               &v4, del, use_sentinel);
     return del;
   }
   case 5: {
@@ -587,7 +579,7 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       return del;
     }
     CALL_START(((ncclProfiler_v5_t *)p->symbol)->startEvent, context, eHandle,
-               &v5, del, timed, use_sentinel);
+               &v5, del, use_sentinel);
     return del;
   }
   case 6:
@@ -597,25 +589,22 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       return del;
     }
     CALL_START(((ncclProfiler_v6_t *)p->symbol)->startEvent, context, eHandle,
-               (ncclProfilerEventDescr_v6_t *)(void *)d, del, timed,
-               use_sentinel);
+               (ncclProfilerEventDescr_v6_t *)(void *)d, del, use_sentinel);
     return del;
   default:
     CALL_START(((ncclProfiler_v7_t *)p->symbol)->startEvent, context, eHandle,
-               d, del, timed, use_sentinel);
+               d, del, use_sentinel);
     return del;
   }
 }
 
 emu_delivery emu_shim_record(const emu_plugin *p, void *eHandle, int state,
-                             ncclProfilerEventStateArgs_v7_t *args,
-                             bool timed) {
-  emu_delivery del = {EMU_DELIVERED, false, 0, 0};
+                             ncclProfilerEventStateArgs_v7_t *args) {
+  emu_delivery del = {EMU_DELIVERED, false, 0};
   if (!emu_state_delivered(p->abi, state)) {
     del.kind = EMU_DROPPED_SHIM;
     return del;
   }
-  uint64_t t0 = timer_begin(timed);
   switch (p->abi) {
   case 1:
   case 2:
@@ -674,16 +663,13 @@ emu_delivery emu_shim_record(const emu_plugin *p, void *eHandle, int state,
                                     args);
     break;
   }
-  del.dur_ns = timer_end(timed, t0);
   return del;
 }
 
-emu_delivery emu_shim_stop(const emu_plugin *p, void *eHandle, bool timed) {
-  emu_delivery del = {EMU_DELIVERED, false, 0, 0};
+emu_delivery emu_shim_stop(const emu_plugin *p, void *eHandle) {
+  emu_delivery del = {EMU_DELIVERED, false, 0};
   /* stopEvent has the same shape in every version: NCCL calls it directly. */
-  uint64_t t0 = timer_begin(timed);
   del.rc = p->stop(eHandle);
-  del.dur_ns = timer_end(timed, t0);
   return del;
 }
 

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "emu_check.h"
 #include "emu_truth.h"
 
 void emu_thread_init(emu_thread *t, int worker, uint32_t stream, emu_role role,
@@ -27,6 +28,7 @@ void emu_thread_attach(emu_thread *t) {
   t->tid = (pid_t)syscall(SYS_gettid);
   if (emu_truth_enabled() && t->truth == NULL)
     t->truth = emu_truth_buf_new();
+  emu_watchdog_register(t);
 }
 
 static uint64_t detached_callbacks;
@@ -36,6 +38,7 @@ uint64_t emu_thread_detached_callbacks(void) {
 }
 
 void emu_thread_detach(emu_thread *t) {
+  emu_watchdog_unregister(t);
   __atomic_add_fetch(&detached_callbacks, EMU_LOAD_RELAXED(&t->callbacks),
                      __ATOMIC_RELAXED);
   EMU_STORE_RELAXED(&t->callbacks, 0);

@@ -121,6 +121,7 @@ void emu_worker_main(const emu_options *o, const emu_scenario *sc,
     emu_truth_open(path);
   }
   emu_check_configure(o->check, o->max_callback_ms);
+  emu_watchdog_start();
   core_configure(o->check, o->check ? o->max_callback_ms : 0, o->truth != NULL);
   emu_loader_configure(o);
   emu_shims_detect_unwritten(o->check || o->truth != NULL);
@@ -150,6 +151,7 @@ void emu_worker_main(const emu_options *o, const emu_scenario *sc,
   for (int i = 0; i < w->napps; i++)
     pthread_join(w->apps[i]->th, NULL);
   EMU_STORE_RELEASE(&sh->workers[index].apps_done, 1);
+  emu_watchdog_stop();
 
   emu_thread_detach(&w->main_thread);
   uint64_t callbacks = emu_thread_detached_callbacks();

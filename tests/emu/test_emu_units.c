@@ -259,28 +259,28 @@ static void test_shim_calls(void **state) {
   emu_shims_detect_unwritten(true);
   ncclProfilerEventDescr_v7_t d = make_coll();
   void *slot = (void *)0x5151; /* stale content of NCCL's slot */
-  emu_delivery del = emu_shim_start(&plugin, NULL, &slot, &d, false);
+  emu_delivery del = emu_shim_start(&plugin, NULL, &slot, &d);
   assert_int_equal(del.kind, EMU_DELIVERED);
   assert_false(del.unwritten);
   assert_ptr_equal(slot, (void *)0xABC0);
   fake_mode = 1; /* plugin does not write: the stale value comes back */
   slot = (void *)0x5151;
-  del = emu_shim_start(&plugin, NULL, &slot, &d, false);
+  del = emu_shim_start(&plugin, NULL, &slot, &d);
   assert_true(del.unwritten);
   assert_ptr_equal(slot, (void *)0x5151);
   fake_mode = 0;
   d.type = ncclProfileGroupApi; /* v4 drops it without touching the slot */
   slot = (void *)0x5151;
-  del = emu_shim_start(&plugin, NULL, &slot, &d, false);
+  del = emu_shim_start(&plugin, NULL, &slot, &d);
   assert_int_equal(del.kind, EMU_DROPPED_SHIM);
   assert_ptr_equal(slot, (void *)0x5151);
   ncclProfilerEventStateArgs_v7_t args;
   memset(&args, 0, sizeof args);
-  del = emu_shim_record(&plugin, (void *)1, ncclProfilerGroupStartApiStop, NULL,
-                        false);
+  del =
+      emu_shim_record(&plugin, (void *)1, ncclProfilerGroupStartApiStop, NULL);
   assert_int_equal(del.kind, EMU_DROPPED_SHIM);
   del = emu_shim_record(&plugin, (void *)1, ncclProfilerProxyOpInProgress_v4,
-                        &args, false);
+                        &args);
   assert_int_equal(del.kind, EMU_DELIVERED);
   assert_int_equal(fake_args4.proxyStep.transSize, EMU_POISON_U64);
 
@@ -289,12 +289,12 @@ static void test_shim_calls(void **state) {
   plugin.symbol = &p1;
   d = make_coll();
   slot = (void *)0x5151;
-  del = emu_shim_start(&plugin, NULL, &slot, &d, false);
+  del = emu_shim_start(&plugin, NULL, &slot, &d);
   assert_ptr_equal(fake_before, NULL); /* adapter writes NULL first */
   assert_ptr_equal(slot, NULL);
   d.type = ncclProfileKernelCh; /* v1 cannot receive it: nulled */
   slot = (void *)0x5151;
-  del = emu_shim_start(&plugin, NULL, &slot, &d, false);
+  del = emu_shim_start(&plugin, NULL, &slot, &d);
   assert_int_equal(del.kind, EMU_DROPPED_NULLED);
   assert_ptr_equal(slot, NULL);
 }
