@@ -506,19 +506,26 @@ void emu_shims_detect_unwritten(bool exact) {
   use_sentinel = exact;
 }
 
-#define CALL_START(fn, ctx, eh, descr, del, sentinel)                          \
-  do {                                                                         \
-    void *before_ = *(eh);                                                     \
-    if (sentinel)                                                              \
-      *(eh) = EMU_UNWRITTEN_SENTINEL;                                          \
-    (del).rc = (fn)((ctx), (eh), (descr));                                     \
-    if ((sentinel) && *(eh) == EMU_UNWRITTEN_SENTINEL) {                       \
-      *(eh) = before_;                                                         \
-      (del).unwritten = true;                                                  \
-    } else if (!(sentinel) && *(eh) == before_) {                              \
-      (del).unwritten = true;                                                  \
-    }                                                                          \
-  } while (0)
+/* Before the plugin's startEvent: remember the slot and, when exact
+ * detection is on, pre-fill the sentinel. */
+static void *prefill_slot(void **eHandle, bool sentinel) {
+  void *before = *eHandle;
+  if (sentinel)
+    *eHandle = EMU_UNWRITTEN_SENTINEL;
+  return before;
+}
+
+/* After it: a slot still holding the sentinel (or, without sentinel, the
+ * old value) was not written; the old value is put back. */
+static void settle_slot(void **eHandle, void *before, bool sentinel,
+                        emu_delivery *del) {
+  if (sentinel && *eHandle == EMU_UNWRITTEN_SENTINEL) {
+    *eHandle = before;
+    del->unwritten = true;
+  } else if (!sentinel && *eHandle == before) {
+    del->unwritten = true;
+  }
+}
 
 emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
                             ncclProfilerEventDescr_v7_t *d) {
@@ -531,8 +538,10 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       del.kind = EMU_DROPPED_NULLED;
       return del;
     }
-    CALL_START(((ncclProfiler_v1_t *)p->symbol)->startEvent, context, eHandle,
-               &v1, del, false);
+    void *before = prefill_slot(eHandle, false);
+    del.rc =
+        ((ncclProfiler_v1_t *)p->symbol)->startEvent(context, eHandle, &v1);
+    settle_slot(eHandle, before, false, &del);
     return del;
   }
   case 2: {
@@ -542,8 +551,10 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       del.kind = EMU_DROPPED_NULLED;
       return del;
     }
-    CALL_START(((ncclProfiler_v2_t *)p->symbol)->startEvent, context, eHandle,
-               &v2, del, false);
+    void *before = prefill_slot(eHandle, false);
+    del.rc =
+        ((ncclProfiler_v2_t *)p->symbol)->startEvent(context, eHandle, &v2);
+    settle_slot(eHandle, before, false, &del);
     return del;
   }
   case 3: {
@@ -553,8 +564,10 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       del.kind = EMU_DROPPED_NULLED;
       return del;
     }
-    CALL_START(((ncclProfiler_v3_t *)p->symbol)->startEvent, context, eHandle,
-               &v3, del, false);
+    void *before = prefill_slot(eHandle, false);
+    del.rc =
+        ((ncclProfiler_v3_t *)p->symbol)->startEvent(context, eHandle, &v3);
+    settle_slot(eHandle, before, false, &del);
     return del;
   }
   case 4: {
@@ -563,8 +576,10 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       del.kind = EMU_DROPPED_SHIM; /* *eHandle untouched */
       return del;
     }
-    CALL_START(((ncclProfiler_v4_t *)p->symbol)->startEvent, context, eHandle,
-               &v4, del, use_sentinel);
+    void *before = prefill_slot(eHandle, use_sentinel);
+    del.rc =
+        ((ncclProfiler_v4_t *)p->symbol)->startEvent(context, eHandle, &v4);
+    settle_slot(eHandle, before, use_sentinel, &del);
     return del;
   }
   case 5: {
@@ -578,23 +593,32 @@ emu_delivery emu_shim_start(const emu_plugin *p, void *context, void **eHandle,
       del.kind = EMU_DROPPED_SHIM;
       return del;
     }
-    CALL_START(((ncclProfiler_v5_t *)p->symbol)->startEvent, context, eHandle,
-               &v5, del, use_sentinel);
+    void *before = prefill_slot(eHandle, use_sentinel);
+    del.rc =
+        ((ncclProfiler_v5_t *)p->symbol)->startEvent(context, eHandle, &v5);
+    settle_slot(eHandle, before, use_sentinel, &del);
     return del;
   }
-  case 6:
+  case 6: {
     if (d->type == ncclProfileKernelPhase) {
       *eHandle = NULL;
       del.kind = EMU_DROPPED_NULLED;
       return del;
     }
-    CALL_START(((ncclProfiler_v6_t *)p->symbol)->startEvent, context, eHandle,
-               (ncclProfilerEventDescr_v6_t *)(void *)d, del, use_sentinel);
+    /* the v7 descriptor starts with the v6 layout */
+    void *before = prefill_slot(eHandle, use_sentinel);
+    del.rc = ((ncclProfiler_v6_t *)p->symbol)
+                 ->startEvent(context, eHandle,
+                              (ncclProfilerEventDescr_v6_t *)(void *)d);
+    settle_slot(eHandle, before, use_sentinel, &del);
     return del;
-  default:
-    CALL_START(((ncclProfiler_v7_t *)p->symbol)->startEvent, context, eHandle,
-               d, del, use_sentinel);
+  }
+  default: {
+    void *before = prefill_slot(eHandle, use_sentinel);
+    del.rc = ((ncclProfiler_v7_t *)p->symbol)->startEvent(context, eHandle, d);
+    settle_slot(eHandle, before, use_sentinel, &del);
     return del;
+  }
   }
 }
 
