@@ -443,7 +443,9 @@ static void upload_proxy_ops(emu_app *a, emu_thread *t, emu_app_plan *ap) {
     emu_mark_stalled(w->shared, c, seq);
   emu_arrive(w->shared, c, seq);
   if (rec != NULL)
-    emu_pxn_send(target, rec, &w->shared->abort_flag);
+    emu_pxn_send(
+        target, rec, &w->shared->abort_flag,
+        &w->shared->workers[emu_worker_of(w->layout, target)].apps_done);
   if (work != NULL) {
     emu_proxy_post(c->proxy, work); /* wakes T_proxy before the task stops */
   } else {

@@ -32,8 +32,11 @@ int emu_pxn_target(int grank, int ranks_per_node, int ranks_per_process,
 int emu_pxn_origin(int grank, int ranks_per_node, int ranks_per_process,
                    const int *members, int nmembers);
 /* Posts a record for `target`; blocks while its ring is full. Returns
- * false on abort. */
-bool emu_pxn_send(int target, const emu_pxn_record *rec, const int *abort_flag);
+ * false on abort or when the target's worker has finished (*target_done:
+ * nobody will consume any more — --duration runs stop ranks at different
+ * iterations). */
+bool emu_pxn_send(int target, const emu_pxn_record *rec, const int *abort_flag,
+                  const int *target_done);
 /* Takes the next record for `target` (the caller's own rank). Blocks until
  * it arrives; false on abort, deadline, or when the originating worker has
  * finished (*origin_done) and nothing is left (--duration runs may stop

@@ -67,8 +67,8 @@ static void backoff(uint64_t *spins) {
   emu_sleep_ns(*spins < 2000 ? 20000 : 200000);
 }
 
-bool emu_pxn_send(int target, const emu_pxn_record *rec,
-                  const int *abort_flag) {
+bool emu_pxn_send(int target, const emu_pxn_record *rec, const int *abort_flag,
+                  const int *target_done) {
   if (mailboxes == NULL || target < 0 || target >= mailbox_count)
     return false;
   pxn_mailbox *mb = &mailboxes[target];
@@ -76,6 +76,8 @@ bool emu_pxn_send(int target, const emu_pxn_record *rec,
   uint64_t spins = 0;
   while (tail - EMU_LOAD_ACQUIRE(&mb->head) >= EMU_PXN_RING) {
     if (EMU_LOAD_RELAXED(abort_flag))
+      return false;
+    if (target_done != NULL && EMU_LOAD_ACQUIRE(target_done))
       return false;
     backoff(&spins);
   }
