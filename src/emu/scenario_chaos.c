@@ -8,8 +8,10 @@
  *   waits (§10.4); never-stopped ProxyOps of SHM-memcpy transports (§10.3);
  *   PXN across processes (§10.10); non-blocking launches after the GroupApi
  *   stopped (§10.1); ring-overwrite KernelCh stamps (§10.13); Broadcast and
- *   count==0 (§10.12); CE collectives; concurrent inits (§10.15) and the
- *   parent comm finalized while the shared proxy emits ProxyCtrl (§10.15).
+ *   count==0 (§10.12); CE collectives; graph replays with the stale
+ *   capture-time parent on the cuda-cb thread (§10.11); concurrent inits
+ *   (§10.15) and the parent comm finalized while the shared proxy emits
+ *   ProxyCtrl (§10.15).
  */
 #include "emu_scenario.h"
 
@@ -76,14 +78,30 @@ static void on_each_rank(emu_app *a, int which, emu_func f, size_t count) {
     emu_group_end(a);
 }
 
+static emu_graph chaos_graphs[EMU_MAX_APP_THREADS];
+
 static void step_chaos(emu_app *a, int iteration) {
   emu_rng rng;
   emu_script_rng(&rng, a, "chaos", iteration);
   int saved = EMU_LOAD_RELAXED(&emu_activation_mask);
+  emu_graph *graph = &chaos_graphs[a->index];
+  if (iteration == 0) {
+    /* NetPlugin off before any IB request was used: stops get NULL
+     * (later switches give stale handles) (§3.2, §10.7) */
+    emu_set_mask(a, saved & ~ncclProfileNetPlugin,
+                 "plugin starts without NetPlugin events");
+    on_each_rank(a, 0, EMU_FUNC_ALLREDUCE, 65536);
+    emu_stream_sync(a);
+    emu_set_mask(a, saved, "plugin enables NetPlugin events");
+    /* a captured network AllReduce, replayed below (§10.11) */
+    emu_graph_capture_begin(a, graph);
+    on_each_rank(a, 0, EMU_FUNC_ALLREDUCE, 65536);
+    emu_graph_capture_end(a);
+  }
   for (int k = 0; k < 4; k++) {
     uint64_t bytes = emu_app_pick_size(a, &rng);
     size_t count = bytes / 4;
-    switch (emu_rng_below(&rng, 9)) {
+    switch (emu_rng_below(&rng, 10)) {
     case 0:
       on_each_rank(a, 0, EMU_FUNC_ALLREDUCE, count);
       break;
@@ -138,6 +156,9 @@ static void step_chaos(emu_app *a, int iteration) {
       for (int i = 0; i < a->nslots; i++)
         emu_ce_collective(a, emu_app_comm(a, i, node_comm(a, i)),
                           EMU_FUNC_ALLGATHER, count / 8, EMU_DT_FLOAT32);
+      break;
+    case 8: /* graph replay: Group/Coll on cuda-cb, stale parent */
+      emu_graph_launch(a, graph);
       break;
     default: /* NetPlugin off while IB keeps calling stop: NULL/stale */
       emu_set_mask(a, saved & ~ncclProfileNetPlugin,
