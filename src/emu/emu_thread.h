@@ -22,8 +22,7 @@ typedef enum {
   EMU_ROLE_ASYNC,    /* T_async: non-blocking group launch */
   EMU_ROLE_CUDACB,   /* T_cudacb: graph replay host callback */
   EMU_ROLE_PROXY,    /* T_proxy: "NCCL Progress NN" */
-  EMU_ROLE_SOCK,     /* T_sock: "NCCL Sock" helper */
-  EMU_ROLE_CONTROL   /* chaos: emulates a plugin-side mask change */
+  EMU_ROLE_SOCK      /* T_sock: "NCCL Sock" helper */
 } emu_role;
 
 typedef struct emu_thread {
