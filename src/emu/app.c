@@ -768,16 +768,19 @@ void emu_group_end(emu_app *a) {
   group_end_internal(a);
 }
 
-void emu_collective(emu_app *a, emu_comm *c, emu_func f, size_t count,
-                    emu_datatype dt, int root) {
-  if (c == NULL)
-    return;
+/* The part of ncclEnqueueCheck + collTaskAppend that every collective
+ * shares (§6.1, §6.2): returns the new task between CollApi start and
+ * stop, or NULL when NCCL discards the call without any profiler event
+ * (count 0, nRanks 1) — the group is then already closed. */
+static emu_app_task *coll_task_append_begin(emu_app *a, emu_comm *c, emu_func f,
+                                            size_t count, emu_datatype dt,
+                                            int root) {
   straggle(a, c);
   enqueue_begin(a);
   if (count == 0 || c->nranks == 1) {
     /* discarded / ncclLaunchOneRank: no profiler call at all (§8.1) */
     group_end_internal(a);
-    return;
+    return NULL;
   }
   emu_thread *t = &a->thr;
   bool captured = a->capturing != NULL;
@@ -786,29 +789,42 @@ void emu_collective(emu_app *a, emu_comm *c, emu_func f, size_t count,
   core_coll_api_start(t, &a->api, c, f, count, dt, root, fake_stream(c),
                       captured, a->user_tag);
   emu_app_task *at = new_task(a, c);
+  at->task.func = f;
+  at->task.root = root;
+  at->task.api = a->api.coll_api; /* possibly a stale, stopped handle */
+  at->task.bytes = (uint64_t)count * emu_datatype_size(dt);
+  at->task.count = count;
+  at->task.datatype = dt;
+  at->task.sendbuff = fake_buffer(c, a->op_counter, 0);
+  at->task.recvbuff = fake_buffer(c, a->op_counter, 1);
+  at->peer_global = -1;
+  return at;
+}
+
+static void coll_task_append_end(emu_app *a) {
+  core_coll_api_stop(&a->thr, &a->api);
+  group_end_internal(a);
+}
+
+void emu_collective(emu_app *a, emu_comm *c, emu_func f, size_t count,
+                    emu_datatype dt, int root) {
+  if (c == NULL)
+    return;
+  emu_app_task *at = coll_task_append_begin(a, c, f, count, dt, root);
+  if (at == NULL)
+    return;
   emu_task *task = &at->task;
-  task->func = f;
-  task->root = root;
-  task->api = a->api.coll_api; /* possibly a stale, stopped handle */
-  task->bytes = (uint64_t)count * emu_datatype_size(dt);
   if (f == EMU_FUNC_ALLGATHER || f == EMU_FUNC_BROADCAST) {
     task->count = task->bytes; /* bytes, as ncclInt8 (§6.6) */
     task->datatype = EMU_DT_INT8;
-  } else {
-    task->count = count;
-    task->datatype = dt;
   }
-  task->sendbuff = fake_buffer(c, a->op_counter, 0);
-  task->recvbuff = fake_buffer(c, a->op_counter, 1);
   emu_model_coll(&at->shape, f, task->bytes, c->nranks, opts_of(a)->channels);
   task->nChannels = (uint8_t)at->shape.nchannels;
   task->nWarps = (uint8_t)at->shape.nwarps;
   task->algo = at->shape.algo;
   task->proto = at->shape.proto;
   at->is_bcast_path = f == EMU_FUNC_BROADCAST;
-  at->peer_global = -1;
-  core_coll_api_stop(t, &a->api);
-  group_end_internal(a);
+  coll_task_append_end(a);
 }
 
 static void p2p_task_append(emu_app *a, emu_comm *c, emu_func f, int peer,
@@ -879,30 +895,11 @@ void emu_ce_collective(emu_app *a, emu_comm *c, emu_func f, size_t count,
                        emu_datatype dt) {
   if (c == NULL)
     return;
-  straggle(a, c);
-  enqueue_begin(a);
-  if (count == 0 || c->nranks == 1) {
-    group_end_internal(a);
+  emu_app_task *at = coll_task_append_begin(a, c, f, count, dt, 0);
+  if (at == NULL)
     return;
-  }
-  emu_thread *t = &a->thr;
-  bool captured = a->capturing != NULL;
-  core_group_api_start(t, &a->api, c, captured);
-  core_group_api_record(t, &a->api, ncclProfilerGroupStartApiStop);
-  core_coll_api_start(t, &a->api, c, f, count, dt, 0, fake_stream(c), captured,
-                      a->user_tag);
-  emu_app_task *at = new_task(a, c);
-  at->is_ce = true;
-  at->task.func = f;
-  at->task.count = count;
-  at->task.datatype = dt;
-  at->task.api = a->api.coll_api;
-  at->task.bytes = (uint64_t)count * emu_datatype_size(dt);
-  at->task.sendbuff = fake_buffer(c, a->op_counter, 0);
-  at->task.recvbuff = fake_buffer(c, a->op_counter, 1);
-  at->peer_global = -1;
-  core_coll_api_stop(t, &a->api);
-  group_end_internal(a);
+  at->is_ce = true; /* launched as copy-engine work, no kernel plan */
+  coll_task_append_end(a);
 }
 
 void emu_graph_capture_begin(emu_app *a, emu_graph *g) {

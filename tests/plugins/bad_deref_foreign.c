@@ -26,21 +26,6 @@ static ncclResult_t start(void *c, void **h, ncclProfilerEventDescr_v6_t *d) {
   return ncclSuccess;
 }
 
-static ncclResult_t stop(void *h) {
-  (void)h;
-  return ncclSuccess;
-}
-
-static ncclResult_t record(void *h, ncclProfilerEventState_v6_t s,
-                           ncclProfilerEventStateArgs_v6_t *a) {
-  (void)h, (void)s, (void)a;
-  return ncclSuccess;
-}
-
-static ncclResult_t finalize(void *c) {
-  (void)c;
-  return ncclSuccess;
-}
-
 ncclProfiler_v6_t ncclProfiler_v6 = {
-    "bad_deref_foreign", init, start, stop, record, finalize};
+    "bad_deref_foreign", init, start, bad_correct_stop, bad_correct_record,
+    bad_correct_finalize};

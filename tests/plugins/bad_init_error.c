@@ -18,27 +18,6 @@ static ncclResult_t init(void **c, uint64_t id, int *m, const char *n, int nn,
   return ncclSuccess;
 }
 
-static ncclResult_t start(void *c, void **h, ncclProfilerEventDescr_v6_t *d) {
-  (void)c;
-  *h = bad_new_event(d->type);
-  return ncclSuccess;
-}
-
-static ncclResult_t stop(void *h) {
-  (void)h;
-  return ncclSuccess;
-}
-
-static ncclResult_t record(void *h, ncclProfilerEventState_v6_t s,
-                           ncclProfilerEventStateArgs_v6_t *a) {
-  (void)h, (void)s, (void)a;
-  return ncclSuccess;
-}
-
-static ncclResult_t finalize(void *c) {
-  (void)c;
-  return ncclSuccess;
-}
-
-ncclProfiler_v6_t ncclProfiler_v6 = {"bad_init_error", init,    start, stop,
-                                     record,           finalize};
+ncclProfiler_v6_t ncclProfiler_v6 = {"bad_init_error",   init,
+                                     bad_correct_start,  bad_correct_stop,
+                                     bad_correct_record, bad_correct_finalize};

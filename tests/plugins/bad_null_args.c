@@ -7,23 +7,6 @@
 
 static volatile size_t sink;
 
-static ncclResult_t init(void **c, uint64_t id, int *m, const char *n, int nn,
-                         int nr, int r, ncclDebugLogger_t l) {
-  (void)id, (void)n, (void)nn, (void)nr, (void)r, (void)l;
-  return bad_init_common(c, m, 0xFFFF);
-}
-
-static ncclResult_t start(void *c, void **h, ncclProfilerEventDescr_v6_t *d) {
-  (void)c;
-  *h = bad_new_event(d->type);
-  return ncclSuccess;
-}
-
-static ncclResult_t stop(void *h) {
-  (void)h;
-  return ncclSuccess;
-}
-
 static ncclResult_t record(void *h, ncclProfilerEventState_v6_t s,
                            ncclProfilerEventStateArgs_v6_t *a) {
   (void)h, (void)s;
@@ -31,10 +14,6 @@ static ncclResult_t record(void *h, ncclProfilerEventState_v6_t s,
   return ncclSuccess;
 }
 
-static ncclResult_t finalize(void *c) {
-  (void)c;
-  return ncclSuccess;
-}
-
-ncclProfiler_v6_t ncclProfiler_v6 = {"bad_null_args", init,    start, stop,
-                                     record,          finalize};
+ncclProfiler_v6_t ncclProfiler_v6 = {
+    "bad_null_args",  bad_correct_init, bad_correct_start,
+    bad_correct_stop, record,           bad_correct_finalize};

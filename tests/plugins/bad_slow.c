@@ -10,12 +10,6 @@
 
 static int slept;
 
-static ncclResult_t init(void **c, uint64_t id, int *m, const char *n, int nn,
-                         int nr, int r, ncclDebugLogger_t l) {
-  (void)id, (void)n, (void)nn, (void)nr, (void)r, (void)l;
-  return bad_init_common(c, m, 0xFFFF);
-}
-
 static ncclResult_t start(void *c, void **h, ncclProfilerEventDescr_v6_t *d) {
   (void)c;
   if (d->type == ncclProfileProxyOp &&
@@ -27,21 +21,6 @@ static ncclResult_t start(void *c, void **h, ncclProfilerEventDescr_v6_t *d) {
   return ncclSuccess;
 }
 
-static ncclResult_t stop(void *h) {
-  (void)h;
-  return ncclSuccess;
-}
-
-static ncclResult_t record(void *h, ncclProfilerEventState_v6_t s,
-                           ncclProfilerEventStateArgs_v6_t *a) {
-  (void)h, (void)s, (void)a;
-  return ncclSuccess;
-}
-
-static ncclResult_t finalize(void *c) {
-  (void)c;
-  return ncclSuccess;
-}
-
-ncclProfiler_v6_t ncclProfiler_v6 = {"bad_slow", init,   start,
-                                     stop,       record, finalize};
+ncclProfiler_v6_t ncclProfiler_v6 = {
+    "bad_slow",       bad_correct_init,   start,
+    bad_correct_stop, bad_correct_record, bad_correct_finalize};

@@ -8,12 +8,6 @@
 
 static uint64_t steps;
 
-static ncclResult_t init(void **c, uint64_t id, int *m, const char *n, int nn,
-                         int nr, int r, ncclDebugLogger_t l) {
-  (void)id, (void)n, (void)nn, (void)nr, (void)r, (void)l;
-  return bad_init_common(c, m, 0xFFFF);
-}
-
 static ncclResult_t start(void *c, void **h, ncclProfilerEventDescr_v6_t *d) {
   (void)c;
   if (d->type == ncclProfileProxyStep &&
@@ -23,21 +17,6 @@ static ncclResult_t start(void *c, void **h, ncclProfilerEventDescr_v6_t *d) {
   return ncclSuccess;
 }
 
-static ncclResult_t stop(void *h) {
-  (void)h;
-  return ncclSuccess;
-}
-
-static ncclResult_t record(void *h, ncclProfilerEventState_v6_t s,
-                           ncclProfilerEventStateArgs_v6_t *a) {
-  (void)h, (void)s, (void)a;
-  return ncclSuccess;
-}
-
-static ncclResult_t finalize(void *c) {
-  (void)c;
-  return ncclSuccess;
-}
-
 ncclProfiler_v6_t ncclProfiler_v6 = {
-    "bad_unwritten_handle", init, start, stop, record, finalize};
+    "bad_unwritten_handle", bad_correct_init,   start,
+    bad_correct_stop,       bad_correct_record, bad_correct_finalize};
