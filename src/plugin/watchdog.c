@@ -247,9 +247,9 @@ static uint64_t root_of(const cs_assembler *a, const cs_event *e) {
  * for. */
 static int depth_of(uint8_t etype) {
   switch (etype) {
-  case CS_EV_NET_PLUGIN:
+  case CS_EV_PROXY_STEP: /* says channel, peer, direction and state */
     return 4;
-  case CS_EV_PROXY_STEP:
+  case CS_EV_NET_PLUGIN: /* deeper, but says less */
     return 3;
   case CS_EV_PROXY_OP:
     return 2;
