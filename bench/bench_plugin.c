@@ -242,7 +242,7 @@ static ncclResult_t count_state(void *h, ncclProfilerEventState_v6_t s,
 static unsigned callbacks_per_collective;
 
 static void count_workload(void) {
-  ncclProfiler_v6_t counter = {"count", NULL,        count_start,
+  ncclProfiler_v6_t counter = {"count",    NULL,        count_start,
                                count_stop, count_state, NULL};
   producer w = {.p = &counter, .ctx = &counting_token};
   counted = 0;
@@ -403,18 +403,18 @@ static void *sustain_main(void *arg) {
     if (now >= end)
       break;
     /* Where the schedule says we should be; spin if ahead. */
-    uint64_t due = t0 + (uint64_t)((double)t->callbacks / per_thread_rate *
-                                   1e9);
+    uint64_t due =
+        t0 + (uint64_t)((double)t->callbacks / per_thread_rate * 1e9);
     if (now < due)
       continue;
     one_collective(&t->w);
     t->callbacks += callbacks_per_collective;
   }
   uint64_t planned = (uint64_t)(per_thread_rate * t->o->seconds);
-  t->late_ns = t->callbacks < planned
-                   ? (uint64_t)((double)(planned - t->callbacks) /
-                                per_thread_rate * 1e9)
-                   : 0;
+  t->late_ns =
+      t->callbacks < planned
+          ? (uint64_t)((double)(planned - t->callbacks) / per_thread_rate * 1e9)
+          : 0;
   return NULL;
 }
 
@@ -505,17 +505,18 @@ static int run_writer(const options *o, ncclProfiler_v6_t *plug) {
 }
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: bench_plugin --plugin PATH --baseline PATH [options]\n"
-          "  --mode overhead|sustain|writer  what to measure (default overhead)\n"
-          "  --threads N              producer threads (default 1)\n"
-          "  --rounds N               overhead: alternating rounds (200)\n"
-          "  --per-round N            overhead: collectives per round (20)\n"
-          "  --pause-ms N             overhead: untimed pause between rounds "
-          "(10)\n"
-          "  --seconds S              sustain: duration (10)\n"
-          "  --rate R                 sustain: callbacks/s, all threads (5e6)\n"
-          "  --out DIR                trace folder (default /tmp/bench-<pid>)\n");
+  fprintf(
+      f,
+      "usage: bench_plugin --plugin PATH --baseline PATH [options]\n"
+      "  --mode overhead|sustain|writer  what to measure (default overhead)\n"
+      "  --threads N              producer threads (default 1)\n"
+      "  --rounds N               overhead: alternating rounds (200)\n"
+      "  --per-round N            overhead: collectives per round (20)\n"
+      "  --pause-ms N             overhead: untimed pause between rounds "
+      "(10)\n"
+      "  --seconds S              sustain: duration (10)\n"
+      "  --rate R                 sustain: callbacks/s, all threads (5e6)\n"
+      "  --out DIR                trace folder (default /tmp/bench-<pid>)\n");
 }
 
 int main(int argc, char **argv) {
@@ -543,18 +544,42 @@ int main(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     switch (c) {
-    case 'p': o.plugin_path = optarg; break;
-    case 'b': o.baseline_path = optarg; break;
-    case 'm': o.mode = optarg; break;
-    case 't': o.threads = atoi(optarg); break;
-    case 'r': o.rounds = atoi(optarg); break;
-    case 'c': o.collectives_per_round = atoi(optarg); break;
-    case 'P': o.pause_ms = atoi(optarg); break;
-    case 's': o.seconds = atof(optarg); break;
-    case 'R': o.rate = atof(optarg); break;
-    case 'o': o.out_dir = optarg; break;
-    case 'h': usage(stdout); return 0;
-    default: usage(stderr); return 2;
+    case 'p':
+      o.plugin_path = optarg;
+      break;
+    case 'b':
+      o.baseline_path = optarg;
+      break;
+    case 'm':
+      o.mode = optarg;
+      break;
+    case 't':
+      o.threads = atoi(optarg);
+      break;
+    case 'r':
+      o.rounds = atoi(optarg);
+      break;
+    case 'c':
+      o.collectives_per_round = atoi(optarg);
+      break;
+    case 'P':
+      o.pause_ms = atoi(optarg);
+      break;
+    case 's':
+      o.seconds = atof(optarg);
+      break;
+    case 'R':
+      o.rate = atof(optarg);
+      break;
+    case 'o':
+      o.out_dir = optarg;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    default:
+      usage(stderr);
+      return 2;
     }
   }
   if (!o.plugin_path || !o.baseline_path || o.threads < 1 || o.rounds < 2 ||

@@ -11,8 +11,8 @@
 static int context_token;
 
 static ncclResult_t nop_init(void **context, uint64_t comm_id, int *mask,
-                             const char *name, int nnodes, int nranks,
-                             int rank, ncclDebugLogger_t logfn) {
+                             const char *name, int nnodes, int nranks, int rank,
+                             ncclDebugLogger_t logfn) {
   *context = &context_token;
   if (mask)
     *mask = 0xFFFF;

@@ -4,11 +4,18 @@
 # touched, so a second run takes a second. Uses sudo when not root.
 set -euo pipefail
 
-# Build and unit tests.
+# Build and unit tests; exporter end-to-end tests (a real Prometheus
+# server, curl, libcurl for the plugin's dlopen'ed OTLP push, node for the
+# OTLP schema-validating receiver).
 PACKAGES=(
   build-essential cmake ninja-build pkg-config clang
   libcmocka-dev libcjson-dev valgrind
+  clang-format prometheus curl libcurl4
 )
+# node and npm may come from Debian or from another node distribution that
+# bundles npm (NodeSource): only ask Debian when the commands are missing.
+command -v node >/dev/null || PACKAGES+=(nodejs)
+command -v npm >/dev/null || PACKAGES+=(npm)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

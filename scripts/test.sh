@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# The OTLP receiver's schema packages, exactly as locked.
+(cd tests/metrics && npm ci --no-audit --no-fund --loglevel=error)
 
 jobs=$(nproc 2>/dev/null || echo 2)
 quick=0

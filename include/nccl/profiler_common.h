@@ -55,20 +55,24 @@ enum {
   ncclProfileProxyOp = (1 << 3),
   ncclProfileProxyStep = (1 << 4),
   ncclProfileProxyCtrl = (1 << 5),
-  ncclProfileKernelCh = (1 << 6),     /* v3+ */
-  ncclProfileNetPlugin = (1 << 7),    /* v3+ */
-  ncclProfileGroupApi = (1 << 8),     /* v5+ */
-  ncclProfileCollApi = (1 << 9),      /* v5+ */
-  ncclProfileP2pApi = (1 << 10),      /* v5+ */
+  ncclProfileKernelCh = (1 << 6),      /* v3+ */
+  ncclProfileNetPlugin = (1 << 7),     /* v3+ */
+  ncclProfileGroupApi = (1 << 8),      /* v5+ */
+  ncclProfileCollApi = (1 << 9),       /* v5+ */
+  ncclProfileP2pApi = (1 << 10),       /* v5+ */
   ncclProfileKernelLaunch = (1 << 11), /* v5+ */
-  ncclProfileCeColl = (1 << 12),      /* v6+ */
-  ncclProfileCeSync = (1 << 13),      /* v6+ */
-  ncclProfileCeBatch = (1 << 14),     /* v6+ */
-  ncclProfileKernelPhase = (1 << 15)  /* v7 (NVIDIA); RCCL v6 ProxyDiag in some releases */
+  ncclProfileCeColl = (1 << 12),       /* v6+ */
+  ncclProfileCeSync = (1 << 13),       /* v6+ */
+  ncclProfileCeBatch = (1 << 14),      /* v6+ */
+  ncclProfileKernelPhase =
+      (1 << 15) /* v7 (NVIDIA); RCCL v6 ProxyDiag in some releases */
 };
 
 /* RCCL-private event bit in releases after upstream took 1<<15. */
-enum { rcclProfileProxyDiag_v7 = (1 << 16), rcclProfileProxyDiag_v6 = (1 << 15) };
+enum {
+  rcclProfileProxyDiag_v7 = (1 << 16),
+  rcclProfileProxyDiag_v6 = (1 << 15)
+};
 
 /* State values are ABI (numeric). */
 typedef enum {

@@ -44,7 +44,8 @@ _Static_assert(offsetof(ncclProfilerNetIbDescr_v1_t, qp.wr_id) == 16, "");
 _Static_assert(offsetof(ncclProfilerNetIbDescr_v1_t, qp.opcode) == 24, "");
 _Static_assert(offsetof(ncclProfilerNetIbDescr_v1_t, qp.qpNum) == 28, "");
 _Static_assert(offsetof(ncclProfilerNetIbDescr_v1_t, qp.length) == 32, "");
-_Static_assert(sizeof(ncclProfilerNetSockDescr_v1_t) == 24, "socket descr size");
+_Static_assert(sizeof(ncclProfilerNetSockDescr_v1_t) == 24,
+               "socket descr size");
 _Static_assert(offsetof(ncclProfilerNetSockDescr_v1_t, sock.fd) == 8, "");
 _Static_assert(offsetof(ncclProfilerNetSockDescr_v1_t, sock.op) == 12, "");
 _Static_assert(offsetof(ncclProfilerNetSockDescr_v1_t, sock.length) == 16, "");

@@ -4,6 +4,7 @@
  * (first callback of a thread, NULL or foreign handles, a full ring).
  */
 #include "emit.h"
+#include "sampling.h"
 
 _Atomic uint32_t cs_quiet_types;
 _Atomic uint64_t cs_quiet_states;
@@ -26,6 +27,13 @@ cs_rec_start *cs_start_slow_begin(void **eHandle, cs_etype et, cs_ring **ring) {
   cs_start_head(rec, et, units, id, cs_clock_now());
   *ring = r;
   return rec;
+}
+
+bool cs_policy_admit(cs_rec_start *rec, cs_ring *r, void **eHandle) {
+  if (cs_sampling_keep(rec, r))
+    return true;
+  *eHandle = cs_handle_sampled_out();
+  return false;
 }
 
 void cs_emit_state_slow(void *eHandle, int state, const void *args) {

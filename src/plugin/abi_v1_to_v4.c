@@ -121,10 +121,11 @@ start_v1(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d,
     return ncclSuccess;
   }
   cs_etype et = cs_etype_decode(d->type, CS_TYPES_V1);
-  if (CS_UNLIKELY(cs_type_is_quiet(et))) {
-    *eHandle = cs_handle_quiet();
-    return ncclSuccess;
-  }
+  uint32_t policy;
+  cs_gate gate = cs_start_gate(eHandle, et, d->parentObj, slow, &policy);
+  if (CS_UNLIKELY(gate != CS_GATE_RECORD))
+    return gate == CS_GATE_SLOW ? v1_start_slow(context, eHandle, d)
+                                : ncclSuccess;
   cs_ring *r;
   cs_rec_start *rec;
   if (!slow) {
@@ -137,6 +138,8 @@ start_v1(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d,
       return ncclSuccess;
   }
   fill_v1(rec, context, d, et);
+  if (CS_UNLIKELY(policy) && !cs_policy_admit(rec, r, eHandle))
+    return ncclSuccess;
   cs_start_commit(r, rec);
   return ncclSuccess;
 }
@@ -226,10 +229,11 @@ start_v2(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d,
     return ncclSuccess;
   }
   cs_etype et = cs_etype_decode(d->type, CS_TYPES_V1);
-  if (CS_UNLIKELY(cs_type_is_quiet(et))) {
-    *eHandle = cs_handle_quiet();
-    return ncclSuccess;
-  }
+  uint32_t policy;
+  cs_gate gate = cs_start_gate(eHandle, et, d->parentObj, slow, &policy);
+  if (CS_UNLIKELY(gate != CS_GATE_RECORD))
+    return gate == CS_GATE_SLOW ? v2_start_slow(context, eHandle, d)
+                                : ncclSuccess;
   cs_ring *r;
   cs_rec_start *rec;
   if (!slow) {
@@ -242,6 +246,8 @@ start_v2(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d,
       return ncclSuccess;
   }
   fill_v2(rec, context, d, et);
+  if (CS_UNLIKELY(policy) && !cs_policy_admit(rec, r, eHandle))
+    return ncclSuccess;
   cs_start_commit(r, rec);
   return ncclSuccess;
 }
@@ -336,10 +342,11 @@ start_v3(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d,
     return ncclSuccess;
   }
   cs_etype et = cs_etype_decode(d->type, CS_TYPES_V3);
-  if (CS_UNLIKELY(cs_type_is_quiet(et))) {
-    *eHandle = cs_handle_quiet();
-    return ncclSuccess;
-  }
+  uint32_t policy;
+  cs_gate gate = cs_start_gate(eHandle, et, d->parentObj, slow, &policy);
+  if (CS_UNLIKELY(gate != CS_GATE_RECORD))
+    return gate == CS_GATE_SLOW ? v3_start_slow(context, eHandle, d)
+                                : ncclSuccess;
   cs_ring *r;
   cs_rec_start *rec;
   if (!slow) {
@@ -352,6 +359,8 @@ start_v3(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d,
       return ncclSuccess;
   }
   fill_v3(rec, context, d, et);
+  if (CS_UNLIKELY(policy) && !cs_policy_admit(rec, r, eHandle))
+    return ncclSuccess;
   cs_start_commit(r, rec);
   return ncclSuccess;
 }
@@ -459,10 +468,11 @@ start_v4(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d,
     return ncclSuccess;
   }
   cs_etype et = cs_etype_decode(d->type, CS_TYPES_V3);
-  if (CS_UNLIKELY(cs_type_is_quiet(et))) {
-    *eHandle = cs_handle_quiet();
-    return ncclSuccess;
-  }
+  uint32_t policy;
+  cs_gate gate = cs_start_gate(eHandle, et, d->parentObj, slow, &policy);
+  if (CS_UNLIKELY(gate != CS_GATE_RECORD))
+    return gate == CS_GATE_SLOW ? v4_start_slow(context, eHandle, d)
+                                : ncclSuccess;
   cs_ring *r;
   cs_rec_start *rec;
   if (!slow) {
@@ -475,6 +485,8 @@ start_v4(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d,
       return ncclSuccess;
   }
   fill_v4(rec, context, d, et);
+  if (CS_UNLIKELY(policy) && !cs_policy_admit(rec, r, eHandle))
+    return ncclSuccess;
   cs_start_commit(r, rec);
   return ncclSuccess;
 }

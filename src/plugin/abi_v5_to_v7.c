@@ -218,10 +218,11 @@ start_modern(void *context, void **eHandle, const d7 *d, int abi,
     return ncclSuccess;
   }
   cs_etype et = cs_etype_decode(d->type, allowed);
-  if (CS_UNLIKELY(cs_type_is_quiet(et))) {
-    *eHandle = cs_handle_quiet();
-    return ncclSuccess;
-  }
+  uint32_t policy;
+  cs_gate gate =
+      cs_start_gate(eHandle, et, d->parentObj, slow == NULL, &policy);
+  if (CS_UNLIKELY(gate != CS_GATE_RECORD))
+    return gate == CS_GATE_SLOW ? slow(context, eHandle, d) : ncclSuccess;
   cs_ring *r;
   cs_rec_start *rec;
   if (slow) {
@@ -234,6 +235,8 @@ start_modern(void *context, void **eHandle, const d7 *d, int abi,
       return ncclSuccess;
   }
   fill_modern(rec, context, d, et, abi);
+  if (CS_UNLIKELY(policy) && !cs_policy_admit(rec, r, eHandle))
+    return ncclSuccess;
   cs_start_commit(r, rec);
   return ncclSuccess;
 }

@@ -252,6 +252,15 @@ const cs_asm_counters *cs_asm_get_counters(const cs_assembler *a) {
   return &a->c;
 }
 
+size_t cs_asm_live_events(const cs_assembler *a, const cs_event **out,
+                          size_t max) {
+  return live_collect(a, (cs_event **)out, max);
+}
+
+const cs_event *cs_asm_live_get(const cs_assembler *a, uint64_t id) {
+  return live_get(a, id);
+}
+
 bool cs_asm_lookup_owner(const cs_assembler *a, uint64_t id, uint32_t *ctx,
                          int32_t *rank) {
   const cs_event *e = live_get(a, id);
@@ -297,9 +306,12 @@ static void end_event(cs_assembler *a, cs_event *e, cs_end_kind end,
   a->c.live_now--;
   if (e->etype == CS_EV_PROXY_STEP && e->parent_kind == CS_PARENT_LOCAL) {
     cs_event *op = live_get(a, e->parent);
-    if (op && op->etype == CS_EV_PROXY_OP &&
-        op->open_steps[e->p.proxy_step.step & 7] == e)
-      op->open_steps[e->p.proxy_step.step & 7] = NULL;
+    if (op && op->etype == CS_EV_PROXY_OP) {
+      if (op->open_steps[e->p.proxy_step.step & 7] == e)
+        op->open_steps[e->p.proxy_step.step & 7] = NULL;
+      if (end == CS_END_STOPPED && e->stop_raw > op->activity_raw)
+        op->activity_raw = e->stop_raw; /* a step finished: progress */
+    }
   }
   if (e->etype == CS_EV_PROXY_OP)
     reclaim_open_steps(a, e, end == CS_END_STOPPED ? e->stop_raw : end_raw);
@@ -391,6 +403,8 @@ static void note_step_start(cs_assembler *a, cs_event *e, cs_event *op) {
   if (!op || op->etype != CS_EV_PROXY_OP)
     return;
   op->has_children = true;
+  if (e->start_raw > op->activity_raw)
+    op->activity_raw = e->start_raw;
   /* Make each step line self-contained: which peer and channel. */
   e->has_link = true;
   e->link.peer = op->p.proxy_op.peer;
@@ -430,6 +444,7 @@ static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
   e->parent_hint = (s->h.flags & CS_PARENT_HINT_ONLY) != 0;
   e->parent = s->parent;
   e->start_raw = s->h.ts;
+  e->activity_raw = s->h.ts;
   e->start_tid = tid;
   size_t payload_bytes =
       (size_t)s->h.units * CS_UNIT_BYTES - CS_START_FIXED_BYTES;
@@ -503,6 +518,8 @@ static void on_state(cs_assembler *a, const cs_rec_state *r, int32_t tid) {
   cs_event *e = live_get(a, r->h.id);
   if (e) {
     append_state(e, r);
+    if (r->h.ts > e->activity_raw)
+      e->activity_raw = r->h.ts;
     if (e->etype == CS_EV_PROXY_OP &&
         r->h.aux == 19 /* ncclProfilerProxyOpInProgress_v4 */)
       e->progressed = true;

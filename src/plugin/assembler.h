@@ -53,7 +53,10 @@ typedef struct cs_event {
   uint64_t start_raw;
   uint64_t stop_raw; /* STOPPED */
   uint64_t end_raw;  /* RECLAIMED / INFLIGHT: when we gave up */
-  uint32_t ctx;      /* owning context serial, 0 = unknown */
+  /* Last sign of life: its start, its latest state, or (ProxyOp) the
+   * latest start or end of one of its steps. The hang watchdog's clock. */
+  uint64_t activity_raw;
+  uint32_t ctx; /* owning context serial, 0 = unknown */
   int32_t rank;
   int32_t origin_pid; /* PXN: the other process */
   int32_t start_tid;
@@ -128,6 +131,13 @@ void cs_asm_end_all(cs_assembler *a, cs_end_kind end, cs_reclaim_reason reason,
                     uint64_t now_raw);
 
 const cs_asm_counters *cs_asm_get_counters(const cs_assembler *a);
+
+/* Events in flight (for the hang watchdog and snapshots): up to `max`
+ * pointers into `out`, valid until the next record or tick. */
+size_t cs_asm_live_events(const cs_assembler *a, const cs_event **out,
+                          size_t max);
+/* The live event with this id, or NULL. */
+const cs_event *cs_asm_live_get(const cs_assembler *a, uint64_t id);
 
 /* Owner of a recently seen event (for late states), false if unknown. */
 bool cs_asm_lookup_owner(const cs_assembler *a, uint64_t id, uint32_t *ctx,

@@ -44,7 +44,11 @@ typedef struct {
   int64_t api_ns;
   int64_t enq_start_ns, enq_stop_ns;
   uint16_t kc_started, kc_ended, kc_valid, kc_rejected;
-  int64_t gpu_start, gpu_stop;
+  /* GPU stamps kept raw (GPU clock) and converted once, at emission, with
+   * the best calibration by then: channels then share one offset and the
+   * span's duration is exact in GPU time. */
+  uint64_t gpu_start_ptimer, gpu_stop_ptimer;
+  uint32_t gpu_ctx;
   uint16_t po_started, po_ended;
   int64_t proxy_start, proxy_stop;
   bool batched;
@@ -348,10 +352,11 @@ static void kernel_ended(cs_completion *c, tracker *t, const cs_event *e) {
     c->c.gpu_rejected++;
     return;
   }
-  if (!t->kc_valid || gs < t->gpu_start)
-    t->gpu_start = gs;
-  if (!t->kc_valid || ge > t->gpu_stop)
-    t->gpu_stop = ge;
+  if (!t->kc_valid || start_ptimer < t->gpu_start_ptimer)
+    t->gpu_start_ptimer = start_ptimer;
+  if (!t->kc_valid || stop_ptimer > t->gpu_stop_ptimer)
+    t->gpu_stop_ptimer = stop_ptimer;
+  t->gpu_ctx = e->ctx;
   t->kc_valid++;
   note_batch(c, t, e->ctx, channel, start_ptimer, stop_ptimer);
 }
@@ -390,6 +395,8 @@ void cs_completion_ended(cs_completion *c, const cs_event *e) {
 
 /* ---- emitting ---- */
 
+static bool ready(const cs_completion *c, const tracker *t);
+
 static void emit(cs_completion *c, tracker *t, bool timed_out) {
   cs_timing r;
   memset(&r, 0, sizeof r);
@@ -413,10 +420,14 @@ static void emit(cs_completion *c, tracker *t, bool timed_out) {
   r.enq_stop_ns = t->enq_stop_ns;
   r.gpu_rejected = t->kc_rejected;
   r.batched = t->batched;
-  if (t->kc_valid) {
+  r.incomplete = t->kc_ended < t->kc_started || t->po_ended < t->po_started;
+  int64_t gpu_start;
+  if (t->kc_valid && cs_gpu_clock_to_host(clock_for(c, t->gpu_ctx),
+                                          t->gpu_start_ptimer, &gpu_start)) {
     r.has_gpu = true;
-    r.gpu_start_ns = t->gpu_start;
-    r.gpu_stop_ns = t->gpu_stop;
+    r.gpu_start_ns = gpu_start;
+    r.gpu_stop_ns =
+        gpu_start + (int64_t)(t->gpu_stop_ptimer - t->gpu_start_ptimer);
     r.gpu_channels = t->kc_valid;
   }
   if (t->proxy_stop) {

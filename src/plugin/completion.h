@@ -54,6 +54,9 @@ typedef struct {
   uint16_t gpu_channels;
   uint16_t gpu_rejected; /* stamp pairs rejected as inconsistent */
   bool batched;
+  /* Emitted before all its events ended (timed out waiting, or its
+   * communicator ended): the span covers what was seen. */
+  bool incomplete;
   bool has_proxy;
   int64_t proxy_start_ns;
   int64_t proxy_stop_ns;

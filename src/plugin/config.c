@@ -302,6 +302,67 @@ static void load_prometheus(cs_config *c) {
   }
 }
 
+static void load_uint(const char *var, unsigned *out, unsigned def,
+                      unsigned min, unsigned max) {
+  const char *v = getenv(var);
+  *out = def;
+  if (!v || !*v)
+    return;
+  char *end;
+  errno = 0;
+  unsigned long n = strtoul(v, &end, 10);
+  if (errno || *end || v[0] == '-' || n < min || n > max) {
+    char fallback[32], why[96];
+    snprintf(fallback, sizeof fallback, "%u", def);
+    snprintf(why, sizeof why, "expected a whole number between %u and %u", min,
+             max);
+    warn_bad(var, v, why, fallback);
+    return;
+  }
+  *out = (unsigned)n;
+}
+
+static void load_bool(const char *var, bool *out, bool def) {
+  static const char *const yes[] = {"1", "yes", "true", "on", NULL};
+  static const char *const no[] = {"0", "no", "false", "off", NULL};
+  const char *v = getenv(var);
+  *out = def;
+  if (!v || !*v)
+    return;
+  for (int i = 0; yes[i]; i++)
+    if (strcasecmp(v, yes[i]) == 0) {
+      *out = true;
+      return;
+    }
+  for (int i = 0; no[i]; i++)
+    if (strcasecmp(v, no[i]) == 0) {
+      *out = false;
+      return;
+    }
+  warn_bad(var, v, "expected 1 or 0", def ? "1" : "0");
+}
+
+/* What is recorded: sampling, size filter, start paused. */
+static void load_selection(cs_config *c) {
+  load_uint("CCLSCOPE_SAMPLE", &c->sample_coll, 1, 1, 1000000000u);
+  load_uint("CCLSCOPE_SAMPLE_P2P", &c->sample_p2p, c->sample_coll, 1,
+            1000000000u);
+  load_uint("CCLSCOPE_SAMPLE_STEPS", &c->sample_steps, 1, 1, 1000000000u);
+  c->min_bytes = 0;
+  const char *v = getenv("CCLSCOPE_MIN_BYTES");
+  if (v && *v) {
+    size_t bytes;
+    if (cs_config_parse_size(v, &bytes))
+      c->min_bytes = bytes;
+    else
+      warn_bad("CCLSCOPE_MIN_BYTES", v, "expected a size like 64K or 1M", "0");
+  }
+  static const char *const starts[] = {"recording", "paused", NULL};
+  char start[16];
+  load_choice("CCLSCOPE_START", start, sizeof start, "recording", starts);
+  c->start_paused = strcmp(start, "paused") == 0;
+}
+
 void cs_config_load(cs_config *c) {
   static const char *const clocks[] = {"auto", "tsc", "monotonic", NULL};
   static const char *const hosts[] = {"auto", "nccl", "rccl", NULL};
@@ -343,4 +404,13 @@ void cs_config_load(cs_config *c) {
               summaries);
   load_choice("CCLSCOPE_CLOCK", c->clock, sizeof c->clock, "auto", clocks);
   load_choice("CCLSCOPE_HOST", c->host, sizeof c->host, "auto", hosts);
+  load_selection(c);
+  load_double("CCLSCOPE_HANG_TIMEOUT", &c->hang_timeout_s, 60.0, 0.0, 86400.0);
+  if (c->hang_timeout_s > 0 && c->hang_timeout_s < 0.1) {
+    warn_bad("CCLSCOPE_HANG_TIMEOUT", getenv("CCLSCOPE_HANG_TIMEOUT"),
+             "expected 0 (off) or at least 0.1 seconds", "0.1");
+    c->hang_timeout_s = 0.1;
+  }
+  load_bool("CCLSCOPE_NVTX", &c->nvtx, false);
+  load_bool("CCLSCOPE_CUPTI", &c->cupti, false);
 }

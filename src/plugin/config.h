@@ -40,8 +40,17 @@ typedef struct {
   char prom_addr[64];          /* HTTP /metrics: address */
   int prom_port;               /* HTTP /metrics: port, 0 = off */
   char summary[16];            /* off | log | stderr */
-  char clock[16];              /* auto | tsc | monotonic */
-  char host[16];               /* auto | nccl | rccl */
+  /* Sampling and filters (src/plugin/sampling.h). 1 = keep everything. */
+  unsigned sample_coll;  /* CCLSCOPE_SAMPLE: 1 in N Coll/CeColl instances */
+  unsigned sample_p2p;   /* CCLSCOPE_SAMPLE_P2P (default: sample_coll) */
+  unsigned sample_steps; /* CCLSCOPE_SAMPLE_STEPS: 1 in N ProxySteps */
+  uint64_t min_bytes;    /* CCLSCOPE_MIN_BYTES: smaller Coll/P2p left out */
+  bool start_paused;     /* CCLSCOPE_START=paused */
+  double hang_timeout_s; /* CCLSCOPE_HANG_TIMEOUT, 0 = watchdog off */
+  bool nvtx;             /* CCLSCOPE_NVTX=1 */
+  bool cupti;            /* CCLSCOPE_CUPTI=1 */
+  char clock[16];        /* auto | tsc | monotonic */
+  char host[16];         /* auto | nccl | rccl */
 } cs_config;
 
 /* Read the environment into `c` (defaults for anything unset or invalid). */

@@ -75,10 +75,45 @@ _Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_unknown) <= CS_UNIT_BYTES,
 extern _Atomic uint32_t cs_quiet_types;
 extern _Atomic uint64_t cs_quiet_states;
 
-static inline bool cs_type_is_quiet(cs_etype et) {
-  return (atomic_load_explicit(&cs_quiet_types, memory_order_relaxed) >> et) &
-         1u;
+/* Bit 31 of cs_quiet_types: a start policy is active (sampling, size
+ * filter): every start takes its adapter's slow twin, which applies it. */
+#define CS_QUIET_POLICY (UINT32_C(1) << 31)
+
+typedef enum {
+  CS_GATE_RECORD, /* go on recording */
+  CS_GATE_DONE,   /* the handle is written: return to NCCL */
+  CS_GATE_SLOW    /* fast twin only: hand over to the slow twin */
+} cs_gate;
+
+/* The first thing every startEvent does, after decoding the type: quiet
+ * types get the quiet handle; with a policy active the fast twin hands
+ * over, and the slow twin leaves out the children of left-out events
+ * (before reading the clock). `*policy` tells the caller whether to ask
+ * cs_policy_admit after filling the record (always 0 in the fast twin). */
+static inline cs_gate cs_start_gate(void **eHandle, cs_etype et,
+                                    const void *parent_obj, bool slow_twin,
+                                    uint32_t *policy) {
+  uint32_t quiet = atomic_load_explicit(&cs_quiet_types, memory_order_relaxed);
+  *policy = slow_twin ? (quiet & CS_QUIET_POLICY) : 0;
+  if (CS_LIKELY(!(quiet & ((UINT32_C(1) << et) | CS_QUIET_POLICY))))
+    return CS_GATE_RECORD;
+  if (quiet & (UINT32_C(1) << et)) {
+    *eHandle = cs_handle_quiet();
+    return CS_GATE_DONE;
+  }
+  if (!slow_twin)
+    return CS_GATE_SLOW;
+  if (cs_handle_is_any_sampled_out((uint64_t)(uintptr_t)parent_obj)) {
+    *eHandle = cs_handle_sampled_out();
+    return CS_GATE_DONE;
+  }
+  return CS_GATE_RECORD;
 }
+
+/* After the record is filled, before it is committed (abi_common.c):
+ * false = leave the event out; the record is not committed and the
+ * handle becomes the sampled-out handle. */
+bool cs_policy_admit(cs_rec_start *rec, cs_ring *r, void **eHandle);
 
 /* Event-type bits each ABI version may carry. */
 #define CS_TYPES_V1 0x003Fu

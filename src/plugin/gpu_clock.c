@@ -12,46 +12,47 @@ void cs_gpu_clock_init(cs_gpu_clock *g) {
   memset(g, 0, sizeof *g);
 }
 
-/* Least-squares line through the bucket minima (t, offset). */
+/* The drift is the change of the lower envelope between the oldest and
+ * the newest complete bucket (every minimum carries about the same bias,
+ * the fastest observation delay, so it cancels); a least-squares slope
+ * through noisy minima would turn microseconds of noise into drift. The
+ * line then goes through the lowest point relative to it. */
 static void refit(cs_gpu_clock *g) {
-  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   const cs_gpu_bucket *newest = &g->buckets[g->newest];
-  int64_t t0 = newest->host_at_min;
-  int64_t y0 = newest->min_offset;
+  const cs_gpu_bucket *oldest = NULL, *complete = NULL;
+  int prev = (g->newest + CS_GPU_CLOCK_BUCKETS - 1) % CS_GPU_CLOCK_BUCKETS;
+  if (g->buckets[prev].start_ns)
+    complete = &g->buckets[prev];
   for (int i = 0; i < CS_GPU_CLOCK_BUCKETS; i++) {
     const cs_gpu_bucket *b = &g->buckets[i];
-    if (!b->start_ns)
-      continue;
-    double x = (double)(b->host_at_min - t0);
-    double y = (double)(b->min_offset - y0);
-    n += 1;
-    sx += x;
-    sy += y;
-    sxx += x * x;
-    sxy += x * y;
+    if (b->start_ns && (!oldest || b->start_ns < oldest->start_ns))
+      oldest = b;
   }
+  /* Minima are noisy by tens of ns: 0.4 s of baseline is enough. */
   double slope = 0;
-  double denom = n * sxx - sx * sx;
-  if (n >= 3 && denom > 0)
-    slope = (n * sxy - sx * sy) / denom;
+  bool slope_known = complete && oldest && complete != oldest &&
+                     complete->host_at_min - oldest->host_at_min >= 400000000;
+  if (slope_known)
+    slope = (double)(complete->min_offset - oldest->min_offset) /
+            (double)(complete->host_at_min - oldest->host_at_min);
   if (slope > MAX_SLOPE)
     slope = MAX_SLOPE;
   if (slope < -MAX_SLOPE)
     slope = -MAX_SLOPE;
-  /* Through the lowest point relative to the line: an envelope, not an
-   * average (every minimum is an upper bound of the true offset). */
+  int64_t t0 = newest->host_at_min;
+  int64_t y0 = newest->min_offset;
   double best = 0;
-  bool first = true;
   for (int i = 0; i < CS_GPU_CLOCK_BUCKETS; i++) {
     const cs_gpu_bucket *b = &g->buckets[i];
     if (!b->start_ns)
       continue;
+    /* Without a drift estimate, old minima would pull the line back. */
+    if (!slope_known && b != newest && b != complete)
+      continue;
     double resid =
         (double)(b->min_offset - y0) - slope * (double)(b->host_at_min - t0);
-    if (first || resid < best) {
+    if (resid < best)
       best = resid;
-      first = false;
-    }
   }
   g->anchor_ns = t0;
   g->base = y0 + (int64_t)(best + (best >= 0 ? 0.5 : -0.5));

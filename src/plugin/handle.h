@@ -4,9 +4,11 @@
  *
  *   bits 63..48  process tag (random, non-zero, new for every session)
  *   bit  47      0 = event handle, 1 = context handle
- *   bit  46      "quiet": an event deliberately not recorded (a type the
- *                current mode does not need, or sampled out); all quiet
- *                events share one handle and its stop/states cost nothing
+ *   bit  46      "quiet": an event deliberately not recorded; its stop
+ *                and states cost nothing. Two quiet handles exist:
+ *                id 0 = a type the current mode does not need (its
+ *                children are still recorded), id 1 = sampled out (its
+ *                children are left out too, src/plugin/sampling.h)
  *   bits 45..0   event id (never reused) or context serial
  *
  * A handle is a number, never a pointer: nothing is dereferenced to validate
@@ -40,14 +42,30 @@ static inline int cs_handle_is_our_event(uint64_t v) {
   return (v >> CS_ID_BITS) == cs_handle_event_prefix;
 }
 
-/* The one handle every quiet (unrecorded) event gets. */
+/* The handle of events of a type the current mode does not record. */
 static inline void *cs_handle_quiet(void) {
   return (void *)(uintptr_t)((cs_handle_event_prefix << CS_ID_BITS) |
                              CS_HANDLE_QUIET_BIT);
 }
 
+/* The handle of sampled-out events: their whole subtree is left out. */
+static inline void *cs_handle_sampled_out(void) {
+  return (void *)(uintptr_t)((cs_handle_event_prefix << CS_ID_BITS) |
+                             CS_HANDLE_QUIET_BIT | 1u);
+}
+
+/* Either quiet handle (one compare: they differ only in bit 0). */
 static inline int cs_handle_is_quiet(uint64_t v) {
-  return v == ((cs_handle_event_prefix << CS_ID_BITS) | CS_HANDLE_QUIET_BIT);
+  return (v | 1u) ==
+         ((cs_handle_event_prefix << CS_ID_BITS) | CS_HANDLE_QUIET_BIT | 1u);
+}
+
+/* A sampled-out handle of any cclscope process: a PXN ProxyOp whose Coll
+ * another process sampled out carries that process's value. No pointer
+ * has bits 63..48 set together with bit 46 and the value 1 below it. */
+static inline int cs_handle_is_any_sampled_out(uint64_t v) {
+  return (v >> 48) != 0 && (v & (CS_HANDLE_CTX_BIT | CS_HANDLE_QUIET_BIT |
+                                 CS_ID_MASK)) == (CS_HANDLE_QUIET_BIT | 1u);
 }
 
 static inline void *cs_handle_from_ctx_serial(uint32_t serial) {

@@ -191,6 +191,16 @@ static cs_channel_series *channel_series(cs_metrics *m, uint32_t ctx,
 
 /* ---- feeding ---- */
 
+void cs_metrics_step(cs_metrics *m, int64_t step, int64_t ts_ns) {
+  cs_metrics_steps *st = &m->steps;
+  if (st->has_step && ts_ns > st->last_ns)
+    cs_hist_add(&st->duration, (double)(ts_ns - st->last_ns) / 1e9);
+  st->has_step = true;
+  st->step = step;
+  st->last_ns = ts_ns;
+  st->marks_total++;
+}
+
 void cs_metrics_timing(cs_metrics *m, const cs_timing *t) {
   cs_coll_series *s = coll_series(m, t);
   if (!s)

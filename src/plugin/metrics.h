@@ -91,7 +91,19 @@ typedef struct {
   uint64_t threads;
   uint64_t timings[3];
   uint64_t timings_batched;
+  uint64_t sampled_out; /* operations left out by CCLSCOPE_SAMPLE* */
+  uint64_t too_small;   /* ... by CCLSCOPE_MIN_BYTES */
+  uint64_t hangs;       /* operations reported by the hang watchdog */
 } cs_metrics_health;
+
+/* Training steps marked through the control API (cclscope_step). */
+typedef struct {
+  bool has_step;
+  int64_t step;         /* the latest step number */
+  uint64_t marks_total; /* step marks seen */
+  int64_t last_ns;      /* when the latest step began */
+  cs_hist duration;     /* time from one step mark to the next */
+} cs_metrics_steps;
 
 typedef struct {
   double window_s;
@@ -117,6 +129,7 @@ typedef struct {
   size_t nchannels;
   uint64_t series_dropped;
   cs_metrics_health health;
+  cs_metrics_steps steps;
   /* Rendered at each window close. */
   cs_jbuf prom;
   cs_jbuf otlp;
@@ -131,6 +144,9 @@ void cs_metrics_timing(cs_metrics *m, const cs_timing *t);
 /* An ended event: network send steps feed links and channels. */
 void cs_metrics_event(cs_metrics *m, const cs_event *e,
                       const cs_clock_cal *cal);
+
+/* A step mark (cclscope_step) at `ts_ns`. */
+void cs_metrics_step(cs_metrics *m, int64_t step, int64_t ts_ns);
 
 /* Is the window over? */
 static inline bool cs_metrics_window_due(const cs_metrics *m, int64_t now_ns) {

@@ -273,6 +273,14 @@ static void render_plugin(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
     cs_jbuf_putc(b, '}');
   }
   CS_JLIT(b, "]}}");
+  metric_head(b, first, "cclscope.plugin.hangs", "1",
+              "Operations the hang watchdog reported.");
+  CS_JLIT(b, "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
+             "\"dataPoints\":[{\"attributes\":[]");
+  times(b, m, now_ns);
+  CS_JLIT(b, ",\"asInt\":");
+  u64_str(b, h->hangs);
+  CS_JLIT(b, "}]}}");
   metric_head(b, first, "cclscope.plugin.events_inflight", "1",
               "Events started and not yet ended.");
   CS_JLIT(b, "\"gauge\":{\"dataPoints\":[{\"attributes\":[],"
@@ -281,6 +289,48 @@ static void render_plugin(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
   CS_JLIT(b, ",\"asInt\":");
   u64_str(b, h->inflight);
   CS_JLIT(b, "}]}}");
+}
+
+static void render_steps(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
+                         bool *first) {
+  const cs_metrics_steps *st = &m->steps;
+  if (!st->has_step)
+    return;
+  metric_head(b, first, "cclscope.step", "1",
+              "The latest training step marked with cclscope_step().");
+  CS_JLIT(b, "\"gauge\":{\"dataPoints\":[{\"attributes\":[],"
+             "\"timeUnixNano\":");
+  u64_str(b, (uint64_t)now_ns);
+  CS_JLIT(b, ",\"asInt\":\"");
+  cs_jbuf_i64(b, st->step);
+  CS_JLIT(b, "\"}]}}");
+  metric_head(b, first, "cclscope.step.duration", "s",
+              "Time from one step mark to the next.");
+  CS_JLIT(b, "\"histogram\":{\"aggregationTemporality\":2,\"dataPoints\":[{"
+             "\"attributes\":[]");
+  times(b, m, now_ns);
+  CS_JLIT(b, ",\"count\":");
+  u64_str(b, st->duration.count);
+  CS_JLIT(b, ",\"sum\":");
+  cs_jbuf_double(b, st->duration.sum_s);
+  CS_JLIT(b, ",\"bucketCounts\":[");
+  uint64_t below = 0;
+  for (int k = 0; k <= OTLP_BOUNDS; k++) {
+    uint64_t le = k == OTLP_BOUNDS
+                      ? st->duration.count
+                      : cs_hist_count_le_octave(&st->duration, 2 * k);
+    if (k)
+      cs_jbuf_putc(b, ',');
+    u64_str(b, le - below);
+    below = le;
+  }
+  CS_JLIT(b, "],\"explicitBounds\":[");
+  for (int k = 0; k < OTLP_BOUNDS; k++) {
+    if (k)
+      cs_jbuf_putc(b, ',');
+    cs_jbuf_double(b, 1e-6 * pow(4, k));
+  }
+  CS_JLIT(b, "]}]}}");
 }
 
 /* OTEL_RESOURCE_ATTRIBUTES: "k1=v1,k2=v2" (values may be %-encoded). */
@@ -329,6 +379,7 @@ void cs_metrics_render_otlp(const cs_metrics *m, int64_t now_ns, cs_jbuf *b) {
   CS_JLIT(b, "]},\"scopeMetrics\":[{\"scope\":{\"name\":\"cclscope\","
              "\"version\":\"" CCLSCOPE_VERSION "\"},\"metrics\":[");
   bool first = true;
+  render_steps(m, now_ns, b, &first);
   render_collectives(m, now_ns, b, &first);
   render_links(m, now_ns, b, &first);
   render_plugin(m, now_ns, b, &first);

@@ -346,13 +346,60 @@ static void render_plugin(const cs_metrics *m, cs_jbuf *b) {
   for (int s = 0; s < 3; s++)
     plugin_sample(m, b, "cclscope_plugin_timings_total", "source", sources[s],
                   (double)h->timings[s]);
+  head(b, "cclscope_plugin_sampled_out_total", "counter",
+       "Operations left out on purpose, by reason (CCLSCOPE_SAMPLE*, "
+       "CCLSCOPE_MIN_BYTES).");
+  plugin_sample(m, b, "cclscope_plugin_sampled_out_total", "reason", "sample",
+                (double)h->sampled_out);
+  plugin_sample(m, b, "cclscope_plugin_sampled_out_total", "reason",
+                "min_bytes", (double)h->too_small);
+  head(b, "cclscope_hangs_total", "counter",
+       "Operations the hang watchdog reported (no progress for "
+       "CCLSCOPE_HANG_TIMEOUT).");
+  plugin_sample(m, b, "cclscope_hangs_total", NULL, NULL, (double)h->hangs);
   head(b, "cclscope_plugin_series_dropped_total", "counter",
        "Metric series not created because a table was full.");
   plugin_sample(m, b, "cclscope_plugin_series_dropped_total", NULL, NULL,
                 (double)m->series_dropped);
 }
 
+static void render_steps(const cs_metrics *m, cs_jbuf *b) {
+  const cs_metrics_steps *st = &m->steps;
+  if (!st->has_step)
+    return;
+  head(b, "cclscope_step", "gauge",
+       "The latest training step marked with cclscope_step().");
+  plugin_sample(m, b, "cclscope_step", NULL, NULL, (double)st->step);
+  head(b, "cclscope_step_duration_seconds", "histogram",
+       "Time from one step mark to the next.");
+  char pid[16];
+  snprintf(pid, sizeof pid, "%d", (int)m->cfg.pid);
+  for (int k = 0; k <= PROM_BOUNDS; k++) {
+    CS_JLIT(b, "cclscope_step_duration_seconds_bucket{");
+    label(b, "run", m->cfg.run_id, true);
+    label(b, "host", m->cfg.hostname, false);
+    label(b, "pid", pid, false);
+    char le[24];
+    if (k == PROM_BOUNDS)
+      snprintf(le, sizeof le, "+Inf");
+    else
+      snprintf(le, sizeof le, "%g", 1e-6 * pow(4, k));
+    CS_JLIT(b, ",le=");
+    label_value(b, le);
+    CS_JLIT(b, "} ");
+    cs_jbuf_u64(b, k == PROM_BOUNDS
+                       ? st->duration.count
+                       : cs_hist_count_le_octave(&st->duration, 2 * k));
+    cs_jbuf_putc(b, '\n');
+  }
+  plugin_sample(m, b, "cclscope_step_duration_seconds_sum", NULL, NULL,
+                st->duration.sum_s);
+  plugin_sample(m, b, "cclscope_step_duration_seconds_count", NULL, NULL,
+                (double)st->duration.count);
+}
+
 void cs_metrics_render_prometheus(const cs_metrics *m, cs_jbuf *out) {
+  render_steps(m, out);
   render_collectives(m, out);
   render_links(m, out);
   render_channels(m, out);

@@ -43,6 +43,8 @@ typedef struct cs_ring {
   _Atomic uint64_t dropped_stops;
   _Atomic uint64_t null_handles;    /* stop/state with a NULL handle */
   _Atomic uint64_t foreign_handles; /* stop/state with a value not ours */
+  _Atomic uint64_t sampled_out;     /* operations left out by sampling */
+  _Atomic uint64_t too_small;       /* ... by CCLSCOPE_MIN_BYTES */
 
   /* Consumer side (the writer thread). */
   _Alignas(CS_CACHELINE) _Atomic uint64_t tail;

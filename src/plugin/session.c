@@ -14,16 +14,15 @@
 #include "clock.h"
 #include "config.h"
 #include "context.h"
+#include "emit.h" /* the quiet filters and CS_QUIET_POLICY */
 #include "event_types.h"
 #include "gpu_uuid.h"
 #include "handle.h"
 #include "host_info.h"
 #include "log.h"
 #include "ring.h"
+#include "sampling.h"
 #include "writer.h"
-
-extern _Atomic uint32_t cs_quiet_types;
-extern _Atomic uint64_t cs_quiet_states;
 
 _Atomic pid_t cs_session_pid;
 _Atomic bool cs_session_user_tag_ok;
@@ -36,13 +35,19 @@ typedef struct {
   bool restart_pending; /* fork child: start on the first event */
   int active_contexts;
   int mask; /* effective mask written at init */
+  /* Control API: paused = mask 0 in NCCL's global (every pointer seen). */
+  int paused;    /* -1: not decided yet (CCLSCOPE_START decides) */
+  int *masks[4]; /* NCCL's (and RCCL's) process-global activation masks */
+  int64_t last_step;
   cs_config cfg;
   cs_host_info host;
 } session_state;
 
-static session_state s = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static session_state s = {
+    .lock = PTHREAD_MUTEX_INITIALIZER, .paused = -1, .last_step = -1};
 
 static bool restart_after_fork(void);
+static void post_mark(cs_mark_kind kind, int64_t step, const char *label);
 
 static void fill_writer_opts(cs_writer_opts *o, bool forked_child) {
   memset(o, 0, sizeof *o);
@@ -70,6 +75,7 @@ static void fill_writer_opts(cs_writer_opts *o, bool forked_child) {
   o->prom_addr = s.cfg.prom_addr;
   o->prom_port = s.cfg.prom_port;
   o->summary = s.cfg.summary;
+  o->hang_timeout_s = s.cfg.hang_timeout_s;
 }
 
 /* Start the writer; on failure the plugin turns itself off. */
@@ -99,6 +105,8 @@ static void start_recording(bool forked_child) {
     return;
   }
   s.running = true;
+  if (s.paused == 1)
+    post_mark(CS_MARK_PAUSE, -1, "CCLSCOPE_START=paused");
 }
 
 /* In metrics-only mode, what aggregation does not use is not recorded:
@@ -118,6 +126,13 @@ static void set_quiet_filters(void) {
     states = ~((UINT64_C(1) << 9) | (UINT64_C(1) << 11) | (UINT64_C(1) << 19) |
                (UINT64_C(1) << 22) | (UINT64_C(1) << 31));
   }
+  cs_sampling_config sampling = {.coll_every = s.cfg.sample_coll,
+                                 .p2p_every = s.cfg.sample_p2p,
+                                 .step_every = s.cfg.sample_steps,
+                                 .min_bytes = s.cfg.min_bytes};
+  cs_sampling_configure(&sampling);
+  if (cs_sampling_active())
+    types |= CS_QUIET_POLICY; /* every start goes through the slow twin */
   atomic_store(&cs_quiet_types, types);
   atomic_store(&cs_quiet_states, states);
 }
@@ -129,6 +144,8 @@ static void start_session(void) {
   atomic_store(&cs_session_user_tag_ok, cs_host_has_user_tag(&s.host));
   s.off = false;
   s.mask = s.cfg.mask;
+  if (s.paused == -1)
+    s.paused = s.cfg.start_paused ? 1 : 0;
   if (!s.cfg.trace && !s.cfg.metrics) {
     s.off = true; /* CCLSCOPE_MODE=off */
     s.mask = 0;
@@ -153,6 +170,8 @@ static void end_session(bool at_exit) {
   if (!at_exit) {
     /* The last finalize: NCCL unloads us next. Free everything. */
     cs_ring_free_all();
+    cs_sampling_forget_contexts();
+    memset(s.masks, 0, sizeof s.masks);
     cs_ctx_clear_all();
     cs_log_forget_logger();
   }
@@ -210,6 +229,77 @@ static bool restart_after_fork(void) {
   return running;
 }
 
+/* ---- control (src/plugin/control.c) ---- */
+
+static void remember_mask(int *mask) {
+  for (size_t i = 0; i < sizeof s.masks / sizeof *s.masks; i++) {
+    if (s.masks[i] == mask)
+      return;
+    if (!s.masks[i]) {
+      s.masks[i] = mask;
+      return;
+    }
+  }
+}
+
+static void post_mark(cs_mark_kind kind, int64_t step, const char *label) {
+  cs_ctl_msg m = {.kind = CS_CTL_MARK,
+                  .mark = kind,
+                  .raw_ts = cs_clock_now(),
+                  .tid = (int32_t)gettid(),
+                  .step = step};
+  snprintf(m.label, sizeof m.label, "%s", label ? label : "");
+  cs_writer_post(&m);
+}
+
+int cs_session_set_paused(bool paused) {
+  pthread_mutex_lock(&s.lock);
+  s.paused = paused ? 1 : 0;
+  int rc = -1;
+  if (s.running && !s.off) {
+    for (size_t i = 0; i < sizeof s.masks / sizeof *s.masks && s.masks[i]; i++)
+      __atomic_store_n(s.masks[i], paused ? 0 : s.mask, __ATOMIC_RELAXED);
+    post_mark(paused ? CS_MARK_PAUSE : CS_MARK_RESUME, -1, NULL);
+    rc = 0;
+  }
+  pthread_mutex_unlock(&s.lock);
+  return rc;
+}
+
+bool cs_session_recording(void) {
+  pthread_mutex_lock(&s.lock);
+  bool on = s.running && !s.off && s.paused != 1;
+  pthread_mutex_unlock(&s.lock);
+  return on;
+}
+
+int cs_session_mark(cs_mark_kind kind, int64_t step, const char *label) {
+  pthread_mutex_lock(&s.lock);
+  int rc = -1;
+  if (s.running) {
+    if (kind == CS_MARK_STEP) {
+      if (step < 0)
+        step = s.last_step + 1;
+      s.last_step = step;
+    }
+    post_mark(kind, step, label);
+    rc = 0;
+  }
+  pthread_mutex_unlock(&s.lock);
+  return rc;
+}
+
+int cs_session_dump(int timeout_ms) {
+  pthread_mutex_lock(&s.lock);
+  bool running = s.running;
+  pthread_mutex_unlock(&s.lock);
+  if (!running)
+    return -1;
+  /* Not under the session lock: the writer may need it (it never does
+   * today, but a finalize must not wait for a dump). */
+  return cs_writer_dump(timeout_ms > 0 ? timeout_ms : 5000) ? 0 : -1;
+}
+
 /* ---- init / finalize ---- */
 
 void *cs_session_init(const cs_init_args *a) {
@@ -239,6 +329,7 @@ void *cs_session_init(const cs_init_args *a) {
     cs_gpu_uuid_current(c->gpu_uuid, sizeof c->gpu_uuid);
     c->init_raw_ts = cs_clock_now();
     c->init_tid = (int32_t)gettid();
+    cs_sampling_context_added(serial, a->nranks);
     cs_ctx_publish(serial);
     s.active_contexts++;
     if (s.running) {
@@ -246,8 +337,12 @@ void *cs_session_init(const cs_init_args *a) {
       cs_writer_post(&m);
     }
   }
-  if (a->mask)
-    *a->mask = s.mask; /* NCCL's mask is process-global: last init wins */
+  if (a->mask) {
+    remember_mask(a->mask);
+    /* NCCL's mask is process-global: last init wins. */
+    /* Atomic: NCCL's proxy threads read it while another init writes. */
+    __atomic_store_n(a->mask, s.paused == 1 ? 0 : s.mask, __ATOMIC_RELAXED);
+  }
   handle = cs_handle_from_ctx_serial(serial);
   bool first = s.active_contexts == 1 && s.running;
   const char *path = cs_writer_trace_path();

@@ -56,4 +56,21 @@ bool cs_session_active(void);
 /* The trace file of the running session, "" if none (tests, messages). */
 const char *cs_session_trace_path(void);
 
+/* Control API (src/plugin/control.c; include/cclscope/control.h). */
+typedef enum {
+  CS_MARK_STEP = 0,
+  CS_MARK_LABEL = 1,
+  CS_MARK_PAUSE = 2,
+  CS_MARK_RESUME = 3,
+  CS_MARK_DUMP = 4
+} cs_mark_kind;
+/* Pause (NCCL's mask 0) or resume; remembered for the next session when
+ * none runs (then -1 is returned). */
+int cs_session_set_paused(bool paused);
+bool cs_session_recording(void);
+/* A mark in the trace and metrics; step < 0 = the previous step + 1. */
+int cs_session_mark(cs_mark_kind kind, int64_t step, const char *label);
+/* Flush the trace and write the in-flight snapshot; 0 when done. */
+int cs_session_dump(int timeout_ms);
+
 #endif

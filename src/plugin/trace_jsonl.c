@@ -706,6 +706,8 @@ void cs_trace_timing(cs_trace_sink *t, const cs_timing *r) {
     p = cs_cur_u64(p, r->proxy_ops);
     p = cs_cur_char(p, '}');
   }
+  if (r->incomplete)
+    p = CS_CUR_LIT(p, ",\"incomplete\":true");
   p = CS_CUR_LIT(p, ",\"algBw\":");
   p = cur_gbps(p, r->alg_bw);
   p = CS_CUR_LIT(p, ",\"busBw\":");
@@ -905,6 +907,10 @@ static void put_counters(cs_jbuf *b, const cs_trace_counters *c) {
   cs_jbuf_u64(b, c->null_handles);
   J(",\"foreignHandles\":");
   cs_jbuf_u64(b, c->foreign_handles);
+  J(",\"sampledOut\":");
+  cs_jbuf_u64(b, c->sampled_out);
+  J(",\"tooSmall\":");
+  cs_jbuf_u64(b, c->too_small);
   J(",\"doubleStops\":");
   cs_jbuf_u64(b, a->double_stops);
   J(",\"unmatchedStops\":");
@@ -939,7 +945,7 @@ void cs_trace_ctx_finalize(cs_trace_sink *t, uint32_t serial, uint64_t raw_ts,
 }
 
 void cs_trace_mark(cs_trace_sink *t, uint64_t raw_ts, int32_t tid,
-                   const char *label, int64_t step) {
+                   const char *kind, const char *label, int64_t step) {
   cs_jbuf *b = &t->file.buf;
   size_t start = cs_tf_line_begin(&t->file);
   J("{\"recordType\":\"mark\",\"ts\":");
@@ -948,10 +954,16 @@ void cs_trace_mark(cs_trace_sink *t, uint64_t raw_ts, int32_t tid,
   cs_jbuf_i64(b, t->env.pid);
   J(",\"tid\":");
   cs_jbuf_i64(b, tid);
-  J(",\"label\":");
-  cs_jbuf_str(b, label);
-  J(",\"step\":");
-  cs_jbuf_i64(b, step);
+  J(",\"kind\":");
+  cs_jbuf_str(b, kind);
+  if (label && label[0]) {
+    J(",\"label\":");
+    cs_jbuf_str(b, label);
+  }
+  if (step >= 0) {
+    J(",\"step\":");
+    cs_jbuf_i64(b, step);
+  }
   cs_jbuf_putc(b, '}');
   cs_tf_line_end(&t->file, start, to_ns(t, raw_ts));
 }

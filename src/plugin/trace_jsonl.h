@@ -45,6 +45,8 @@ typedef struct {
   uint64_t dropped_stops;
   uint64_t null_handles;
   uint64_t foreign_handles;
+  uint64_t sampled_out;     /* left out by CCLSCOPE_SAMPLE* */
+  uint64_t too_small;       /* left out by CCLSCOPE_MIN_BYTES */
   uint64_t ring_high_water; /* units */
   uint64_t threads;
 } cs_trace_counters;
@@ -97,7 +99,7 @@ void cs_trace_ctx_init(cs_trace_sink *t, uint32_t serial);
 void cs_trace_ctx_finalize(cs_trace_sink *t, uint32_t serial, uint64_t raw_ts,
                            int32_t tid, const cs_trace_counters *c);
 void cs_trace_mark(cs_trace_sink *t, uint64_t raw_ts, int32_t tid,
-                   const char *label, int64_t step);
+                   const char *kind, const char *label, int64_t step);
 /* The last line: why the file ends and every counter. */
 void cs_trace_process_end(cs_trace_sink *t, const char *reason,
                           const cs_trace_counters *c);

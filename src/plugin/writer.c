@@ -28,9 +28,12 @@
 #include "completion.h"
 #include "export_http.h"
 #include "export_otlp.h"
+#include "inflight.h"
 #include "log.h"
 #include "metrics.h"
 #include "ring.h"
+#include "session.h"
+#include "watchdog.h"
 
 #define IDLE_SLEEP_NS 2000000              /* nothing happened: 2 ms */
 #define BUSY_SLEEP_NS 500000               /* a little happened: 0.5 ms */
@@ -45,6 +48,7 @@
 typedef struct {
   uint64_t dropped_starts, dropped_states, dropped_stops;
   uint64_t null_handles, foreign_handles;
+  uint64_t sampled_out, too_small;
   uint64_t high_water;
   uint64_t threads;
 } ring_totals;
@@ -59,12 +63,15 @@ typedef struct {
   bool stop_at_exit;
   cs_ctl_msg *queue;
   size_t queue_len, queue_cap;
+  pthread_cond_t dump_cond; /* dumps_done moved (under ctl_lock) */
+  uint64_t dumps_requested, dumps_done;
 
   cs_writer_opts opts;
   cs_clock_cal cal;
   cs_assembler *assembler;
   cs_completion *completion;
   cs_metrics *metrics;
+  cs_watchdog *watchdog;
   char prom_file[4096]; /* "" = no textfile */
   bool otlp_on;
   uint64_t records; /* records processed: the callbacks recorded */
@@ -82,6 +89,7 @@ static writer_state w = {
     .state_lock = PTHREAD_MUTEX_INITIALIZER,
     .ctl_lock = PTHREAD_MUTEX_INITIALIZER,
     .ctl_cond = PTHREAD_COND_INITIALIZER,
+    .dump_cond = PTHREAD_COND_INITIALIZER,
 };
 
 static int64_t mono_ns(void) {
@@ -93,6 +101,7 @@ static int64_t mono_ns(void) {
 static void on_start(void *arg, const cs_event *e) {
   (void)arg;
   cs_completion_started(w.completion, e);
+  cs_watchdog_started(w.watchdog, e);
 }
 
 static void on_event(void *arg, const cs_event *e) {
@@ -108,6 +117,7 @@ static void on_timing(void *arg, const cs_timing *t) {
   if (w.trace_open)
     cs_trace_timing(&w.trace, t);
   cs_metrics_timing(w.metrics, t);
+  cs_watchdog_timing(w.watchdog, t);
 }
 
 static void on_late_state(void *arg, uint64_t id, const cs_state_rec *s,
@@ -133,6 +143,8 @@ static void add_ring(ring_totals *t, const cs_ring *r) {
       atomic_load_explicit(&r->null_handles, memory_order_relaxed);
   t->foreign_handles +=
       atomic_load_explicit(&r->foreign_handles, memory_order_relaxed);
+  t->sampled_out += atomic_load_explicit(&r->sampled_out, memory_order_relaxed);
+  t->too_small += atomic_load_explicit(&r->too_small, memory_order_relaxed);
   if (r->high_water > t->high_water)
     t->high_water = r->high_water;
   t->threads++;
@@ -153,6 +165,8 @@ static void gather_counters(cs_trace_counters *c) {
   c->dropped_stops = t.dropped_stops;
   c->null_handles = t.null_handles;
   c->foreign_handles = t.foreign_handles;
+  c->sampled_out = t.sampled_out;
+  c->too_small = t.too_small;
   c->ring_high_water = t.high_water;
   c->threads = t.threads;
 }
@@ -194,6 +208,52 @@ static size_t drain_all(void) {
   return units;
 }
 
+/* ---- hang watchdog and snapshots ---- */
+
+static const char *const mark_names[8] = {"step", "label", "pause", "resume",
+                                          "dump", "mark",  "mark",  "mark"};
+
+static void watchdog_say(void *arg, bool warning, const char *text) {
+  (void)arg;
+  if (warning)
+    cs_log_warn("possible hang: %s", text);
+  else
+    cs_log_info("%s", text);
+}
+
+static void watchdog_check(int64_t epoch_now) {
+  const cs_wd_picture *pic = NULL;
+  size_t fresh = cs_watchdog_scan(w.watchdog, w.assembler, epoch_now,
+                                  watchdog_say, NULL, &pic);
+  if (fresh && pic && cs_inflight_write(&w.opts.env, pic, "hang")) {
+    char path[4096];
+    cs_inflight_path(&w.opts.env, path, sizeof path);
+    cs_log_warn("everything in flight is in %s (cclscope hang DIR reads the "
+                "snapshots of all ranks)",
+                path);
+  }
+  if (fresh && w.trace_open)
+    cs_trace_flush(&w.trace); /* the job may be killed soon */
+}
+
+/* Flush, snapshot, and tell the waiting cclscope_dump() caller. */
+static void dump_now(uint64_t ticket, uint64_t raw_ts, int32_t tid) {
+  drain_all();
+  if (w.trace_open) {
+    cs_trace_mark(&w.trace, raw_ts, tid, "dump", "", -1);
+    cs_trace_flush(&w.trace);
+  }
+  w.last_flush_ns = mono_ns();
+  int64_t now = cs_clock_epoch_now(&w.cal);
+  const cs_wd_picture *pic = cs_watchdog_picture(w.watchdog, w.assembler, now);
+  cs_inflight_write(&w.opts.env, pic, "dump");
+  pthread_mutex_lock(&w.ctl_lock);
+  if (ticket > w.dumps_done)
+    w.dumps_done = ticket;
+  pthread_cond_broadcast(&w.dump_cond);
+  pthread_mutex_unlock(&w.ctl_lock);
+}
+
 /* ---- lifecycle messages ---- */
 
 static void handle_message(const cs_ctl_msg *m) {
@@ -216,13 +276,20 @@ static void handle_message(const cs_ctl_msg *m) {
   case CS_CTL_MARK:
     drain_all();
     if (w.trace_open)
-      cs_trace_mark(&w.trace, m->raw_ts, m->tid, m->label, m->step);
+      cs_trace_mark(&w.trace, m->raw_ts, m->tid, mark_names[m->mark & 7],
+                    m->label, m->step);
+    if (m->mark == CS_MARK_STEP)
+      cs_metrics_step(w.metrics, m->step,
+                      cs_clock_to_epoch_ns(&w.cal, m->raw_ts));
     break;
   case CS_CTL_FLUSH:
     drain_all();
     if (w.trace_open)
       cs_trace_flush(&w.trace);
     w.last_flush_ns = mono_ns();
+    break;
+  case CS_CTL_DUMP:
+    dump_now((uint64_t)m->step, m->raw_ts, m->tid);
     break;
   }
 }
@@ -265,6 +332,9 @@ static void health_snapshot(cs_metrics_health *h) {
   h->threads = c.threads;
   memcpy(h->timings, t->emitted, sizeof h->timings);
   h->timings_batched = t->batched;
+  h->sampled_out = c.sampled_out;
+  h->too_small = c.too_small;
+  h->hangs = cs_watchdog_hangs_reported(w.watchdog);
 }
 
 /* Replace the textfile in one step (node_exporter may read it any time). */
@@ -329,6 +399,8 @@ static void periodic(bool force_flush) {
     int64_t epoch_now = cs_clock_epoch_now(&w.cal);
     if (cs_metrics_window_due(w.metrics, epoch_now))
       close_metrics_window(epoch_now);
+    if (w.opts.hang_timeout_s > 0 && cs_watchdog_due(w.watchdog, epoch_now))
+      watchdog_check(epoch_now);
   }
   if (now >= w.next_tick_ns) {
     cs_asm_tick(w.assembler, cs_clock_now());
@@ -452,6 +524,9 @@ static bool start_metrics(const cs_writer_opts *opts) {
         break;
       }
     }
+    /* Serve something from the first scrape on, not only after a window. */
+    cs_metrics_render_prometheus(w.metrics, &w.metrics->prom);
+    cs_http_publish(w.metrics->prom.data, w.metrics->prom.len);
     cs_http_start(opts->prom_addr, port, search);
   }
   if (url)
@@ -502,7 +577,12 @@ bool cs_writer_start(const cs_writer_opts *opts) {
           (uint64_t)(opts->reclaim_timeout_s * 1e9 / w.cal.ns_per_tick),
   };
   w.assembler = cs_asm_create(&acfg);
-  if (!w.assembler) {
+  w.watchdog = cs_watchdog_create(opts->hang_timeout_s, &w.cal);
+  if (!w.assembler || !w.watchdog) {
+    cs_asm_destroy(w.assembler);
+    w.assembler = NULL;
+    cs_watchdog_destroy(w.watchdog);
+    w.watchdog = NULL;
     cs_completion_destroy(w.completion);
     w.completion = NULL;
     stop_metrics();
@@ -534,6 +614,8 @@ bool cs_writer_start(const cs_writer_opts *opts) {
     w.trace_open = false;
     cs_asm_destroy(w.assembler);
     w.assembler = NULL;
+    cs_watchdog_destroy(w.watchdog);
+    w.watchdog = NULL;
     cs_completion_destroy(w.completion);
     w.completion = NULL;
     stop_metrics();
@@ -575,11 +657,47 @@ void cs_writer_stop(bool at_exit) {
   stop_metrics(); /* joins the exporter threads: none may outlive us */
   cs_asm_destroy(w.assembler);
   w.assembler = NULL;
+  cs_watchdog_destroy(w.watchdog);
+  w.watchdog = NULL;
+  pthread_mutex_lock(&w.ctl_lock);
+  w.dumps_done = w.dumps_requested; /* nobody waits for a stopped writer */
+  pthread_cond_broadcast(&w.dump_cond);
+  pthread_mutex_unlock(&w.ctl_lock);
   cs_completion_destroy(w.completion);
   w.completion = NULL;
   free(w.queue);
   w.queue = NULL;
   w.queue_len = w.queue_cap = 0;
+}
+
+bool cs_writer_dump(int timeout_ms) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += timeout_ms / 1000;
+  until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec++;
+    until.tv_nsec -= 1000000000L;
+  }
+  pthread_mutex_lock(&w.ctl_lock);
+  if (!w.running || w.stop_requested) {
+    pthread_mutex_unlock(&w.ctl_lock);
+    return false;
+  }
+  uint64_t ticket = ++w.dumps_requested;
+  pthread_mutex_unlock(&w.ctl_lock);
+  cs_ctl_msg m = {.kind = CS_CTL_DUMP,
+                  .step = (int64_t)ticket,
+                  .raw_ts = cs_clock_now(),
+                  .tid = (int32_t)gettid()};
+  cs_writer_post(&m);
+  pthread_mutex_lock(&w.ctl_lock);
+  int rc = 0;
+  while (w.dumps_done < ticket && rc != ETIMEDOUT)
+    rc = pthread_cond_timedwait(&w.dump_cond, &w.ctl_lock, &until);
+  bool done = w.dumps_done >= ticket;
+  pthread_mutex_unlock(&w.ctl_lock);
+  return done;
 }
 
 bool cs_writer_running(void) {
@@ -610,6 +728,8 @@ void cs_writer_atfork_child(void) {
     w.trace_open = false;
     cs_asm_destroy(w.assembler);
     w.assembler = NULL;
+    cs_watchdog_destroy(w.watchdog);
+    w.watchdog = NULL;
     cs_completion_destroy(w.completion);
     w.completion = NULL;
     cs_metrics_destroy(w.metrics); /* exporter threads are the parent's */
@@ -625,4 +745,6 @@ void cs_writer_atfork_child(void) {
   pthread_mutex_init(&w.ctl_lock, NULL);
   pthread_mutex_init(&w.state_lock, NULL);
   pthread_cond_init(&w.ctl_cond, NULL);
+  pthread_cond_init(&w.dump_cond, NULL);
+  w.dumps_requested = w.dumps_done = 0;
 }

@@ -29,19 +29,22 @@ typedef struct {
   unsigned metrics_max_series;
   const char *prom_file; /* "" = default: a file in env.dir, metrics mode */
   const char *prom_addr;
-  int prom_port;       /* 0 = no HTTP endpoint */
-  const char *summary; /* off | log | stderr */
+  int prom_port;         /* 0 = no HTTP endpoint */
+  const char *summary;   /* off | log | stderr */
+  double hang_timeout_s; /* 0 = no hang watchdog */
 } cs_writer_opts;
 
 typedef enum {
   CS_CTL_CTX_INIT,
   CS_CTL_CTX_FINALIZE,
   CS_CTL_MARK,
-  CS_CTL_FLUSH
+  CS_CTL_FLUSH,
+  CS_CTL_DUMP
 } cs_ctl_kind;
 
 typedef struct {
   cs_ctl_kind kind;
+  int mark; /* CS_CTL_MARK: cs_mark_kind (src/plugin/session.h) */
   uint32_t serial;
   int32_t tid;
   uint64_t raw_ts;
@@ -63,6 +66,10 @@ void cs_writer_post(const cs_ctl_msg *msg);
 void cs_writer_stop(bool at_exit);
 
 bool cs_writer_running(void);
+
+/* Flush the trace and write the in-flight snapshot, waiting at most
+ * `timeout_ms` for the writer to do it. False on timeout. */
+bool cs_writer_dump(int timeout_ms);
 
 /* Path of the trace file being written ("" if none). */
 const char *cs_writer_trace_path(void);

@@ -47,8 +47,7 @@ bool trace_load(trace_t *t, const char *path) {
   while (off < len) {
     char *nl = memchr(data + off, '\n', len - off);
     size_t line_len = nl ? (size_t)(nl - (data + off)) : len - off;
-    if (line_len + 1 <= 4096 &&
-        off / 4096 != (off + line_len) / 4096)
+    if (line_len + 1 <= 4096 && off / 4096 != (off + line_len) / 4096)
       t->crossing_lines++;
     data[off + line_len] = '\0';
     cJSON *obj = cJSON_Parse(data + off);
@@ -166,8 +165,7 @@ const cJSON *trace_find_record(const trace_t *t, const char *record_type) {
   return NULL;
 }
 
-const cJSON *trace_find_lifecycle(const trace_t *t, const char *func,
-                                  int ctx) {
+const cJSON *trace_find_lifecycle(const trace_t *t, const char *func, int ctx) {
   for (size_t i = 0; i < t->count; i++) {
     const char *ty = json_str(t->lines[i], "type");
     const char *fn = json_str(t->lines[i], "func");
@@ -181,7 +179,8 @@ const cJSON *trace_find_lifecycle(const trace_t *t, const char *func,
 
 void test_make_tmpdir(char *out, size_t outlen) {
   const char *base = getenv("TMPDIR");
-  snprintf(out, outlen, "%s/cclscope-test-XXXXXX", base && *base ? base : "/tmp");
+  snprintf(out, outlen, "%s/cclscope-test-XXXXXX",
+           base && *base ? base : "/tmp");
   if (!mkdtemp(out)) {
     perror("mkdtemp");
     abort();

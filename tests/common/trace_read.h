@@ -39,13 +39,14 @@ const cJSON *trace_find_record(const trace_t *t, const char *record_type);
 const cJSON *trace_find_lifecycle(const trace_t *t, const char *func, int ctx);
 
 /* Field access. */
-const char *json_str(const cJSON *o, const char *key);   /* NULL if absent */
-double json_num(const cJSON *o, const char *key);        /* NAN if absent */
-uint64_t json_hex(const cJSON *o, const char *key);      /* 0 if absent/null */
+const char *json_str(const cJSON *o, const char *key); /* NULL if absent */
+double json_num(const cJSON *o, const char *key);      /* NAN if absent */
+uint64_t json_hex(const cJSON *o, const char *key);    /* 0 if absent/null */
 bool json_is_null(const cJSON *o, const char *key);
 const cJSON *json_obj(const cJSON *o, const char *key);
 
-/* A fresh empty folder under $TMPDIR (or /tmp): "<tmp>/cclscope-test-XXXXXX". */
+/* A fresh empty folder under $TMPDIR (or /tmp): "<tmp>/cclscope-test-XXXXXX".
+ */
 void test_make_tmpdir(char *out, size_t outlen);
 /* rm -rf a folder made by test_make_tmpdir. */
 void test_remove_tree(const char *dir);

@@ -20,7 +20,8 @@
 #include "plugin_driver.h"
 
 static const cJSON *event_by_handle(const trace_t *t, void *h) {
-  const cJSON *e = trace_find_event(t, (uint64_t)(uintptr_t)h & ((1ull << 47) - 1));
+  const cJSON *e =
+      trace_find_event(t, (uint64_t)(uintptr_t)h & ((1ull << 47) - 1));
   if (!e)
     fail_msg("no event for handle %p in %s", h, t->path);
   return e;
@@ -165,8 +166,7 @@ static void test_v2_and_v5(void **state) {
   assert_int_equal((int)json_num(details(coll2), "nChannels"), 2);
   assert_string_equal(json_str(event_by_handle(&t, ce5), "type"), "unknown");
   assert_parent(&t, c5, ca5);
-  assert_int_equal((int)json_num(details(event_by_handle(&t, c5)),
-                                 "nChannels"),
+  assert_int_equal((int)json_num(details(event_by_handle(&t, c5)), "nChannels"),
                    3);
   /* Two communicators, two contexts, each with its own lifecycle. */
   assert_non_null(trace_find_lifecycle(&t, "ProfilerInit", 1));
@@ -375,19 +375,17 @@ static void test_v6_hierarchy_and_ce(void **state) {
                       "GroupStartApiStop");
   assert_string_equal(json_str(cJSON_GetArrayItem(states, 1), "name"),
                       "GroupEndApiStart");
-  assert_true(cJSON_IsTrue(json_obj(details(event_by_handle(&t, ca)),
-                                    "graphCaptured")));
+  assert_true(cJSON_IsTrue(
+      json_obj(details(event_by_handle(&t, ca)), "graphCaptured")));
   assert_parent(&t, ca, ga);
   assert_parent(&t, kl, ga);
   assert_parent(&t, ce, ca); /* the CollApi stopped long before */
   assert_parent(&t, cs, ce);
   assert_parent(&t, cb, ce);
-  assert_string_equal(json_str(details(event_by_handle(&t, ce)),
-                               "syncStrategy"),
-                      "MC");
-  assert_int_equal((int)json_num(details(event_by_handle(&t, cb)),
-                                 "totalBytes"),
-                   2800);
+  assert_string_equal(
+      json_str(details(event_by_handle(&t, ce)), "syncStrategy"), "MC");
+  assert_int_equal(
+      (int)json_num(details(event_by_handle(&t, cb)), "totalBytes"), 2800);
   assert_int_equal(json_hex(details(event_by_handle(&t, kl)), "stream"),
                    0x5000);
   trace_free(&t);
@@ -454,8 +452,8 @@ static void run_v7(int version_code, const char *host, bool expect_tag) {
 
 static void test_v7_user_tag_gated_by_version(void **state) {
   (void)state;
-  run_v7(23102, NULL, true);   /* NCCL 2.31.2 */
-  run_v7(23007, NULL, false);  /* 2.30.7 would not have it */
+  run_v7(23102, NULL, true);    /* NCCL 2.31.2 */
+  run_v7(23007, NULL, false);   /* 2.30.7 would not have it */
   run_v7(23102, "rccl", false); /* RCCL's v7 may lack the field */
 }
 
@@ -476,10 +474,10 @@ static void test_hostile_handles(void **state) {
   d.v6->stopEvent(c);
   d.v6->stopEvent(c); /* NCCL's CollApi double stop (§10.6) */
   d.v6->recordEventState(c, ncclProfilerProxyStepSendWait, NULL); /* late */
-  d.v6->stopEvent(NULL);                                /* NetPlugin */
+  d.v6->stopEvent(NULL); /* NetPlugin */
   d.v6->recordEventState(NULL, ncclProfilerNetPluginUpdate, NULL);
-  d.v6->stopEvent(&local);        /* a pointer that is not ours */
-  d.v6->stopEvent((void *)0x1);   /* garbage */
+  d.v6->stopEvent(&local);      /* a pointer that is not ours */
+  d.v6->stopEvent((void *)0x1); /* garbage */
   d.v6->recordEventState((void *)0xdeadbeef, ncclProfilerKernelChStop, NULL);
   /* Unknown type: recorded generically, handle still written. */
   memset(&e, 0, sizeof e);
@@ -495,7 +493,7 @@ static void test_hostile_handles(void **state) {
   d.v6->startEvent(ctx, &untouched, NULL);
   assert_null(untouched);
   d.v6->startEvent(ctx, NULL, &e); /* NULL handle slot: nothing to write */
-  d.v6->finalize(&local); /* foreign */
+  d.v6->finalize(&local);          /* foreign */
   d.v6->finalize(NULL);
   d.v6->finalize(ctx);
   d.v6->finalize(ctx); /* twice */

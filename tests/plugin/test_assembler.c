@@ -39,8 +39,8 @@ static void on_event(void *arg, const cs_event *e) {
   s->n++;
 }
 
-static void on_late(void *arg, uint64_t id, const cs_state_rec *st,
-                    int32_t tid, uint8_t etype) {
+static void on_late(void *arg, uint64_t id, const cs_state_rec *st, int32_t tid,
+                    uint8_t etype) {
   (void)st;
   (void)tid;
   (void)etype;

@@ -67,10 +67,9 @@ static const cJSON *end_record(const trace_t *t) {
 
 static void assert_identity(const cJSON *counters) {
   double started = json_num(counters, "eventsStarted");
-  double ended = json_num(counters, "stopped") +
-                 json_num(counters, "reclaimed") +
-                 json_num(counters, "inflight") +
-                 json_num(counters, "droppedStarts");
+  double ended =
+      json_num(counters, "stopped") + json_num(counters, "reclaimed") +
+      json_num(counters, "inflight") + json_num(counters, "droppedStarts");
   assert_true(started == ended);
 }
 
@@ -236,8 +235,8 @@ static void test_fork_child_writes_own_file(void **state) {
       /* The inherited communicator is described in the child's file. */
       const cJSON *init = trace_find_lifecycle(&t, "ProfilerInit", -1);
       assert_non_null(init);
-      assert_true(cJSON_IsTrue(json_obj(json_obj(init, "details"),
-                                        "inheritedFromParent")));
+      assert_true(cJSON_IsTrue(
+          json_obj(json_obj(init, "details"), "inheritedFromParent")));
       assert_string_equal(json_str(end_record(&t), "reason"), "exit");
     } else {
       parent_colls = colls;

@@ -232,8 +232,8 @@ static void test_stress(void **state) {
   size_t missing = 0;
   for (int p = 0; p < PRODUCERS; p++) {
     for (size_t l = 0; l < w[p].nlinks; l++) {
-      const link_t *found = bsearch(&w[p].links[l], seen, n_events,
-                                    sizeof *seen, by_child);
+      const link_t *found =
+          bsearch(&w[p].links[l], seen, n_events, sizeof *seen, by_child);
       if (!found) {
         missing++;
         continue;

@@ -26,8 +26,8 @@
 static void add_line(cs_trace_file *f, size_t len, unsigned seq) {
   size_t start = cs_tf_line_begin(f);
   char head[64];
-  int n = snprintf(head, sizeof head, "{\"recordType\":\"event\",\"seq\":%u,\"x\":\"",
-                   seq);
+  int n = snprintf(head, sizeof head,
+                   "{\"recordType\":\"event\",\"seq\":%u,\"x\":\"", seq);
   cs_jbuf_put(&f->buf, head, (size_t)n);
   size_t fill = len > (size_t)n + 3 ? len - (size_t)n - 3 : 0;
   for (size_t i = 0; i < fill; i++)

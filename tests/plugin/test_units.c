@@ -97,9 +97,8 @@ static void test_json_string_escaping(void **state) {
   cs_jbuf_str(&b, "a\"b\\c\nd\te\x01<img src=x onerror=alert(1)>");
   cs_jbuf_putc(&b, ' ');
   cs_jbuf_str(&b, NULL);
-  assert_string_equal(jbuf_text(&b),
-                      "\"a\\\"b\\\\c\\nd\\te\\u0001<img src=x "
-                      "onerror=alert(1)>\" null");
+  assert_string_equal(jbuf_text(&b), "\"a\\\"b\\\\c\\nd\\te\\u0001<img src=x "
+                                     "onerror=alert(1)>\" null");
   cs_jbuf_free(&b);
 }
 

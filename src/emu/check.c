@@ -1,0 +1,225 @@
+/*
+ * src/emu/check.c — owns the --check violations (counters and messages)
+ * and the guard region that foreign PXN pointers are aliased into.
+ */
+#include "emu_check.h"
+
+#include "emu_thread.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MESSAGES_PER_KIND 3
+#define GUARD_REGION_SIZE (1u << 20)
+
+static bool check_enabled;
+static uint64_t max_callback_ns;
+static uint64_t counts[EMU_CHECK_KIND_COUNT];
+static pthread_mutex_t message_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+static char *guard_region;
+
+static const char *const kind_names[EMU_CHECK_KIND_COUNT] = {
+    "unwritten *eHandle (call-sequences §3.1)",
+    "init returned an error (§2: never fail init)",
+    "callback blocked too long (BRIEF invariant 3)"};
+
+void emu_check_configure(bool enabled, double max_callback_ms) {
+  check_enabled = enabled;
+  max_callback_ns = (uint64_t)(max_callback_ms * 1e6);
+}
+
+bool emu_check_enabled(void) {
+  return check_enabled;
+}
+uint64_t emu_check_max_callback_ns(void) {
+  return max_callback_ns;
+}
+
+void emu_check_report(emu_check_kind kind, const char *fmt, ...) {
+  uint64_t n = __atomic_add_fetch(&counts[kind], 1, __ATOMIC_RELAXED);
+  if (n > MESSAGES_PER_KIND)
+    return;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  pthread_mutex_lock(&message_mutex);
+  fprintf(stderr, "ncclemu: CHECK FAILED [pid %d]: %s\n", (int)getpid(), msg);
+  pthread_mutex_unlock(&message_mutex);
+}
+
+uint64_t emu_check_count(emu_check_kind kind) {
+  return __atomic_load_n(&counts[kind], __ATOMIC_RELAXED);
+}
+
+uint64_t emu_check_total(void) {
+  uint64_t total = 0;
+  for (int k = 0; k < EMU_CHECK_KIND_COUNT; k++)
+    total += emu_check_count((emu_check_kind)k);
+  return total;
+}
+
+void emu_check_summary(const char *worker_label) {
+  for (int k = 0; k < EMU_CHECK_KIND_COUNT; k++) {
+    uint64_t n = emu_check_count((emu_check_kind)k);
+    if (n > 0)
+      fprintf(stderr, "ncclemu: %s: %llu violation(s): %s\n", worker_label,
+              (unsigned long long)n, kind_names[k]);
+  }
+}
+
+/* ---------- watchdog ---------- */
+#define WATCH_MAX 512
+
+typedef struct watched {
+  emu_thread *t;
+  uint64_t seen_entered; /* the call being timed (0 = none) */
+  uint64_t since_ns;
+  uint64_t reported;
+} watched;
+
+static pthread_mutex_t watch_mutex = PTHREAD_MUTEX_INITIALIZER;
+static watched watch_list[WATCH_MAX];
+static int watch_count;
+static bool watch_running;
+static bool watch_stop_requested;
+static pthread_t watch_thread;
+static pthread_cond_t watch_cv = PTHREAD_COND_INITIALIZER;
+
+void emu_watchdog_register(emu_thread *t) {
+  pthread_mutex_lock(&watch_mutex);
+  if (watch_running && watch_count < WATCH_MAX)
+    watch_list[watch_count++] = (watched){t, 0, 0, 0};
+  pthread_mutex_unlock(&watch_mutex);
+}
+
+void emu_watchdog_unregister(emu_thread *t) {
+  pthread_mutex_lock(&watch_mutex);
+  for (int i = 0; i < watch_count; i++)
+    if (watch_list[i].t == t) {
+      watch_list[i] = watch_list[--watch_count];
+      break;
+    }
+  pthread_mutex_unlock(&watch_mutex);
+}
+
+static const char *call_name(uint32_t what) {
+  static const char *const names[] = {
+      "?", "init", "startEvent", "recordEventState", "stopEvent", "finalize"};
+  uint32_t kind = what >> 16;
+  return kind < sizeof names / sizeof *names ? names[kind] : "?";
+}
+
+static void watch_pass(uint64_t now) {
+  for (int i = 0; i < watch_count; i++) {
+    watched *w = &watch_list[i];
+    uint64_t entered = EMU_LOAD_RELAXED(&w->t->calls_entered);
+    uint64_t left = EMU_LOAD_RELAXED(&w->t->calls_left);
+    if (entered == left) {
+      w->seen_entered = 0;
+      continue;
+    }
+    if (w->seen_entered != entered) {
+      w->seen_entered = entered;
+      w->since_ns = now;
+      continue;
+    }
+    uint64_t blocked = now - w->since_ns;
+    if (blocked >= max_callback_ns && w->reported != entered) {
+      w->reported = entered;
+      uint32_t what = EMU_LOAD_RELAXED(&w->t->call_what);
+      int bit = (int)(what & 0xFF);
+      emu_check_report(
+          EMU_CHECK_SLOW_CALLBACK,
+          "%s(%s) on thread %s blocked %.1f ms (limit %.1f ms)",
+          call_name(what),
+          (what >> 16) == EMU_CALL_START ? emu_event_type_name(1ULL << bit)
+                                         : "-",
+          w->t->name, (double)blocked / 1e6, (double)max_callback_ns / 1e6);
+    }
+  }
+}
+
+static void *watchdog_main(void *arg) {
+  (void)arg;
+  uint64_t period = max_callback_ns / 4;
+  if (period < 1000000)
+    period = 1000000;
+  if (period > 50000000)
+    period = 50000000;
+  pthread_mutex_lock(&watch_mutex);
+  while (!watch_stop_requested) {
+    watch_pass(emu_now_ns());
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t ns = (uint64_t)ts.tv_nsec + period;
+    ts.tv_sec += (time_t)(ns / 1000000000ULL);
+    ts.tv_nsec = (long)(ns % 1000000000ULL);
+    pthread_cond_timedwait(&watch_cv, &watch_mutex, &ts);
+  }
+  pthread_mutex_unlock(&watch_mutex);
+  return NULL;
+}
+
+void emu_watchdog_start(void) {
+  if (!check_enabled || max_callback_ns == 0)
+    return;
+  pthread_mutex_lock(&watch_mutex);
+  watch_running = true;
+  pthread_mutex_unlock(&watch_mutex);
+  if (pthread_create(&watch_thread, NULL, watchdog_main, NULL) != 0)
+    emu_die("cannot start the callback watchdog");
+  pthread_setname_np(watch_thread, "emu-watchdog");
+}
+
+void emu_watchdog_stop(void) {
+  pthread_mutex_lock(&watch_mutex);
+  bool running = watch_running;
+  watch_stop_requested = true;
+  watch_running = false;
+  pthread_cond_signal(&watch_cv);
+  pthread_mutex_unlock(&watch_mutex);
+  if (running)
+    pthread_join(watch_thread, NULL);
+}
+
+bool emu_address_readable(const void *p) {
+  if (p == NULL)
+    return false;
+  char byte;
+  struct iovec local = {&byte, 1};
+  struct iovec remote = {(void *)(uintptr_t)p, 1};
+  ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+  if (n == 1)
+    return true;
+  if (errno == EFAULT)
+    return false;
+  return true; /* cannot tell (e.g. EPERM): assume readable, alias it */
+}
+
+static void map_guard_region(void) {
+  void *m = mmap(NULL, GUARD_REGION_SIZE, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  guard_region = m == MAP_FAILED ? NULL : m;
+}
+
+void *emu_foreign_pointer(void *v, bool guard) {
+  if (!guard || v == NULL)
+    return v;
+  if (!emu_address_readable(v))
+    return v; /* already faults here: keep the real value */
+  pthread_once(&guard_once, map_guard_region);
+  if (guard_region == NULL)
+    return v;
+  uint64_t offset =
+      emu_mix64((uint64_t)(uintptr_t)v) % (GUARD_REGION_SIZE - 64);
+  return guard_region + (offset & ~(uint64_t)15);
+}

@@ -1,0 +1,47 @@
+/*
+ * src/emu/emu_check.h — strict checking mode (--check): violations the
+ * emulator can see without knowing the plugin's internals — *eHandle left
+ * unwritten, init returning an error, a callback blocking longer than
+ * --max-callback-ms — and the guard aliases that make foreign PXN pointers
+ * fault when dereferenced. (Crashes are seen by the supervisor.) check.c.
+ */
+#ifndef NCCLEMU_CHECK_H
+#define NCCLEMU_CHECK_H
+
+#include "emu_common.h"
+
+typedef enum {
+  EMU_CHECK_UNWRITTEN = 0,
+  EMU_CHECK_INIT_ERROR,
+  EMU_CHECK_SLOW_CALLBACK,
+  EMU_CHECK_KIND_COUNT
+} emu_check_kind;
+
+void emu_check_configure(bool enabled, double max_callback_ms);
+bool emu_check_enabled(void);
+uint64_t emu_check_max_callback_ns(void);
+/* Counts a violation and prints the first few of each kind. Thread-safe. */
+void emu_check_report(emu_check_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+uint64_t emu_check_count(emu_check_kind kind);
+uint64_t emu_check_total(void);
+/* Prints "N violation(s) of kind K" lines at the end of the worker. */
+void emu_check_summary(const char *worker_label);
+
+/* The watchdog (--check): a thread that samples every registered emitting
+ * thread and reports a plugin call that has not returned after
+ * --max-callback-ms (no clock is read on the hot path). */
+struct emu_thread;
+void emu_watchdog_start(void);
+void emu_watchdog_stop(void);
+void emu_watchdog_register(struct emu_thread *t);
+void emu_watchdog_unregister(struct emu_thread *t);
+
+/* True if `p` can be read in this process (no fault). */
+bool emu_address_readable(const void *p);
+/* A pointer standing for the foreign value `v` that faults on any access in
+ * this process: `v` itself when unreadable here, else an alias inside a
+ * PROT_NONE region (with --pxn-pointers raw, always `v`). */
+void *emu_foreign_pointer(void *v, bool guard);
+
+#endif

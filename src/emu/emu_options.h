@@ -1,0 +1,98 @@
+/*
+ * src/emu/emu_options.h — every command-line option of ncclemu in one
+ * struct, with its default. Parsed by options.c, read everywhere else.
+ */
+#ifndef NCCLEMU_OPTIONS_H
+#define NCCLEMU_OPTIONS_H
+
+#include "emu_common.h"
+
+/* Exit statuses of the ncclemu command (and its workers). */
+enum {
+  EMU_EXIT_OK = 0,
+  EMU_EXIT_FAIL = 1,  /* a check failed, a worker crashed, load failed */
+  EMU_EXIT_USAGE = 2, /* bad command line */
+  /* worker -> supervisor only (never the command's own status): */
+  EMU_WORKER_CHECK_FAILED = 3,
+  EMU_WORKER_LOAD_FAILED = 4
+};
+
+typedef enum { EMU_PACE_MODEL = 0, EMU_PACE_NONE = 1 } emu_pace;
+typedef enum { EMU_HOST_NCCL = 0, EMU_HOST_RCCL = 1 } emu_host;
+typedef enum { EMU_NET_IB = 0, EMU_NET_SOCKET = 1 } emu_net;
+typedef enum {
+  EMU_PXN_GUARD = 0, /* foreign pointers readable here become guard aliases */
+  EMU_PXN_RAW = 1    /* pass the originator's values unchanged */
+} emu_pxn_pointers;
+
+typedef struct emu_options {
+  /* what to run */
+  const char *plugin;   /* NULL: use NCCL_PROFILER_PLUGIN as is */
+  const char *scenario; /* scenario name */
+  const char *preload;  /* dlopen RTLD_GLOBAL before loading (STATIC_PLUGIN) */
+  const char *net_plugin; /* library searched when no profiler lib opens */
+  /* topology (0 = the scenario's default) */
+  int nodes;
+  int ranks_per_node;
+  int ranks_per_process;
+  int threads; /* application threads per process */
+  int channels;
+  int tp, pp; /* mixed: tensor- and pipeline-parallel degrees */
+  /* amount of work */
+  int ops;         /* iterations of the scenario's step */
+  double duration; /* seconds; > 0 repeats steps until it elapses */
+  double rate;     /* callbacks/s target over all processes; 0 = unpaced */
+  uint64_t sizes[EMU_MAX_SIZES];
+  int nsizes;
+  bool sizes_set; /* --sizes given (mixed then uses it) */
+  /* NCCL behaviour */
+  bool mask_set;
+  int mask;         /* forced activation mask after every init */
+  int nccl_version; /* code: major*10000 + minor*100 + patch */
+  int abi;          /* 0 = probe; 1..7 = force ncclProfiler_vN */
+  emu_host host;
+  emu_net net;
+  bool pxn; /* route sends through a peer's proxy (PXN) */
+  /* determinism */
+  uint64_t seed;
+  /* ground truth and checks */
+  const char *truth;
+  bool check;
+  double max_callback_ms;
+  emu_pxn_pointers pxn_pointers;
+  double timeout; /* seconds before the supervisor kills workers */
+  /* pacing and numbers */
+  emu_pace pace;
+  double bw_gbps;     /* network GB/s per rank */
+  double nvlink_gbps; /* intra-node bus GB/s */
+  double lat_us;      /* per-operation latency */
+  int64_t gpu_clock_offset_ns;
+  double gpu_clock_drift_ppm;
+  uint64_t gpu_clock_quantum_ns;
+  double ring_anomaly_rate;
+  int delay_rank; /* -1 = none */
+  double delay_us;
+  int hang_rank;      /* -1 = scenario default */
+  double chaos_level; /* 0..1 probability scale for chaos choices */
+  /* output */
+  bool stats;
+  bool quiet;
+} emu_options;
+
+/* Fills defaults. */
+void emu_options_defaults(emu_options *o);
+/* Parses argv; handles --help/--list/--normalize itself (exits).
+ * Exits with EMU_EXIT_USAGE and a message on errors. */
+void emu_options_parse(emu_options *o, int argc, char **argv);
+/* Prints --help text. */
+void emu_options_help(void);
+/* "2.30.7" -> 23007; accepts "2.30" (patch filled from the release table).
+ * Returns 0 on error. */
+int emu_parse_nccl_version(const char *s);
+/* Highest profiler ABI the given NCCL release probes (2.23 -> 1, ... 2.31 ->
+ * 7); 0 if unknown. */
+int emu_max_abi_for_version(int version_code);
+/* Parses a mask: number (dec/hex) or comma list of event names / "all". */
+bool emu_parse_mask(const char *s, int *out);
+
+#endif

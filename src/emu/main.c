@@ -1,0 +1,193 @@
+/*
+ * src/emu/main.c — owns the ncclemu command: parses options, applies the
+ * scenario's defaults, checks the topology, builds the layout and shared
+ * memory, forks one worker per --ranks-per-process ranks, waits for them
+ * (a crashed, failing or stuck worker is reported by index, pid, ranks and
+ * node), and prints the summary (callbacks, wall and CPU time per
+ * callback). Exit: 0 ok, 1 failure, 2 usage.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "emu_options.h"
+#include "emu_pxn.h"
+#include "emu_scenario.h"
+#include "emu_worker.h"
+
+static void apply_scenario_defaults(emu_options *o, const emu_scenario *sc) {
+  if (o->nodes == 0)
+    o->nodes = sc->nodes;
+  if (o->ranks_per_node == 0)
+    o->ranks_per_node = sc->ranks_per_node;
+  if (o->ranks_per_process == 0) {
+    o->ranks_per_process = sc->ranks_per_process;
+    if (o->ranks_per_node % o->ranks_per_process != 0)
+      o->ranks_per_process = 1;
+  }
+  if (o->ops == 0)
+    o->ops = sc->ops;
+  if (sc->configure != NULL)
+    sc->configure(o);
+}
+
+static void check_topology(const emu_options *o) {
+  int nranks = o->nodes * o->ranks_per_node;
+  if (nranks > EMU_MAX_RANKS)
+    emu_die("%d ranks: at most %d", nranks, EMU_MAX_RANKS);
+  if (o->ranks_per_node % o->ranks_per_process != 0)
+    emu_die("--ranks-per-process %d must divide --ranks-per-node %d (a "
+            "process never spans nodes)",
+            o->ranks_per_process, o->ranks_per_node);
+  if (nranks / o->ranks_per_process > EMU_MAX_WORKERS)
+    emu_die("too many processes (at most %d)", EMU_MAX_WORKERS);
+  if (o->delay_rank >= nranks)
+    emu_die("--delay-rank %d: only %d ranks", o->delay_rank, nranks);
+  if (o->hang_rank >= nranks)
+    emu_die("--hang-rank %d: only %d ranks", o->hang_rank, nranks);
+}
+
+static const char *signal_name(int sig) {
+  const char *s = strsignal(sig);
+  return s ? s : "unknown signal";
+}
+
+static void describe_worker(char *buf, size_t n, const emu_layout *l, int k,
+                            pid_t pid) {
+  int first = k * l->ranks_per_process;
+  int last = first + l->ranks_per_process - 1;
+  snprintf(buf, n, "worker %d (pid %d, ranks %d-%d, emu-node%d)", k, (int)pid,
+           first, last, emu_node_of(l, first));
+}
+
+int main(int argc, char **argv) {
+  emu_options opts;
+  emu_options_defaults(&opts);
+  emu_options_parse(&opts, argc, argv);
+  const emu_scenario *sc = emu_find_scenario(opts.scenario);
+  if (sc == NULL)
+    emu_die("unknown scenario '%s' (ncclemu --list shows them)", opts.scenario);
+  apply_scenario_defaults(&opts, sc);
+  check_topology(&opts);
+  if (opts.hang_rank < 0)
+    opts.hang_rank = opts.nodes * opts.ranks_per_node - 1;
+
+  static emu_layout layout;
+  emu_layout_init(&layout, &opts, opts.nodes, opts.ranks_per_node,
+                  opts.ranks_per_process);
+  if (sc->layout != NULL)
+    sc->layout(&layout, &opts);
+  emu_shared *sh = emu_shared_create();
+  emu_pxn_setup(layout.nranks);
+
+  if (!opts.quiet) {
+    const char *plugin =
+        opts.plugin ? opts.plugin : getenv("NCCL_PROFILER_PLUGIN");
+    fprintf(stderr,
+            "ncclemu: scenario %s: %d node(s) x %d rank(s), %d process(es), "
+            "plugin %s, NCCL %d.%d.%d%s, pace %s, seed %llu\n",
+            sc->name, opts.nodes, opts.ranks_per_node, layout.nworkers,
+            plugin ? plugin : "(libnccl-profiler.so)",
+            opts.nccl_version / 10000, (opts.nccl_version / 100) % 100,
+            opts.nccl_version % 100,
+            opts.host == EMU_HOST_RCCL ? " (RCCL)" : "",
+            opts.pace == EMU_PACE_MODEL ? "model" : "none",
+            (unsigned long long)opts.seed);
+  }
+  fflush(stdout);
+  fflush(stderr);
+
+  pid_t pids[EMU_MAX_WORKERS];
+  uint64_t t0 = emu_now_ns();
+  for (int k = 0; k < layout.nworkers; k++) {
+    pid_t pid = fork();
+    if (pid < 0)
+      emu_die("fork failed: %s", strerror(errno));
+    if (pid == 0)
+      emu_worker_main(&opts, sc, &layout, sh, k);
+    pids[k] = pid;
+  }
+
+  int remaining = layout.nworkers;
+  int failed = 0;
+  bool timed_out = false;
+  while (remaining > 0) {
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid == 0) {
+      if ((double)(emu_now_ns() - t0) / 1e9 > opts.timeout && !timed_out) {
+        timed_out = true;
+        fprintf(stderr,
+                "ncclemu: FAIL: timeout after %.0f s; killing "
+                "workers that are still running\n",
+                opts.timeout);
+        for (int k = 0; k < layout.nworkers; k++)
+          if (pids[k] > 0)
+            kill(pids[k], SIGKILL);
+      }
+      emu_sleep_ns(5000000);
+      continue;
+    }
+    if (pid < 0) {
+      if (errno == EINTR)
+        continue;
+      break;
+    }
+    int k = 0;
+    while (k < layout.nworkers && pids[k] != pid)
+      k++;
+    if (k == layout.nworkers)
+      continue;
+    remaining--;
+    char who[128];
+    describe_worker(who, sizeof who, &layout, k, pid);
+    pids[k] = -pids[k];
+    if (WIFSIGNALED(status)) {
+      fprintf(stderr, "ncclemu: FAIL: %s crashed: killed by signal %d (%s)\n",
+              who, WTERMSIG(status), signal_name(WTERMSIG(status)));
+      failed++;
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+      int code = WEXITSTATUS(status);
+      if (code == EMU_WORKER_CHECK_FAILED)
+        fprintf(stderr,
+                "ncclemu: FAIL: %s: %llu check failure(s) (CHECK FAILED "
+                "lines above)\n",
+                who,
+                (unsigned long long)EMU_LOAD_RELAXED(
+                    &sh->workers[k].check_failures));
+      else if (code == EMU_WORKER_LOAD_FAILED)
+        fprintf(stderr, "ncclemu: FAIL: %s could not load the plugin\n", who);
+      else
+        fprintf(stderr,
+                "ncclemu: FAIL: %s crashed: exited with status %d (see the "
+                "report above)\n",
+                who, code);
+      failed++;
+    }
+    if (failed > 0)
+      EMU_STORE_RELAXED(&sh->abort_flag, 1); /* others stop waiting */
+  }
+  double wall = (double)(emu_now_ns() - t0) / 1e9;
+
+  uint64_t callbacks = 0;
+  for (int k = 0; k < layout.nworkers; k++)
+    callbacks += EMU_LOAD_RELAXED(&sh->workers[k].callbacks);
+  struct rusage ru;
+  getrusage(RUSAGE_CHILDREN, &ru);
+  double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+               (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+  if (opts.stats || !opts.quiet) {
+    fprintf(stderr,
+            "ncclemu: %s: %llu plugin callbacks in %.3f s (%.3f M/s), CPU "
+            "%.3f s = %.1f ns per callback (emulator + plugin)\n",
+            failed ? "FAILED" : "ok", (unsigned long long)callbacks, wall,
+            wall > 0 ? (double)callbacks / wall / 1e6 : 0.0, cpu,
+            callbacks ? cpu * 1e9 / (double)callbacks : 0.0);
+  }
+  return failed ? EMU_EXIT_FAIL : EMU_EXIT_OK;
+}

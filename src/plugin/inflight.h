@@ -1,0 +1,27 @@
+/*
+ * src/plugin/inflight.h — the in-flight snapshot: one JSON file per process,
+ * `<dir>/inflight_<run>_<host>_pid<PID>.json`, replaced atomically each time
+ * it is written (a hang warning, or cclscope_dump()). It lists this
+ * process's communicators with how far each got per function, and every
+ * operation in flight with its events and what it waits for.
+ * `cclscope hang DIR` reads the snapshots of all ranks; the format is in
+ * docs/trace-format.md ("In-flight snapshots"). Writer thread only.
+ */
+#ifndef CCLSCOPE_INFLIGHT_H
+#define CCLSCOPE_INFLIGHT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trace_jsonl.h"
+#include "watchdog.h"
+
+/* The snapshot's path for this process. */
+void cs_inflight_path(const cs_trace_env *env, char *out, size_t outlen);
+
+/* Write `pic` (reason: "hang" or "dump"). False if the file could not be
+ * written (warned once). */
+bool cs_inflight_write(const cs_trace_env *env, const cs_wd_picture *pic,
+                       const char *reason);
+
+#endif

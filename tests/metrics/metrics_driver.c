@@ -1,0 +1,91 @@
+/*
+ * tests/metrics/metrics_driver.c — a process with known collectives for
+ * the exporter tests: N AllReduces of 8 MiB on an 8-rank communicator,
+ * each with two KernelCh whose GPU stamps span exactly 1 ms, then it stays
+ * alive for S seconds (so Prometheus can scrape / the collector receive)
+ * and finalizes. Expected: count N, busBw = 8 MiB / 1 ms * 2*7/8.
+ *
+ * With METRICS_DRIVER_GO=FILE in the environment it starts the
+ * communicator (so the endpoint is up) but waits for FILE to exist before
+ * the collectives: window gauges live one window, and the scraper must be
+ * running when that window closes.
+ *
+ * usage: metrics_driver PLUGIN N SECONDS
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nccl/profiler.h"
+
+static uint64_t realtime_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 4) {
+    fprintf(stderr, "usage: metrics_driver PLUGIN N SECONDS\n");
+    return 2;
+  }
+  void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    fprintf(stderr, "metrics_driver: %s\n", dlerror());
+    return 1;
+  }
+  ncclProfiler_v6_t *p = dlsym(lib, "ncclProfiler_v6");
+  int n = atoi(argv[2]);
+  double seconds = atof(argv[3]);
+  int mask = 0;
+  void *ctx = NULL;
+  p->init(&ctx, 0x51, &mask, "metrics-test", 1, 8, 3, NULL);
+  const char *go = getenv("METRICS_DRIVER_GO");
+  for (int waited_ms = 0; go && access(go, F_OK) != 0; waited_ms += 10) {
+    if (waited_ms > 60000) {
+      fprintf(stderr, "metrics_driver: %s never appeared\n", go);
+      return 1;
+    }
+    usleep(10000);
+  }
+  for (int i = 0; i < n; i++) {
+    ncclProfilerEventDescr_v6_t d;
+    void *c, *kc[2];
+    memset(&d, 0, sizeof d);
+    d.type = ncclProfileColl;
+    d.rank = 3;
+    d.coll.func = "AllReduce";
+    d.coll.datatype = "ncclFloat32";
+    d.coll.count = 2u << 20; /* 8 MiB */
+    d.coll.seqNumber = (uint64_t)i;
+    d.coll.nChannels = 2;
+    d.coll.algo = "RING";
+    d.coll.proto = "SIMPLE";
+    p->startEvent(ctx, &c, &d);
+    p->stopEvent(c);
+    /* The GPU ran [now - 2 ms, now - 1 ms]: stamps precede observation. */
+    uint64_t now = realtime_ns();
+    for (int ch = 0; ch < 2; ch++) {
+      memset(&d, 0, sizeof d);
+      d.type = ncclProfileKernelCh;
+      d.parentObj = c;
+      d.kernelCh.channelId = (uint8_t)ch;
+      d.kernelCh.pTimer = now - 2000000;
+      p->startEvent(ctx, &kc[ch], &d);
+    }
+    for (int ch = 0; ch < 2; ch++) {
+      ncclProfilerEventStateArgs_v6_t a = {.kernelCh = {now - 1000000}};
+      p->recordEventState(kc[ch], ncclProfilerKernelChStop, &a);
+      p->stopEvent(kc[ch]);
+    }
+    usleep(200);
+  }
+  fprintf(stderr, "metrics_driver: %d collectives emitted\n", n);
+  usleep((useconds_t)(seconds * 1e6));
+  p->finalize(ctx);
+  dlclose(lib);
+  return 0;
+}
