@@ -146,6 +146,8 @@ void summary_free(summary *s) {
   u64map_free(&s->strag.index);
   free(s->strag.ranks);
   u64map_free(&s->strag.rank_index);
+  for (size_t i = 0; i < s->net.nlinks; i++)
+    lhist_free(&s->net.links[i].step_mbps);
   free(s->net.links);
   u64map_free(&s->net.link_index);
   u64map_free(&s->net.min_by_size);

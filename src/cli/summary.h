@@ -124,6 +124,7 @@ typedef struct {
   lsq avg; /* every transfer: x = bytes, y = us */
   lsq min; /* filled at the end from min_by_size */
   uint32_t distinct_sizes;
+  lhist step_mbps; /* each transfer's bytes / time, in MB/s (10^6 B/s) */
 } link_row;
 
 /* Per (comm, rank, channel) send traffic. */

@@ -12,7 +12,8 @@
  *              pair = peer -> rank, measured on the receiving side.
  * Each pair direction and side gets a least-squares fit of
  * time = latency + bytes / bandwidth: AVG over every transfer, MIN over the
- * fastest transfer of each distinct size (robust to queueing). Channels:
+ * fastest transfer of each distinct size (robust to queueing), and the
+ * median of the transfers' own bandwidths (robust to a few stalls). Channels:
  * bytes and busy time of send steps per (comm, rank, channel).
  */
 #include <stdlib.h>
@@ -97,6 +98,7 @@ static link_row *link_for(network_state *n, uint64_t comm, int32_t from,
     l->send_side = send_side;
     lsq_init(&l->avg);
     lsq_init(&l->min);
+    lhist_init(&l->step_mbps);
     *idx = n->nlinks;
   }
   *index = *idx - 1;
@@ -114,6 +116,8 @@ static void add_transfer(network_state *n, uint64_t comm, int32_t from,
   l->bytes += bytes;
   l->busy_ns += ns;
   lsq_add(&l->avg, (double)bytes, (double)ns / 1e3);
+  if (ns > 0)
+    lhist_add(&l->step_mbps, (int64_t)((double)bytes * 1e3 / (double)ns));
   bool inserted;
   uint64_t *m =
       u64map_put(&n->min_by_size, index, bytes, (uint64_t)ns, &inserted);

@@ -349,8 +349,9 @@ static void link_cells(const summary *s, table *t, const link_row *l) {
 
 static void print_network_text(const summary *s) {
   const network_state *n = &s->net;
-  printf("\nNetwork (ProxyStep transfers; fit: time = latency + bytes / "
-         "bandwidth; AVG = every transfer, MIN = fastest per size)\n");
+  printf("\nNetwork (ProxyStep transfers; p50 = median of each transfer's "
+         "bytes/time; fit: time = latency + bytes / bandwidth, AVG = every "
+         "transfer, MIN = fastest per size)\n");
   if (n->nlinks == 0) {
     printf("  (no ProxyStep events with sizes: enable the proxystep event "
            "mask and use a network transport)\n");
@@ -359,12 +360,13 @@ static void print_network_text(const summary *s) {
   printf("  %" PRIu64 " steps used, %" PRIu64 " without a size or state\n",
          n->steps_used, n->steps_without_size);
   table t;
-  table_init(&t, "llrrrrrrrrrr", "comm", "pair", "side", "transfers", "bytes",
-             "AVG lat us", "AVG GB/s", "AVG R²", "MIN lat us", "MIN GB/s",
-             "MIN R²", "sizes");
+  table_init(&t, "llrrrrrrrrrrr", "comm", "pair", "side", "transfers", "bytes",
+             "p50 GB/s", "AVG lat us", "AVG GB/s", "AVG R²", "MIN lat us",
+             "MIN GB/s", "MIN R²", "sizes");
   for (size_t i = 0; i < n->nlinks; i++) {
     const link_row *l = &n->links[i];
     link_cells(s, &t, l);
+    table_cell(&t, "%.3f", (double)lhist_quantile(&l->step_mbps, 0.5) / 1e3);
     fit_cells(&t, &l->avg);
     fit_cells(&t, &l->min);
     table_cell(&t, "%u", l->distinct_sizes);
@@ -683,6 +685,8 @@ static void json_link(jsonw *w, const summary *s, const link_row *l) {
   jw_double(w, us(l->busy_ns), 3);
   jw_key(w, "distinctSizes");
   jw_u64(w, l->distinct_sizes);
+  jw_key(w, "p50StepGBs");
+  jw_double(w, (double)lhist_quantile(&l->step_mbps, 0.5) / 1e3, 4);
   json_fit(w, "avg", &l->avg);
   json_fit(w, "min", &l->min);
   jw_obj_end(w);

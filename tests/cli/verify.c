@@ -6,8 +6,9 @@
  *                   [--straggler R] [--min-last F] [--min-wait-us W]
  *                   [--instances N] [--bw GBPS] [--lat US] [--tol FRAC]
  *                   [--lat-tol-us US] [--killed N] [--p50-us X]
- *                   [--fit min|avg|busy] [--side send|recv|both]
- *   (--fit busy: bandwidth = bytes / busy time of the link, no fit)
+ *                   [--fit min|avg|busy|p50] [--side send|recv|both]
+ *   (--fit busy: bytes / busy time of the link; p50: the median of its
+ *   transfers' own bandwidths; neither is a line fit)
  *   verify perfetto --file JSON --dir DIR [--coll-flows N]
  *   verify merge    --file JSONL --dir DIR [--order start|end]
  *   verify otf2     --archive A --dir DIR --otf2-print PATH
@@ -320,12 +321,14 @@ static void verify_summary(const options *o) {
       const char *side = str(l, "side");
       if (strcmp(o->side, "both") != 0 && (!side || strcmp(side, o->side)))
         continue;
-      bool busy = strcmp(o->fit, "busy") == 0;
+      bool p50 = strcmp(o->fit, "p50") == 0;
+      bool busy = p50 || strcmp(o->fit, "busy") == 0; /* no line fit */
       const cJSON *fit = cJSON_GetObjectItem(l, busy ? "avg" : o->fit);
       if (!busy && !cJSON_IsObject(fit))
         continue;
-      double bw = busy ? num(l, "bytes") / num(l, "busyUs") / 1e3
-                       : num(fit, "bandwidthGBs");
+      double bw = p50    ? num(l, "p50StepGBs")
+                  : busy ? num(l, "bytes") / num(l, "busyUs") / 1e3
+                         : num(fit, "bandwidthGBs");
       double lat = busy ? NAN : num(fit, "latencyUs");
       CHECK(fabs(bw - o->bw) / o->bw <= o->tol,
             "link %g->%g (%s): %s bandwidth %.4f GB/s, model %.4f (tolerance "
