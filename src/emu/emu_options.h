@@ -66,6 +66,7 @@ typedef struct emu_options {
   double bw_gbps;     /* network GB/s per rank */
   double nvlink_gbps; /* intra-node bus GB/s */
   double lat_us;      /* per-operation latency */
+  double net_lat_us;  /* per network step latency */
   int64_t gpu_clock_offset_ns;
   double gpu_clock_drift_ppm;
   uint64_t gpu_clock_quantum_ns;

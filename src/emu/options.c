@@ -36,6 +36,7 @@ void emu_options_defaults(emu_options *o) {
   o->bw_gbps = 25.0;
   o->nvlink_gbps = 230.0;
   o->lat_us = 5.0;
+  o->net_lat_us = 2.0;
   o->gpu_clock_quantum_ns = 1000;
   o->ring_anomaly_rate = 0.001;
   o->delay_rank = -1;
@@ -127,6 +128,7 @@ void emu_options_help(void) {
       "  --bw-gbps X           network GB/s per rank; default 25\n"
       "  --nvlink-gbps X       intra-node bus GB/s; default 230\n"
       "  --lat-us X            per-operation latency; default 5\n"
+      "  --net-lat-us X        per network step latency; default 2\n"
       "  --gpu-clock-offset-ns N   fake %%globaltimer offset; default 0\n"
       "  --gpu-clock-drift-ppm X   its drift; default 0\n"
       "  --gpu-clock-quantum-ns N  its granularity; default 1000\n"
@@ -254,6 +256,7 @@ enum {
   OPT_BW,
   OPT_NVLINK,
   OPT_LAT,
+  OPT_NET_LAT,
   OPT_GPU_OFFSET,
   OPT_GPU_DRIFT,
   OPT_GPU_QUANTUM,
@@ -303,6 +306,7 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"bw-gbps", required_argument, NULL, OPT_BW},
       {"nvlink-gbps", required_argument, NULL, OPT_NVLINK},
       {"lat-us", required_argument, NULL, OPT_LAT},
+      {"net-lat-us", required_argument, NULL, OPT_NET_LAT},
       {"gpu-clock-offset-ns", required_argument, NULL, OPT_GPU_OFFSET},
       {"gpu-clock-drift-ppm", required_argument, NULL, OPT_GPU_DRIFT},
       {"gpu-clock-quantum-ns", required_argument, NULL, OPT_GPU_QUANTUM},
@@ -450,6 +454,9 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       break;
     case OPT_LAT:
       o->lat_us = parse_double("--lat-us", v, 0, 1e6);
+      break;
+    case OPT_NET_LAT:
+      o->net_lat_us = parse_double("--net-lat-us", v, 0, 1e6);
       break;
     case OPT_GPU_OFFSET:
       o->gpu_clock_offset_ns =
