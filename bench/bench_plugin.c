@@ -1,7 +1,7 @@
 /*
  * bench/bench_plugin.c — what a profiler plugin costs NCCL's threads.
  *
- * Two measurements, both against the do-nothing plugin (bench/nop_plugin.c)
+ * Two measurements, both against the do-nothing plugin (tests/plugins/nop_plugin.c)
  * in the same run, because this machine's timings drift:
  *
  *   overhead  Each producer thread replays the callbacks NCCL makes for one
