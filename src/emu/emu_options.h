@@ -59,6 +59,7 @@ typedef struct emu_options {
   const char *truth;
   bool check;
   double max_callback_ms;
+  double max_lifecycle_ms; /* init/finalize: may start/join threads, do I/O */
   emu_pxn_pointers pxn_pointers;
   double timeout; /* seconds before the supervisor kills workers */
   /* pacing and numbers */

@@ -30,6 +30,7 @@ void emu_options_defaults(emu_options *o) {
   o->seed = 1;
   o->check = true;
   o->max_callback_ms = 100.0;
+  o->max_lifecycle_ms = 2000.0;
   o->pxn_pointers = EMU_PXN_GUARD;
   o->timeout = 300.0;
   o->pace = EMU_PACE_MODEL;
@@ -115,6 +116,8 @@ void emu_options_help(void) {
       "                        slow callback, guard pages for PXN pointers);\n"
       "                        default on\n"
       "  --max-callback-ms X   slow-callback limit for --check; default 100\n"
+      "  --max-lifecycle-ms X  the same for init/finalize (they may start or\n"
+      "                        join threads and write files); default 2000\n"
       "  --pxn-pointers guard|raw  foreign PXN pointers readable here become\n"
       "                        faulting aliases (guard) or stay as is (raw);\n"
       "                        default guard (only with --check)\n"
@@ -250,6 +253,7 @@ enum {
   OPT_CHECK,
   OPT_NO_CHECK,
   OPT_MAX_CB,
+  OPT_MAX_LIFE,
   OPT_PXN_POINTERS,
   OPT_TIMEOUT,
   OPT_PACE,
@@ -300,6 +304,7 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"check", no_argument, NULL, OPT_CHECK},
       {"no-check", no_argument, NULL, OPT_NO_CHECK},
       {"max-callback-ms", required_argument, NULL, OPT_MAX_CB},
+      {"max-lifecycle-ms", required_argument, NULL, OPT_MAX_LIFE},
       {"pxn-pointers", required_argument, NULL, OPT_PXN_POINTERS},
       {"timeout", required_argument, NULL, OPT_TIMEOUT},
       {"pace", required_argument, NULL, OPT_PACE},
@@ -426,6 +431,9 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       break;
     case OPT_MAX_CB:
       o->max_callback_ms = parse_double("--max-callback-ms", v, 0, 1e9);
+      break;
+    case OPT_MAX_LIFE:
+      o->max_lifecycle_ms = parse_double("--max-lifecycle-ms", v, 0, 1e9);
       break;
     case OPT_PXN_POINTERS:
       if (strcmp(v, "guard") == 0)
