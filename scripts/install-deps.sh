@@ -10,7 +10,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config clang
   libcmocka-dev libcjson-dev valgrind
-  clang-format prometheus curl libcurl4
+  clang-format prometheus curl libcurl4 python3
 )
 # node and npm may come from Debian or from another node distribution that
 # bundles npm (NodeSource): only ask Debian when the commands are missing.

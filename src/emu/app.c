@@ -433,6 +433,7 @@ static void upload_proxy_ops(emu_app *a, emu_thread *t, emu_app_plan *ap) {
       work->comm = c;
       work->plan_seq = seq;
       work->launch_rt = emu_realtime_ns();
+      work->launch_mono = emu_now_ns();
       work->kernel_ns = l.kernel_ns;
       work->barrier = w->pace_barrier;
       work->hang = hang;

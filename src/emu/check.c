@@ -20,6 +20,7 @@
 
 static bool check_enabled;
 static uint64_t max_callback_ns;
+static uint64_t max_lifecycle_ns;
 static uint64_t counts[EMU_CHECK_KIND_COUNT];
 static pthread_mutex_t message_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
@@ -30,7 +31,9 @@ static const char *const kind_names[EMU_CHECK_KIND_COUNT] = {
     "init returned an error (§2: never fail init)",
     "callback blocked too long (BRIEF invariant 3)"};
 
-void emu_check_configure(bool enabled, double max_callback_ms) {
+void emu_check_configure(bool enabled, double max_callback_ms,
+                         double max_lifecycle_ms) {
+  max_lifecycle_ns = (uint64_t)(max_lifecycle_ms * 1e6);
   check_enabled = enabled;
   max_callback_ns = (uint64_t)(max_callback_ms * 1e6);
 }
@@ -133,17 +136,20 @@ static void watch_pass(uint64_t now) {
       continue;
     }
     uint64_t blocked = now - w->since_ns;
-    if (blocked >= max_callback_ns && w->reported != entered) {
+    uint32_t what = EMU_LOAD_RELAXED(&w->t->call_what);
+    bool lifecycle =
+        (what >> 16) == EMU_CALL_INIT || (what >> 16) == EMU_CALL_FINALIZE;
+    uint64_t limit = lifecycle ? max_lifecycle_ns : max_callback_ns;
+    if (blocked >= limit && w->reported != entered) {
       w->reported = entered;
-      uint32_t what = EMU_LOAD_RELAXED(&w->t->call_what);
       int bit = (int)(what & 0xFF);
-      emu_check_report(
-          EMU_CHECK_SLOW_CALLBACK,
-          "%s(%s) on thread %s blocked %.1f ms (limit %.1f ms)",
-          call_name(what),
-          (what >> 16) == EMU_CALL_START ? emu_event_type_name(1ULL << bit)
-                                         : "-",
-          w->t->name, (double)blocked / 1e6, (double)max_callback_ns / 1e6);
+      emu_check_report(EMU_CHECK_SLOW_CALLBACK,
+                       "%s(%s) on thread %s blocked %.1f ms (limit %.1f ms)",
+                       call_name(what),
+                       (what >> 16) == EMU_CALL_START
+                           ? emu_event_type_name(1ULL << bit)
+                           : "-",
+                       w->t->name, (double)blocked / 1e6, (double)limit / 1e6);
     }
   }
 }

@@ -77,10 +77,22 @@ void emu_sleep_ns(uint64_t ns) {
   }
 }
 
+/* Sleep most of the way, then spin: the kernel's timer slack and wake-up
+ * latency (tens of microseconds on a VM) would otherwise add to every
+ * modelled duration the plugin measures. */
+#define EMU_SPIN_NS 200000u
+
 void emu_sleep_until_ns(uint64_t deadline) {
-  struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000ULL),
-                        .tv_nsec = (long)(deadline % 1000000000ULL)};
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+  uint64_t now = emu_now_ns();
+  if (deadline > now + EMU_SPIN_NS) {
+    uint64_t wake = deadline - EMU_SPIN_NS;
+    struct timespec ts = {.tv_sec = (time_t)(wake / 1000000000ULL),
+                          .tv_nsec = (long)(wake % 1000000000ULL)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+           EINTR) {
+    }
+  }
+  while (emu_now_ns() < deadline) {
   }
 }
 

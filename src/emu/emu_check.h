@@ -17,7 +17,8 @@ typedef enum {
   EMU_CHECK_KIND_COUNT
 } emu_check_kind;
 
-void emu_check_configure(bool enabled, double max_callback_ms);
+void emu_check_configure(bool enabled, double max_callback_ms,
+                         double max_lifecycle_ms);
 bool emu_check_enabled(void);
 uint64_t emu_check_max_callback_ns(void);
 /* Counts a violation and prints the first few of each kind. Thread-safe. */

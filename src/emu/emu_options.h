@@ -59,6 +59,7 @@ typedef struct emu_options {
   const char *truth;
   bool check;
   double max_callback_ms;
+  double max_lifecycle_ms; /* init/finalize: may start/join threads, do I/O */
   emu_pxn_pointers pxn_pointers;
   double timeout; /* seconds before the supervisor kills workers */
   /* pacing and numbers */
@@ -66,6 +67,7 @@ typedef struct emu_options {
   double bw_gbps;     /* network GB/s per rank */
   double nvlink_gbps; /* intra-node bus GB/s */
   double lat_us;      /* per-operation latency */
+  double net_lat_us;  /* per network step latency */
   int64_t gpu_clock_offset_ns;
   double gpu_clock_drift_ppm;
   uint64_t gpu_clock_quantum_ns;

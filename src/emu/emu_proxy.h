@@ -26,6 +26,7 @@ typedef struct emu_proxy_work {
   emu_comm *comm;       /* plan's comm (barrier key); NULL for shutdown */
   uint64_t plan_seq;    /* comm->plan_seq of the plan */
   uint64_t launch_rt;   /* realtime ns of the kernel launch */
+  uint64_t launch_mono; /* the same moment on CLOCK_MONOTONIC */
   uint64_t kernel_ns;   /* modelled kernel time of intra-node work */
   bool barrier;         /* meet the comm's other ranks first */
   bool hang;            /* hang scenario: stall in this work */

@@ -82,9 +82,14 @@ typedef struct emu_comm {
 } emu_comm;
 
 /* ---------- shared memory between the processes of a run ---------- */
+#define EMU_ARRIVAL_HISTORY 8
 typedef struct emu_rank_progress {
   uint64_t arrived; /* plans launched by this rank on this comm */
   uint64_t stalled; /* plan_seq + 1 where this rank hangs, 0 = never */
+  /* CLOCK_MONOTONIC (system-wide) of the launch of plan seq, at
+   * [seq % EMU_ARRIVAL_HISTORY]: when the last rank arrived is when a
+   * collective's modelled time starts. */
+  uint64_t arrived_ns[EMU_ARRIVAL_HISTORY];
 } emu_rank_progress;
 
 typedef struct emu_worker_report {
@@ -111,8 +116,10 @@ emu_shared *emu_shared_create(void);
 void emu_arrive(emu_shared *sh, const emu_comm *comm, uint64_t seq);
 /* Waits until every rank of `comm` launched plan `seq` and none hangs at or
  * before it. Returns false on abort/deadline (the caller then gives up). */
+/* Waits until every rank launched plan `seq`; *last_ns (may be NULL) gets
+ * the monotonic time of the last launch. */
 bool emu_wait_all_arrived(emu_shared *sh, const emu_comm *comm, uint64_t seq,
-                          uint64_t deadline_ns);
+                          uint64_t deadline_ns, uint64_t *last_ns);
 void emu_mark_stalled(emu_shared *sh, const emu_comm *comm, uint64_t seq);
 
 #endif

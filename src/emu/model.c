@@ -128,7 +128,8 @@ void emu_model_p2p(emu_coll_shape *s, uint64_t bytes, int max_channels) {
 uint64_t emu_model_net_step_ns(const emu_options *o, uint64_t bytes,
                                int nchannels) {
   double bw = o->bw_gbps * 1e9 / (nchannels > 0 ? nchannels : 1);
-  return 2000 + (uint64_t)((double)bytes / bw * 1e9);
+  return (uint64_t)(o->net_lat_us * 1000.0) +
+         (uint64_t)((double)bytes / bw * 1e9);
 }
 
 uint64_t emu_model_intra_ns(const emu_options *o, emu_func func, uint64_t bytes,

@@ -30,12 +30,14 @@ void emu_options_defaults(emu_options *o) {
   o->seed = 1;
   o->check = true;
   o->max_callback_ms = 100.0;
+  o->max_lifecycle_ms = 2000.0;
   o->pxn_pointers = EMU_PXN_GUARD;
   o->timeout = 300.0;
   o->pace = EMU_PACE_MODEL;
   o->bw_gbps = 25.0;
   o->nvlink_gbps = 230.0;
   o->lat_us = 5.0;
+  o->net_lat_us = 2.0;
   o->gpu_clock_quantum_ns = 1000;
   o->ring_anomaly_rate = 0.001;
   o->delay_rank = -1;
@@ -114,6 +116,8 @@ void emu_options_help(void) {
       "                        slow callback, guard pages for PXN pointers);\n"
       "                        default on\n"
       "  --max-callback-ms X   slow-callback limit for --check; default 100\n"
+      "  --max-lifecycle-ms X  the same for init/finalize (they may start or\n"
+      "                        join threads and write files); default 2000\n"
       "  --pxn-pointers guard|raw  foreign PXN pointers readable here become\n"
       "                        faulting aliases (guard) or stay as is (raw);\n"
       "                        default guard (only with --check)\n"
@@ -127,6 +131,7 @@ void emu_options_help(void) {
       "  --bw-gbps X           network GB/s per rank; default 25\n"
       "  --nvlink-gbps X       intra-node bus GB/s; default 230\n"
       "  --lat-us X            per-operation latency; default 5\n"
+      "  --net-lat-us X        per network step latency; default 2\n"
       "  --gpu-clock-offset-ns N   fake %%globaltimer offset; default 0\n"
       "  --gpu-clock-drift-ppm X   its drift; default 0\n"
       "  --gpu-clock-quantum-ns N  its granularity; default 1000\n"
@@ -248,12 +253,14 @@ enum {
   OPT_CHECK,
   OPT_NO_CHECK,
   OPT_MAX_CB,
+  OPT_MAX_LIFE,
   OPT_PXN_POINTERS,
   OPT_TIMEOUT,
   OPT_PACE,
   OPT_BW,
   OPT_NVLINK,
   OPT_LAT,
+  OPT_NET_LAT,
   OPT_GPU_OFFSET,
   OPT_GPU_DRIFT,
   OPT_GPU_QUANTUM,
@@ -297,12 +304,14 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"check", no_argument, NULL, OPT_CHECK},
       {"no-check", no_argument, NULL, OPT_NO_CHECK},
       {"max-callback-ms", required_argument, NULL, OPT_MAX_CB},
+      {"max-lifecycle-ms", required_argument, NULL, OPT_MAX_LIFE},
       {"pxn-pointers", required_argument, NULL, OPT_PXN_POINTERS},
       {"timeout", required_argument, NULL, OPT_TIMEOUT},
       {"pace", required_argument, NULL, OPT_PACE},
       {"bw-gbps", required_argument, NULL, OPT_BW},
       {"nvlink-gbps", required_argument, NULL, OPT_NVLINK},
       {"lat-us", required_argument, NULL, OPT_LAT},
+      {"net-lat-us", required_argument, NULL, OPT_NET_LAT},
       {"gpu-clock-offset-ns", required_argument, NULL, OPT_GPU_OFFSET},
       {"gpu-clock-drift-ppm", required_argument, NULL, OPT_GPU_DRIFT},
       {"gpu-clock-quantum-ns", required_argument, NULL, OPT_GPU_QUANTUM},
@@ -423,6 +432,9 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
     case OPT_MAX_CB:
       o->max_callback_ms = parse_double("--max-callback-ms", v, 0, 1e9);
       break;
+    case OPT_MAX_LIFE:
+      o->max_lifecycle_ms = parse_double("--max-lifecycle-ms", v, 0, 1e9);
+      break;
     case OPT_PXN_POINTERS:
       if (strcmp(v, "guard") == 0)
         o->pxn_pointers = EMU_PXN_GUARD;
@@ -450,6 +462,9 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       break;
     case OPT_LAT:
       o->lat_us = parse_double("--lat-us", v, 0, 1e6);
+      break;
+    case OPT_NET_LAT:
+      o->net_lat_us = parse_double("--net-lat-us", v, 0, 1e6);
       break;
     case OPT_GPU_OFFSET:
       o->gpu_clock_offset_ns =

@@ -63,6 +63,7 @@ emu_proxy_work *emu_proxy_get_work(emu_proxy *p) {
   w->comm = NULL;
   w->plan_seq = 0;
   w->launch_rt = 0;
+  w->launch_mono = 0;
   w->kernel_ns = 0;
   w->barrier = false;
   w->hang = false;
@@ -279,9 +280,13 @@ typedef struct progress_ctx {
   emu_proxy_work *w;
   emu_sub *subs[EMU_MAX_OPS_PER_WORK];
   int n;
-  uint64_t now; /* virtual ns since the work started */
+  uint64_t now;   /* virtual ns since the work started */
+  uint64_t real0; /* CLOCK_MONOTONIC of virtual 0 (paced runs), else 0 */
   bool peers_ready;
   uint64_t peers_ready_at;
+  /* Realtime of the last rank's launch (0 = unknown): where a kernel
+   * without network work starts its modelled duration. */
+  uint64_t ready_rt;
   int group_size[MAX_ARGS_GROUPS];
   int group_finished[MAX_ARGS_GROUPS];
   kernel_batch batches[EMU_MAX_OPS_PER_WORK];
@@ -313,6 +318,16 @@ static void finish_sub(progress_ctx *c, emu_sub *s) {
   }
 }
 
+/* When a transfer starts: now, or, when this thread runs behind the modelled
+ * time (it woke up late), the real moment, so that the plugin sees every
+ * transfer take the modelled time from its SendWait. */
+static uint64_t posted_at(const progress_ctx *c) {
+  if (!c->real0)
+    return c->now;
+  uint64_t real = emu_now_ns() - c->real0;
+  return real > c->now ? real : c->now;
+}
+
 static bool advance_send(progress_ctx *c, emu_sub *s) {
   emu_thread *t = &c->p->thr;
   bool did = false;
@@ -340,7 +355,7 @@ static bool advance_send(progress_ctx *c, emu_sub *s) {
       s->trans_size = bytes;
       core_proxy_step_record(t, s, step, ncclProfilerProxyStepSendWait);
       net_post(c->p, s, step, bytes, true);
-      s->done_ns[step % EMU_NCCL_STEPS] = c->now + net_ns(c, bytes);
+      s->done_ns[step % EMU_NCCL_STEPS] = posted_at(c) + net_ns(c, bytes);
       s->transmitted++;
       s->peer_waits = 0;
       s->want_peer_waits =
@@ -497,7 +512,15 @@ static bool advance_kernels(progress_ctx *c) {
     }
     if (!all)
       continue;
-    uint64_t g = emu_gpu_clock_at(clock, emu_realtime_ns());
+    /* A GPU stamps when it finishes, not when the proxy notices: a batch
+     * of pure-GPU work ends its modelled time after the last launch. */
+    bool gpu_only = c->ready_rt != 0;
+    for (int i = 0; i < c->n && gpu_only; i++)
+      if (c->subs[i]->op.kind == EMU_OP_KERNEL &&
+          c->subs[i]->op.batch == b->batch && carrier_has_net(c, c->subs[i]))
+        gpu_only = false;
+    uint64_t g = emu_gpu_clock_at(
+        clock, gpu_only ? c->ready_rt + c->w->kernel_ns : emu_realtime_ns());
     uint64_t min_stop = b->gstart + clock->quantum_ns;
     b->gstop = g > min_stop ? g : min_stop;
     for (int i = 0; i < c->n; i++) {
@@ -563,8 +586,14 @@ static void run_progress(progress_ctx *c) {
   emu_proxy *p = c->p;
   emu_worker *wk = p->worker;
   bool pace = wk->opts->pace == EMU_PACE_MODEL;
+  /* Modelled time starts at the launch, as a GPU's would, not when this
+   * thread noticed the work (its wake-up would add to every duration). */
   uint64_t real0 = emu_now_ns();
+  if (pace && c->w->launch_mono && c->w->launch_mono < real0)
+    real0 = c->w->launch_mono;
   c->peers_ready = !c->w->barrier;
+  c->ready_rt = 0;
+  c->real0 = pace ? real0 : 0;
   c->peers_ready_at = 0;
   for (int iter = 0;; iter++) {
     if (aborting(p))
@@ -588,11 +617,17 @@ static void run_progress(progress_ctx *c) {
     }
     if (!c->peers_ready) {
       uint64_t deadline = wk->deadline_ns;
+      uint64_t last_arrival = 0;
       if (!emu_wait_all_arrived(wk->shared, c->w->comm, c->w->plan_seq,
-                                deadline)) {
+                                deadline, &last_arrival)) {
         emu_worker_abort(wk);
         return;
       }
+      c->ready_rt = 0;
+      if (pace && c->w->launch_mono && last_arrival)
+        c->ready_rt = c->w->launch_rt + (last_arrival > c->w->launch_mono
+                                             ? last_arrival - c->w->launch_mono
+                                             : 0);
       c->peers_ready = true;
       c->kernels_dirty = true;
       uint64_t elapsed = emu_now_ns() - real0;

@@ -120,7 +120,7 @@ void emu_worker_main(const emu_options *o, const emu_scenario *sc,
       snprintf(path, sizeof path, "%s.%d", o->truth, index);
     emu_truth_open(path);
   }
-  emu_check_configure(o->check, o->max_callback_ms);
+  emu_check_configure(o->check, o->max_callback_ms, o->max_lifecycle_ms);
   emu_watchdog_start();
   core_configure(o->check, o->check ? o->max_callback_ms : 0, o->truth != NULL);
   emu_loader_configure(o);

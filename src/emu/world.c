@@ -77,7 +77,9 @@ emu_shared *emu_shared_create(void) {
 }
 
 void emu_arrive(emu_shared *sh, const emu_comm *comm, uint64_t seq) {
-  EMU_STORE_RELEASE(&sh->progress[comm->index][comm->rank].arrived, seq);
+  emu_rank_progress *p = &sh->progress[comm->index][comm->rank];
+  EMU_STORE_RELEASE(&p->arrived_ns[seq % EMU_ARRIVAL_HISTORY], emu_now_ns());
+  EMU_STORE_RELEASE(&p->arrived, seq);
 }
 
 void emu_mark_stalled(emu_shared *sh, const emu_comm *comm, uint64_t seq) {
@@ -85,19 +87,26 @@ void emu_mark_stalled(emu_shared *sh, const emu_comm *comm, uint64_t seq) {
 }
 
 bool emu_wait_all_arrived(emu_shared *sh, const emu_comm *comm, uint64_t seq,
-                          uint64_t deadline_ns) {
+                          uint64_t deadline_ns, uint64_t *last_ns) {
   uint64_t spins = 0;
   for (;;) {
     bool all = true;
+    uint64_t last = 0;
     for (int r = 0; r < comm->nranks && all; r++) {
-      const emu_rank_progress *p = &sh->progress[comm->index][r];
+      emu_rank_progress *p = &sh->progress[comm->index][r];
       uint64_t stalled = EMU_LOAD_ACQUIRE(&p->stalled);
       if (EMU_LOAD_ACQUIRE(&p->arrived) < seq ||
           (stalled != 0 && stalled - 1 <= seq && r != comm->rank))
         all = false;
+      uint64_t at = EMU_LOAD_ACQUIRE(&p->arrived_ns[seq % EMU_ARRIVAL_HISTORY]);
+      if (at > last)
+        last = at;
     }
-    if (all)
+    if (all) {
+      if (last_ns)
+        *last_ns = last;
       return true;
+    }
     if (EMU_LOAD_RELAXED(&sh->abort_flag))
       return false;
     if (deadline_ns != 0 && emu_now_ns() >= deadline_ns)

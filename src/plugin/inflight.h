@@ -5,7 +5,7 @@
  * process's communicators with how far each got per function, and every
  * operation in flight with its events and what it waits for.
  * `cclscope hang DIR` reads the snapshots of all ranks; the format is in
- * docs/trace-format.md ("In-flight snapshots"). Writer thread only.
+ * docs/hang.md ("Snapshots"). Writer thread only.
  */
 #ifndef CCLSCOPE_INFLIGHT_H
 #define CCLSCOPE_INFLIGHT_H

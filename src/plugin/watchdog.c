@@ -541,8 +541,9 @@ size_t cs_watchdog_scan(cs_watchdog *w, const cs_assembler *a, int64_t now_ns,
              unreported);
     say(arg, true, text);
   }
-  /* Forget what is over: reported operations with nothing in flight, and
-   * operations whose timing gave up and that have nothing in flight. */
+  /* What is over: a reported operation with nothing in flight any more is
+   * said to be over (once); an operation whose timing was emitted and that
+   * has nothing in flight is forgotten. */
   size_t cap = cs_u64map_capacity(&w->ops);
   uint64_t done[256];
   size_t ndone = 0;
@@ -550,19 +551,22 @@ size_t cs_watchdog_scan(cs_watchdog *w, const cs_assembler *a, int64_t now_ns,
     if (!w->ops.slots[i].key)
       continue;
     cs_wd_op *op = &((op_node *)w->ops.slots[i].value)->op;
-    if (!op->timing_done)
+    if (!op->warned_ns && !op->timing_done)
       continue;
-    if (!in_picture(pic, op->id)) {
-      if (op->warned_ns) {
-        snprintf(text, sizeof text,
-                 "%s seqNumber %llu on rank %d finished "
-                 "after the warning",
-                 func_or(op->func, "operation"), (unsigned long long)op->seq,
-                 op->rank);
-        say(arg, false, text);
-      }
-      done[ndone++] = op->id;
+    if (in_picture(pic, op->id))
+      continue;
+    if (op->warned_ns) {
+      snprintf(text, sizeof text,
+               "rank %d: %s seqNumber %llu is no longer in flight (%.1f s "
+               "after the warning)",
+               op->rank, func_or(op->func, "operation"),
+               (unsigned long long)op->seq,
+               (double)(now_ns - op->warned_ns) / 1e9);
+      say(arg, false, text);
+      op->warned_ns = 0;
     }
+    if (op->timing_done)
+      done[ndone++] = op->id;
   }
   for (size_t i = 0; i < ndone; i++)
     forget_op(w, done[i]);

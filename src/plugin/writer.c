@@ -215,10 +215,11 @@ static const char *const mark_names[8] = {"step", "label", "pause", "resume",
 
 static void watchdog_say(void *arg, bool warning, const char *text) {
   (void)arg;
+  /* The all-clear goes where the warning went (NCCL_DEBUG=WARN). */
   if (warning)
     cs_log_warn("possible hang: %s", text);
   else
-    cs_log_info("%s", text);
+    cs_log_warn("%s", text);
 }
 
 static void watchdog_check(int64_t epoch_now) {
@@ -423,6 +424,8 @@ static void finish(void) {
   while (handle_queue() + drain_all() > 0 && mono_ns() < deadline) {
   }
   cs_completion_set_now(w.completion, cs_clock_epoch_now(&w.cal));
+  if (w.opts.hang_timeout_s > 0) /* say which reported operations ended */
+    watchdog_check(cs_clock_epoch_now(&w.cal));
   cs_asm_end_all(
       w.assembler, w.stop_at_exit ? CS_END_INFLIGHT : CS_END_RECLAIMED,
       w.stop_at_exit ? CS_RECLAIM_NONE : CS_RECLAIM_FINALIZE, cs_clock_now());

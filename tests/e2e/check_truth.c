@@ -39,7 +39,7 @@ typedef struct {
   int pid;
   uint16_t tag;
   trace_t trace;
-  cs_u64map events; /* our id -> cJSON event */
+  cs_u64map events;           /* our id -> cJSON event */
   cs_u64map stopped_in_truth; /* our id -> (void*)1 */
   cs_u64map states_in_truth;  /* our id -> count */
 } proc_t;
@@ -51,7 +51,8 @@ static cJSON **truth_lines;
 static size_t ntruth, cap_truth;
 static int mismatches;
 
-static void mismatch(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void mismatch(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
 static void mismatch(const char *fmt, ...) {
   if (++mismatches > MAX_REPORTS)
     return;
@@ -186,7 +187,8 @@ static handle_kind classify(const cJSON *start, const proc_t *p, uint64_t *id) {
 
 /* "ProxyOp" -> "ncclProfileProxyOp". */
 static bool same_type(const char *truth_type, const char *trace_type) {
-  return truth_type && trace_type && strncmp(trace_type, "ncclProfile", 11) == 0 &&
+  return truth_type && trace_type &&
+         strncmp(trace_type, "ncclProfile", 11) == 0 &&
          strcmp(trace_type + 11, truth_type) == 0;
 }
 
@@ -202,10 +204,14 @@ static void check_details(const cJSON *start, const cJSON *ev, int pid) {
   struct {
     const char *truth, *trace, *only_type;
   } fields[] = {
-      {"seqNumber", "seqNumber", "Coll"}, {"count", "count", "Coll"},
-      {"peer", "peer", "P2p"},            {"count", "count", "P2p"},
-      {"step", "step", "ProxyStep"},      {"channel", "channelId", "ProxyOp"},
-      {"peer", "peer", "ProxyOp"},        {"nSteps", "nSteps", "ProxyOp"},
+      {"seqNumber", "seqNumber", "Coll"},
+      {"count", "count", "Coll"},
+      {"peer", "peer", "P2p"},
+      {"count", "count", "P2p"},
+      {"step", "step", "ProxyStep"},
+      {"channel", "channelId", "ProxyOp"},
+      {"peer", "peer", "ProxyOp"},
+      {"nSteps", "nSteps", "ProxyOp"},
       {"channel", "channelId", "KernelCh"},
   };
   for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
@@ -230,17 +236,19 @@ static void check_parent(const cJSON *start, const cJSON *ev, proc_t *p) {
   const char *type = txt(start, "type");
   const cJSON *pid_json = cJSON_GetObjectItemCaseSensitive(ev, "parentId");
   const char *status = str_of(ev, "parentStatus");
-  uint64_t got = cJSON_IsString(pid_json) ? strtoull(pid_json->valuestring, NULL, 16) : 0;
+  uint64_t got =
+      cJSON_IsString(pid_json) ? strtoull(pid_json->valuestring, NULL, 16) : 0;
   const cJSON *tp = cJSON_GetObjectItemCaseSensitive(start, "parent");
   if (!cJSON_IsString(tp)) {
     /* NCCL passed no parent of ours (NULL, or something the emulator
      * does not track): the trace must not invent one. */
     if (got)
-      mismatch("pid %d %s %s: parentId 0x%" PRIx64 " but NCCL gave none", p->pid,
-               type, txt(start, "id"), got);
+      mismatch("pid %d %s %s: parentId 0x%" PRIx64 " but NCCL gave none",
+               p->pid, type, txt(start, "id"), got);
     return;
   }
-  const cJSON *pstart = cs_u64map_get(&truth_starts, strtoull(tp->valuestring, NULL, 16));
+  const cJSON *pstart =
+      cs_u64map_get(&truth_starts, strtoull(tp->valuestring, NULL, 16));
   if (!pstart) {
     if (got)
       mismatch("pid %d %s %s: parentId set, truth parent unknown", p->pid, type,
@@ -255,8 +263,8 @@ static void check_parent(const cJSON *start, const cJSON *ev, proc_t *p) {
     /* PXN: another process's Coll/P2p. Never a local id; foreign with the
      * raw value NCCL delivered (which links to the other trace). */
     if (got)
-      mismatch("pid %d %s %s: a foreign parent became local id 0x%" PRIx64, p->pid,
-               type, txt(start, "id"), got);
+      mismatch("pid %d %s %s: a foreign parent became local id 0x%" PRIx64,
+               p->pid, type, txt(start, "id"), got);
     if (pk == H_OURS && (!status || strcmp(status, "foreign") != 0))
       mismatch("pid %d %s %s: PXN parent not marked foreign", p->pid, type,
                txt(start, "id"));
@@ -395,16 +403,18 @@ int main(int argc, char **argv) {
         const char *why = str_of(ev, "reclaimReason");
         /* A stop after its communicator ended, or a never-stopped ProxyOp's
          * late stop at abort, may lose to the reclaim. */
-        if (!why || (strcmp(why, "finalize") != 0 &&
-                     strcmp(why, "no-progress") != 0))
-          mismatch("pid %d %s 0x%" PRIx64 ": NCCL stopped it, trace says %s (%s)",
+        if (!why ||
+            (strcmp(why, "finalize") != 0 && strcmp(why, "no-progress") != 0))
+          mismatch("pid %d %s 0x%" PRIx64
+                   ": NCCL stopped it, trace says %s (%s)",
                    p->pid, txt(ev, "type"), id, end, why ? why : "-");
       }
       stops++;
       size_t want = (uintptr_t)cs_u64map_get(&p->states_in_truth, id);
       size_t have = states_in_trace(ev) + (uintptr_t)cs_u64map_get(&late, id);
       if (have != want)
-        mismatch("pid %d %s 0x%" PRIx64 ": %zu states in the trace, %zu in the truth",
+        mismatch("pid %d %s 0x%" PRIx64
+                 ": %zu states in the trace, %zu in the truth",
                  p->pid, txt(ev, "type"), id, have, want);
       states += want;
     }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# tests/e2e/hang.sh — the hang watchdog against ncclemu.
+# usage: hang.sh NCCLEMU PLUGIN CHECK_INFLIGHT CASE
+#   detect        hang scenario, every event: each rank warns within the
+#                 timeout + 1 s, naming rank, AllReduce seqNumber 1, a
+#                 ProxyStep and the peer it waits for; snapshots agree
+#   detect-coarse the default mask (no ProxyStep): the ProxyOp is named
+#   progressing   one long AllReduce (~3 s at 0.2 GB/s) that keeps
+#                 progressing: no warning with ProxySteps recorded
+#   coarse-limit  the same without ProxySteps: the watchdog cannot see
+#                 progress inside a network operation and does warn (the
+#                 documented limit; proves `progressing` can fail)
+#   off           CCLSCOPE_HANG_TIMEOUT=0: no warning, no snapshot
+set -euo pipefail
+emu=$1 plugin=$2 check=$3 case=$4
+work=$(mktemp -d "${TMPDIR:-/tmp}/cclscope-hang-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+run() { # mask timeout ncclemu-args...
+  local mask=$1 timeout=$2
+  shift 2
+  CCLSCOPE_MASK=$mask CCLSCOPE_HANG_TIMEOUT=$timeout CCLSCOPE_SUMMARY=off \
+    CCLSCOPE_DIR="$work/out" NCCL_DEBUG=WARN \
+    "$emu" --plugin "$plugin" "$@" >"$work/log" 2>&1 ||
+    { echo "FAIL: ncclemu $*"; tail -20 "$work/log"; exit 1; }
+}
+warnings() { grep -c "cclscope: possible hang" "$work/log" || true; }
+snapshots() { find "$work/out" -name 'inflight_*.json' | wc -l; }
+expect_warning() { # rank pattern
+  grep "possible hang: rank $1 " "$work/log" | grep -q -- "$2" ||
+    { echo "FAIL: no warning for rank $1 matching '$2':"; grep cclscope "$work/log"; exit 1; }
+  echo "ok: $(grep -m1 "possible hang: rank $1 " "$work/log" | sed 's/.*possible hang: //')"
+}
+
+case $case in
+detect)
+  run all 0.5 --scenario hang --duration 3
+  expect_warning 0 "AllReduce seqNumber 1 in flight.*ProxyStep [0-9]* (recv from peer 1) in RecvWait"
+  expect_warning 1 "AllReduce seqNumber 1 in flight.*ProxyStep [0-9]* (recv from peer 0) in RecvWait"
+  [ "$(warnings)" = 2 ] || { echo "FAIL: $(warnings) warnings, expected one per rank"; exit 1; }
+  grep -q "cclscope hang DIR" "$work/log" || { echo "FAIL: the snapshot path is not given"; exit 1; }
+  "$check" "$work/out" 2 AllReduce 1 1.5
+  ;;
+detect-coarse)
+  run default 0.5 --scenario hang --duration 3
+  expect_warning 0 "AllReduce seqNumber 1 in flight.*ProxyOp (recv from peer 1"
+  expect_warning 1 "AllReduce seqNumber 1 in flight.*ProxyOp (recv from peer 0"
+  "$check" "$work/out" 2 AllReduce 1 1.5
+  ;;
+progressing)
+  run default,proxystep 0.3 --scenario multi-node --sizes 256M --ops 1 --bw-gbps 0.2
+  grep -q "ncclemu: ok" "$work/log" || { echo "FAIL: the run did not finish"; exit 1; }
+  [ "$(warnings)" = 0 ] || { echo "FAIL: false hang warning on a progressing operation:"; grep cclscope "$work/log"; exit 1; }
+  [ "$(snapshots)" = 0 ] || { echo "FAIL: a snapshot was written"; exit 1; }
+  echo "ok: a ~3 s AllReduce with a 0.3 s timeout: no warning"
+  ;;
+coarse-limit)
+  run default 0.3 --scenario multi-node --sizes 256M --ops 1 --bw-gbps 0.2
+  [ "$(warnings)" -ge 1 ] || { echo "FAIL: expected the documented warning without ProxySteps"; exit 1; }
+  grep -q "progressing again\|no longer in flight" "$work/log" ||
+    { echo "FAIL: no recovery message after the warning"; grep cclscope "$work/log"; exit 1; }
+  echo "ok: without ProxySteps the long AllReduce is reported, then said to be over"
+  ;;
+off)
+  run all 0 --scenario hang --duration 1.5
+  [ "$(warnings)" = 0 ] && [ "$(snapshots)" = 0 ] || { echo "FAIL: watchdog not off"; exit 1; }
+  echo "ok: no warning with CCLSCOPE_HANG_TIMEOUT=0"
+  ;;
+*) echo "unknown case $case"; exit 2 ;;
+esac
