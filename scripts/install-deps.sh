@@ -11,6 +11,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config clang
   libcmocka-dev libcjson-dev valgrind
   clang-format prometheus curl libcurl4 python3
+  libopen-trace-format2-dev otf2-tools
 )
 # node and npm may come from Debian or from another node distribution that
 # bundles npm (NodeSource): only ask Debian when the commands are missing.
