@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# scripts/demo.sh — the main job, end to end, on any Debian 12 machine (no GPU):
+#   1. install what the build needs and build cclscope (build/);
+#   2. run an emulated training step on 2 nodes x 4 GPUs (ncclemu's `mixed`
+#      scenario: tensor-parallel AllGather/ReduceScatter, pipeline send/recv,
+#      data-parallel AllReduce buckets, a world AllReduce), with rank 5
+#      arriving 400 us late at every operation, through the real plugin;
+#   3. check the traces, print the summary (collectives, stragglers, network);
+#   4. write the timeline (timeline.html, open it in a browser) and a
+#      Perfetto/Chrome trace (trace.json, for ui.perfetto.dev).
+# usage: scripts/demo.sh [--out DIR] [--build-dir DIR] [--no-build]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=cclscope-demo build=build do_build=1
+while [ $# -gt 0 ]; do
+  case $1 in
+  --out) out=$2; shift 2 ;;
+  --build-dir) build=$2; shift 2 ;;
+  --no-build) do_build=0; shift ;;
+  -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "demo.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+if [ $do_build -eq 1 ]; then
+  step "installing dependencies"
+  scripts/install-deps.sh
+  step "building into $build/"
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  ninja -C "$build" cclscope ncclemu nccl-profiler-cclscope
+fi
+for bin in "$build/cclscope" "$build/ncclemu" "$build/libnccl-profiler-cclscope.so"; do
+  [ -e "$bin" ] || { echo "demo.sh: $bin is missing (build first, or drop --no-build)" >&2; exit 1; }
+done
+
+rm -rf "$out"
+mkdir -p "$out"
+step "an emulated training step: 2 nodes x 4 GPUs, rank 5 late by 400 us"
+# Every event type that matters for a training step, ProxySteps included
+# (network detail for the rank-pair fits); metrics as well, as a textfile.
+CCLSCOPE_DIR="$out/traces" CCLSCOPE_JOB_ID=demo \
+  CCLSCOPE_MODE=trace,metrics CCLSCOPE_MASK=default,proxystep \
+  CCLSCOPE_PROM_DIR="$out/metrics" CCLSCOPE_SUMMARY=off \
+  "$build/ncclemu" --plugin "$build/libnccl-profiler-cclscope.so" \
+  --scenario mixed --nodes 2 --ranks-per-node 4 --ops 5 \
+  --delay-rank 5 --delay-us 400
+step "cclscope check $out/traces"
+"$build/cclscope" check "$out/traces"
+step "cclscope summary $out/traces"
+"$build/cclscope" summary "$out/traces"
+step "timeline"
+"$build/cclscope" view "$out/traces" -o "$out/timeline.html"
+"$build/cclscope" perfetto "$out/traces" -o "$out/trace.json"
+cat <<DONE
+
+Done. In $out/:
+  traces/          one JSONL trace per process (docs/trace-format.md)
+  metrics/         Prometheus textfiles (docs/metrics.md)
+  timeline.html    the timeline: open it in a browser (works offline)
+  trace.json       the same for https://ui.perfetto.dev or chrome://tracing
+DONE
