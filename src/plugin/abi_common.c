@@ -8,6 +8,7 @@
 
 _Atomic uint32_t cs_quiet_types;
 _Atomic uint64_t cs_quiet_states;
+_Atomic uint32_t cs_bridges;
 
 cs_rec_start *cs_start_slow_begin(void **eHandle, cs_etype et, cs_ring **ring) {
   cs_ring *r = cs_ring_for_thread();
@@ -30,10 +31,13 @@ cs_rec_start *cs_start_slow_begin(void **eHandle, cs_etype et, cs_ring **ring) {
 }
 
 bool cs_policy_admit(cs_rec_start *rec, cs_ring *r, void **eHandle) {
-  if (cs_sampling_keep(rec, r))
-    return true;
-  *eHandle = cs_handle_sampled_out();
-  return false;
+  if (!cs_sampling_keep(rec, r)) {
+    *eHandle = cs_handle_sampled_out();
+    return false;
+  }
+  if (atomic_load_explicit(&cs_bridges, memory_order_relaxed))
+    cs_bridge_start(rec, (uint64_t)(uintptr_t)*eHandle);
+  return true;
 }
 
 void cs_emit_state_slow(void *eHandle, int state, const void *args) {
@@ -58,26 +62,35 @@ void cs_emit_state_slow(void *eHandle, int state, const void *args) {
   cs_ring_commit(r, 1);
 }
 
-ncclResult_t cs_emit_stop_slow(void *eHandle) {
+static void record_stop_slow(uint64_t v) {
   cs_ring *r = cs_ring_for_thread();
-  uint64_t v = (uint64_t)(uintptr_t)eHandle;
   if (!r)
-    return ncclSuccess;
+    return;
   if (v == 0) {
     cs_ring_count(&r->null_handles); /* NetPlugin completions: §3.2 */
-    return ncclSuccess;
+    return;
   }
   if (!cs_handle_is_our_event(v)) {
     cs_ring_count(&r->foreign_handles);
-    return ncclSuccess;
+    return;
   }
   cs_unit *u = cs_ring_reserve(r, 1);
   if (!u) {
     cs_ring_count(&r->dropped_stops);
-    return ncclSuccess;
+    return;
   }
   cs_fill_stop(u, v, cs_clock_now());
   cs_ring_commit(r, 1);
+}
+
+ncclResult_t cs_emit_stop_slow(void *eHandle) {
+  uint64_t v = (uint64_t)(uintptr_t)eHandle;
+  record_stop_slow(v);
+  /* After the stop is recorded (also when its record was dropped: the
+   * range was pushed all the same). */
+  if (CS_UNLIKELY(atomic_load_explicit(&cs_bridges, memory_order_relaxed)) &&
+      cs_handle_is_our_event(v))
+    cs_bridge_stop(v);
   return ncclSuccess;
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bridge.h"
 #include "clock.h"
 #include "context.h"
 #include "event_types.h"
@@ -76,7 +77,8 @@ extern _Atomic uint32_t cs_quiet_types;
 extern _Atomic uint64_t cs_quiet_states;
 
 /* Bit 31 of cs_quiet_types: a start policy is active (sampling, size
- * filter): every start takes its adapter's slow twin, which applies it. */
+ * filter, a bridge): every start takes its adapter's slow twin, which
+ * applies it. */
 #define CS_QUIET_POLICY (UINT32_C(1) << 31)
 
 typedef enum {
@@ -112,7 +114,8 @@ static inline cs_gate cs_start_gate(void **eHandle, cs_etype et,
 
 /* After the record is filled, before it is committed (abi_common.c):
  * false = leave the event out; the record is not committed and the
- * handle becomes the sampled-out handle. */
+ * handle becomes the sampled-out handle. A kept event is handed to the
+ * active bridges (bridge.h). */
 bool cs_policy_admit(cs_rec_start *rec, cs_ring *r, void **eHandle);
 
 /* Event-type bits each ABI version may carry. */
@@ -318,8 +321,10 @@ static inline ncclResult_t cs_emit_stop(void *eHandle) {
     return ncclSuccess;
   cs_ring *r = cs_ring_fast();
   cs_unit *u;
-  if (CS_UNLIKELY(!r || !cs_handle_is_our_event(v) ||
-                  !(u = cs_ring_reserve1_fast(r))))
+  /* While a bridge is active (bridge.h) every stop takes the slow path. */
+  if (CS_UNLIKELY(
+          !r || atomic_load_explicit(&cs_bridges, memory_order_relaxed) ||
+          !cs_handle_is_our_event(v) || !(u = cs_ring_reserve1_fast(r))))
     return cs_emit_stop_slow(eHandle);
   cs_fill_stop(u, v, cs_clock_counter());
   cs_ring_commit(r, 1);
