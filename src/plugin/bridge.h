@@ -61,9 +61,10 @@ extern _Atomic uint32_t cs_bridges;
 
 /* ---- per-thread stack of pushed handles ---- */
 
-#define CS_BRIDGE_DEPTH                                                        \
-  16 /* NCCL nests at most 3 deep (GroupApi > Group >                          \
-        Coll); a full stack skips, never overflows */
+/* NCCL nests GroupApi > Group > Coll/P2p, but starts every Coll/P2p of a
+ * kernel plan before it stops any (§6.6): an AlltoAll on N ranks stacks
+ * 2N P2p. Beyond this depth a range is skipped and counted. */
+#define CS_BRIDGE_DEPTH 128
 
 typedef struct {
   uint32_t depth;

@@ -120,9 +120,27 @@ static void count_failure(int rc) {
   atomic_fetch_add_explicit(&failed_calls, 1, memory_order_relaxed);
 }
 
+static void pop_ours(uint32_t n, uint64_t id) {
+  while (n-- > 0) {
+    uint64_t last = 0;
+    int rc = pop_id(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, &last);
+    if (rc != CUPTI_SUCCESS)
+      count_failure(rc);
+    else if (n == 0 && last != id)
+      atomic_fetch_add_explicit(&foreign_pops, 1, memory_order_relaxed);
+  }
+}
+
 void cs_cupti_start(uint64_t handle) {
+  /* KernelLaunch never nests: an id this thread still has pushed belongs
+   * to a launch stopped on another thread (never seen from NCCL): pop it
+   * now, or it would be blamed for every later kernel of this thread. */
+  if (stack.depth) {
+    uint64_t stale = stack.handle[0];
+    pop_ours(cs_bridge_stack_unwind(&stack, stale), stale & CS_ID_MASK);
+  }
   if (!cs_bridge_stack_push(&stack, handle)) {
-    count_failure(-1); /* cannot happen: KernelLaunch does not nest */
+    count_failure(-1);
     return;
   }
   int rc =
@@ -134,13 +152,5 @@ void cs_cupti_start(uint64_t handle) {
 }
 
 void cs_cupti_stop(uint64_t handle) {
-  uint32_t n = cs_bridge_stack_unwind(&stack, handle);
-  while (n-- > 0) {
-    uint64_t last = 0;
-    int rc = pop_id(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, &last);
-    if (rc != CUPTI_SUCCESS)
-      count_failure(rc);
-    else if (n == 0 && last != (handle & CS_ID_MASK))
-      atomic_fetch_add_explicit(&foreign_pops, 1, memory_order_relaxed);
-  }
+  pop_ours(cs_bridge_stack_unwind(&stack, handle), handle & CS_ID_MASK);
 }
