@@ -62,21 +62,6 @@ static void stop(void *h) {
   p->stopEvent(h);
 }
 
-typedef struct {
-  void *to_stop;   /* stopped on the other thread */
-  void *own_group; /* the other thread's own range */
-  long tid;
-} other_args;
-
-static void *other_thread(void *arg) {
-  other_args *a = arg;
-  a->tid = (long)syscall(SYS_gettid);
-  void *g = start(ncclProfileGroup, NULL, NULL);
-  stop(a->to_stop); /* not on this thread's stack: nothing is popped */
-  stop(g);          /* its own range: popped */
-  return NULL;
-}
-
 static void *launch_elsewhere(void *arg) {
   stop(arg); /* a KernelLaunch started on the main thread */
   return NULL;
@@ -140,6 +125,23 @@ static size_t read_nvtx(pid_t pid, nvtx_call *out, size_t max) {
   return n;
 }
 
+#if CCLSCOPE_HAVE_NVTX
+
+typedef struct {
+  void *to_stop;   /* stopped on the other thread */
+  void *own_group; /* the other thread's own range */
+  long tid;
+} other_args;
+
+static void *other_thread(void *arg) {
+  other_args *a = arg;
+  a->tid = (long)syscall(SYS_gettid);
+  void *g = start(ncclProfileGroup, NULL, NULL);
+  stop(a->to_stop); /* not on this thread's stack: nothing is popped */
+  stop(g);          /* its own range: popped */
+  return NULL;
+}
+
 /* "push:Group push:AllReduce pop pop" for the calls of thread `tid`
  * (0 = the first thread that made a call). */
 static void sequence(const nvtx_call *c, size_t n, long tid, char *out,
@@ -163,8 +165,6 @@ static size_t count_thread(const nvtx_call *c, size_t n, long tid) {
     k += c[i].tid == tid;
   return k;
 }
-
-#if CCLSCOPE_HAVE_NVTX
 
 static long other_tid;
 
