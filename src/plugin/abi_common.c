@@ -36,7 +36,7 @@ bool cs_policy_admit(cs_rec_start *rec, cs_ring *r, void **eHandle) {
     return false;
   }
   if (atomic_load_explicit(&cs_bridges, memory_order_relaxed))
-    cs_bridge_start(rec, (uint64_t)(uintptr_t)*eHandle);
+    cs_bridge_start(&r->bridge, rec, (uint64_t)(uintptr_t)*eHandle);
   return true;
 }
 
@@ -62,35 +62,37 @@ void cs_emit_state_slow(void *eHandle, int state, const void *args) {
   cs_ring_commit(r, 1);
 }
 
-static void record_stop_slow(uint64_t v) {
-  cs_ring *r = cs_ring_for_thread();
-  if (!r)
-    return;
+/* Records the stop; true when `v` is one of our events (then the bridges
+ * may have pushed something for it). */
+static bool record_stop_slow(cs_ring *r, uint64_t v) {
   if (v == 0) {
     cs_ring_count(&r->null_handles); /* NetPlugin completions: §3.2 */
-    return;
+    return false;
   }
   if (!cs_handle_is_our_event(v)) {
     cs_ring_count(&r->foreign_handles);
-    return;
+    return false;
   }
   cs_unit *u = cs_ring_reserve(r, 1);
   if (!u) {
     cs_ring_count(&r->dropped_stops);
-    return;
+    return true;
   }
   cs_fill_stop(u, v, cs_clock_now());
   cs_ring_commit(r, 1);
+  return true;
 }
 
 ncclResult_t cs_emit_stop_slow(void *eHandle) {
+  cs_ring *r = cs_ring_for_thread();
   uint64_t v = (uint64_t)(uintptr_t)eHandle;
-  record_stop_slow(v);
-  /* After the stop is recorded (also when its record was dropped: the
-   * range was pushed all the same). */
-  if (CS_UNLIKELY(atomic_load_explicit(&cs_bridges, memory_order_relaxed)) &&
-      cs_handle_is_our_event(v))
-    cs_bridge_stop(v);
+  if (!r)
+    return ncclSuccess;
+  /* Bridges after the stop is recorded (also when its record was
+   * dropped: the range was pushed all the same). */
+  if (record_stop_slow(r, v) &&
+      CS_UNLIKELY(atomic_load_explicit(&cs_bridges, memory_order_relaxed)))
+    cs_bridge_stop(&r->bridge, v);
   return ncclSuccess;
 }
 

@@ -29,6 +29,13 @@
  * nothing never pops. A handle stopped on another thread stays open until
  * something below it on its own thread closes.
  *
+ * Where that per-thread state lives: in the thread's ring (ring.h), which
+ * every thread already has, not in thread-local storage. The plugin's
+ * own TLS must stay tiny: glibc gives a dlopen'ed library fast (static)
+ * TLS only while its TLS fits in a small reserve (512 bytes by default);
+ * past that, every callback's TLS access takes a slower call — measured:
+ * +3 ns per callback with the bridges off (docs/benchmarks.md).
+ *
  * Rules on NCCL's threads (BRIEF invariant 3): no lock, no allocation, no
  * system call, no formatting. Everything a bridge needs (NVTX domain,
  * registered strings, categories; the CUPTI library and its functions) is
@@ -71,11 +78,23 @@ typedef struct {
   uint64_t handle[CS_BRIDGE_DEPTH];
 } cs_bridge_stack;
 
-/* Push `h`; false when full (the caller then pushes nothing). Entries of
- * an earlier session (another handle tag) can never be stopped: dropped. */
+/* NVTX: which registered string a function-name pointer stands for (NCCL
+ * passes the same static strings every time). */
+#define CS_BRIDGE_NAME_SLOTS 8
+typedef struct {
+  const char *name;
+  void *handle; /* nvtxStringHandle_t; NULL: pass the text */
+} cs_bridge_name;
+
+/* A thread's bridge state (a member of its ring, producer side). */
+typedef struct {
+  cs_bridge_stack nvtx;
+  cs_bridge_stack cupti;
+  cs_bridge_name names[CS_BRIDGE_NAME_SLOTS];
+} cs_bridge_thread;
+
+/* Push `h`; false when full (the caller then pushes nothing). */
 static inline bool cs_bridge_stack_push(cs_bridge_stack *s, uint64_t h) {
-  if (s->depth && (s->handle[0] >> CS_ID_BITS) != (h >> CS_ID_BITS))
-    s->depth = 0;
   if (s->depth == CS_BRIDGE_DEPTH)
     return false;
   s->handle[s->depth++] = h;
@@ -101,10 +120,12 @@ static inline uint32_t cs_bridge_stack_unwind(cs_bridge_stack *s, uint64_t h) {
  * and categories (NVTX loads the tool here, if one is attached). False
  * (with one warning) when this build has no NVTX headers. */
 bool cs_nvtx_session_begin(void);
-/* The event is kept and its record filled: push its range. */
-void cs_nvtx_start(const cs_rec_start *rec, uint64_t handle);
+/* The event is kept and its record filled: push its range. `t` is the
+ * calling thread's state. */
+void cs_nvtx_start(cs_bridge_thread *t, const cs_rec_start *rec,
+                   uint64_t handle);
 /* Pop `handle`'s range if this thread pushed it (and anything above). */
-void cs_nvtx_stop(uint64_t handle);
+void cs_nvtx_stop(cs_bridge_thread *t, uint64_t handle);
 /* A step mark (step >= 0) or a named mark (label), on the caller's thread. */
 void cs_nvtx_mark(int64_t step, const char *label);
 /* Session end: one line if ranges were skipped (full stack). */
@@ -116,29 +137,31 @@ void cs_nvtx_session_end(void);
  * one info line) when there is none. */
 bool cs_cupti_session_begin(void);
 /* KernelLaunch start: push the external id = the event's trace id. */
-void cs_cupti_start(uint64_t handle);
+void cs_cupti_start(cs_bridge_thread *t, uint64_t handle);
 /* KernelLaunch stop: pop it, if this thread pushed it. */
-void cs_cupti_stop(uint64_t handle);
+void cs_cupti_stop(cs_bridge_thread *t, uint64_t handle);
 /* Session end: one summary line if any CUPTI call failed. */
 void cs_cupti_session_end(void);
 
-/* ---- dispatch (abi_common.c calls these while cs_bridges != 0) ---- */
+/* ---- dispatch (abi_common.c calls these while cs_bridges != 0, with
+ * the calling thread's ring's state) ---- */
 
-static inline void cs_bridge_start(const cs_rec_start *rec, uint64_t handle) {
+static inline void cs_bridge_start(cs_bridge_thread *t, const cs_rec_start *rec,
+                                   uint64_t handle) {
   uint32_t b = atomic_load_explicit(&cs_bridges, memory_order_acquire);
   uint32_t bit = 1u << rec->h.etype;
   if ((b & CS_BRIDGE_NVTX) && (bit & CS_BRIDGE_NVTX_TYPES))
-    cs_nvtx_start(rec, handle);
+    cs_nvtx_start(t, rec, handle);
   if ((b & CS_BRIDGE_CUPTI) && (bit & CS_BRIDGE_CUPTI_TYPES))
-    cs_cupti_start(handle);
+    cs_cupti_start(t, handle);
 }
 
-static inline void cs_bridge_stop(uint64_t handle) {
+static inline void cs_bridge_stop(cs_bridge_thread *t, uint64_t handle) {
   uint32_t b = atomic_load_explicit(&cs_bridges, memory_order_acquire);
   if (b & CS_BRIDGE_CUPTI)
-    cs_cupti_stop(handle);
+    cs_cupti_stop(t, handle);
   if (b & CS_BRIDGE_NVTX)
-    cs_nvtx_stop(handle);
+    cs_nvtx_stop(t, handle);
 }
 
 #endif

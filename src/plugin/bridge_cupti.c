@@ -6,10 +6,11 @@
  * records, which cclscope event launched each NCCL kernel
  * (docs/integrations.md).
  *
- * Owns: finding libcupti (dlopen, never linked), the two functions, the
- * per-thread stack of pushed ids, and the error counters. It never
- * subscribes to CUPTI (cuptiSubscribe): a process may have one subscriber,
- * and that belongs to the user's profiler (Nsight, PyTorch's Kineto).
+ * Owns: finding libcupti (dlopen, never linked), the two functions, what
+ * goes on each thread's stack of pushed ids (in its ring, bridge.h), and
+ * the error counters. It never subscribes to CUPTI (cuptiSubscribe): a
+ * process may have one subscriber, and that belongs to the user's profiler
+ * (Nsight, PyTorch's Kineto).
  * Failures are counted on NCCL's threads and reported once, at session end.
  */
 #include <dlfcn.h>
@@ -41,9 +42,8 @@ static cupti_pop_fn pop_id;
 static char library_path[512];
 
 static _Atomic uint64_t failed_calls;
-static _Atomic int first_error;             /* CUptiResult of the first */
-static _Atomic uint64_t foreign_pops;       /* popped an id that is not ours */
-static _Thread_local cs_bridge_stack stack; /* our pushed handles */
+static _Atomic int first_error;       /* CUptiResult of the first */
+static _Atomic uint64_t foreign_pops; /* popped an id that is not ours */
 
 static bool resolve(void *lib, const char *name) {
   cupti_push_fn push;
@@ -131,15 +131,16 @@ static void pop_ours(uint32_t n, uint64_t id) {
   }
 }
 
-void cs_cupti_start(uint64_t handle) {
+void cs_cupti_start(cs_bridge_thread *t, uint64_t handle) {
+  cs_bridge_stack *stack = &t->cupti;
   /* KernelLaunch never nests: an id this thread still has pushed belongs
    * to a launch stopped on another thread (never seen from NCCL): pop it
    * now, or it would be blamed for every later kernel of this thread. */
-  if (stack.depth) {
-    uint64_t stale = stack.handle[0];
-    pop_ours(cs_bridge_stack_unwind(&stack, stale), stale & CS_ID_MASK);
+  if (stack->depth) {
+    uint64_t stale = stack->handle[0];
+    pop_ours(cs_bridge_stack_unwind(stack, stale), stale & CS_ID_MASK);
   }
-  if (!cs_bridge_stack_push(&stack, handle)) {
+  if (!cs_bridge_stack_push(stack, handle)) {
     count_failure(-1);
     return;
   }
@@ -147,10 +148,10 @@ void cs_cupti_start(uint64_t handle) {
       push_id(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2, handle & CS_ID_MASK);
   if (rc != CUPTI_SUCCESS) {
     count_failure(rc);
-    cs_bridge_stack_unwind(&stack, handle); /* nothing to pop later */
+    cs_bridge_stack_unwind(stack, handle); /* nothing to pop later */
   }
 }
 
-void cs_cupti_stop(uint64_t handle) {
-  pop_ours(cs_bridge_stack_unwind(&stack, handle), handle & CS_ID_MASK);
+void cs_cupti_stop(cs_bridge_thread *t, uint64_t handle) {
+  pop_ours(cs_bridge_stack_unwind(&t->cupti, handle), handle & CS_ID_MASK);
 }

@@ -3,11 +3,12 @@
  * host-side events become NVTX ranges, control-API marks become NVTX marks,
  * all in the domain "cclscope" (docs/integrations.md says what each carries).
  *
- * Owns: the domain, its registered strings and named categories, and the
- * per-thread stack of pushed ranges (bridge.h explains the hooks and the
- * threading). Uses the system's header-only NVTX v3: no link dependency;
- * without a tool attached every call is a load and a branch. Built without
- * the headers (CCLSCOPE_HAVE_NVTX unset), CCLSCOPE_NVTX=1 only warns once.
+ * Owns: the domain, its registered strings and named categories, and what
+ * goes on each thread's stack of pushed ranges (bridge.h explains the
+ * hooks and the threading; the stacks live in the threads' rings). Uses the
+ * system's header-only NVTX v3: no link dependency; without a tool attached
+ * every call is a load and a branch. Built without the headers
+ * (CCLSCOPE_HAVE_NVTX unset), CCLSCOPE_NVTX=1 only warns once.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -62,20 +63,13 @@ static nvtxStringHandle_t step_string;
 /* Ranges not pushed because a thread's stack was full. */
 static _Atomic uint64_t skipped;
 
-static _Thread_local cs_bridge_stack stack;
-
 /* NCCL passes the same static strings every time: remember, per thread,
  * which registered string a pointer stands for (no lock, no sharing). */
-#define CACHE_SLOTS 8
-static _Thread_local struct {
-  const char *name;
-  nvtxStringHandle_t handle; /* NULL: not one of ours, use the text */
-} func_cache[CACHE_SLOTS];
-
-static nvtxStringHandle_t func_handle(const char *name) {
-  unsigned slot = (unsigned)(((uintptr_t)name >> 3) % CACHE_SLOTS);
-  if (func_cache[slot].name == name)
-    return func_cache[slot].handle;
+static nvtxStringHandle_t func_handle(cs_bridge_thread *t, const char *name) {
+  cs_bridge_name *slot =
+      &t->names[((uintptr_t)name >> 3) % CS_BRIDGE_NAME_SLOTS];
+  if (slot->name == name)
+    return slot->handle;
   nvtxStringHandle_t h = NULL;
   for (size_t i = 0; i < NFUNCS; i++) {
     if (strcmp(name, func_names[i]) == 0) {
@@ -83,8 +77,8 @@ static nvtxStringHandle_t func_handle(const char *name) {
       break;
     }
   }
-  func_cache[slot].name = name;
-  func_cache[slot].handle = h;
+  slot->name = name;
+  slot->handle = h;
   return h;
 }
 
@@ -129,8 +123,9 @@ static void init_attributes(nvtxEventAttributes_t *a, uint32_t category,
 
 /* The message: NCCL's function name (registered when we know it), else
  * the event type's name. */
-static void set_message(nvtxEventAttributes_t *a, const char *func, int et) {
-  nvtxStringHandle_t h = func ? func_handle(func) : type_strings[et];
+static void set_message(cs_bridge_thread *t, nvtxEventAttributes_t *a,
+                        const char *func, int et) {
+  nvtxStringHandle_t h = func ? func_handle(t, func) : type_strings[et];
   if (h) {
     a->messageType = NVTX_MESSAGE_TYPE_REGISTERED;
     a->message.registered = h;
@@ -140,7 +135,8 @@ static void set_message(nvtxEventAttributes_t *a, const char *func, int et) {
   }
 }
 
-void cs_nvtx_start(const cs_rec_start *rec, uint64_t handle) {
+void cs_nvtx_start(cs_bridge_thread *t, const cs_rec_start *rec,
+                   uint64_t handle) {
   int et = rec->h.etype;
   const cs_payload *p = &rec->p;
   const char *func = NULL;
@@ -167,7 +163,7 @@ void cs_nvtx_start(const cs_rec_start *rec, uint64_t handle) {
     payload = handle & CS_ID_MASK;
     break;
   }
-  if (!cs_bridge_stack_push(&stack, handle)) {
+  if (!cs_bridge_stack_push(&t->nvtx, handle)) {
     atomic_fetch_add_explicit(&skipped, 1, memory_order_relaxed);
     return;
   }
@@ -175,12 +171,12 @@ void cs_nvtx_start(const cs_rec_start *rec, uint64_t handle) {
   init_attributes(&a, (uint32_t)et + 1u, type_colors[et]);
   a.payloadType = NVTX_PAYLOAD_TYPE_UNSIGNED_INT64;
   a.payload.ullValue = payload;
-  set_message(&a, func, et);
+  set_message(t, &a, func, et);
   nvtxDomainRangePushEx(domain, &a);
 }
 
-void cs_nvtx_stop(uint64_t handle) {
-  for (uint32_t n = cs_bridge_stack_unwind(&stack, handle); n > 0; n--)
+void cs_nvtx_stop(cs_bridge_thread *t, uint64_t handle) {
+  for (uint32_t n = cs_bridge_stack_unwind(&t->nvtx, handle); n > 0; n--)
     nvtxDomainRangePop(domain);
 }
 
@@ -212,12 +208,15 @@ bool cs_nvtx_session_begin(void) {
 
 void cs_nvtx_session_end(void) {}
 
-void cs_nvtx_start(const cs_rec_start *rec, uint64_t handle) {
+void cs_nvtx_start(cs_bridge_thread *t, const cs_rec_start *rec,
+                   uint64_t handle) {
+  (void)t;
   (void)rec;
   (void)handle;
 }
 
-void cs_nvtx_stop(uint64_t handle) {
+void cs_nvtx_stop(cs_bridge_thread *t, uint64_t handle) {
+  (void)t;
   (void)handle;
 }
 
