@@ -6,7 +6,7 @@
 #include "emit.h"
 #include "sampling.h"
 
-_Atomic uint32_t cs_quiet_types;
+_Atomic uint64_t cs_quiet_types;
 _Atomic uint64_t cs_quiet_states;
 _Atomic uint32_t cs_bridges;
 

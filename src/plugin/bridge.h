@@ -9,14 +9,17 @@
  *
  * Hooks. Nothing new runs on the fast path while no bridge is active:
  *
- *   start  session.c sets CS_QUIET_POLICY (emit.h) while a bridge is
- *          active, as it does for sampling, so every start takes its
- *          adapter's slow twin, which calls cs_policy_admit
- *          (abi_common.c) once the record is filled; when the event is
- *          kept, cs_policy_admit calls cs_bridge_start below.
+ *   start  session.c sets the start policy (CS_QUIET_POLICY, emit.h) of
+ *          the types a bridge handles, as sampling does for all types, so
+ *          their starts take the adapter's slow twin, which calls
+ *          cs_policy_admit (abi_common.c) once the record is filled; when
+ *          the event is kept, cs_policy_admit calls cs_bridge_start below.
+ *          Other types (the proxy's events) keep the fast path.
  *   stop   cs_emit_stop (emit.h) checks the flag cs_bridges; while it is
- *          set every stop takes cs_emit_stop_slow (abi_common.c), which
- *          records the stop and then calls cs_bridge_stop below.
+ *          set, a stop on a thread with something pushed takes
+ *          cs_emit_stop_slow (abi_common.c), which records the stop and
+ *          then calls cs_bridge_stop below. Threads that pushed nothing
+ *          (NCCL's proxy threads) keep the fast path.
  *   marks  cs_session_mark (session.c; cclscope_step, cclscope_mark)
  *          calls cs_nvtx_mark on the caller's thread.
  *

@@ -152,14 +152,20 @@ static void set_quiet_filters(void) {
                                  .step_every = s.cfg.sample_steps,
                                  .min_bytes = s.cfg.min_bytes};
   cs_sampling_configure(&sampling);
+  /* Starts of these types go through the slow twin (emit.h). */
+  uint64_t policy = 0;
+  if (cs_sampling_active())
+    policy = CS_QUIET_POLICY_ALL;
   uint32_t bridges = atomic_load(&cs_bridges);
-  if (bridges & CS_BRIDGE_NVTX)
+  if (bridges & CS_BRIDGE_NVTX) {
     types &= ~(uint32_t)CS_BRIDGE_NVTX_TYPES; /* a bridge needs them */
-  if (bridges & CS_BRIDGE_CUPTI)
+    policy |= CS_QUIET_POLICY(CS_BRIDGE_NVTX_TYPES);
+  }
+  if (bridges & CS_BRIDGE_CUPTI) {
     types &= ~(uint32_t)CS_BRIDGE_CUPTI_TYPES;
-  if (cs_sampling_active() || bridges)
-    types |= CS_QUIET_POLICY; /* every start goes through the slow twin */
-  atomic_store(&cs_quiet_types, types);
+    policy |= CS_QUIET_POLICY(CS_BRIDGE_CUPTI_TYPES);
+  }
+  atomic_store(&cs_quiet_types, types | policy);
   atomic_store(&cs_quiet_states, states);
 }
 

@@ -7,6 +7,9 @@
 #   nvtx          CCLSCOPE_NVTX=1, --step-marks: the trace is still exact
 #                 (check_truth) and the recorder saw exactly the ranges and
 #                 marks the trace implies, per thread (check_bridges nvtx)
+#   nvtx-sampled  the same with sampling (CCLSCOPE_SAMPLE etc. from the
+#                 environment): ranges only for what was kept, no truth
+#                 check (the truth has every event)
 #   nvtx-metrics  the same in metrics-only mode (no trace): balanced ranges
 #                 of every host-side type
 #   nvtx-off      the recorder is there but CCLSCOPE_NVTX is unset: NVTX is
@@ -67,6 +70,13 @@ nvtx)
   "$check" nvtx "$work/traces" "$work/nvtx" --min-marks 1
   expect_lines "NCCL WARN cclscope" 0 "no warning"
   ;;
+nvtx-sampled)
+  use_recorder
+  CCLSCOPE_NVTX=1 NCCL_DEBUG=WARN run --step-marks "$@"
+  "$check" nvtx "$work/traces" "$work/nvtx" --min-marks 1
+  grep -q '"sampledOut":[1-9]' "$work"/traces/trace_*.jsonl ||
+    { echo "FAIL: nothing was sampled out: the test does not test sampling"; exit 1; }
+  ;;
 nvtx-metrics)
   use_recorder
   CCLSCOPE_NVTX=1 CCLSCOPE_MODE=metrics CCLSCOPE_PROM_DIR="$work" run "$@"
@@ -112,7 +122,7 @@ cupti-absent)
   expect_lines "CUPTI" "$(nprocs)" "and nothing else about CUPTI"
   ;;
 *)
-  echo "usage: bridges.sh nvtx|nvtx-metrics|nvtx-off|nvtx-absent|cupti|cupti-errors|cupti-absent ..."
+  echo "usage: bridges.sh nvtx|nvtx-sampled|nvtx-metrics|nvtx-off|nvtx-absent|cupti|cupti-errors|cupti-absent ..."
   exit 2
   ;;
 esac
