@@ -31,7 +31,7 @@ run() { # ncclemu with the plugin; environment from the caller
   if ! CCLSCOPE_DIR="$work/traces" CCLSCOPE_SUMMARY=off \
     "$emu" --plugin "$plugin" --pace none "$@" >"$work/emu.log" 2>&1; then
     echo "FAIL: ncclemu $* exited with an error:"
-    tail -n 30 "$work/emu.log"
+    head -n 150 "$work/emu.log" # sanitizer reports start early
     exit 1
   fi
 }
