@@ -24,9 +24,12 @@
  *          calls cs_nvtx_mark on the caller's thread.
  *
  * Threads. NVTX push/pop and CUPTI's external ids are per-thread stacks,
- * but NCCL may stop an event on another thread than the one that started
- * it (a graph replay's Coll on a CUDA callback thread), or out of LIFO
- * order. So each bridge keeps, per thread, the handles it pushed
+ * but NCCL stops events out of LIFO order (it starts every Coll/P2p of a
+ * kernel plan before it stops any, §6.6), and nothing guarantees that an
+ * event is stopped on the thread that started it (host-side events are,
+ * in every sequence of §5/§8 — graph replays run both on the CUDA
+ * callback thread — but the plugin must not depend on it). So each
+ * bridge keeps, per thread, the handles it pushed
  * (cs_bridge_stack): a stop pops only what is on the calling thread's
  * stack, closing whatever lies above it first, and a thread that pushed
  * nothing never pops. A handle stopped on another thread stays open until
@@ -56,7 +59,7 @@
 #include "record.h"
 
 /* Which bridges are active (bits below), 0 = none. Set at session start
- * before any event is recorded, cleared at session end (abi_common.c). */
+ * before any event is recorded, cleared at session end (session.c). */
 extern _Atomic uint32_t cs_bridges;
 #define CS_BRIDGE_NVTX 1u
 #define CS_BRIDGE_CUPTI 2u
