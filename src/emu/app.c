@@ -12,6 +12,7 @@
  */
 #include "emu_app.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1030,6 +1031,19 @@ static bool keep_going(emu_app *a, int iter) {
   return iter < o->ops;
 }
 
+/* --step-marks: what a training loop does with cclscope's control API
+ * (include/cclscope/control.h). Not NCCL calls: not in the truth. */
+static void control_call(const char *symbol, int64_t step, const char *label) {
+  emu_plugin *p = emu_loader_current();
+  void *fn = p != NULL && p->lib != NULL ? dlsym(p->lib, symbol) : NULL;
+  if (fn == NULL)
+    return;
+  if (label != NULL)
+    ((int (*)(const char *))fn)(label);
+  else
+    ((int (*)(int64_t))fn)(step);
+}
+
 void *emu_app_main(void *arg) {
   emu_app *a = arg;
   emu_worker *w = a->worker;
@@ -1045,6 +1059,8 @@ void *emu_app_main(void *arg) {
   for (; keep_going(a, iter); iter++) {
     a->iteration = iter;
     sc->step(a, iter);
+    if (w->opts->step_marks && a->index == 0)
+      control_call("cclscope_step", iter, NULL);
     if (w->opts->pace == EMU_PACE_MODEL)
       emu_stream_sync(a);
     rate_limit(a);
@@ -1052,6 +1068,8 @@ void *emu_app_main(void *arg) {
       EMU_STORE_RELAXED(&w->shared->workers[w->index].iterations,
                         (uint64_t)iter + 1);
   }
+  if (w->opts->step_marks && a->index == 0)
+    control_call("cclscope_mark", -1, "ncclemu-done");
   if (sc->teardown != NULL && !emu_worker_aborting(w))
     sc->teardown(a);
   emu_stream_sync(a);

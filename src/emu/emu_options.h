@@ -76,6 +76,8 @@ typedef struct emu_options {
   double delay_us;
   int hang_rank;      /* -1 = scenario default */
   double chaos_level; /* 0..1 probability scale for chaos choices */
+  /* a training loop's control calls */
+  bool step_marks; /* cclscope_step(i) after each iteration, if exported */
   /* output */
   bool stats;
   bool quiet;

@@ -142,6 +142,13 @@ void emu_options_help(void) {
       "  --hang-rank R         hang scenario: the rank that stops; default "
       "last\n"
       "\n"
+      "Application:\n"
+      "  --step-marks          after every iteration, application thread 0\n"
+      "                        of each process calls the plugin's\n"
+      "                        cclscope_step(iteration), and after the last\n"
+      "                        cclscope_mark(\"ncclemu-done\"), when the\n"
+      "                        plugin exports them (a training loop)\n"
+      "\n"
       "Output:\n"
       "  --stats               print callbacks, wall and CPU time per "
       "callback\n"
@@ -272,6 +279,7 @@ enum {
   OPT_PRELOAD,
   OPT_NET_PLUGIN,
   OPT_STATS,
+  OPT_STEP_MARKS,
   OPT_QUIET,
   OPT_NORMALIZE
 };
@@ -323,6 +331,7 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"preload", required_argument, NULL, OPT_PRELOAD},
       {"net-plugin", required_argument, NULL, OPT_NET_PLUGIN},
       {"stats", no_argument, NULL, OPT_STATS},
+      {"step-marks", no_argument, NULL, OPT_STEP_MARKS},
       {"quiet", no_argument, NULL, OPT_QUIET},
       {"normalize", no_argument, NULL, OPT_NORMALIZE},
       {NULL, 0, NULL, 0}};
@@ -501,6 +510,9 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       break;
     case OPT_STATS:
       o->stats = true;
+      break;
+    case OPT_STEP_MARKS:
+      o->step_marks = true;
       break;
     case OPT_QUIET:
       o->quiet = true;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bridge.h"
 #include "clock.h"
 #include "context.h"
 #include "event_types.h"
@@ -70,14 +71,19 @@ _Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_unknown) <= CS_UNIT_BYTES,
                "unknown");
 
 /* What the current mode leaves out (session.c sets them at session start):
- * an event type whose bit is set gets the quiet handle and is not recorded;
- * a state whose bit is set is not recorded. Neither reads the clock. */
-extern _Atomic uint32_t cs_quiet_types;
+ * an event type whose bit (0..16) is set gets the quiet handle and is not
+ * recorded; a state whose bit is set is not recorded. Neither reads the
+ * clock. */
+extern _Atomic uint64_t cs_quiet_types;
 extern _Atomic uint64_t cs_quiet_states;
 
-/* Bit 31 of cs_quiet_types: a start policy is active (sampling, size
- * filter): every start takes its adapter's slow twin, which applies it. */
-#define CS_QUIET_POLICY (UINT32_C(1) << 31)
+/* Bits 32..48 of cs_quiet_types: a start policy applies to that event
+ * type: its starts take the adapter's slow twin, which applies it. Sampling
+ * and the size filter set every type (children of left-out events are
+ * left out too); a bridge sets the types it handles (bridge.h). */
+#define CS_QUIET_POLICY_SHIFT 32
+#define CS_QUIET_POLICY(types) ((uint64_t)(types) << CS_QUIET_POLICY_SHIFT)
+#define CS_QUIET_POLICY_ALL CS_QUIET_POLICY((UINT32_C(1) << CS_EV_COUNT) - 1)
 
 typedef enum {
   CS_GATE_RECORD, /* go on recording */
@@ -86,18 +92,21 @@ typedef enum {
 } cs_gate;
 
 /* The first thing every startEvent does, after decoding the type: quiet
- * types get the quiet handle; with a policy active the fast twin hands
- * over, and the slow twin leaves out the children of left-out events
- * (before reading the clock). `*policy` tells the caller whether to ask
- * cs_policy_admit after filling the record (always 0 in the fast twin). */
+ * types get the quiet handle; with a policy for its type the fast twin
+ * hands over, and the slow twin leaves out the children of left-out
+ * events (before reading the clock). `*policy` tells the caller whether to
+ * ask cs_policy_admit after filling the record (always 0 in the fast
+ * twin). */
 static inline cs_gate cs_start_gate(void **eHandle, cs_etype et,
                                     const void *parent_obj, bool slow_twin,
                                     uint32_t *policy) {
-  uint32_t quiet = atomic_load_explicit(&cs_quiet_types, memory_order_relaxed);
-  *policy = slow_twin ? (quiet & CS_QUIET_POLICY) : 0;
-  if (CS_LIKELY(!(quiet & ((UINT32_C(1) << et) | CS_QUIET_POLICY))))
+  uint64_t quiet = atomic_load_explicit(&cs_quiet_types, memory_order_relaxed);
+  uint64_t bit = UINT64_C(1) << et;
+  uint64_t mine = quiet & (bit | (bit << CS_QUIET_POLICY_SHIFT));
+  *policy = slow_twin ? (uint32_t)(mine >> CS_QUIET_POLICY_SHIFT) : 0;
+  if (CS_LIKELY(!mine))
     return CS_GATE_RECORD;
-  if (quiet & (UINT32_C(1) << et)) {
+  if (mine & bit) {
     *eHandle = cs_handle_quiet();
     return CS_GATE_DONE;
   }
@@ -112,7 +121,8 @@ static inline cs_gate cs_start_gate(void **eHandle, cs_etype et,
 
 /* After the record is filled, before it is committed (abi_common.c):
  * false = leave the event out; the record is not committed and the
- * handle becomes the sampled-out handle. */
+ * handle becomes the sampled-out handle. A kept event is handed to the
+ * active bridges (bridge.h). */
 bool cs_policy_admit(cs_rec_start *rec, cs_ring *r, void **eHandle);
 
 /* Event-type bits each ABI version may carry. */
@@ -318,7 +328,12 @@ static inline ncclResult_t cs_emit_stop(void *eHandle) {
     return ncclSuccess;
   cs_ring *r = cs_ring_fast();
   cs_unit *u;
-  if (CS_UNLIKELY(!r || !cs_handle_is_our_event(v) ||
+  /* While a bridge is active (bridge.h), a stop on a thread that has
+   * something pushed takes the slow path, which pops it if it is there. */
+  if (CS_UNLIKELY(!r ||
+                  (atomic_load_explicit(&cs_bridges, memory_order_relaxed) &&
+                   (r->bridge.nvtx.depth | r->bridge.cupti.depth)) ||
+                  !cs_handle_is_our_event(v) ||
                   !(u = cs_ring_reserve1_fast(r))))
     return cs_emit_stop_slow(eHandle);
   cs_fill_stop(u, v, cs_clock_counter());

@@ -27,8 +27,21 @@ static bool exit_key_live;
 
 static void on_thread_exit(void *value) {
   cs_ring *r = value;
-  if (r)
-    atomic_store_explicit(&r->orphaned, 1, memory_order_release);
+  if (!r)
+    return;
+  /* The last finalize may free every ring (cs_ring_free_all) while this
+   * thread is exiting: touch the ring only if it is still registered, and
+   * still this thread's (not a new ring at the same address). */
+  int32_t tid = (int32_t)gettid();
+  pthread_mutex_lock(&list_lock);
+  for (cs_ring *x = atomic_load_explicit(&ring_list, memory_order_relaxed); x;
+       x = x->next) {
+    if (x == r && x->tid == tid) {
+      atomic_store_explicit(&r->orphaned, 1, memory_order_release);
+      break;
+    }
+  }
+  pthread_mutex_unlock(&list_lock);
 }
 
 void cs_ring_set_capacity(size_t units) {

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bridge.h"
 #include "clock.h"
 #include "record.h"
 
@@ -57,6 +58,9 @@ typedef struct cs_ring {
   uint32_t session;
   int32_t tid;
   char thread_name[16];
+
+  /* What the bridges (bridge.h) pushed on this thread. Producer only. */
+  _Alignas(CS_CACHELINE) cs_bridge_thread bridge;
 } cs_ring;
 
 /* Thread-local view of the calling thread's ring. */

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bridge.h"
 #include "clock.h"
 #include "config.h"
 #include "context.h"
@@ -109,6 +110,26 @@ static void start_recording(bool forked_child) {
     post_mark(CS_MARK_PAUSE, -1, "CCLSCOPE_START=paused");
 }
 
+/* Bridges (bridge.h): set up what the configuration asks for; events may
+ * be handed to them from now on. */
+static void start_bridges(void) {
+  uint32_t b = 0;
+  if (s.cfg.nvtx && cs_nvtx_session_begin())
+    b |= CS_BRIDGE_NVTX;
+  if (s.cfg.cupti && cs_cupti_session_begin())
+    b |= CS_BRIDGE_CUPTI;
+  atomic_store_explicit(&cs_bridges, b, memory_order_release);
+}
+
+/* Before the logger is forgotten: their end-of-session lines. */
+static void stop_bridges(void) {
+  uint32_t b = atomic_exchange(&cs_bridges, 0);
+  if (b & CS_BRIDGE_CUPTI)
+    cs_cupti_session_end();
+  if (b & CS_BRIDGE_NVTX)
+    cs_nvtx_session_end();
+}
+
 /* In metrics-only mode, what aggregation does not use is not recorded:
  * those callbacks return before reading the clock. */
 static void set_quiet_filters(void) {
@@ -131,9 +152,20 @@ static void set_quiet_filters(void) {
                                  .step_every = s.cfg.sample_steps,
                                  .min_bytes = s.cfg.min_bytes};
   cs_sampling_configure(&sampling);
+  /* Starts of these types go through the slow twin (emit.h). */
+  uint64_t policy = 0;
   if (cs_sampling_active())
-    types |= CS_QUIET_POLICY; /* every start goes through the slow twin */
-  atomic_store(&cs_quiet_types, types);
+    policy = CS_QUIET_POLICY_ALL;
+  uint32_t bridges = atomic_load(&cs_bridges);
+  if (bridges & CS_BRIDGE_NVTX) {
+    types &= ~(uint32_t)CS_BRIDGE_NVTX_TYPES; /* a bridge needs them */
+    policy |= CS_QUIET_POLICY(CS_BRIDGE_NVTX_TYPES);
+  }
+  if (bridges & CS_BRIDGE_CUPTI) {
+    types &= ~(uint32_t)CS_BRIDGE_CUPTI_TYPES;
+    policy |= CS_QUIET_POLICY(CS_BRIDGE_CUPTI_TYPES);
+  }
+  atomic_store(&cs_quiet_types, types | policy);
   atomic_store(&cs_quiet_states, states);
 }
 
@@ -152,14 +184,18 @@ static void start_session(void) {
     return;
   }
   cs_handle_new_tag();
+  start_bridges();
   set_quiet_filters();
   atomic_store(&cs_clock_source, cs_clock_choose(s.cfg.clock));
   cs_ring_set_capacity(s.cfg.ring_bytes / CS_UNIT_BYTES);
   cs_ring_on_no_session = restart_after_fork;
   start_recording(false);
+  if (s.off)
+    stop_bridges(); /* nothing will be recorded */
 }
 
 static void end_session(bool at_exit) {
+  stop_bridges();
   if (s.running) {
     cs_ring_session_end();
     cs_writer_stop(at_exit);
@@ -284,6 +320,10 @@ int cs_session_mark(cs_mark_kind kind, int64_t step, const char *label) {
     }
     post_mark(kind, step, label);
     rc = 0;
+    /* On the caller's thread, as NVTX marks must be. */
+    if ((kind == CS_MARK_STEP || kind == CS_MARK_LABEL) &&
+        (atomic_load(&cs_bridges) & CS_BRIDGE_NVTX))
+      cs_nvtx_mark(kind == CS_MARK_STEP ? step : -1, label);
   }
   pthread_mutex_unlock(&s.lock);
   return rc;
