@@ -36,14 +36,17 @@ static bool has_true(const rec *r, const char *key) {
   return false;
 }
 
-static hang_progress *progress_of(hang_db *db, size_t si, const rec *r,
-                                  const js_fields *f) {
-  if (!r->has_comm || r->rank < 0)
-    return NULL;
+/* Event and timing records both carry commId, rank and func at the top
+ * (record.h decodes them for events only). */
+static hang_progress *progress_of(hang_db *db, size_t si, const js_fields *f) {
+  uint64_t comm;
+  int64_t rank;
   char func[HANG_FUNC] = "";
-  if (!js_str_copy(js_get(f, K_func), func, sizeof func) || !func[0])
+  if (!js_to_hex_u64(js_get(f, K_commId), &comm) ||
+      !js_to_i64(js_get(f, K_rank), &rank) || rank < 0 ||
+      !js_str_copy(js_get(f, K_func), func, sizeof func) || !func[0])
     return NULL;
-  hang_member *m = hang_db_member(db, si, r->comm_id, r->rank);
+  hang_member *m = hang_db_member(db, si, comm, rank);
   return m ? hang_member_progress(m, func) : NULL;
 }
 
@@ -66,7 +69,7 @@ static void on_coll(hang_db *db, size_t si, const rec *r, rec_scratch *sc) {
       !js_fields_decode(&sc->sub, d->ptr, d->ptr + d->len, r->line, false) ||
       !js_to_u64(js_get(&sc->sub, K_seqNumber), &seq))
     return;
-  hang_progress *p = progress_of(db, si, r, r->f);
+  hang_progress *p = progress_of(db, si, r->f);
   if (!p)
     return;
   p->started++;
@@ -80,7 +83,7 @@ static void on_timing(hang_db *db, size_t si, const rec *r) {
   if (!js_str_eq(js_get(r->f, K_type), "ncclProfileColl") ||
       !js_to_u64(js_get(r->f, K_seqNumber), &seq) || has_true(r, "incomplete"))
     return;
-  hang_progress *p = progress_of(db, si, r, r->f);
+  hang_progress *p = progress_of(db, si, r->f);
   if (!p)
     return;
   p->finished++;
