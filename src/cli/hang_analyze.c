@@ -207,12 +207,19 @@ static void read_rank(const actx *a, hang_group *g, hang_rank *hr,
       continue;
     }
     hr->nstuck++;
-    if (!hr->stuck || op->idle_s > hr->stuck->idle_s)
-      hr->stuck = op;
     if (op->idle_s > g->max_idle_s)
       g->max_idle_s = op->idle_s;
-    add_op_heads(hr, op);
+    if (!op->has_seq) {
+      /* P2p: every stuck Send and Recv says something */
+      if (!hr->stuck || op->idle_s > hr->stuck->idle_s)
+        hr->stuck = op;
+      add_op_heads(hr, op);
+    } else if (!hr->stuck || op->seq < hr->stuck->seq) {
+      hr->stuck = op; /* later collectives queue behind the oldest */
+    }
   }
+  if (hr->stuck && hr->stuck->has_seq)
+    add_op_heads(hr, hr->stuck);
   if (hr->nstuck)
     for (size_t i = 0; i < a->npxn; i++)
       if (a->pxn[i].comm == g->comm_id && a->pxn[i].rank == hr->rank)

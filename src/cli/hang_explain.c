@@ -295,7 +295,11 @@ void hang_why(const hang_db *db, const hang_group *g, const hang_rank *hr,
               what);
     break;
   case HE_NO_DETAIL:
-    sb_printf(&b, "rank %" PRId64 " is stuck in %s", hr->rank, what);
+    if (hr->stuck && hr->stuck->has_seq)
+      sb_printf(&b, "rank %" PRId64 " is stuck in %s seqNumber %" PRIu64,
+                hr->rank, g->func, hr->stuck->seq);
+    else
+      sb_printf(&b, "rank %" PRId64 " is stuck in %s", hr->rank, what);
     if (hr->stuck)
       sb_printf(&b,
                 " (no progress for %.1f s; %d network operation%s and %d "

@@ -108,6 +108,7 @@ static void put_rank(jsonw *w, const hang_group *g, const hang_rank *hr) {
   jw_key(w, "stuckOps");
   jw_u64(w, hr->nstuck);
   if (hr->stuck) {
+    put_seq(w, "stuckSeq", hr->stuck->has_seq, hr->stuck->seq);
     jw_key(w, "idle");
     jw_double(w, hr->stuck->idle_s, 3);
     jw_key(w, "waiting");

@@ -71,6 +71,49 @@ static size_t collect(const hang_group *g, hang_status st, int64_t *out) {
   return n;
 }
 
+/* The stuck ranks, by the collective they are stuck in (newest first). */
+static void print_stuck(const hang_group *g, int64_t *scratch) {
+  char list[512], label[64];
+  bool any_seq = false;
+  uint64_t below = UINT64_MAX; /* print seqs below this one */
+  for (;;) {
+    bool found = false;
+    uint64_t seq = 0;
+    for (int64_t r = 0; r < g->nranks; r++) {
+      const hang_rank *hr = &g->ranks[r];
+      if (hr->status == HS_STUCK && hr->stuck->has_seq &&
+          hr->stuck->seq < below && (!found || hr->stuck->seq > seq)) {
+        seq = hr->stuck->seq;
+        found = true;
+      }
+    }
+    if (!found)
+      break;
+    size_t n = 0;
+    for (int64_t r = 0; r < g->nranks; r++)
+      if (g->ranks[r].status == HS_STUCK && g->ranks[r].stuck->has_seq &&
+          g->ranks[r].stuck->seq == seq)
+        scratch[n++] = r;
+    hang_ranges(scratch, n, list, sizeof list);
+    if (!any_seq && g->has_newest && seq == g->newest)
+      snprintf(label, sizeof label, "stuck in it");
+    else
+      snprintf(label, sizeof label, "stuck in seqNumber %" PRIu64, seq);
+    printf("  %-24s %s %s\n", label, n == 1 ? "rank " : "ranks", list);
+    any_seq = true;
+    below = seq;
+  }
+  size_t n = 0;
+  for (int64_t r = 0; r < g->nranks; r++)
+    if (g->ranks[r].status == HS_STUCK && !g->ranks[r].stuck->has_seq)
+      scratch[n++] = r;
+  if (n) {
+    hang_ranges(scratch, n, list, sizeof list);
+    printf("  %-24s %s %s\n", "stuck", n == 1 ? "rank " : "ranks", list);
+  }
+  printf("  %-24s %.1f s\n", "no progress for up to", g->max_idle_s);
+}
+
 static void print_positions(const hang_group *g, int64_t *scratch) {
   char what[96], list[512];
   hang_what(g, what, sizeof what);
@@ -85,11 +128,11 @@ static void print_positions(const hang_group *g, int64_t *scratch) {
   if (g->has_seq)
     printf("  %s: started by %zu of %" PRId64 " ranks, finished by %zu\n", what,
            started, g->nranks, finished);
+  print_stuck(g, scratch);
   static const struct {
     hang_status st;
     const char *label;
-  } rows[] = {{HS_STUCK, "stuck in it"},
-              {HS_BEHIND, "never started it"},
+  } rows[] = {{HS_BEHIND, "never started it"},
               {HS_STARTED, "started it, no snapshot"},
               {HS_NO_DATA, "no snapshot, no trace"},
               {HS_MOVING, "still progressing"},
@@ -99,10 +142,7 @@ static void print_positions(const hang_group *g, int64_t *scratch) {
     if (!n)
       continue;
     hang_ranges(scratch, n, list, sizeof list);
-    printf("  %-24s %s %s", rows[i].label, n == 1 ? "rank " : "ranks", list);
-    if (rows[i].st == HS_STUCK)
-      printf(" (no progress for up to %.1f s)", g->max_idle_s);
-    printf("\n");
+    printf("  %-24s %s %s\n", rows[i].label, n == 1 ? "rank " : "ranks", list);
   }
   if (g->has_seq && g->has_done && g->nnot_finished &&
       (!g->has_newest || g->newest_done < g->newest)) {
