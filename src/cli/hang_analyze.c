@@ -502,9 +502,12 @@ static bool pick_culprits(hang_group *g) {
   /* Finished or progressing ranks that others wait on are candidates. */
   for (int64_t r = 0; r < g->nranks; r++) {
     hang_rank *hr = &g->ranks[r];
-    if (hr->evidence == HE_NONE && hr->waited_by &&
-        (hr->status == HS_DONE || hr->status == HS_MOVING ||
-         hr->status == HS_STARTED))
+    if (hr->evidence != HE_NONE || !hr->waited_by)
+      continue;
+    if (!g->has_seq && hr->status == HS_DONE)
+      hr->evidence = HE_NEVER_STARTED; /* P2p: no matching Send/Recv posted */
+    else if (hr->status == HS_DONE || hr->status == HS_MOVING ||
+             hr->status == HS_STARTED)
       hr->evidence = HE_WAITED_DONE;
   }
   g->top = HE_COUNT;

@@ -147,6 +147,14 @@ static void elsewhere(const hang_db *db, const hang_group *g,
 
 static void why_never_started(const hang_db *db, const hang_group *g,
                               const hang_rank *hr, sbuf *b) {
+  if (!g->has_seq) {
+    sb_printf(b,
+              "rank %" PRId64 " has no Send or Recv of this communicator in "
+              "flight (its snapshot), yet stuck ranks wait on it: it has not "
+              "posted the matching receive or send.",
+              hr->rank);
+    return;
+  }
   char last[48], what[96];
   seq_or_none(hr->has_started, hr->last_started, last, sizeof last);
   hang_what(g, what, sizeof what);
@@ -415,7 +423,10 @@ void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
   switch (g->confidence) {
   case HC_HIGH:
     snprintf(buf, cap, "%s",
-             g->top == HE_NEVER_STARTED
+             g->top == HE_NEVER_STARTED && !g->has_seq
+                 ? "its own snapshot has nothing of this communicator in "
+                   "flight while a peer waits on it"
+             : g->top == HE_NEVER_STARTED
                  ? "its own progress counters say it never reached the "
                    "collective"
                  : "the data is there and its GPU does not take it, and no "

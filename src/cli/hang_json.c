@@ -199,6 +199,14 @@ static void put_group(jsonw *w, const hang_db *db, const hang_group *g,
     jw_key(w, lists[i].key);
     put_ranks_with(w, g, lists[i].st);
   }
+  jw_key(w, "neverFinished"); /* a collective others finished */
+  jw_arr_begin(w);
+  for (int64_t r = 0; g->has_done && r < g->nranks; r++) {
+    const hang_rank *hr = &g->ranks[r];
+    if (hr->m && (!hr->has_finished || hr->last_finished < g->newest_done))
+      jw_i64(w, r);
+  }
+  jw_arr_end(w);
   jw_key(w, "maxIdle");
   jw_double(w, g->max_idle_s, 3);
   jw_key(w, "confidence");

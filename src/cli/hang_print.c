@@ -61,6 +61,12 @@ static void print_inputs(const hang_db *db) {
   else if (timeout > 0)
     printf("; watchdog timeout %g s", timeout);
   printf("\n");
+  double spread = (double)(db->newest_ts_ns - db->oldest_ts_ns) / 1e9;
+  if (spread > 60 && spread > 4 * timeout)
+    printf("note: the snapshots were taken up to %.0f s apart: older ones may "
+           "be from an earlier hang or run (each process replaces only its "
+           "own)\n",
+           spread);
 }
 
 static size_t collect(const hang_group *g, hang_status st, int64_t *out) {
@@ -142,7 +148,10 @@ static void print_positions(const hang_group *g, int64_t *scratch) {
     if (!n)
       continue;
     hang_ranges(scratch, n, list, sizeof list);
-    printf("  %-24s %s %s\n", rows[i].label, n == 1 ? "rank " : "ranks", list);
+    printf("  %-24s %s %s\n",
+           rows[i].st == HS_DONE && !g->has_seq ? "nothing in flight"
+                                                : rows[i].label,
+           n == 1 ? "rank " : "ranks", list);
   }
   if (g->has_seq && g->has_done && g->nnot_finished &&
       (!g->has_newest || g->newest_done < g->newest)) {
@@ -303,7 +312,7 @@ static const char *rank_summary(const hang_group *g, const hang_rank *hr,
     snprintf(buf, cap, "in flight, progressing");
     break;
   case HS_DONE:
-    snprintf(buf, cap, "finished it");
+    snprintf(buf, cap, "%s", g->has_seq ? "finished it" : "nothing in flight");
     break;
   case HS_STARTED:
     snprintf(buf, cap, "started it (trace), no snapshot");
