@@ -456,9 +456,11 @@ void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
     break;
   default:
     snprintf(buf, cap, "%s",
-             g->ncycle ? "every stuck rank waits on another rank"
-                       : "no rank stands out: the snapshots have no ProxySteps "
-                         "(CCLSCOPE_MASK=default,proxystep records them)");
+             g->ncycle
+                 ? "every stuck rank waits on another rank"
+                 : "No rank stands out: the snapshots have no ProxySteps, "
+                   "which say what each transfer waits for "
+                   "(CCLSCOPE_MASK=default,proxystep records them)");
     break;
   }
 }

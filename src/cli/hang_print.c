@@ -200,21 +200,26 @@ static void print_paragraph(const char *indent, const char *first,
 static void print_culprit(const hang_db *db, const hang_group *g) {
   char label[160], text[TEXT];
   if (g->nculprits == 0 || g->confidence == HC_NONE) {
-    printf("  Most likely culprit: cannot tell (confidence: none)\n");
-    hang_confidence_why(g, text, sizeof text);
-    print_paragraph("    ", "    ", text);
+    printf("  Most likely culprit: cannot tell — confidence: none\n");
     if (g->ncycle) {
-      char list[512];
-      hang_ranges(g->cycle, g->ncycle, list, sizeof list);
-      printf("    The stuck ranks wait on each other in a cycle (ranks %s) "
-             "and none\n",
-             list);
-      print_paragraph("    ", "    ",
-                      "waits on its own GPU or the network: the data each "
-                      "waits for was never sent. The ranks may be in "
-                      "different collectives (called in a different order), "
-                      "or the transfers were lost.");
+      /* "0 -> 3 -> 2 -> 1 -> 0" */
+      char chain[512] = "";
+      size_t len = 0;
+      for (size_t i = 0; i <= g->ncycle && len + 32 < sizeof chain; i++)
+        len += (size_t)snprintf(chain + len, sizeof chain - len, "%s%" PRId64,
+                                i ? " -> " : "", g->cycle[i % g->ncycle]);
+      snprintf(text, sizeof text,
+               "Every stuck rank waits on another one, in a cycle (%s), and "
+               "none waits on its own GPU or the network: the data each "
+               "waits for was never sent. The ranks may be in different "
+               "collectives (called in a different order), or the transfers "
+               "were lost.",
+               chain);
+    } else {
+      hang_confidence_why(g, text, sizeof text);
+      strncat(text, ".", sizeof text - strlen(text) - 1);
     }
+    print_paragraph("    ", "    ", text);
     if (g->nculprits)
       for (size_t i = 0; i < g->nculprits && i < 3; i++) {
         hang_why(db, g, &g->ranks[g->culprits[i]], true, text, sizeof text);
