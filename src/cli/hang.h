@@ -221,6 +221,22 @@ typedef struct {
   size_t ngroups;
 } hang_report;
 
+/* hang_graph.c: the wait-for graph, edges by the rank waited on (CSR). */
+typedef struct {
+  size_t *start; /* nranks + 1 */
+  int64_t *from;
+} hang_graph;
+/* RecvWait or SendPeerWait on another rank of the communicator? */
+bool hang_waits_on_peer(const hang_head *h, int64_t self, int64_t n);
+/* Build it from the ranks' heads; sets each rank's waited_by. */
+bool hang_graph_build(hang_group *g, hang_graph *gr);
+/* Stuck ranks from which `target` is reachable (scratch: nranks each). */
+size_t hang_graph_reach(const hang_group *g, const hang_graph *gr,
+                        int64_t target, bool *seen, int64_t *queue);
+/* When no rank is a candidate: the cycle the stuck ranks wait in. */
+void hang_graph_cycle(hang_group *g);
+void hang_graph_free(hang_graph *gr);
+
 /* hang_analyze.c */
 bool hang_analyze(const hang_db *db, hang_report *r);
 void hang_report_free(hang_report *r);

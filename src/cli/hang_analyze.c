@@ -226,11 +226,6 @@ static void read_rank(const actx *a, hang_group *g, hang_rank *hr,
         add_op_heads(hr, a->pxn[i].op);
 }
 
-static bool waits_on_peer(const hang_head *h, int64_t self, int64_t n) {
-  return (h->wait == HW_PEER_DATA || h->wait == HW_PEER_BUFFER) &&
-         h->peer >= 0 && h->peer < n && h->peer != self;
-}
-
 /* The head that says most about a rank that waits on no peer. */
 static hang_evidence own_evidence(hang_rank *hr) {
   static const struct {
@@ -293,7 +288,7 @@ static void set_status(hang_group *g, hang_rank *hr, bool moving) {
   case HS_STUCK:
     g->nstuck++;
     for (size_t i = 0; i < hr->nheads; i++)
-      if (waits_on_peer(hr->heads[i], hr->rank, g->nranks))
+      if (hang_waits_on_peer(hr->heads[i], hr->rank, g->nranks))
         hr->waits_on_peer = true;
     hr->evidence = hr->waits_on_peer ? HE_NONE : own_evidence(hr);
     break;
@@ -319,78 +314,6 @@ static void set_status(hang_group *g, hang_rank *hr, bool moving) {
 }
 
 static const hang_group *sort_group; /* qsort has no context argument */
-
-/* ---- the wait-for graph ---- */
-
-typedef struct {
-  size_t *start; /* CSR by the rank waited on */
-  int64_t *from;
-} graph;
-
-static bool build_graph(hang_group *g, graph *gr) {
-  size_t n = (size_t)g->nranks, nedges = 0;
-  gr->start = calloc(n + 1, sizeof *gr->start);
-  if (!gr->start)
-    return false;
-  for (size_t r = 0; r < n; r++) {
-    hang_rank *hr = &g->ranks[r];
-    for (size_t i = 0; i < hr->nheads; i++)
-      if (waits_on_peer(hr->heads[i], hr->rank, g->nranks)) {
-        gr->start[hr->heads[i]->peer + 1]++;
-        nedges++;
-      }
-  }
-  for (size_t r = 0; r < n; r++)
-    gr->start[r + 1] += gr->start[r];
-  gr->from = malloc((nedges ? nedges : 1) * sizeof *gr->from);
-  size_t *fill = calloc(n, sizeof *fill);
-  if (!gr->from || !fill) {
-    free(fill);
-    return false;
-  }
-  for (size_t r = 0; r < n; r++) {
-    hang_rank *hr = &g->ranks[r];
-    for (size_t i = 0; i < hr->nheads; i++)
-      if (waits_on_peer(hr->heads[i], hr->rank, g->nranks)) {
-        size_t to = (size_t)hr->heads[i]->peer;
-        gr->from[gr->start[to] + fill[to]++] = hr->rank;
-      }
-  }
-  free(fill);
-  /* waited_by: distinct ranks waiting directly */
-  for (size_t to = 0; to < n; to++) {
-    size_t distinct = 0;
-    for (size_t e = gr->start[to]; e < gr->start[to + 1]; e++) {
-      bool seen = false;
-      for (size_t f = gr->start[to]; f < e && !seen; f++)
-        seen = gr->from[f] == gr->from[e];
-      distinct += !seen;
-    }
-    g->ranks[to].waited_by = distinct;
-  }
-  return true;
-}
-
-/* Stuck ranks from which `target` is reachable. */
-static size_t reach_of(const hang_group *g, const graph *gr, int64_t target,
-                       bool *seen, int64_t *queue) {
-  size_t n = (size_t)g->nranks, head = 0, tail = 0, count = 0;
-  memset(seen, 0, n * sizeof *seen);
-  seen[target] = true;
-  queue[tail++] = target;
-  while (head < tail) {
-    int64_t to = queue[head++];
-    for (size_t e = gr->start[to]; e < gr->start[to + 1]; e++) {
-      int64_t f = gr->from[e];
-      if (seen[f])
-        continue;
-      seen[f] = true;
-      queue[tail++] = f;
-      count++;
-    }
-  }
-  return count;
-}
 
 static int by_likelihood(const void *x, const void *y) {
   const hang_rank *a = &sort_group->ranks[*(const int64_t *)x];
@@ -458,46 +381,6 @@ static hang_confidence confidence_of(const hang_group *g) {
   }
 }
 
-/* When no rank is a candidate: every stuck rank waits on another. */
-static void find_cycle(hang_group *g) {
-  int64_t start = -1;
-  for (int64_t r = 0; r < g->nranks && start < 0; r++)
-    if (g->ranks[r].waits_on_peer)
-      start = r;
-  if (start < 0)
-    return;
-  size_t n = (size_t)g->nranks;
-  int64_t *order = malloc(n * sizeof *order);
-  size_t *pos = malloc(n * sizeof *pos);
-  if (!order || !pos) {
-    free(order);
-    free(pos);
-    return;
-  }
-  for (size_t i = 0; i < n; i++)
-    pos[i] = SIZE_MAX;
-  size_t len = 0;
-  int64_t cur = start;
-  while (cur >= 0 && pos[cur] == SIZE_MAX) {
-    pos[cur] = len;
-    order[len++] = cur;
-    int64_t next = -1;
-    const hang_rank *hr = &g->ranks[cur];
-    for (size_t i = 0; i < hr->nheads && next < 0; i++)
-      if (waits_on_peer(hr->heads[i], cur, g->nranks))
-        next = hr->heads[i]->peer;
-    cur = next;
-  }
-  if (cur >= 0) {
-    g->ncycle = len - pos[cur];
-    memmove(order, order + pos[cur], g->ncycle * sizeof *order);
-    g->cycle = order;
-  } else {
-    free(order);
-  }
-  free(pos);
-}
-
 static bool pick_culprits(hang_group *g) {
   /* Finished or progressing ranks that others wait on are candidates. */
   for (int64_t r = 0; r < g->nranks; r++) {
@@ -516,7 +399,7 @@ static bool pick_culprits(hang_group *g) {
       g->top = g->ranks[r].evidence;
   if (g->top == HE_COUNT) {
     g->top = HE_NONE;
-    find_cycle(g);
+    hang_graph_cycle(g);
     return true;
   }
   for (int64_t r = 0; r < g->nranks; r++)
@@ -544,14 +427,14 @@ static bool analyze_group(const actx *a, hang_group *g) {
     set_status(g, &g->ranks[r], moving[r]);
   free(moving);
   mark_node_mates(g);
-  graph gr = {NULL, NULL};
-  bool ok = build_graph(g, &gr) && pick_culprits(g);
+  hang_graph gr = {NULL, NULL};
+  bool ok = hang_graph_build(g, &gr) && pick_culprits(g);
   bool *seen = ok ? malloc((size_t)g->nranks * sizeof *seen) : NULL;
   int64_t *queue = ok ? malloc((size_t)g->nranks * sizeof *queue) : NULL;
   if (seen && queue) {
     for (size_t i = 0; i < g->nculprits; i++)
       g->ranks[g->culprits[i]].reach =
-          reach_of(g, &gr, g->culprits[i], seen, queue);
+          hang_graph_reach(g, &gr, g->culprits[i], seen, queue);
     sort_group = g;
     qsort(g->culprits, g->nculprits, sizeof *g->culprits, by_likelihood);
     g->confidence = confidence_of(g);
@@ -560,8 +443,7 @@ static bool analyze_group(const actx *a, hang_group *g) {
   }
   free(seen);
   free(queue);
-  free(gr.start);
-  free(gr.from);
+  hang_graph_free(&gr);
   return ok;
 }
 
