@@ -436,7 +436,8 @@ static bool analyze_group(const actx *a, hang_group *g) {
       g->ranks[g->culprits[i]].reach =
           hang_graph_reach(g, &gr, g->culprits[i], seen, queue);
     sort_group = g;
-    qsort(g->culprits, g->nculprits, sizeof *g->culprits, by_likelihood);
+    if (g->nculprits > 1)
+      qsort(g->culprits, g->nculprits, sizeof *g->culprits, by_likelihood);
     g->confidence = confidence_of(g);
   } else {
     ok = false;
@@ -460,7 +461,7 @@ bool hang_analyze(const hang_db *db, hang_report *r) {
   actx a = {db, NULL, 0};
   attribute_pxn(&a);
   bool ok = find_groups(db, r);
-  if (ok)
+  if (ok && r->ngroups > 1)
     qsort(r->groups, r->ngroups, sizeof *r->groups, by_comm);
   for (size_t i = 0; ok && i < r->ngroups; i++)
     ok = analyze_group(&a, &r->groups[i]);

@@ -71,10 +71,12 @@ static bool collect_dir(hang_inputs *in, caps *c, const char *dir) {
     fprintf(stderr, "cclscope: out of memory listing '%s'\n", dir);
     return false;
   }
-  qsort(in->snapshots.paths + first_snap, in->snapshots.n - first_snap,
-        sizeof(char *), cmp_str);
-  qsort(in->traces.paths + first_trace, in->traces.n - first_trace,
-        sizeof(char *), cmp_str);
+  if (in->snapshots.n > first_snap) /* (qsort wants a valid pointer) */
+    qsort(in->snapshots.paths + first_snap, in->snapshots.n - first_snap,
+          sizeof(char *), cmp_str);
+  if (in->traces.n > first_trace)
+    qsort(in->traces.paths + first_trace, in->traces.n - first_trace,
+          sizeof(char *), cmp_str);
   return true;
 }
 

@@ -348,8 +348,10 @@ static void print_rank(const hang_group *g, const hang_rank *hr) {
   const hang_head **heads = malloc(hr->nheads * sizeof *heads + 1);
   if (!heads)
     return;
-  memcpy(heads, hr->heads, hr->nheads * sizeof *heads);
-  qsort(heads, hr->nheads, sizeof *heads, by_pipe);
+  if (hr->nheads) {
+    memcpy(heads, hr->heads, hr->nheads * sizeof *heads);
+    qsort(heads, hr->nheads, sizeof *heads, by_pipe);
+  }
   for (size_t i = 0; i < hr->nheads; i++) {
     const hang_head *h = heads[i];
     char dir[40];
