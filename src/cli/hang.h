@@ -165,11 +165,12 @@ typedef enum {
 typedef enum {
   HE_NONE = 0,      /* not a candidate (it waits on a peer) */
   HE_NEVER_STARTED, /* its last started seqNumber is below the others' */
-  HE_SILENT,        /* no snapshot (or nothing at all) for this rank */
+  HE_SILENT,        /* no snapshot; no trace, or its trace stops early */
   HE_GPU_CONSUME,   /* data arrived, its GPU does not take it */
   HE_NETWORK,       /* a send handed to the network never completed */
   HE_GPU_PRODUCE,   /* its GPU does not produce the data to send */
   HE_WAITED_DONE,   /* finished or progressing, yet others wait on it */
+  HE_QUIET,         /* no snapshot, though alive after the first one */
   HE_NO_DETAIL,     /* stuck, no ProxyStep says on what */
   HE_COUNT
 } hang_evidence;

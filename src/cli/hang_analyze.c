@@ -264,7 +264,8 @@ static void classify(hang_group *g) {
     }
 }
 
-static void set_status(hang_group *g, hang_rank *hr, bool moving) {
+static void set_status(const hang_db *db, hang_group *g, hang_rank *hr,
+                       bool moving) {
   if (!hr->m)
     hr->status = HS_NO_DATA;
   else if (hr->nstuck)
@@ -304,8 +305,13 @@ static void set_status(hang_group *g, hang_rank *hr, bool moving) {
     break;
   case HS_STARTED:
     if (hr->src->is_trace) {
+      /* In it by its trace, yet no snapshot: was it still alive when the
+       * others had hung? (then its watchdog is probably off) */
       g->nsilent++;
-      hr->evidence = HE_SILENT;
+      hr->evidence = hr->src->last_ts_ns != INT64_MIN && db->snapshots &&
+                             hr->src->last_ts_ns >= db->oldest_ts_ns
+                         ? HE_QUIET
+                         : HE_SILENT;
     }
     break;
   }
@@ -374,6 +380,8 @@ static hang_confidence confidence_of(const hang_group *g) {
     return ahead ? HC_MEDIUM : HC_LOW;
   case HE_GPU_PRODUCE:
     return single && !first->node_mates ? HC_MEDIUM : HC_LOW;
+  case HE_QUIET: /* every stuck rank waits on it: medium */
+    return single && first->reach == g->nstuck ? HC_MEDIUM : HC_LOW;
   case HE_WAITED_DONE:
     return HC_LOW;
   default: /* HE_NO_DETAIL */
@@ -424,7 +432,7 @@ static bool analyze_group(const actx *a, hang_group *g) {
     read_rank(a, g, &g->ranks[r], &moving[r]);
   classify(g);
   for (int64_t r = 0; r < g->nranks; r++)
-    set_status(g, &g->ranks[r], moving[r]);
+    set_status(a->db, g, &g->ranks[r], moving[r]);
   free(moving);
   mark_node_mates(g);
   hang_graph gr = {NULL, NULL};
@@ -491,6 +499,7 @@ const char *hang_evidence_name(hang_evidence e) {
       [HE_NETWORK] = "network-send-stuck",
       [HE_GPU_PRODUCE] = "gpu-not-producing",
       [HE_WAITED_DONE] = "finished-but-waited-on",
+      [HE_QUIET] = "no-snapshot-but-alive",
       [HE_NO_DETAIL] = "no-step-detail"};
   return (unsigned)e < HE_COUNT ? names[e] : "none";
 }

@@ -181,7 +181,7 @@ static void why_never_started(const hang_db *db, const hang_group *g,
   }
 }
 
-static void why_silent(const hang_group *g, const hang_rank *hr, int64_t now,
+static void why_silent(const hang_group *g, const hang_rank *hr, int64_t first,
                        sbuf *b) {
   if (!hr->src) {
     sb_printf(b,
@@ -195,17 +195,25 @@ static void why_silent(const hang_group *g, const hang_rank *hr, int64_t now,
   char what[96];
   hang_what(g, what, sizeof what);
   sb_printf(b,
-            "rank %" PRId64 " has no snapshot: its watchdog did not report "
-            "anything stuck. Its trace says it enqueued %s and did not "
-            "finish it",
+            "rank %" PRId64 " has no snapshot, but its trace says it "
+            "enqueued %s and did not finish it.",
             hr->rank, what);
-  if (hr->src->last_ts_ns != INT64_MIN && now)
-    sb_printf(b, "; its newest record is %.1f s older than the newest snapshot",
-              (double)(now - hr->src->last_ts_ns) / 1e9);
-  sb_printf(b, "%s.",
-            hr->src->has_end ? ""
-                             : " and the trace has no processEnd (the process "
-                               "was killed or still runs)");
+  if (hr->src->last_ts_ns != INT64_MIN && first) {
+    double dt = (double)(hr->src->last_ts_ns - first) / 1e9;
+    if (dt >= 0)
+      sb_printf(b,
+                " It was still writing %.1f s after the first snapshot, so "
+                "its own watchdog should have reported it: it may be off "
+                "there (CCLSCOPE_HANG_TIMEOUT=0), or the rank was progressing.",
+                dt);
+    else
+      sb_printf(b, " Its trace ends %.1f s before the first snapshot.", -dt);
+  }
+  if (!hr->src->has_end)
+    sb_printf(b, " The trace has no processEnd: the process was killed, "
+                 "crashed or still runs.");
+  else if (hr->evidence == HE_SILENT)
+    sb_printf(b, " The trace ends with processEnd: the process finalized.");
 }
 
 static void why_own(const hang_group *g, const hang_rank *hr, bool brief,
@@ -284,7 +292,8 @@ void hang_why(const hang_db *db, const hang_group *g, const hang_rank *hr,
     why_never_started(db, g, hr, &b);
     break;
   case HE_SILENT:
-    why_silent(g, hr, db->newest_ts_ns, &b);
+  case HE_QUIET:
+    why_silent(g, hr, db->oldest_ts_ns, &b);
     break;
   case HE_GPU_CONSUME:
   case HE_NETWORK:
@@ -375,6 +384,7 @@ void hang_advice(const hang_group *g, const hang_rank *hr, char *buf,
              where);
     break;
   case HE_SILENT:
+  case HE_QUIET:
     snprintf(buf, cap,
              "Find rank %" PRId64 "'s process: is it alive (a process killed "
              "by a signal or the OOM killer leaves its peers waiting "
@@ -438,6 +448,9 @@ void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
         g->top == HE_SILENT
             ? "without a snapshot the rank says nothing for itself: its "
               "watchdog may also be off"
+        : g->top == HE_QUIET
+            ? "every stuck rank waits on it and its trace puts it in the "
+              "collective, but without a snapshot it says nothing for itself"
         : g->top == HE_NETWORK
             ? "a send the network does not complete points at the link as "
               "much as at the rank"
