@@ -18,6 +18,7 @@ static const char overview[] =
     "  merge      one time-ordered JSONL file from many processes\n"
     "  perfetto   Chrome trace-event JSON for ui.perfetto.dev\n"
     "  otf2       an OTF2 archive for Vampir and other Score-P tools\n"
+    "  hang       who is behind in a hang, from the in-flight snapshots\n"
     "  help CMD   the options and output of one command\n"
     "\n"
     "global options (before or after the command):\n"
@@ -181,15 +182,42 @@ static const char help_otf2[] =
     "\n"
     "Needs a build with libotf2 (Debian: libopen-trace-format2-dev).\n";
 
+static const char help_hang[] =
+    "usage: cclscope hang [--json] [--max-ranks N] [--no-traces] "
+    "DIR|FILE...\n"
+    "\n"
+    "Reads the in-flight snapshots the hang watchdog wrote (inflight_*.json,\n"
+    "docs/hang.md) and, for processes without one, their traces (*.jsonl),\n"
+    "and says per communicator and function with a hung operation:\n"
+    "  - where each rank is: stuck in the newest collective, never started\n"
+    "    it (its last seqNumber is lower), no snapshot (a prime suspect),\n"
+    "    still progressing, or finished;\n"
+    "  - what each stuck rank waits on: the oldest ProxyStep in flight of\n"
+    "    each channel, direction and peer, by its NCCL state: RecvWait and\n"
+    "    SendPeerWait wait on the peer, SendWait on the network,\n"
+    "    SendGPUWait, RecvFlushWait and RecvGPUWait on the rank's own GPU;\n"
+    "  - the most likely culprit: the rank everything waits on and that\n"
+    "    waits on no peer, with the evidence, who waits on it, what to\n"
+    "    check, and a confidence (high, medium, low, none).\n"
+    "Without ProxySteps in the mask (CCLSCOPE_MASK=default) only ranks that\n"
+    "never started or have no snapshot can be named; add proxystep.\n"
+    "\n"
+    "options:\n"
+    "  --json          the same as one JSON object (keys in docs/cli.md)\n"
+    "  --max-ranks N   rows of the rank-by-rank list (default 32, 0 = all;\n"
+    "                  candidates come first)\n"
+    "  --no-traces     read the snapshots only\n"
+    "\n"
+    "exit status: 0 no snapshot says an operation is hung, 1 a hang is\n"
+    "reported (or an input could not be read), 2 usage error.\n";
+
 bool help_print(const char *cmd, FILE *out) {
   static const struct {
     const char *name;
     const char *text;
-  } pages[] = {{"check", help_check},
-               {"summary", help_summary},
-               {"merge", help_merge},
-               {"perfetto", help_perfetto},
-               {"otf2", help_otf2}};
+  } pages[] = {{"check", help_check}, {"summary", help_summary},
+               {"merge", help_merge}, {"perfetto", help_perfetto},
+               {"otf2", help_otf2},   {"hang", help_hang}};
   if (!cmd) {
     fputs(overview, out);
     return true;
