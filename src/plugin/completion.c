@@ -50,6 +50,8 @@ typedef struct {
   uint64_t gpu_start_ptimer, gpu_stop_ptimer;
   uint32_t gpu_ctx;
   uint16_t po_started, po_ended;
+  uint16_t aborted_children; /* ended by reclaim at finalize/exit, or a
+                                kernel channel that never stopped */
   int64_t proxy_start, proxy_stop;
   bool batched;
   int64_t created_ns;
@@ -378,6 +380,13 @@ void cs_completion_ended(cs_completion *c, const cs_event *e) {
   tracker *t = parent ? tracker_for(c, parent, false) : NULL;
   if (!t)
     return;
+  /* A kernel channel that never stopped, or any child given up because
+   * its communicator ended or the process exited: the operation did not
+   * complete (e.g. aborted during a hang), whatever spans were seen. */
+  if (e->end == CS_END_INFLIGHT ||
+      (e->end == CS_END_RECLAIMED &&
+       (e->reclaim == CS_RECLAIM_FINALIZE || e->etype != CS_EV_PROXY_OP)))
+    t->aborted_children++;
   t->last_activity_ns = c->now_ns;
   if (e->etype == CS_EV_PROXY_OP) {
     t->po_ended++;
@@ -420,7 +429,8 @@ static void emit(cs_completion *c, tracker *t, bool timed_out) {
   r.enq_stop_ns = t->enq_stop_ns;
   r.gpu_rejected = t->kc_rejected;
   r.batched = t->batched;
-  r.incomplete = t->kc_ended < t->kc_started || t->po_ended < t->po_started;
+  r.incomplete = t->kc_ended < t->kc_started || t->po_ended < t->po_started ||
+                 t->aborted_children > 0;
   int64_t gpu_start;
   if (t->kc_valid && cs_gpu_clock_to_host(clock_for(c, t->gpu_ctx),
                                           t->gpu_start_ptimer, &gpu_start)) {

@@ -279,6 +279,48 @@ static void test_gpu_timing_and_bandwidth(void **state) {
   assert_true(t->has_proxy);
   assert_int_equal(t->proxy_ops, 1);
   assert_false(t->batched);
+  assert_false(t->incomplete);
+  cs_completion_destroy(c);
+}
+
+static void test_aborted_operation_is_incomplete(void **state) {
+  (void)state;
+  timings out;
+  cs_completion *c = make(&out);
+  /* Hung, then its communicator was finalized: the kernel channel never
+   * stopped and the ProxyOp was given up at finalize. */
+  cs_event co = coll(60, 1000000, 1001000, 1);
+  cs_event k = kernel(61, 60, 0, 1100000, 1050000, 1200000, 1150000);
+  k.end = CS_END_RECLAIMED;
+  k.reclaim = CS_RECLAIM_FINALIZE;
+  k.nstates = 0; /* no KernelChStop */
+  k.end_raw = 5000000;
+  cs_event p = proxy(62, 60, 1003000, 0);
+  p.end = CS_END_RECLAIMED;
+  p.reclaim = CS_RECLAIM_FINALIZE;
+  p.end_raw = 5000000;
+  /* A healthy one whose ProxyOp NCCL never profiles (CollNet, memcpy):
+   * reclaimed for no progress, the operation itself completed. */
+  cs_event ok = coll(70, 2000000, 2001000, 1);
+  cs_event ok_k = kernel(71, 70, 0, 2100000, 2050000, 2200000, 2150000);
+  cs_event ok_p = proxy(72, 70, 2003000, 0);
+  ok_p.end = CS_END_RECLAIMED;
+  ok_p.reclaim = CS_RECLAIM_NO_PROGRESS;
+  ok_p.end_raw = 7000000;
+  const cs_event *all[] = {&co, &k, &p, &ok, &ok_k, &ok_p};
+  for (int i = 0; i < 6; i++)
+    run(c, all[i], true);
+  for (int i = 0; i < 6; i++)
+    run(c, all[i], false);
+  cs_completion_set_now(c, 10000000);
+  cs_completion_flush(c, 0);
+  assert_int_equal(out.n, 2);
+  for (int i = 0; i < 2; i++) {
+    if (out.got[i].event_id == 60)
+      assert_true(out.got[i].incomplete);
+    else
+      assert_false(out.got[i].incomplete);
+  }
   cs_completion_destroy(c);
 }
 
@@ -388,6 +430,7 @@ int main(void) {
       cmocka_unit_test(test_histogram_quantiles),
       cmocka_unit_test(test_latency_bandwidth_fit),
       cmocka_unit_test(test_gpu_timing_and_bandwidth),
+      cmocka_unit_test(test_aborted_operation_is_incomplete),
       cmocka_unit_test(test_fallbacks_and_rejected_stamps),
       cmocka_unit_test(test_batched_work_is_flagged),
       cmocka_unit_test(test_child_before_parent_and_timeout),
