@@ -18,7 +18,7 @@ typedef struct {
 
 static const command commands[] = {
     {"check", cmd_check},       {"summary", cmd_summary}, {"merge", cmd_merge},
-    {"perfetto", cmd_perfetto}, {"otf2", cmd_otf2},
+    {"perfetto", cmd_perfetto}, {"otf2", cmd_otf2},       {"view", cmd_view},
 };
 
 int main(int argc, char **argv) {
