@@ -6,12 +6,15 @@ set -euo pipefail
 
 # Build and unit tests; exporter end-to-end tests (a real Prometheus
 # server, curl, libcurl for the plugin's dlopen'ed OTLP push, node for the
-# OTLP schema-validating receiver).
+# OTLP schema-validating receiver); Debian's chromium for the browser test of
+# `cclscope view` (driven by npm playwright-core, which never downloads a
+# browser of its own).
 PACKAGES=(
   build-essential cmake ninja-build pkg-config clang
   libcmocka-dev libcjson-dev valgrind
   clang-format prometheus curl libcurl4 python3
   libopen-trace-format2-dev otf2-tools
+  chromium
 )
 # node and npm may come from Debian or from another node distribution that
 # bundles npm (NodeSource): only ask Debian when the commands are missing.

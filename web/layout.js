@@ -87,6 +87,7 @@ function threadLabel(tk) {
 /* Lines from top to bottom: group headers and rows, with y positions. */
 function buildLines(M, R, collapsed) {
   const lines = [];
+  const fileSpan = M.files.map(() => null); /* [y0, y1) of each process */
   let y = 0;
   let last = { host: null, file: -1, comm: null, thread: null };
   for (const t of M.order) {
@@ -108,6 +109,7 @@ function buildLines(M, R, collapsed) {
     if (tk.file !== last.file) {
       lines.push({ kind: 'proc', key: procKey, y, h: HEAD_H, file: tk.file,
         label: 'pid ' + f.pid + ' · ' + f.path, depth: 1 });
+      fileSpan[tk.file] = [y, y + HEAD_H];
       y += HEAD_H;
       last.file = tk.file;
       last.comm = null;
@@ -119,6 +121,7 @@ function buildLines(M, R, collapsed) {
       y += HEAD_H;
       last.comm = commKey;
       last.thread = null;
+      fileSpan[tk.file][1] = y;
     }
     if (collapsed.has(commKey)) continue;
     let first = true;
@@ -129,8 +132,9 @@ function buildLines(M, R, collapsed) {
       first = false;
     }
     last.thread = threadKey;
+    fileSpan[tk.file][1] = y;
   }
-  return { lines, height: y };
+  return { lines, height: y, fileSpan };
 }
 
 /* The line at content height y (binary search), or -1. */

@@ -348,11 +348,17 @@
     const visible = x1 > x0 && r.y >= AXIS_H && r.y + r.h <= V.height;
     return { x: c.left + x0, y: c.top + r.y, w: Math.max(0, x1 - x0), h: r.h, visible };
   }
+  function countParents(kind) {
+    let c = 0;
+    for (let i = 0; i < M.nEv; i++) if (M.raw.events.pk[i] === kind && M.parent[i] >= 0) c++;
+    return c;
+  }
   window.cclscopeView = Object.freeze({
     counts: () => ({
       events: M.nEv, timing: M.nTm, items: M.n, tracks: M.tracks.length, rows: V.R.rows.length,
       shownItems: V.R.rowOf.reduce((a, r) => a + (r >= 0 ? 1 : 0), 0), marks: M.marks.length,
       files: M.files.length, unplaced: M.raw.inputs.unplaced,
+      parents: countParents(1), foreignParents: countParents(2),
     }),
     countByType: () => {
       const c = {};

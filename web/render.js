@@ -174,6 +174,8 @@ function drawAxis(V, ctx) {
   }
 }
 
+/* Marks of a process are drawn over that process's rows (each process
+ * marks its own steps), labelled at the top of them. */
 function drawMarks(V, ctx) {
   ctx.save();
   ctx.beginPath();
@@ -182,19 +184,25 @@ function drawMarks(V, ctx) {
   ctx.font = '10px system-ui, sans-serif';
   for (const m of V.M.marks) {
     if (m.ts < V.t0 || m.ts > V.t1) continue;
+    const span = V.L.fileSpan[m.file];
+    if (!span) continue;
+    const y0 = Math.max(AXIS_H, AXIS_H + span[0] - V.scrollY);
+    const y1 = Math.min(V.height, AXIS_H + span[1] - V.scrollY);
     const x = Math.round(timeToX(V, m.ts)) + 0.5;
+    ctx.fillStyle = MARK_COLOR;
+    ctx.fillRect(x - 3, AXIS_H - 4, 6, 4); /* a tick on the axis */
+    if (y1 <= y0) continue;
     ctx.strokeStyle = MARK_COLOR;
     ctx.globalAlpha = m.kind === 'step' ? 0.9 : 0.6;
     ctx.setLineDash(m.kind === 'step' ? [] : [4, 3]);
     ctx.beginPath();
-    ctx.moveTo(x, AXIS_H - 10);
-    ctx.lineTo(x, V.height);
+    ctx.moveTo(x, y0);
+    ctx.lineTo(x, y1);
     ctx.stroke();
     ctx.setLineDash([]);
     ctx.globalAlpha = 1;
-    ctx.fillStyle = MARK_COLOR;
     const text = m.kind === 'step' ? 'step ' + m.step : m.kind + (m.label ? ' ' + m.label : '');
-    ctx.fillText(text, x + 2, AXIS_H - 2);
+    ctx.fillText(text, x + 3, y0 + 11);
   }
   ctx.restore();
 }

@@ -12,6 +12,7 @@
  */
 #include "emu_app.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1030,6 +1031,19 @@ static bool keep_going(emu_app *a, int iter) {
   return iter < o->ops;
 }
 
+/* --step-marks: what a training script does with cclscope's control API
+ * (docs/control.md) at the start of each step; nothing with other plugins. */
+static void mark_step(emu_app *a, int iter) {
+  if (!a->worker->opts->step_marks || a->index != 0)
+    return;
+  emu_plugin *p = emu_loader_current();
+  void *sym = p && p->lib ? dlsym(p->lib, "cclscope_step") : NULL;
+  int (*step)(int64_t) = NULL;
+  memcpy(&step, &sym, sizeof step);
+  if (step)
+    step(iter);
+}
+
 void *emu_app_main(void *arg) {
   emu_app *a = arg;
   emu_worker *w = a->worker;
@@ -1044,6 +1058,7 @@ void *emu_app_main(void *arg) {
   int iter = 0;
   for (; keep_going(a, iter); iter++) {
     a->iteration = iter;
+    mark_step(a, iter);
     sc->step(a, iter);
     if (w->opts->pace == EMU_PACE_MODEL)
       emu_stream_sync(a);

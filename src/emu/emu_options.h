@@ -76,6 +76,8 @@ typedef struct emu_options {
   double delay_us;
   int hang_rank;      /* -1 = scenario default */
   double chaos_level; /* 0..1 probability scale for chaos choices */
+  /* the application around NCCL */
+  bool step_marks; /* call the plugin's cclscope_step(iteration) */
   /* output */
   bool stats;
   bool quiet;

@@ -142,6 +142,10 @@ void emu_options_help(void) {
       "  --hang-rank R         hang scenario: the rank that stops; default "
       "last\n"
       "\n"
+      "  --step-marks          the application marks each iteration as a\n"
+      "                        training step through the plugin's control\n"
+      "                        API (cclscope_step), if the plugin has it\n"
+      "\n"
       "Output:\n"
       "  --stats               print callbacks, wall and CPU time per "
       "callback\n"
@@ -273,6 +277,7 @@ enum {
   OPT_NET_PLUGIN,
   OPT_STATS,
   OPT_QUIET,
+  OPT_STEP_MARKS,
   OPT_NORMALIZE
 };
 
@@ -324,6 +329,7 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"net-plugin", required_argument, NULL, OPT_NET_PLUGIN},
       {"stats", no_argument, NULL, OPT_STATS},
       {"quiet", no_argument, NULL, OPT_QUIET},
+      {"step-marks", no_argument, NULL, OPT_STEP_MARKS},
       {"normalize", no_argument, NULL, OPT_NORMALIZE},
       {NULL, 0, NULL, 0}};
   bool normalize = false;
@@ -504,6 +510,9 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       break;
     case OPT_QUIET:
       o->quiet = true;
+      break;
+    case OPT_STEP_MARKS:
+      o->step_marks = true;
       break;
     case OPT_NORMALIZE:
       normalize = true;
