@@ -134,7 +134,8 @@ function drawRow(V, ctx, row, y, stats) {
       const nx0 = timeToX(V, starts[k]);
       const nx1 = timeToX(V, ends[k]);
       if (nx0 >= runEnd + 1 || nx1 - nx0 >= 1 || starts[k] > V.t1) break;
-      runEnd = Math.max(runEnd, nx1);
+      /* nx0 >= runEnd: each round moves on by a pixel at least */
+      runEnd = Math.max(runEnd, nx0 + 1, nx1);
     }
     const xa = Math.max(LABEL_W, x0);
     ctx.fillStyle = color;
@@ -175,34 +176,57 @@ function drawAxis(V, ctx) {
 }
 
 /* Marks of a process are drawn over that process's rows (each process
- * marks its own steps), labelled at the top of them. */
+ * marks its own steps), labelled at the top of them. Per process they are
+ * sorted by time: the first visible one is found by binary search, and
+ * marks closer than 2 px to the last one drawn are skipped (by binary
+ * search too), so a trace with a mark per step stays fast. */
 function drawMarks(V, ctx) {
+  const M = V.M;
+  if (!M.marksByFile) {
+    M.marksByFile = M.files.map(() => []);
+    for (const m of M.marks) M.marksByFile[m.file].push(m);
+    M.marksByFile = M.marksByFile.map((list) => {
+      list.sort((a, b) => a.ts - b.ts);
+      return { list, ts: Float64Array.from(list, (m) => m.ts) };
+    });
+  }
   ctx.save();
   ctx.beginPath();
   ctx.rect(LABEL_W, 0, plotWidth(V), V.height);
   ctx.clip();
   ctx.font = '10px system-ui, sans-serif';
-  for (const m of V.M.marks) {
-    if (m.ts < V.t0 || m.ts > V.t1) continue;
-    const span = V.L.fileSpan[m.file];
-    if (!span) continue;
+  const pxNs = (V.t1 - V.t0) / plotWidth(V);
+  for (let f = 0; f < M.files.length; f++) {
+    const { list, ts } = M.marksByFile[f];
+    const span = V.L.fileSpan[f];
+    if (!list.length || !span) continue;
     const y0 = Math.max(AXIS_H, AXIS_H + span[0] - V.scrollY);
     const y1 = Math.min(V.height, AXIS_H + span[1] - V.scrollY);
-    const x = Math.round(timeToX(V, m.ts)) + 0.5;
-    ctx.fillStyle = MARK_COLOR;
-    ctx.fillRect(x - 3, AXIS_H - 4, 6, 4); /* a tick on the axis */
-    if (y1 <= y0) continue;
-    ctx.strokeStyle = MARK_COLOR;
-    ctx.globalAlpha = m.kind === 'step' ? 0.9 : 0.6;
-    ctx.setLineDash(m.kind === 'step' ? [] : [4, 3]);
-    ctx.beginPath();
-    ctx.moveTo(x, y0);
-    ctx.lineTo(x, y1);
-    ctx.stroke();
-    ctx.setLineDash([]);
-    ctx.globalAlpha = 1;
-    const text = m.kind === 'step' ? 'step ' + m.step : m.kind + (m.label ? ' ' + m.label : '');
-    ctx.fillText(text, x + 3, y0 + 11);
+    let k = lowerBound(ts, null, 0, ts.length, V.t0);
+    let lastLabel = -Infinity;
+    while (k < ts.length && ts[k] <= V.t1) {
+      const m = list[k];
+      const x = Math.round(timeToX(V, m.ts)) + 0.5;
+      ctx.fillStyle = MARK_COLOR;
+      ctx.fillRect(x - 3, AXIS_H - 4, 6, 4); /* a tick on the axis */
+      if (y1 > y0) {
+        ctx.strokeStyle = MARK_COLOR;
+        ctx.globalAlpha = m.kind === 'step' ? 0.9 : 0.6;
+        ctx.setLineDash(m.kind === 'step' ? [] : [4, 3]);
+        ctx.beginPath();
+        ctx.moveTo(x, y0);
+        ctx.lineTo(x, y1);
+        ctx.stroke();
+        ctx.setLineDash([]);
+        ctx.globalAlpha = 1;
+        if (x - lastLabel > 60) {
+          const text = m.kind === 'step' ? 'step ' + m.step : m.kind + (m.label ? ' ' + m.label : '');
+          ctx.fillText(text, x + 3, y0 + 11);
+          lastLabel = x;
+        }
+      }
+      k = Math.max(k + 1, lowerBound(ts, null, k + 1, ts.length, m.ts + 2 * pxNs));
+    }
   }
   ctx.restore();
 }
