@@ -384,7 +384,7 @@
     item: (i) => (i < 0 || i >= M.n ? null : {
       index: i, type: typeName(M, i), name: itemName(M, i), id: i < M.nEv ? M.raw.events.id[i] : -1,
       parent: M.parent[i], rank: i < M.nEv ? M.raw.events.rank[i] : -1, startNs: M.start[i], endNs: M.end[i],
-      track: M.track[i], row: V.R.rowOf[i],
+      track: M.track[i], row: V.R.rowOf[i], file: M.tracks[M.track[i]].file, host: M.files[M.tracks[M.track[i]].file].host,
     }),
     rect: rectOnPage,
   });

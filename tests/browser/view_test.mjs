@@ -211,6 +211,25 @@ fs.mkdirSync(args.out, { recursive: true });
   check(v4.t1 - v4.t0 < (v3.t1 - v3.t0) * 0.8, 'the mouse wheel zooms', { v3, v4 });
   await page.keyboard.press('Home');
 
+  // collapse the first host by clicking its header, then open it again
+  await page.keyboard.press('0');
+  const box = await page.evaluate(() => { const r = document.getElementById('canvas').getBoundingClientRect(); return { x: r.left, y: r.top }; });
+  const someItem = await api(page, () => {
+    const v = window.cclscopeView;
+    const colls = v.find({ type: 'Coll' }).map((k) => v.item(k));
+    const first = colls.map((x) => x.host).sort()[0];
+    return colls.find((x) => x.host === first).index;
+  });
+  const before = await api(page, (k) => window.cclscopeView.rect(k), someItem);
+  await page.mouse.click(box.x + 20, box.y + 26 + 8); /* the first line: host header */
+  await page.waitForTimeout(100);
+  const collapsed = await api(page, (k) => window.cclscopeView.rect(k), someItem);
+  await page.mouse.click(box.x + 20, box.y + 26 + 8);
+  await page.waitForTimeout(100);
+  const reopened = await api(page, (k) => window.cclscopeView.rect(k), someItem);
+  check(before !== null && collapsed === null && reopened !== null && reopened.y === before.y,
+    'clicking a host header collapses and reopens its lanes', { before, collapsed, reopened });
+
   // filter and search
   await page.selectOption('#f-type', 'Coll');
   await page.waitForTimeout(100);
