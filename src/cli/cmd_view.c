@@ -58,20 +58,29 @@ static int summary_json(const tr_inputs *in, char **text, size_t *len) {
 
 /* Reads the events into `v` while writing the extra block; 0, 1 (an input
  * could not be read) or -1 (out of memory, temporary files). */
-static int read_events(view_data *v, ord_reader *rd, FILE *page) {
+static int read_events(view_data *v, ord_reader *rd, uint64_t total,
+                       FILE *page) {
   FILE *extra = view_json_stream(page);
   if (!extra)
     return -1;
   view_page_extra_begin(page);
   fflush(page);
+  /* the sort has its own bar (reading); this one is the merge and page */
+  progress bar;
+  uint64_t done = 0;
+  progress_start(&bar, "view: page", total);
   ord_where where;
   const rec *r;
   int rc = 0;
-  while ((r = ord_next(rd, &where)) != NULL)
+  while ((r = ord_next(rd, &where)) != NULL) {
     if (!view_data_add(v, r, where.file, where.key, extra)) {
       rc = -1;
       break;
     }
+    done += r->len + 1;
+    progress_update(&bar, done);
+  }
+  progress_finish(&bar);
   if (fclose(extra) != 0)
     rc = -1;
   if (rc == 0 && (rd->failed || v->oom))
@@ -105,8 +114,11 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
     return -1;
   }
   int rc = -2;
+  uint64_t records = 0;
+  size_t nfiles = rd.n;
   if (view_page_head(page)) {
-    rc = read_events(v, &rd, page);
+    rc = read_events(v, &rd, in->total_bytes, page);
+    records = rd.records;
     if (rc >= 0) {
       view_page_data_begin(page);
       fflush(page);
@@ -128,18 +140,18 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
   else if (rc == -1)
     fprintf(stderr, "cclscope view: out of memory or temporary files "
                     "failed\n");
+  ord_close(&rd); /* erases the progress bar: say what was done after */
   if (rc >= 0 && !cli_globals.quiet) {
     fprintf(stderr,
             "cclscope view: %" PRIu64 " records from %zu files -> %zu events "
             "and %zu timing records on %zu tracks, %zu marks\n",
-            rd.records, rd.n, v->nev, v->ntm, v->tl.ntracks, v->nmarks);
+            records, nfiles, v->nev, v->ntm, v->tl.ntracks, v->nmarks);
     if (v->tl.unplaced)
       fprintf(stderr,
               "cclscope view: %" PRIu64 " events left out: more than %d "
               "overlapping events on one thread\n",
               v->tl.unplaced, LANE_MAX_PER_GROUP);
   }
-  ord_close(&rd);
   view_data_free(v);
   free(v);
   free(sum);
