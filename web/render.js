@@ -302,7 +302,7 @@ function drawLabels(V, ctx, first, last) {
   ctx.beginPath();
   ctx.rect(0, AXIS_H, LABEL_W, V.height - AXIS_H);
   ctx.clip();
-  for (let k = first; k <= last; k++) {
+  for (let k = first; k <= last && k < V.L.lines.length; k++) {
     const l = V.L.lines[k];
     const y = AXIS_H + l.y - V.scrollY;
     if (l.kind !== 'row') {
@@ -360,6 +360,11 @@ function draw(V) {
   if (V.hover >= 0) outline(V, ctx, V.hover, '#263238', 1);
   if (V.selected >= 0) outline(V, ctx, V.selected, '#000000', 2);
   drawLabels(V, ctx, first, last);
+  if (!L.lines.length) {
+    ctx.fillStyle = '#546e7a';
+    ctx.font = '14px system-ui, sans-serif';
+    ctx.fillText(V.M.n ? 'Every event is filtered out.' : 'No events in these traces.', LABEL_W + 20, AXIS_H + 30);
+  }
   V.stats = stats;
   const ms = performance.now() - t0;
   V.frameTimes.push(ms);
