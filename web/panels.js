@@ -303,9 +303,10 @@ function gridTable(cols, rows) {
   t.appendChild(head);
   for (const r of rows) {
     const tr = el('tr');
-    for (const [, get, align] of cols) {
+    for (const [title, get, align] of cols) {
       let v = get(r);
-      if (typeof v === 'number' && !Number.isInteger(v)) v = v.toFixed(3);
+      /* times and rates with their decimals, as `cclscope summary` prints them */
+      if (typeof v === 'number' && (!Number.isInteger(v) || /µs|GB\/s|imbalance/.test(title))) v = v.toFixed(3);
       tr.appendChild(el('td', align === 'l' ? 'l' : null, v === null || v === undefined ? '–' : v));
     }
     t.appendChild(tr);
