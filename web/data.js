@@ -4,7 +4,7 @@
  * a start, an end, a track, a type and a name; parents and timing records
  * point at item numbers. The extra block (one JSON line per item: the
  * record's other fields) is indexed by line but only parsed when an item is
- * shown. */
+ * shown; there is one block per 64 MiB of lines. */
 'use strict';
 
 const TIMING_TYPE = 255; /* the type code of timing-record items */
@@ -14,7 +14,7 @@ const PARENT_KINDS = ['none', 'local', 'foreign', 'unknown', 'bad'];
 function loadData() {
   const t0 = performance.now();
   const D = JSON.parse(document.getElementById('cclscope-data').textContent);
-  const extraText = document.getElementById('cclscope-extra').textContent;
+  const extraTexts = [...document.querySelectorAll('script.cclscope-extra')].map((b) => b.textContent);
   const E = D.events;
   const T = D.timing;
   const nEv = E.start.length;
@@ -26,7 +26,7 @@ function loadData() {
     start: new Float64Array(n), end: new Float64Array(n),
     track: new Int32Array(n), type: new Uint8Array(n), name: new Int32Array(n),
     endKind: new Uint8Array(n), parent: new Int32Array(n), timingOf: new Int32Array(nEv),
-    line: new Int32Array(n), extraText, lineStart: null,
+    line: new Int32Array(n), extraTexts, lineStart: null, lineBlock: null,
   };
   for (let i = 0; i < nEv; i++) {
     M.start[i] = E.start[i];
@@ -62,14 +62,19 @@ function loadData() {
   }
   if (!isFinite(M.tMin)) { M.tMin = 0; M.tMax = 1e6; }
   if (M.tMax <= M.tMin) M.tMax = M.tMin + 1000;
-  /* line starts of the extra block (its first line is empty) */
+  /* line starts in the extra blocks (the first line of each is empty) */
   const starts = [];
-  let p = extraText.indexOf('\n') + 1;
-  while (p > 0 && p < extraText.length) {
-    starts.push(p);
-    p = extraText.indexOf('\n', p) + 1;
-  }
-  M.lineStart = starts;
+  const blocks = [];
+  extraTexts.forEach((text, b) => {
+    let p = text.indexOf('\n') + 1;
+    while (p > 0 && p < text.length) {
+      starts.push(p);
+      blocks.push(b);
+      p = text.indexOf('\n', p) + 1;
+    }
+  });
+  M.lineStart = Float64Array.from(starts);
+  M.lineBlock = Uint16Array.from(blocks);
   /* children lists are built on demand; collective instances now */
   M.collKey = new Map();
   for (let i = 0; i < nEv; i++) {
@@ -97,11 +102,12 @@ function itemName(M, i) {
 function itemExtra(M, i) {
   const l = M.line[i];
   if (l < 0 || l >= M.lineStart.length) return null;
+  const text = M.extraTexts[M.lineBlock[l]];
   const s = M.lineStart[l];
-  let e = M.extraText.indexOf('\n', s);
-  if (e < 0) e = M.extraText.length;
+  let e = text.indexOf('\n', s);
+  if (e < 0) e = text.length;
   try {
-    return parseJsonExact(M.extraText.slice(s, e));
+    return parseJsonExact(text.slice(s, e));
   } catch (err) {
     return null;
   }

@@ -67,7 +67,7 @@ static int read_events(view_data *v, ord_reader *rd, uint64_t total,
   fflush(page);
   /* the sort has its own bar (reading); this one is the merge and page */
   progress bar;
-  uint64_t done = 0;
+  uint64_t done = 0, block_start = 0;
   progress_start(&bar, "view: page", total);
   ord_where where;
   const rec *r;
@@ -79,6 +79,11 @@ static int read_events(view_data *v, ord_reader *rd, uint64_t total,
     }
     done += r->len + 1;
     progress_update(&bar, done);
+    if (v->extra_bytes - block_start >= VIEW_EXTRA_BLOCK) {
+      fflush(extra); /* to `page`, before writing there directly */
+      view_page_extra_next(page);
+      block_start = v->extra_bytes;
+    }
   }
   progress_finish(&bar);
   if (fclose(extra) != 0)

@@ -173,8 +173,10 @@ static uint32_t extra_line(view_data *v, const rec *r, bool skip_columns,
     }
   }
   put(v, "}\n", 2);
-  if (!v->oom)
+  if (!v->oom) {
     fwrite(v->buf, 1, v->nbuf, extra);
+    v->extra_bytes += v->nbuf;
+  }
   return v->lines++;
 }
 

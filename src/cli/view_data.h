@@ -74,7 +74,8 @@ typedef struct {
   size_t ntm, cap_tm;
   view_mark *marks;
   size_t nmarks, cap_marks;
-  uint32_t lines; /* lines written to the extra stream */
+  uint32_t lines;       /* lines written to the extra stream */
+  uint64_t extra_bytes; /* bytes written to the extra stream */
   uint64_t late_states, skipped;
   char *buf; /* one extra line being built */
   size_t nbuf, cap_buf;

@@ -48,7 +48,12 @@ bool view_page_head(FILE *out) {
 }
 
 void view_page_extra_begin(FILE *out) {
-  fputs("<script type=\"text/plain\" id=\"cclscope-extra\">\n", out);
+  fputs("<script type=\"text/plain\" class=\"cclscope-extra\">\n", out);
+}
+
+void view_page_extra_next(FILE *out) {
+  fputs("</script>\n", out);
+  view_page_extra_begin(out);
 }
 
 void view_page_data_begin(FILE *out) {

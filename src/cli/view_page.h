@@ -19,8 +19,12 @@
 /* The page up to where the data blocks go. False if an asset is missing
  * (a broken build). */
 bool view_page_head(FILE *out);
-/* Between the two data blocks and after them. */
+/* The extra lines go into blocks of at most VIEW_EXTRA_BLOCK bytes (a
+ * browser's strings have a maximum length, ~512 MiB in Chrome): begin the
+ * first, end one and begin the next, ... */
+#define VIEW_EXTRA_BLOCK (64u << 20)
 void view_page_extra_begin(FILE *out);
+void view_page_extra_next(FILE *out);
 void view_page_data_begin(FILE *out); /* ends the extra block first */
 /* Ends the data block and writes the scripts and the rest. */
 bool view_page_tail(FILE *out);
