@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 # The OTLP receiver's schema packages, exactly as locked.
 (cd tests/metrics && npm ci --no-audit --no-fund --loglevel=error)
+# playwright-core for the browser test of `cclscope view`, exactly as locked.
+(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
 
 jobs=$(nproc 2>/dev/null || echo 2)
 quick=0

@@ -156,6 +156,39 @@ void summary_free(summary *s) {
   free(s->health);
 }
 
+int summary_collect(summary *s, const tr_inputs *in) {
+  intern_init(&s->strings);
+  intern_init(&s->funcs);
+  s->files = in->n;
+  s->bytes = in->total_bytes;
+  s->health = calloc(in->n, sizeof *s->health);
+  ord_reader rd;
+  rec_scratch *sc = malloc(sizeof *sc);
+  if (!s->health || !sc || !ord_open(&rd, in, ORD_LOCKSTEP, 0, "summary")) {
+    free(sc);
+    return -1;
+  }
+  int status = EXIT_OK;
+  rec_scratch_init(sc);
+  for (size_t i = 0; i < in->n; i++) {
+    s->health[i].path = in->paths[i];
+    s->health[i].pid = -1;
+  }
+  ord_where w;
+  const rec *r;
+  while ((r = ord_next(&rd, &w)) != NULL)
+    on_record(s, r, &s->health[w.file], sc);
+  s->records = rd.records;
+  s->invalid_lines = rd.invalid;
+  if (rd.unreadable_files)
+    status = EXIT_FINDINGS;
+  ord_close(&rd);
+  strag_finish(s);
+  net_finish(s);
+  free(sc);
+  return status;
+}
+
 int cmd_summary(int argc, char **argv) {
   static const struct option longs[] = {
       {"json", no_argument, NULL, 'j'},
@@ -213,40 +246,16 @@ int cmd_summary(int argc, char **argv) {
     free(s);
     return EXIT_FINDINGS;
   }
-  intern_init(&s->strings);
-  intern_init(&s->funcs);
-  s->files = in.n;
-  s->bytes = in.total_bytes;
-  s->health = calloc(in.n, sizeof *s->health);
-  ord_reader rd;
-  rec_scratch *sc = malloc(sizeof *sc);
-  int status = EXIT_OK;
-  if (!s->health || !sc || !ord_open(&rd, &in, ORD_LOCKSTEP, 0, "summary")) {
+  int status = summary_collect(s, &in);
+  if (status < 0) {
     fprintf(stderr, "cclscope summary: out of memory\n");
     status = EXIT_FINDINGS;
   } else {
-    rec_scratch_init(sc);
-    for (size_t i = 0; i < in.n; i++) {
-      s->health[i].path = in.paths[i];
-      s->health[i].pid = -1;
-    }
-    ord_where w;
-    const rec *r;
-    while ((r = ord_next(&rd, &w)) != NULL)
-      on_record(s, r, &s->health[w.file], sc);
-    s->records = rd.records;
-    s->invalid_lines = rd.invalid;
-    if (rd.unreadable_files)
-      status = EXIT_FINDINGS;
-    ord_close(&rd);
-    strag_finish(s);
-    net_finish(s);
     if (s->json)
       summary_print_json(s);
     else
       summary_print_text(s);
   }
-  free(sc);
   summary_free(s);
   free(s);
   tr_inputs_free(&in);

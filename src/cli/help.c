@@ -19,6 +19,7 @@ static const char overview[] =
     "  perfetto   Chrome trace-event JSON for ui.perfetto.dev\n"
     "  otf2       an OTF2 archive for Vampir and other Score-P tools\n"
     "  hang       who is behind in a hang, from the in-flight snapshots\n"
+    "  view       one HTML page with an interactive timeline (offline)\n"
     "  help CMD   the options and output of one command\n"
     "\n"
     "global options (before or after the command):\n"
@@ -210,6 +211,36 @@ static const char help_hang[] =
     "\n"
     "exit status: 0 no snapshot says an operation is hung, 1 a hang is\n"
     "reported (or an input could not be read), 2 usage error.\n";
+static const char help_view[] =
+    "usage: cclscope view [--memory-mb N] [--no-summary] -o FILE.html "
+    "DIR|FILE...\n"
+    "\n"
+    "Writes one self-contained HTML page (scripts, style and data inside; it\n"
+    "opens from a file with no network access) with a timeline of the\n"
+    "traces:\n"
+    "  lanes       host -> process -> communicator rank -> thread (-> lane:\n"
+    "              events of a thread that overlap without nesting), nested\n"
+    "              events below their parents; timing records on a\n"
+    "              \"completion\" lane per communicator rank\n"
+    "  colours     one per event type (legend); click a legend entry to hide\n"
+    "              that type\n"
+    "  links       parent -> child (PXN parents across processes too) and the\n"
+    "              same collective on the other ranks (commId, function,\n"
+    "              seqNumber) for the selected event\n"
+    "  marks       step and label marks (cclscope_step, cclscope_mark) as\n"
+    "              vertical lines\n"
+    "  panels      details of the event under the mouse and of the selected\n"
+    "              one (every field, states, timing source, bandwidth),\n"
+    "              search and filter by type, function or rank, and the\n"
+    "              tables of `cclscope summary`\n"
+    "Keys: mouse wheel or +/- zoom, drag or arrows pan, 0 or Home shows\n"
+    "everything, / searches, Esc clears the selection.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE  where to write (\"-\" for stdout); required\n"
+    "  --memory-mb N      memory for sorting by start time, as for merge\n"
+    "                     (default 256)\n"
+    "  --no-summary       no summary panel (saves one pass over the input)\n";
 
 bool help_print(const char *cmd, FILE *out) {
   static const struct {
@@ -217,7 +248,8 @@ bool help_print(const char *cmd, FILE *out) {
     const char *text;
   } pages[] = {{"check", help_check}, {"summary", help_summary},
                {"merge", help_merge}, {"perfetto", help_perfetto},
-               {"otf2", help_otf2},   {"hang", help_hang}};
+               {"otf2", help_otf2},   {"hang", help_hang},
+               {"view", help_view}};
   if (!cmd) {
     fputs(overview, out);
     return true;

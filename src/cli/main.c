@@ -19,6 +19,7 @@ typedef struct {
 static const command commands[] = {
     {"check", cmd_check},       {"summary", cmd_summary}, {"merge", cmd_merge},
     {"perfetto", cmd_perfetto}, {"otf2", cmd_otf2},       {"hang", cmd_hang},
+    {"view", cmd_view},
 };
 
 int main(int argc, char **argv) {

@@ -14,11 +14,13 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fit.h"
 #include "intern.h"
 #include "record.h"
 #include "stats.h"
+#include "trace_reader.h"
 #include "u64map.h"
 
 /* Where a duration comes from. The first three are the `source` of timing
@@ -203,9 +205,16 @@ void net_finish(summary *s); /* MIN-mode fits */
 /* summary_print.c */
 void summary_print_text(summary *s);
 void summary_print_json(summary *s);
+/* The same JSON to `out` (cmd_view embeds it in the page). */
+void summary_print_json_to(summary *s, FILE *out);
 
 /* cmd_summary.c */
 comm_info *summary_comm(summary *s, uint64_t comm_id);
+/* Read every record of `in` into `s` (zeroed, options set) and finish the
+ * analysis, ready to print. Returns 0, 1 when an input could not be read
+ * (reported on stderr; the rest was read), -1 when out of memory (nothing
+ * said yet). Free with summary_free in any case. */
+int summary_collect(summary *s, const tr_inputs *in);
 void summary_free(summary *s);
 
 #endif

@@ -792,9 +792,13 @@ static void json_health(jsonw *w, const summary *s) {
 }
 
 void summary_print_json(summary *s) {
+  summary_print_json_to(s, stdout);
+}
+
+void summary_print_json_to(summary *s, FILE *out) {
   prepare(s);
   jsonw w;
-  jw_init(&w, stdout);
+  jw_init(&w, out);
   jw_obj_begin(&w);
   jw_key(&w, "inputs");
   jw_obj_begin(&w);

@@ -1058,9 +1058,9 @@ void *emu_app_main(void *arg) {
   int iter = 0;
   for (; keep_going(a, iter); iter++) {
     a->iteration = iter;
-    sc->step(a, iter);
     if (w->opts->step_marks && a->index == 0)
-      control_call("cclscope_step", iter, NULL);
+      control_call("cclscope_step", iter, NULL); /* step `iter` starts */
+    sc->step(a, iter);
     if (w->opts->pace == EMU_PACE_MODEL)
       emu_stream_sync(a);
     rate_limit(a);

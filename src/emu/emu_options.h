@@ -77,7 +77,7 @@ typedef struct emu_options {
   int hang_rank;      /* -1 = scenario default */
   double chaos_level; /* 0..1 probability scale for chaos choices */
   /* a training loop's control calls */
-  bool step_marks; /* cclscope_step(i) after each iteration, if exported */
+  bool step_marks; /* cclscope_step(i) before each iteration, if exported */
   /* output */
   bool stats;
   bool quiet;

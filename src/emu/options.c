@@ -143,7 +143,7 @@ void emu_options_help(void) {
       "last\n"
       "\n"
       "Application:\n"
-      "  --step-marks          after every iteration, application thread 0\n"
+      "  --step-marks          before every iteration, application thread 0\n"
       "                        of each process calls the plugin's\n"
       "                        cclscope_step(iteration), and after the last\n"
       "                        cclscope_mark(\"ncclemu-done\"), when the\n"

@@ -1,0 +1,73 @@
+// bench/view_bench.mjs — how the page of `cclscope view` copes with a big
+// trace, in Debian's chromium (playwright-core from tests/browser):
+//
+//   node bench/view_bench.mjs PAGE.html [WIDTHxHEIGHT]
+//
+// Prints the load time (navigation until the page is drawn and ready), the
+// page's own parse and layout times, the JS heap, then the draw time of
+// each frame (window.cclscopeView.frameTimes: the canvas work of one frame)
+// in phases: the whole trace, zooming in with "+", panning with the arrow
+// keys, wheel zoom, vertical scrolling, hovering. Results on stdout (JSON).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const { chromium } = await import(path.join(here, '../tests/browser/node_modules/playwright-core/index.mjs'));
+const [html, size] = process.argv.slice(2);
+if (!html) {
+  console.error('usage: node bench/view_bench.mjs PAGE.html [WIDTHxHEIGHT]');
+  process.exit(2);
+}
+const [width, height] = (size || '1600x900').split('x').map(Number);
+const browser = await chromium.launch({
+  executablePath: process.env.CCLSCOPE_CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const context = await browser.newContext({ viewport: { width, height }, offline: true });
+const page = await context.newPage();
+const errors = [];
+page.on('pageerror', (e) => errors.push(String(e)));
+const t0 = Date.now();
+await page.goto('file://' + path.resolve(html), { timeout: 600000 });
+await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 600000, polling: 50 });
+await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+const loadMs = Date.now() - t0;
+const cdp = await context.newCDPSession(page);
+await cdp.send('Performance.enable');
+const metrics = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+const info = await page.evaluate(() => ({ counts: window.cclscopeView.counts(), load: window.cclscopeView.loadTimes() }));
+
+const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+async function phase(name, steps) {
+  const before = (await page.evaluate(() => window.cclscopeView.frameTimes().length));
+  const tStart = Date.now();
+  for (let k = 0; k < steps.length; k++) {
+    await steps[k]();
+    await settle();
+  }
+  const wall = Date.now() - tStart;
+  const all = await page.evaluate(() => window.cclscopeView.frameTimes());
+  const ft = all.slice(Math.max(0, all.length - (all.length - before))).sort((a, b) => a - b);
+  const q = (p) => ft[Math.min(ft.length - 1, Math.floor(p * ft.length))];
+  const last = await page.evaluate(() => window.cclscopeView.lastFrame());
+  return { name, frames: ft.length, medianMs: q(0.5), p95Ms: q(0.95), maxMs: ft[ft.length - 1], wallMsPerStep: wall / steps.length, lastFrame: last };
+}
+const rep = (n, f) => Array.from({ length: n }, () => f);
+await page.focus('#timeline');
+const key = (k) => () => page.keyboard.press(k);
+const phases = [];
+phases.push(await phase('whole trace (redraw x20)', rep(20, key('0'))));
+phases.push(await phase('zoom in with + (x12)', rep(12, key('+'))));
+phases.push(await phase('pan with arrows (x20)', rep(20, key('ArrowRight'))));
+await page.keyboard.press('0');
+await page.mouse.move(width / 2, height / 2);
+phases.push(await phase('wheel zoom in (x15)', rep(15, () => page.mouse.wheel(0, -200))));
+phases.push(await phase('wheel zoom out (x15)', rep(15, () => page.mouse.wheel(0, 200))));
+await page.keyboard.press('0');
+phases.push(await phase('scroll down (PageDown x10)', rep(10, key('PageDown'))));
+let hx = 320;
+phases.push(await phase('hover (x40)', rep(40, () => { hx += 29; return page.mouse.move(hx % width, 200 + (hx % 500)); })));
+console.log(JSON.stringify({ page: html, viewport: `${width}x${height}`, loadMs, parseMs: info.load.parseMs, layoutMs: info.load.layoutMs,
+  jsHeapMB: metrics.JSHeapUsedSize / 1048576, counts: info.counts, phases, errors }, null, 1));
+await browser.close();
