@@ -187,6 +187,9 @@ static size_t drain_ring(cs_ring *r) {
   }
   while (tail < head) {
     const cs_unit *u = &r->units[tail & r->mask];
+    /* The producer wrote these lines on another core: ask for the next
+     * ones while this record is processed. */
+    __builtin_prefetch(&r->units[(tail + 4) & r->mask]);
     if (u->h.kind == CS_REC_PAD) {
       tail += cap - (tail & r->mask);
       continue;
@@ -194,6 +197,10 @@ static size_t drain_ring(cs_ring *r) {
     unsigned n = u->h.units ? u->h.units : 1;
     cs_asm_record(w.assembler, u, r->tid);
     w.records++;
+    /* Write as we go: the buffer stays small (in cache, no page faults)
+     * however much a burst left in the rings. */
+    if (w.trace_open && w.trace.file.buf.len >= FLUSH_BYTES)
+      cs_trace_flush(&w.trace);
     tail += n;
     units += n;
   }
