@@ -45,7 +45,7 @@ CCLSCOPE_DIR="$out/traces" CCLSCOPE_JOB_ID=demo \
   CCLSCOPE_PROM_DIR="$out/metrics" CCLSCOPE_SUMMARY=off \
   "$build/ncclemu" --plugin "$build/libnccl-profiler-cclscope.so" \
   --scenario mixed --nodes 2 --ranks-per-node 4 --ops 5 \
-  --delay-rank 5 --delay-us 400
+  --delay-rank 5 --delay-us 400 --step-marks
 step "cclscope check $out/traces"
 "$build/cclscope" check "$out/traces"
 step "cclscope summary $out/traces"

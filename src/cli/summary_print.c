@@ -338,6 +338,8 @@ static void fit_cells(table *t, const lsq *l) {
   }
 }
 
+#define SLOWEST_MIN_BYTES (UINT64_C(1) << 20)
+
 static void link_cells(const summary *s, table *t, const link_row *l) {
   char cb[32], bb[32];
   table_cell(t, "%s", comm_label(s, l->comm_id, cb, sizeof cb));
@@ -376,11 +378,20 @@ static void print_network_text(const summary *s) {
   const link_row **v = malloc(n->nlinks * sizeof *v);
   if (!v)
     return;
+  /* Links that moved almost nothing (a 4-byte AllReduce) have no
+   * meaningful bandwidth: rank only those with real traffic. */
+  size_t nv = 0;
   for (size_t i = 0; i < n->nlinks; i++)
-    v[i] = &n->links[i];
-  qsort(v, n->nlinks, sizeof *v, cmp_slowest);
-  size_t k = n->nlinks < (size_t)s->top ? n->nlinks : (size_t)s->top;
-  printf("  Slowest links (by MIN-mode bandwidth):\n");
+    if (n->links[i].bytes >= SLOWEST_MIN_BYTES)
+      v[nv++] = &n->links[i];
+  qsort(v, nv, sizeof *v, cmp_slowest);
+  size_t k = nv < (size_t)s->top ? nv : (size_t)s->top;
+  if (k == 0) {
+    free(v);
+    return;
+  }
+  printf("  Slowest links (by MIN-mode bandwidth, links that moved at least "
+         "1 MiB):\n");
   table_init(&t, "llrrr", "comm", "pair", "side", "GB/s", "busy us");
   for (size_t i = 0; i < k; i++) {
     char cb[32];

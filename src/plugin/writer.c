@@ -513,6 +513,17 @@ static bool start_metrics(const cs_writer_opts *opts) {
     return true;
   if (opts->prom_file && opts->prom_file[0]) {
     snprintf(w.prom_file, sizeof w.prom_file, "%s", opts->prom_file);
+    /* Its folder may not exist yet (CCLSCOPE_PROM_DIR=<new folder>). */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", w.prom_file);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+      *slash = '\0';
+      if (!cs_tf_mkdirs(dir))
+        cs_log_warn_once(CS_ONCE_EXPORTER,
+                         "cannot create '%s' for the metrics file (%s)", dir,
+                         strerror(errno));
+    }
   } else if (!opts->prom_port && !url && cs_tf_mkdirs(env->dir)) {
     /* Nothing configured: a textfile next to the traces. */
     snprintf(w.prom_file, sizeof w.prom_file, "%s/metrics_%s_%s_pid%d.prom",
