@@ -88,12 +88,14 @@ static int cmp_colls(const void *a, const void *b) {
   return (int)x->source - (int)y->source;
 }
 
+/* Who cost the others the most time first: the total wait caused when
+ * arriving last, then how often it was last. */
 static int cmp_ranks(const void *a, const void *b) {
   const rank_row *x = *(rank_row *const *)a, *y = *(rank_row *const *)b;
-  if (x->times_last != y->times_last)
-    return x->times_last > y->times_last ? -1 : 1;
   if (x->wait_sum != y->wait_sum)
     return x->wait_sum > y->wait_sum ? -1 : 1;
+  if (x->times_last != y->times_last)
+    return x->times_last > y->times_last ? -1 : 1;
   if (x->comm_id != y->comm_id)
     return x->comm_id < y->comm_id ? -1 : 1;
   return x->rank - y->rank;
@@ -282,10 +284,11 @@ static void print_stragglers_text(const summary *s) {
     return;
   }
   table t;
-  table_init(&t, "lrrrrrrrr", "comm", "rank", "instances", "last", "last %",
-             "wait when last us", "max wait us", "arrival-median us",
-             "completion-median us");
-  for (size_t i = 0; i < n; i++) {
+  table_init(&t, "lrrrrrrrrr", "comm", "rank", "instances", "last", "last %",
+             "wait caused us", "wait when last us", "max wait us",
+             "arrival-median us", "completion-median us");
+  size_t shown = n < (size_t)s->top ? n : (size_t)s->top;
+  for (size_t i = 0; i < shown; i++) {
     const rank_row *r = rows[i];
     char cb[32];
     double inst = r->instances ? (double)r->instances : 1.0;
@@ -294,6 +297,7 @@ static void print_stragglers_text(const summary *s) {
     table_cell(&t, "%" PRIu64, r->instances);
     table_cell(&t, "%" PRIu64, r->times_last);
     table_cell(&t, "%.1f", 100.0 * (double)r->times_last / inst);
+    table_cell(&t, "%.3f", us(r->wait_sum));
     table_cell(&t, "%.3f",
                r->times_last ? us(r->wait_sum) / (double)r->times_last : 0.0);
     table_cell(&t, "%.3f", us(r->wait_max));
@@ -302,6 +306,8 @@ static void print_stragglers_text(const summary *s) {
   }
   table_print(&t, stdout, "  ");
   table_free(&t);
+  if (shown < n)
+    printf("  … %zu more (comm, rank) rows (--top N shows more)\n", n - shown);
   free(rows);
   int nw = st->nworst[timing] < s->top ? st->nworst[timing] : s->top;
   if (nw == 0)
