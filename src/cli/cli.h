@@ -40,6 +40,12 @@ int usage_error(const char *cmd, const char *fmt, ...)
 
 /* A --memory-mb value (merge, perfetto, otf2) in bytes; false if invalid. */
 bool parse_memory_mb(const char *text, size_t *bytes);
+/* --memory-mb for `cmd`: 0 when parsed into *bytes, else the usage error's
+ * exit status (the message is printed). */
+int memory_option(const char *cmd, const char *text, size_t *bytes);
+/* -q/--quiet and --progress, which every command accepts before or after
+ * its name: set the global flag. */
+void cli_global_option(int opt);
 
 /* Long options every subcommand accepts (value of getopt's `val`). */
 enum {

@@ -19,3 +19,10 @@ int usage_error(const char *cmd, const char *fmt, ...) {
           cmd ? cmd : "");
   return EXIT_USAGE;
 }
+
+void cli_global_option(int opt) {
+  if (opt == OPT_QUIET)
+    cli_globals.quiet = true;
+  else if (opt == OPT_PROGRESS)
+    cli_globals.progress = true;
+}

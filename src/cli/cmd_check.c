@@ -953,10 +953,8 @@ int cmd_check(int argc, char **argv) {
       help_print("check", stdout);
       return EXIT_OK;
     case OPT_QUIET:
-      cli_globals.quiet = true;
-      break;
     case OPT_PROGRESS:
-      cli_globals.progress = true;
+      cli_global_option(o);
       break;
     default:
       return usage_error("check", "unknown option '%s'", argv[optind - 1]);

@@ -56,10 +56,8 @@ static int parse(int argc, char **argv, options *o) {
       help_print("hang", stdout);
       return -1;
     case OPT_QUIET:
-      cli_globals.quiet = true;
-      break;
     case OPT_PROGRESS:
-      cli_globals.progress = true;
+      cli_global_option(c);
       break;
     default:
       return usage_error("hang", "unknown option '%s'", argv[optind - 1]);

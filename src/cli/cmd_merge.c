@@ -28,6 +28,12 @@ bool parse_memory_mb(const char *text, size_t *bytes) {
   return true;
 }
 
+int memory_option(const char *cmd, const char *text, size_t *bytes) {
+  if (parse_memory_mb(text, bytes))
+    return 0;
+  return usage_error(cmd, "--memory-mb needs a number of MiB, not '%s'", text);
+}
+
 int cmd_merge(int argc, char **argv) {
   static const struct option longs[] = {
       {"output", required_argument, NULL, 'o'},
@@ -58,20 +64,15 @@ int cmd_merge(int argc, char **argv) {
                            optarg);
       break;
     case 'w':
-      if (!parse_memory_mb(optarg, &memory))
-        return usage_error("merge",
-                           "--memory-mb needs a number of MiB, not "
-                           "'%s'",
-                           optarg);
+      if (memory_option("merge", optarg, &memory) != 0)
+        return EXIT_USAGE;
       break;
     case OPT_HELP:
       help_print("merge", stdout);
       return EXIT_OK;
     case OPT_QUIET:
-      cli_globals.quiet = true;
-      break;
     case OPT_PROGRESS:
-      cli_globals.progress = true;
+      cli_global_option(o);
       break;
     default:
       if (optopt == 'o')

@@ -525,20 +525,15 @@ int cmd_otf2(int argc, char **argv) {
       output = optarg;
       break;
     case 'w':
-      if (!parse_memory_mb(optarg, &memory))
-        return usage_error("otf2",
-                           "--memory-mb needs a number of MiB, not "
-                           "'%s'",
-                           optarg);
+      if (memory_option("otf2", optarg, &memory) != 0)
+        return EXIT_USAGE;
       break;
     case OPT_HELP:
       help_print("otf2", stdout);
       return EXIT_OK;
     case OPT_QUIET:
-      cli_globals.quiet = true;
-      break;
     case OPT_PROGRESS:
-      cli_globals.progress = true;
+      cli_global_option(opt);
       break;
     default:
       if (optopt == 'o')

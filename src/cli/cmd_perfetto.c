@@ -683,9 +683,8 @@ int cmd_perfetto(int argc, char **argv) {
       output = optarg;
       break;
     case 'w':
-      if (!parse_memory_mb(optarg, &memory))
-        status = usage_error(
-            "perfetto", "--memory-mb needs a number of MiB, not '%s'", optarg);
+      if (memory_option("perfetto", optarg, &memory) != 0)
+        status = EXIT_USAGE;
       break;
     case 'n':
       p->flows = false;
@@ -707,10 +706,8 @@ int cmd_perfetto(int argc, char **argv) {
       free(p);
       return EXIT_OK;
     case OPT_QUIET:
-      cli_globals.quiet = true;
-      break;
     case OPT_PROGRESS:
-      cli_globals.progress = true;
+      cli_global_option(o);
       break;
     default:
       status = optopt == 'o' ? usage_error("perfetto", "-o needs a file name")

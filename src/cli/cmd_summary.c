@@ -227,10 +227,8 @@ int cmd_summary(int argc, char **argv) {
       help_print("summary", stdout);
       return EXIT_OK;
     case OPT_QUIET:
-      cli_globals.quiet = true;
-      break;
     case OPT_PROGRESS:
-      cli_globals.progress = true;
+      cli_global_option(o);
       break;
     default:
       free(s);

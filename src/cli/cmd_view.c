@@ -192,9 +192,8 @@ static int parse_options(view_options *o, int argc, char **argv) {
       o->output = optarg;
       break;
     case 'w':
-      if (!parse_memory_mb(optarg, &o->memory))
-        return usage_error(
-            "view", "--memory-mb needs a number of MiB, not '%s'", optarg);
+      if (memory_option("view", optarg, &o->memory) != 0)
+        return EXIT_USAGE;
       break;
     case 'n':
       o->summary = false;
@@ -203,10 +202,8 @@ static int parse_options(view_options *o, int argc, char **argv) {
       help_print("view", stdout);
       return -1;
     case OPT_QUIET:
-      cli_globals.quiet = true;
-      break;
     case OPT_PROGRESS:
-      cli_globals.progress = true;
+      cli_global_option(c);
       break;
     default:
       return optopt == 'o'
