@@ -3,6 +3,7 @@
  * splitmix64 random numbers, clocks, name tables, size parsing, messages.
  */
 #include "emu_common.h"
+#include "size_text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -197,38 +198,7 @@ void emu_hex64(char *buf, uint64_t v) {
 }
 
 bool emu_parse_size(const char *s, uint64_t *out) {
-  if (s == NULL || *s == '\0')
-    return false;
-  errno = 0;
-  char *end = NULL;
-  unsigned long long v = strtoull(s, &end, 0);
-  if (errno != 0 || end == s)
-    return false;
-  uint64_t mult = 1;
-  if (*end != '\0') {
-    switch (toupper((unsigned char)*end)) {
-    case 'K':
-      mult = 1ULL << 10;
-      break;
-    case 'M':
-      mult = 1ULL << 20;
-      break;
-    case 'G':
-      mult = 1ULL << 30;
-      break;
-    default:
-      return false;
-    }
-    end++;
-    if (*end == 'i' || *end == 'I')
-      end++;
-    if (*end == 'b' || *end == 'B')
-      end++;
-    if (*end != '\0')
-      return false;
-  }
-  *out = (uint64_t)v * mult;
-  return true;
+  return size_text_parse(s, out);
 }
 
 void emu_die(const char *fmt, ...) {

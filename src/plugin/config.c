@@ -14,6 +14,7 @@
 
 #include "event_types.h"
 #include "log.h"
+#include "size_text.h"
 
 static void warn_bad(const char *var, const char *value, const char *why,
                      const char *fallback) {
@@ -21,35 +22,10 @@ static void warn_bad(const char *var, const char *value, const char *why,
 }
 
 bool cs_config_parse_size(const char *text, size_t *bytes) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (errno || end == text)
+  uint64_t v;
+  if (!size_text_parse(text, &v) || v > SIZE_MAX)
     return false;
-  unsigned long long mult = 1;
-  if (*end) {
-    switch (toupper((unsigned char)*end)) {
-    case 'K':
-      mult = 1ull << 10;
-      break;
-    case 'M':
-      mult = 1ull << 20;
-      break;
-    case 'G':
-      mult = 1ull << 30;
-      break;
-    default:
-      return false;
-    }
-    end++;
-    if (*end == 'i' || *end == 'I')
-      end++;
-    if (*end == 'B' || *end == 'b')
-      end++;
-    if (*end)
-      return false;
-  }
-  *bytes = (size_t)(v * mult);
+  *bytes = (size_t)v;
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "handle.h"
 #include "json_writer.h"
+#include "size_text.h"
 #include "u64map.h"
 
 static void test_u64map_put_get_remove(void **state) {
@@ -151,6 +152,15 @@ static void test_size_parsing(void **state) {
   assert_int_equal(n, 4096);
   assert_false(cs_config_parse_size("4X", &n));
   assert_false(cs_config_parse_size("", &n));
+  /* The shared reader (ncclemu's --sizes use it too). */
+  uint64_t v;
+  assert_true(size_text_parse("1gb", &v));
+  assert_int_equal(v, UINT64_C(1) << 30);
+  assert_false(size_text_parse("-4K", &v));
+  assert_false(size_text_parse("4 K", &v));
+  assert_false(size_text_parse("99999999999999999999G", &v));
+  assert_false(size_text_parse("17179869184G", &v)); /* 2^64 bytes */
+  assert_false(size_text_parse(NULL, &v));
 }
 
 static void test_config_from_environment(void **state) {
