@@ -244,17 +244,24 @@ static void render_links(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
   }
 }
 
-static void render_plugin(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
-                          bool *first) {
-  const cs_metrics_health *h = &m->health;
-  metric_head(b, first, "cclscope.plugin.callbacks", "1",
-              "Profiler callbacks recorded by this process.");
+/* A monotonic sum without attributes (the plugin's own counters). */
+static void plugin_counter(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
+                           bool *first, const char *name,
+                           const char *description, uint64_t value) {
+  metric_head(b, first, name, "1", description);
   CS_JLIT(b, "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
              "\"dataPoints\":[{\"attributes\":[]");
   times(b, m, now_ns);
   CS_JLIT(b, ",\"asInt\":");
-  u64_str(b, h->callbacks);
+  u64_str(b, value);
   CS_JLIT(b, "}]}}");
+}
+
+static void render_plugin(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
+                          bool *first) {
+  const cs_metrics_health *h = &m->health;
+  plugin_counter(m, now_ns, b, first, "cclscope.plugin.callbacks",
+                 "Profiler callbacks recorded by this process.", h->callbacks);
   metric_head(b, first, "cclscope.plugin.dropped", "1",
               "Records dropped because a thread's ring was full.");
   CS_JLIT(b, "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
@@ -273,14 +280,8 @@ static void render_plugin(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
     cs_jbuf_putc(b, '}');
   }
   CS_JLIT(b, "]}}");
-  metric_head(b, first, "cclscope.plugin.hangs", "1",
-              "Operations the hang watchdog reported.");
-  CS_JLIT(b, "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
-             "\"dataPoints\":[{\"attributes\":[]");
-  times(b, m, now_ns);
-  CS_JLIT(b, ",\"asInt\":");
-  u64_str(b, h->hangs);
-  CS_JLIT(b, "}]}}");
+  plugin_counter(m, now_ns, b, first, "cclscope.plugin.hangs",
+                 "Operations the hang watchdog reported.", h->hangs);
   metric_head(b, first, "cclscope.plugin.events_inflight", "1",
               "Events started and not yet ended.");
   CS_JLIT(b, "\"gauge\":{\"dataPoints\":[{\"attributes\":[],"
