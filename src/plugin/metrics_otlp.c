@@ -80,6 +80,32 @@ static void times(cs_jbuf *b, const cs_metrics *m, int64_t now_ns) {
   u64_str(b, (uint64_t)now_ns);
 }
 
+/* A histogram data point's count, sum, buckets (not cumulative in OTLP)
+ * and their bounds: 1 µs × 4^k, as in the Prometheus exposition. */
+static void hist_fields(cs_jbuf *b, const cs_hist *h) {
+  CS_JLIT(b, ",\"count\":");
+  u64_str(b, h->count);
+  CS_JLIT(b, ",\"sum\":");
+  cs_jbuf_double(b, h->sum_s);
+  CS_JLIT(b, ",\"bucketCounts\":[");
+  uint64_t below = 0;
+  for (int k = 0; k <= OTLP_BOUNDS; k++) {
+    uint64_t le =
+        k == OTLP_BOUNDS ? h->count : cs_hist_count_le_octave(h, 2 * k);
+    if (k)
+      cs_jbuf_putc(b, ',');
+    u64_str(b, le - below);
+    below = le;
+  }
+  CS_JLIT(b, "],\"explicitBounds\":[");
+  for (int k = 0; k < OTLP_BOUNDS; k++) {
+    if (k)
+      cs_jbuf_putc(b, ',');
+    cs_jbuf_double(b, 1e-6 * pow(4, k));
+  }
+  cs_jbuf_putc(b, ']');
+}
+
 static void metric_head(cs_jbuf *b, bool *first, const char *name,
                         const char *unit, const char *description) {
   if (!*first)
@@ -108,27 +134,8 @@ static void render_collectives(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
     cs_jbuf_putc(b, '{');
     coll_attrs(b, s);
     times(b, m, now_ns);
-    CS_JLIT(b, ",\"count\":");
-    u64_str(b, s->hist.count);
-    CS_JLIT(b, ",\"sum\":");
-    cs_jbuf_double(b, s->hist.sum_s);
-    CS_JLIT(b, ",\"bucketCounts\":[");
-    uint64_t below = 0;
-    for (int k = 0; k <= OTLP_BOUNDS; k++) {
-      uint64_t le = k == OTLP_BOUNDS ? s->hist.count
-                                     : cs_hist_count_le_octave(&s->hist, 2 * k);
-      if (k)
-        cs_jbuf_putc(b, ',');
-      u64_str(b, le - below); /* OTLP buckets are not cumulative */
-      below = le;
-    }
-    CS_JLIT(b, "],\"explicitBounds\":[");
-    for (int k = 0; k < OTLP_BOUNDS; k++) {
-      if (k)
-        cs_jbuf_putc(b, ',');
-      cs_jbuf_double(b, 1e-6 * pow(4, k));
-    }
-    CS_JLIT(b, "]}");
+    hist_fields(b, &s->hist);
+    cs_jbuf_putc(b, '}');
   }
   CS_JLIT(b, "]}}");
 
@@ -310,28 +317,8 @@ static void render_steps(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
   CS_JLIT(b, "\"histogram\":{\"aggregationTemporality\":2,\"dataPoints\":[{"
              "\"attributes\":[]");
   times(b, m, now_ns);
-  CS_JLIT(b, ",\"count\":");
-  u64_str(b, st->duration.count);
-  CS_JLIT(b, ",\"sum\":");
-  cs_jbuf_double(b, st->duration.sum_s);
-  CS_JLIT(b, ",\"bucketCounts\":[");
-  uint64_t below = 0;
-  for (int k = 0; k <= OTLP_BOUNDS; k++) {
-    uint64_t le = k == OTLP_BOUNDS
-                      ? st->duration.count
-                      : cs_hist_count_le_octave(&st->duration, 2 * k);
-    if (k)
-      cs_jbuf_putc(b, ',');
-    u64_str(b, le - below);
-    below = le;
-  }
-  CS_JLIT(b, "],\"explicitBounds\":[");
-  for (int k = 0; k < OTLP_BOUNDS; k++) {
-    if (k)
-      cs_jbuf_putc(b, ',');
-    cs_jbuf_double(b, 1e-6 * pow(4, k));
-  }
-  CS_JLIT(b, "]}]}}");
+  hist_fields(b, &st->duration);
+  CS_JLIT(b, "}]}}");
 }
 
 /* OTEL_RESOURCE_ATTRIBUTES: "k1=v1,k2=v2" (values may be %-encoded). */
