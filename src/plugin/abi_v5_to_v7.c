@@ -241,13 +241,12 @@ start_modern(void *context, void **eHandle, const d7 *d, int abi,
   return ncclSuccess;
 }
 
-/* ---- v5 ---- */
-
-static ncclResult_t v5_init(void **context, uint64_t commId,
-                            int *eActivationMask, const char *commName,
-                            int nNodes, int nranks, int rank,
-                            ncclDebugLogger_t logfn) {
-  cs_init_args a = {.abi = 5,
+/* init for v5..v7: the same arguments, only the ABI number differs. */
+static ncclResult_t init_modern(int abi, void **context, uint64_t commId,
+                                int *eActivationMask, const char *commName,
+                                int nNodes, int nranks, int rank,
+                                ncclDebugLogger_t logfn) {
+  cs_init_args a = {.abi = abi,
                     .has_comm_info = true,
                     .comm_id = commId,
                     .comm_name = commName,
@@ -259,6 +258,16 @@ static ncclResult_t v5_init(void **context, uint64_t commId,
   if (context)
     *context = cs_session_init(&a);
   return ncclSuccess;
+}
+
+/* ---- v5 ---- */
+
+static ncclResult_t v5_init(void **context, uint64_t commId,
+                            int *eActivationMask, const char *commName,
+                            int nNodes, int nranks, int rank,
+                            ncclDebugLogger_t logfn) {
+  return init_modern(5, context, commId, eActivationMask, commName, nNodes,
+                     nranks, rank, logfn);
 }
 
 __attribute__((noinline)) static ncclResult_t
@@ -283,18 +292,8 @@ static ncclResult_t v6_init(void **context, uint64_t commId,
                             int *eActivationMask, const char *commName,
                             int nNodes, int nranks, int rank,
                             ncclDebugLogger_t logfn) {
-  cs_init_args a = {.abi = 6,
-                    .has_comm_info = true,
-                    .comm_id = commId,
-                    .comm_name = commName,
-                    .nnodes = nNodes,
-                    .nranks = nranks,
-                    .rank = rank,
-                    .mask = eActivationMask,
-                    .logger = logfn};
-  if (context)
-    *context = cs_session_init(&a);
-  return ncclSuccess;
+  return init_modern(6, context, commId, eActivationMask, commName, nNodes,
+                     nranks, rank, logfn);
 }
 
 __attribute__((noinline)) static ncclResult_t
@@ -319,18 +318,8 @@ static ncclResult_t v7_init(void **context, uint64_t commId,
                             int *eActivationMask, const char *commName,
                             int nNodes, int nranks, int rank,
                             ncclDebugLogger_t logfn) {
-  cs_init_args a = {.abi = 7,
-                    .has_comm_info = true,
-                    .comm_id = commId,
-                    .comm_name = commName,
-                    .nnodes = nNodes,
-                    .nranks = nranks,
-                    .rank = rank,
-                    .mask = eActivationMask,
-                    .logger = logfn};
-  if (context)
-    *context = cs_session_init(&a);
-  return ncclSuccess;
+  return init_modern(7, context, commId, eActivationMask, commName, nNodes,
+                     nranks, rank, logfn);
 }
 
 __attribute__((noinline)) static ncclResult_t
