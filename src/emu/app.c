@@ -425,6 +425,10 @@ static void upload_proxy_ops(emu_app *a, emu_thread *t, emu_app_plan *ap) {
   for (int i = 0; i < plan->ntasks; i++)
     add_task_ops(a, ap, i, batched, &l);
   bool hang = is_hang_plan(c, seq);
+  /* One moment for the launch: the modelled GPU time starts there, and the
+   * other ranks learn it as this rank's arrival (a thread descheduled
+   * between two clock reads would otherwise lengthen every duration). */
+  uint64_t launch_rt = emu_realtime_ns(), launch_mono = emu_now_ns();
   emu_proxy_work *work = NULL;
   if (l.n > 0 || origin >= 0 || hang) {
     work = emu_proxy_get_work(c->proxy);
@@ -433,8 +437,8 @@ static void upload_proxy_ops(emu_app *a, emu_thread *t, emu_app_plan *ap) {
       work->nops = l.n;
       work->comm = c;
       work->plan_seq = seq;
-      work->launch_rt = emu_realtime_ns();
-      work->launch_mono = emu_now_ns();
+      work->launch_rt = launch_rt;
+      work->launch_mono = launch_mono;
       work->kernel_ns = l.kernel_ns;
       work->barrier = w->pace_barrier;
       work->hang = hang;
@@ -443,7 +447,7 @@ static void upload_proxy_ops(emu_app *a, emu_thread *t, emu_app_plan *ap) {
   }
   if (hang)
     emu_mark_stalled(w->shared, c, seq);
-  emu_arrive(w->shared, c, seq);
+  emu_arrive(w->shared, c, seq, launch_mono);
   if (rec != NULL)
     emu_pxn_send(
         target, rec, &w->shared->abort_flag,

@@ -112,8 +112,10 @@ typedef struct emu_shared {
 /* Maps the shared region (before fork). */
 emu_shared *emu_shared_create(void);
 
-/* Publishes that `comm`'s rank launched plan `seq`. */
-void emu_arrive(emu_shared *sh, const emu_comm *comm, uint64_t seq);
+/* Publishes that `comm`'s rank launched plan `seq` at `launch_mono`
+ * (CLOCK_MONOTONIC). */
+void emu_arrive(emu_shared *sh, const emu_comm *comm, uint64_t seq,
+                uint64_t launch_mono);
 /* Waits until every rank of `comm` launched plan `seq` and none hangs at or
  * before it. Returns false on abort/deadline (the caller then gives up). */
 /* Waits until every rank launched plan `seq`; *last_ns (may be NULL) gets

@@ -76,9 +76,10 @@ emu_shared *emu_shared_create(void) {
   return sh;
 }
 
-void emu_arrive(emu_shared *sh, const emu_comm *comm, uint64_t seq) {
+void emu_arrive(emu_shared *sh, const emu_comm *comm, uint64_t seq,
+                uint64_t launch_mono) {
   emu_rank_progress *p = &sh->progress[comm->index][comm->rank];
-  EMU_STORE_RELEASE(&p->arrived_ns[seq % EMU_ARRIVAL_HISTORY], emu_now_ns());
+  EMU_STORE_RELEASE(&p->arrived_ns[seq % EMU_ARRIVAL_HISTORY], launch_mono);
   EMU_STORE_RELEASE(&p->arrived, seq);
 }
 
