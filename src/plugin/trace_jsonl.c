@@ -544,8 +544,9 @@ void cs_trace_event(cs_trace_sink *t, const cs_event *e) {
     return;
   }
   char *p = b->data + b->len;
-  p = cs_cur_lit(p, t->pieces.event_head[e->etype],
-                 t->pieces.event_head_len[e->etype]);
+  /* A fixed-size copy (the slot is zero-padded; the line has room). */
+  memcpy(p, t->pieces.event_head[e->etype], sizeof t->pieces.event_head[0]);
+  p += t->pieces.event_head_len[e->etype];
   p = cs_cur_hex(p, e->id);
   p = cs_cur_char(p, ',');
   p = cur_parent(p, e);

@@ -176,7 +176,11 @@ static void gather_counters(cs_trace_counters *c) {
 static size_t drain_ring(cs_ring *r) {
   uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
   uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-  uint64_t cap = r->mask + 1;
+  /* The ring's own fields share a cache line with `head`, which the
+   * producer writes on every callback: read them once, not per record. */
+  const uint64_t mask = r->mask;
+  const cs_unit *ring_units = r->units;
+  uint64_t cap = mask + 1;
   size_t units = 0;
   if (head - tail > r->high_water)
     r->high_water = head - tail;
@@ -186,12 +190,12 @@ static size_t drain_ring(cs_ring *r) {
       cs_trace_thread(&w.trace, r->tid, r->thread_name, cs_clock_now());
   }
   while (tail < head) {
-    const cs_unit *u = &r->units[tail & r->mask];
+    const cs_unit *u = &ring_units[tail & mask];
     /* The producer wrote these lines on another core: ask for the next
      * ones while this record is processed. */
-    __builtin_prefetch(&r->units[(tail + 4) & r->mask]);
+    __builtin_prefetch(&ring_units[(tail + 4) & mask]);
     if (u->h.kind == CS_REC_PAD) {
-      tail += cap - (tail & r->mask);
+      tail += cap - (tail & mask);
       continue;
     }
     unsigned n = u->h.units ? u->h.units : 1;
