@@ -10,15 +10,31 @@
 #include <stdlib.h>
 
 void cs_jbuf_init(cs_jbuf *b) {
+  cs_jbuf_init_aligned(b, 0);
+}
+
+void cs_jbuf_init_aligned(cs_jbuf *b, size_t align) {
   b->data = NULL;
   b->len = 0;
   b->cap = 0;
+  b->align = align;
   b->failed = false;
 }
 
 void cs_jbuf_free(cs_jbuf *b) {
   free(b->data);
-  cs_jbuf_init(b);
+  cs_jbuf_init_aligned(b, b->align);
+}
+
+/* realloc() for an aligned buffer: new memory, the contents copied. */
+static char *realloc_aligned(cs_jbuf *b, size_t cap) {
+  char *p = aligned_alloc(b->align, cap);
+  if (!p)
+    return NULL;
+  if (b->len)
+    memcpy(p, b->data, b->len);
+  free(b->data);
+  return p;
 }
 
 bool cs_jbuf_reserve_slow(cs_jbuf *b, size_t extra) {
@@ -27,7 +43,9 @@ bool cs_jbuf_reserve_slow(cs_jbuf *b, size_t extra) {
   size_t cap = b->cap ? b->cap : 4096;
   while (cap < b->len + extra)
     cap *= 2;
-  char *p = realloc(b->data, cap);
+  if (b->align > cap)
+    cap = b->align;
+  char *p = b->align ? realloc_aligned(b, cap) : realloc(b->data, cap);
   if (!p) {
     b->failed = true;
     return false;

@@ -16,10 +16,14 @@ typedef struct {
   char *data;
   size_t len;
   size_t cap;
-  bool failed; /* an allocation failed: contents are incomplete */
+  size_t align; /* 0, or the alignment of `data` (e.g. 4096 for O_DIRECT) */
+  bool failed;  /* an allocation failed: contents are incomplete */
 } cs_jbuf;
 
 void cs_jbuf_init(cs_jbuf *b);
+/* An empty buffer whose memory is always aligned to `align` (a power of
+ * two, a multiple of sizeof(void *)); its capacity is a multiple of it. */
+void cs_jbuf_init_aligned(cs_jbuf *b, size_t align);
 void cs_jbuf_free(cs_jbuf *b);
 /* Make room for `extra` more bytes; false (and b->failed) on failure. */
 bool cs_jbuf_reserve_slow(cs_jbuf *b, size_t extra);
