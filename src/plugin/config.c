@@ -318,6 +318,22 @@ static void load_bool(const char *var, bool *out, bool def) {
   warn_bad(var, v, "expected 1 or 0", def ? "1" : "0");
 }
 
+/* CCLSCOPE_DIRECT_IO: auto (default), on, off; 1/0, yes/no, true/false as
+ * on/off. */
+static void load_direct_io(cs_config *c) {
+  static const char *const choices[] = {"auto", "on", "off",  "1",     "0",
+                                        "yes",  "no", "true", "false", NULL};
+  char v[8];
+  load_choice("CCLSCOPE_DIRECT_IO", v, sizeof v, "auto", choices);
+  if (strcmp(v, "auto") == 0)
+    snprintf(c->direct_io, sizeof c->direct_io, "auto");
+  else if (strcmp(v, "on") == 0 || strcmp(v, "1") == 0 ||
+           strcmp(v, "yes") == 0 || strcmp(v, "true") == 0)
+    snprintf(c->direct_io, sizeof c->direct_io, "on");
+  else
+    snprintf(c->direct_io, sizeof c->direct_io, "off");
+}
+
 /* What is recorded: sampling, size filter, start paused. */
 static void load_selection(cs_config *c) {
   load_uint("CCLSCOPE_SAMPLE", &c->sample_coll, 1, 1, 1000000000u);
@@ -379,6 +395,7 @@ void cs_config_load(cs_config *c) {
   load_choice("CCLSCOPE_SUMMARY", c->summary, sizeof c->summary, "log",
               summaries);
   load_choice("CCLSCOPE_CLOCK", c->clock, sizeof c->clock, "auto", clocks);
+  load_direct_io(c);
   load_choice("CCLSCOPE_HOST", c->host, sizeof c->host, "auto", hosts);
   load_selection(c);
   load_double("CCLSCOPE_HANG_TIMEOUT", &c->hang_timeout_s, 60.0, 0.0, 86400.0);

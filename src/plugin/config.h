@@ -50,6 +50,7 @@ typedef struct {
   bool nvtx;             /* CCLSCOPE_NVTX=1 */
   bool cupti;            /* CCLSCOPE_CUPTI=1 */
   char clock[16];        /* auto | tsc | monotonic */
+  char direct_io[8];     /* CCLSCOPE_DIRECT_IO: auto | on | off */
   char host[16];         /* auto | nccl | rccl */
 } cs_config;
 

@@ -65,6 +65,9 @@ static void fill_writer_opts(cs_writer_opts *o, bool forked_child) {
   o->env.mode_metrics = s.cfg.metrics;
   o->env.ring_bytes = s.cfg.ring_bytes;
   o->env.handle_tag = cs_handle_tag;
+  o->env.direct_io = strcmp(s.cfg.direct_io, "on") == 0    ? CS_TF_DIRECT_ON
+                     : strcmp(s.cfg.direct_io, "off") == 0 ? CS_TF_DIRECT_OFF
+                                                           : CS_TF_DIRECT_AUTO;
   o->clock = (cs_clock_kind)atomic_load(&cs_clock_source);
   o->max_live_events = s.cfg.max_live_events;
   o->reclaim_timeout_s = s.cfg.reclaim_timeout_s;

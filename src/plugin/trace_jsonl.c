@@ -793,6 +793,10 @@ static void put_process_fields(cs_trace_sink *t, cs_jbuf *b) {
   cs_jbuf_str(b, env->mask_source);
   J(",\"ringBytes\":");
   cs_jbuf_u64(b, env->ring_bytes);
+  if (cs_tf_direct(&t->file))
+    J(",\"directIo\":true");
+  else
+    J(",\"directIo\":false");
   if (env->forked_child)
     J(",\"forkedChild\":true");
 }
@@ -805,7 +809,7 @@ bool cs_trace_open(cs_trace_sink *t, const cs_trace_env *env) {
   build_pieces(t);
   snprintf(stem, sizeof stem, "trace_%s_%s_pid%d", env->run_id, env->hostname,
            (int)env->pid);
-  if (!cs_tf_open(&t->file, env->dir, stem))
+  if (!cs_tf_open(&t->file, env->dir, stem, env->direct_io))
     return false;
   cs_jbuf *b = &t->file.buf;
   int64_t now = cs_clock_epoch_now(env->cal);
@@ -973,6 +977,7 @@ void cs_trace_process_end(cs_trace_sink *t, const char *reason,
                           const cs_trace_counters *c) {
   cs_jbuf *b = &t->file.buf;
   int64_t now = cs_clock_epoch_now(t->env.cal);
+  cs_tf_sync(&t->file, now); /* every loss so far is counted below */
   size_t start = cs_tf_line_begin(&t->file);
   J("{\"recordType\":\"processEnd\",\"ts\":");
   cs_jbuf_ns_as_us(b, now);
@@ -990,8 +995,16 @@ void cs_trace_process_end(cs_trace_sink *t, const char *reason,
   cs_tf_line_end(&t->file, start, now);
 }
 
+void cs_trace_write_bulk(cs_trace_sink *t) {
+  cs_tf_write_bulk(&t->file, cs_clock_epoch_now(t->env.cal));
+}
+
 void cs_trace_flush(cs_trace_sink *t) {
   cs_tf_flush(&t->file, cs_clock_epoch_now(t->env.cal));
+}
+
+void cs_trace_sync(cs_trace_sink *t) {
+  cs_tf_sync(&t->file, cs_clock_epoch_now(t->env.cal));
 }
 
 void cs_trace_close(cs_trace_sink *t) {

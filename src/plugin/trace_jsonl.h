@@ -35,6 +35,7 @@ typedef struct {
   bool mode_metrics;
   uint64_t ring_bytes;
   uint16_t handle_tag;
+  cs_tf_direct_mode direct_io; /* CCLSCOPE_DIRECT_IO */
 } cs_trace_env;
 
 /* Process-wide counters shown in finalize and end records. */
@@ -104,7 +105,12 @@ void cs_trace_mark(cs_trace_sink *t, uint64_t raw_ts, int32_t tid,
 void cs_trace_process_end(cs_trace_sink *t, const char *reason,
                           const cs_trace_counters *c);
 
+/* Write whole pages when enough is buffered (cs_tf_bulk_due). */
+void cs_trace_write_bulk(cs_trace_sink *t);
+/* Bring the file up to date (without waiting for the disk). */
 void cs_trace_flush(cs_trace_sink *t);
+/* ... and wait until it is in the file. */
+void cs_trace_sync(cs_trace_sink *t);
 void cs_trace_close(cs_trace_sink *t);
 
 #endif

@@ -42,7 +42,10 @@
 #define TICK_EVERY_NS 1000000000           /* 1 s */
 #define TIMING_EVERY_NS 10000000           /* completion checks: 10 ms */
 #define TIMING_GRACE_NS INT64_C(100000000) /* quiet time before a timing */
-#define FLUSH_BYTES (256u * 1024u)
+/* Ring units read ahead (the lines are in the producer's core's cache),
+ * and how often a long drain gives room back to the producer. */
+#define PREFETCH_UNITS 16
+#define RELEASE_EVERY_UNITS 256
 #define FINAL_DRAIN_DEADLINE_NS INT64_C(2000000000)
 
 typedef struct {
@@ -193,7 +196,8 @@ static size_t drain_ring(cs_ring *r) {
     const cs_unit *u = &ring_units[tail & mask];
     /* The producer wrote these lines on another core: ask for the next
      * ones while this record is processed. */
-    __builtin_prefetch(&ring_units[(tail + 4) & mask]);
+    if (tail + PREFETCH_UNITS < head)
+      __builtin_prefetch(&ring_units[(tail + PREFETCH_UNITS) & mask]);
     if (u->h.kind == CS_REC_PAD) {
       tail += cap - (tail & mask);
       continue;
@@ -203,10 +207,12 @@ static size_t drain_ring(cs_ring *r) {
     w.records++;
     /* Write as we go: the buffer stays small (in cache, no page faults)
      * however much a burst left in the rings. */
-    if (w.trace_open && w.trace.file.buf.len >= FLUSH_BYTES)
-      cs_trace_flush(&w.trace);
+    if (w.trace_open && cs_tf_bulk_due(&w.trace.file))
+      cs_trace_write_bulk(&w.trace);
     tail += n;
     units += n;
+    if ((units & (RELEASE_EVERY_UNITS - 1)) < n)
+      atomic_store_explicit(&r->tail, tail, memory_order_release);
   }
   atomic_store_explicit(&r->tail, tail, memory_order_release);
   return units;
@@ -245,7 +251,7 @@ static void watchdog_check(int64_t epoch_now) {
                 path);
   }
   if (fresh && w.trace_open)
-    cs_trace_flush(&w.trace); /* the job may be killed soon */
+    cs_trace_sync(&w.trace); /* the job may be killed soon */
 }
 
 /* Flush, snapshot, and tell the waiting cclscope_dump() caller. */
@@ -253,7 +259,7 @@ static void dump_now(uint64_t ticket, uint64_t raw_ts, int32_t tid) {
   drain_all();
   if (w.trace_open) {
     cs_trace_mark(&w.trace, raw_ts, tid, "dump", "", -1);
-    cs_trace_flush(&w.trace);
+    cs_trace_sync(&w.trace);
   }
   w.last_flush_ns = mono_ns();
   int64_t now = cs_clock_epoch_now(&w.cal);
@@ -297,7 +303,7 @@ static void handle_message(const cs_ctl_msg *m) {
   case CS_CTL_FLUSH:
     drain_all();
     if (w.trace_open)
-      cs_trace_flush(&w.trace);
+      cs_trace_sync(&w.trace);
     w.last_flush_ns = mono_ns();
     break;
   case CS_CTL_DUMP:
@@ -419,12 +425,15 @@ static void periodic(bool force_flush) {
     cs_ring_reap_orphans(on_ring_freed, NULL);
     w.next_tick_ns = now + TICK_EVERY_NS;
   }
-  if (w.trace_open &&
-      (force_flush || w.trace.file.buf.len >= FLUSH_BYTES ||
-       (w.trace.file.buf.len > 0 &&
-        now - w.last_flush_ns >= (int64_t)(w.opts.flush_interval_s * 1e9)))) {
+  if (!w.trace_open)
+    return;
+  if (force_flush ||
+      (w.trace.file.buf.len > 0 &&
+       now - w.last_flush_ns >= (int64_t)(w.opts.flush_interval_s * 1e9))) {
     cs_trace_flush(&w.trace);
     w.last_flush_ns = now;
+  } else if (cs_tf_bulk_due(&w.trace.file)) {
+    cs_trace_write_bulk(&w.trace);
   }
 }
 
@@ -736,9 +745,13 @@ const char *cs_writer_trace_path(void) {
 void cs_writer_atfork_prepare(void) {
   pthread_mutex_lock(&w.state_lock);
   pthread_mutex_lock(&w.ctl_lock);
+  if (w.running && w.trace_open) /* the I/O thread's queue, consistent */
+    cs_tf_atfork_prepare(&w.trace.file);
 }
 
 void cs_writer_atfork_parent(void) {
+  if (w.running && w.trace_open)
+    cs_tf_atfork_parent(&w.trace.file);
   pthread_mutex_unlock(&w.ctl_lock);
   pthread_mutex_unlock(&w.state_lock);
 }

@@ -4,12 +4,16 @@
 #include "trace_read.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 static char *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
@@ -185,6 +189,27 @@ void test_make_tmpdir(char *out, size_t outlen) {
     perror("mkdtemp");
     abort();
   }
+}
+
+bool test_dir_takes_direct_io(const char *dir) {
+  struct statfs fs;
+  if (statfs(dir, &fs) != 0 || fs.f_type == TMPFS_MAGIC)
+    return false;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/direct-probe", dir);
+  int fd = open(path, O_WRONLY | O_CREAT | O_DIRECT, 0644);
+  if (fd < 0)
+    return false;
+  char *page = aligned_alloc(4096, 4096);
+  bool ok = false;
+  if (page) {
+    memset(page, 'x', 4096);
+    ok = pwrite(fd, page, 4096, 0) == 4096;
+  }
+  free(page);
+  close(fd);
+  unlink(path);
+  return ok;
 }
 
 static int remove_entry(const char *path, const struct stat *sb, int flag,

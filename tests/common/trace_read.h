@@ -48,6 +48,9 @@ const cJSON *json_obj(const cJSON *o, const char *key);
 /* A fresh empty folder under $TMPDIR (or /tmp): "<tmp>/cclscope-test-XXXXXX".
  */
 void test_make_tmpdir(char *out, size_t outlen);
+/* Does `dir` take 4 KiB-aligned O_DIRECT writes, and is it not tmpfs?
+ * (Asked without the plugin, to check the plugin's own verdict.) */
+bool test_dir_takes_direct_io(const char *dir);
 /* rm -rf a folder made by test_make_tmpdir. */
 void test_remove_tree(const char *dir);
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -187,6 +188,50 @@ static void test_sigkill_leaves_complete_lines(void **state) {
   driver_cleanup(&d);
 }
 
+/* Killed while writing fast: several megabytes went out in bulk writes
+ * (O_DIRECT where the folder takes it), some may be in flight, and still
+ * the file holds only complete lines. */
+static void test_sigkill_during_fast_writing(void **state) {
+  (void)state;
+  driver_t d;
+  driver_open(&d);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int mask = 0;
+    void *ctx = NULL;
+    d.v6->init(&ctx, 10, &mask, "killed-fast", 1, 1, 0, NULL);
+    for (;;)
+      one_collective(d.v6, ctx, true);
+  }
+  /* Wait until 4 MiB are in the file (bulk writes of 1 MiB happened). */
+  char paths[2][4096];
+  struct stat st = {0};
+  for (int i = 0; i < 2000; i++) {
+    if (trace_find_files(d.dir, paths, 2) == 1 && stat(paths[0], &st) == 0 &&
+        st.st_size >= (4 << 20))
+      break;
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  assert_true(WIFSIGNALED(status));
+  assert_true(st.st_size >= (4 << 20));
+  driver_close(&d);
+
+  trace_t t;
+  driver_load_single_trace(&d, &t); /* fails on any partial line */
+  assert_int_equal(t.crossing_lines, 0);
+  assert_true(trace_count_events(&t, "ncclProfileProxyStep") > 5000);
+  assert_null(trace_find_record(&t, "processEnd"));
+  const cJSON *proc = trace_find_record(&t, "process");
+  assert_int_equal(cJSON_IsTrue(json_obj(proc, "directIo")),
+                   test_dir_takes_direct_io(d.dir));
+  trace_free(&t);
+  driver_cleanup(&d);
+}
+
 /* fork() in the host: the child writes its own file, the parent's file
  * holds only the parent's events. */
 static void test_fork_child_writes_own_file(void **state) {
@@ -289,6 +334,7 @@ int main(void) {
       cmocka_unit_test(test_reload_after_unload),
       cmocka_unit_test(test_exit_without_finalize),
       cmocka_unit_test(test_sigkill_leaves_complete_lines),
+      cmocka_unit_test(test_sigkill_during_fast_writing),
       cmocka_unit_test(test_fork_child_writes_own_file),
       cmocka_unit_test(test_full_ring_drops_and_counts),
   };

@@ -3,6 +3,10 @@
  * lines: no line crosses a 4 KiB boundary (padding inside the previous
  * object, or a pad record), a short write is truncated back to the last
  * complete line, and an unusable folder degrades instead of failing.
+ * Writing goes through the I/O thread (trace_io.c), with O_DIRECT where
+ * the file system takes it: every line arrives once and in order whatever
+ * mix of bulk writes, periodic flushes and syncs, a file system that
+ * refuses O_DIRECT gets ordinary writes, and tmpfs never gets O_DIRECT.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,16 +15,40 @@
 
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "trace_file.h"
+#include "trace_io.h"
 #include "trace_read.h"
+
+/* A folder for tests that need O_DIRECT: $TMPDIR or /tmp, else /var/tmp,
+ * else the working directory (the build tree). Fails the test, saying
+ * why, when none takes it. */
+static void make_direct_io_dir(char *out, size_t outlen) {
+  const char *tmpdir = getenv("TMPDIR");
+  const char *bases[] = {tmpdir && *tmpdir ? tmpdir : "/tmp", "/var/tmp", "."};
+  for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+    snprintf(out, outlen, "%s/cclscope-test-XXXXXX", bases[i]);
+    if (!mkdtemp(out))
+      continue;
+    if (test_dir_takes_direct_io(out))
+      return;
+    test_remove_tree(out);
+  }
+  fail_msg("no folder here takes O_DIRECT writes ($TMPDIR, /tmp, /var/tmp, "
+           "the working directory)");
+}
 
 /* Append one JSON line whose total length (with newline) is `len`. */
 static void add_line(cs_trace_file *f, size_t len, unsigned seq) {
@@ -40,31 +68,33 @@ static void test_lines_never_cross_pages(void **state) {
   (void)state;
   char dir[4096];
   test_make_tmpdir(dir, sizeof dir);
-  cs_trace_file f;
-  assert_true(cs_tf_open(&f, dir, "trace_unit"));
+  /* On the heap: if an assert fails, the I/O thread keeps valid memory. */
+  cs_trace_file *f = calloc(1, sizeof *f);
+  assert_true(cs_tf_open(f, dir, "trace_unit", CS_TF_DIRECT_AUTO));
   srand(7);
   unsigned lines = 0;
   for (int round = 0; round < 40; round++) {
     int n = 1 + rand() % 60;
     for (int i = 0; i < n; i++)
-      add_line(&f, 40 + (size_t)(rand() % 1500), lines++);
+      add_line(f, 40 + (size_t)(rand() % 1500), lines++);
     if (round % 3 == 0)
-      cs_tf_flush(&f, 0); /* flushes at arbitrary points in the page */
+      cs_tf_flush(f, 0); /* flushes at arbitrary points in the page */
   }
-  add_line(&f, 9000, lines++); /* a long line: starts on a boundary */
-  add_line(&f, 100, lines++);
-  cs_tf_close(&f, 0);
+  add_line(f, 9000, lines++); /* a long line: starts on a boundary */
+  add_line(f, 100, lines++);
+  cs_tf_close(f, 0);
 
   trace_t t;
-  assert_true(trace_load(&t, f.path));
+  assert_true(trace_load(&t, f->path));
   assert_int_equal(t.bad_lines, 0);
   assert_int_equal(t.crossing_lines, 0);
   assert_true(t.ends_with_newline);
   assert_int_equal(t.count, lines); /* pad records are skipped by the reader */
   for (unsigned i = 0; i < lines; i++)
     assert_int_equal((unsigned)json_num(t.lines[i], "seq"), i);
-  assert_true(f.pad_bytes > 0);
+  assert_true(f->pad_bytes > 0);
   trace_free(&t);
+  free(f);
   test_remove_tree(dir);
 }
 
@@ -72,13 +102,15 @@ static void test_second_file_gets_new_name(void **state) {
   (void)state;
   char dir[4096];
   test_make_tmpdir(dir, sizeof dir);
-  cs_trace_file a, b;
-  assert_true(cs_tf_open(&a, dir, "trace_same"));
-  assert_true(cs_tf_open(&b, dir, "trace_same"));
-  assert_string_not_equal(a.path, b.path);
-  assert_non_null(strstr(b.path, "trace_same.1.jsonl"));
-  cs_tf_close(&a, 0);
-  cs_tf_close(&b, 0);
+  cs_trace_file *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+  assert_true(cs_tf_open(a, dir, "trace_same", CS_TF_DIRECT_AUTO));
+  assert_true(cs_tf_open(b, dir, "trace_same", CS_TF_DIRECT_AUTO));
+  assert_string_not_equal(a->path, b->path);
+  assert_non_null(strstr(b->path, "trace_same.1.jsonl"));
+  cs_tf_close(a, 0);
+  cs_tf_close(b, 0);
+  free(a);
+  free(b);
   test_remove_tree(dir);
 }
 
@@ -90,7 +122,7 @@ static void test_unusable_folder_degrades(void **state) {
   FILE *fp = fopen(file_as_dir, "w");
   fclose(fp);
   cs_trace_file f;
-  assert_false(cs_tf_open(&f, file_as_dir, "trace_x"));
+  assert_false(cs_tf_open(&f, file_as_dir, "trace_x", CS_TF_DIRECT_AUTO));
   add_line(&f, 100, 0); /* must not crash; counted as lost */
   assert_int_equal(f.lines_lost, 1);
   cs_tf_close(&f, 0);
@@ -98,11 +130,11 @@ static void test_unusable_folder_degrades(void **state) {
 }
 
 /* A write that hits the file-size limit is cut: the file must still end
- * on a complete line, and the loss must be counted. */
-static void test_short_write_is_truncated(void **state) {
-  (void)state;
+ * on a complete line, and the loss must be counted. With direct I/O the
+ * cut falls inside a direct write of whole pages. */
+static void short_write_case(cs_tf_direct_mode mode) {
   char dir[4096];
-  test_make_tmpdir(dir, sizeof dir);
+  make_direct_io_dir(dir, sizeof dir);
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
@@ -110,12 +142,16 @@ static void test_short_write_is_truncated(void **state) {
     struct rlimit lim = {50000, 50000};
     setrlimit(RLIMIT_FSIZE, &lim);
     cs_trace_file f;
-    if (!cs_tf_open(&f, dir, "trace_full"))
+    if (!cs_tf_open(&f, dir, "trace_full", mode))
       _exit(2);
+    if (cs_tf_direct(&f) != (mode != CS_TF_DIRECT_OFF))
+      _exit(4);
     for (unsigned i = 0; i < 200; i++) {
       add_line(&f, 700, i);
       if (i % 25 == 0)
         cs_tf_flush(&f, 0);
+      if (i % 60 == 0)
+        cs_tf_sync(&f, 0);
     }
     cs_tf_close(&f, 0);
     _exit(f.lines_lost > 0 && f.write_errors > 0 ? 0 : 3);
@@ -132,6 +168,139 @@ static void test_short_write_is_truncated(void **state) {
   assert_true(t.ends_with_newline);
   assert_true(t.count > 10);
   assert_true(t.count < 200);
+  for (size_t i = 0; i < t.count; i++) /* what is there is in order */
+    assert_int_equal((size_t)json_num(t.lines[i], "seq"), i);
+  trace_free(&t);
+  test_remove_tree(dir);
+}
+
+static void test_short_write_is_truncated(void **state) {
+  (void)state;
+  short_write_case(CS_TF_DIRECT_OFF);
+}
+
+static void test_short_direct_write_is_truncated(void **state) {
+  (void)state;
+  short_write_case(CS_TF_DIRECT_AUTO);
+}
+
+/* Many megabytes through bulk writes, periodic flushes and syncs in an
+ * irregular mix, with lines longer than a page: every line arrives once,
+ * in order, none crosses a page; with direct I/O where the folder takes
+ * it (and only there). */
+static void write_mixed(const char *dir, cs_tf_direct_mode mode,
+                        bool expect_direct) {
+  /* On the heap: if an assert fails, the I/O thread keeps valid memory. */
+  cs_trace_file *f = calloc(1, sizeof *f);
+  assert_true(cs_tf_open(f, dir, "trace_mixed", mode));
+  assert_int_equal(cs_tf_direct(f), expect_direct);
+  srand(11);
+  unsigned lines = 0;
+  size_t bytes = 0;
+  while (bytes < ((size_t)12 << 20)) {
+    size_t len = (lines % 997 == 5) ? 5000 + (size_t)(rand() % 4000)
+                                    : 60 + (size_t)(rand() % 900);
+    add_line(f, len, lines++);
+    bytes += len;
+    if (cs_tf_bulk_due(f))
+      cs_tf_write_bulk(f, 0);
+    if (lines % 3001 == 0)
+      cs_tf_flush(f, 0); /* the periodic flush: ends mid-page */
+    if (lines % 7919 == 0) {
+      cs_tf_sync(f, 0); /* everything so far is in the file */
+      struct stat st;
+      assert_int_equal(stat(f->path, &st), 0);
+      assert_int_equal((uint64_t)st.st_size, f->written);
+    }
+  }
+  cs_tf_close(f, 0);
+  assert_int_equal(f->lines_lost, 0);
+  assert_int_equal(f->write_errors, 0);
+  if (expect_direct)
+    assert_true(f->direct_bytes > ((uint64_t)8 << 20));
+  else
+    assert_int_equal(f->direct_bytes, 0);
+
+  trace_t t;
+  assert_true(trace_load(&t, f->path));
+  assert_int_equal(t.bad_lines, 0);
+  assert_int_equal(t.crossing_lines, 0);
+  assert_true(t.ends_with_newline);
+  assert_int_equal(t.count, lines);
+  for (unsigned i = 0; i < lines; i++)
+    assert_int_equal((unsigned)json_num(t.lines[i], "seq"), i);
+  trace_free(&t);
+  free(f);
+}
+
+static void test_bulk_direct_io(void **state) {
+  (void)state;
+  char dir[4096];
+  make_direct_io_dir(dir, sizeof dir);
+  write_mixed(dir, CS_TF_DIRECT_AUTO, true);
+  test_remove_tree(dir);
+}
+
+static void test_bulk_ordinary_writes(void **state) {
+  (void)state;
+  char dir[4096];
+  make_direct_io_dir(dir, sizeof dir);
+  write_mixed(dir, CS_TF_DIRECT_OFF, false); /* CCLSCOPE_DIRECT_IO=off */
+  test_remove_tree(dir);
+}
+
+/* tmpfs accepts O_DIRECT without doing it: ordinary writes there. */
+static void test_tmpfs_gets_ordinary_writes(void **state) {
+  (void)state;
+  struct statfs fs;
+  assert_int_equal(statfs("/dev/shm", &fs), 0);
+  assert_true(fs.f_type == TMPFS_MAGIC); /* Debian mounts tmpfs there */
+  char dir[] = "/dev/shm/cclscope-test-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  write_mixed(dir, CS_TF_DIRECT_ON, false); /* even when asked for */
+  test_remove_tree(dir);
+}
+
+/* The file system refuses a direct write (here: a length that is not a
+ * multiple of the block size, EINVAL): the I/O thread writes it the
+ * ordinary way, and every later direct job too. */
+static void test_refused_direct_write_falls_back(void **state) {
+  (void)state;
+  char dir[4096], path[4200];
+  make_direct_io_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/refused.jsonl", dir);
+  int fd = open(path, O_WRONLY | O_CREAT, 0644);
+  int direct_fd = open(path, O_WRONLY | O_DIRECT);
+  assert_true(fd >= 0 && direct_fd >= 0);
+  cs_trace_io *io = calloc(1, sizeof *io); /* on the heap, as above */
+  cs_io_start(io, fd, direct_fd);
+  cs_io_failure failure;
+  char *odd = aligned_alloc(4096, 4096);
+  memset(odd, ' ', 100);
+  memcpy(odd, "{\"a\":1}", 7);
+  odd[99] = '\n';
+  assert_true(cs_io_queue(io, odd, 4096, 100, 0, 1, true, &failure));
+  char *page = aligned_alloc(4096, 4096);
+  memset(page, ' ', 4096);
+  memcpy(page, "{\"b\":2}", 7);
+  page[4095] = '\n';
+  assert_true(cs_io_queue(io, page, 4096, 4096, 100, 1, true, &failure));
+  assert_true(cs_io_sync(io, &failure));
+  cs_io_counters c;
+  cs_io_get_counters(io, &c);
+  assert_true(c.direct_refused);
+  assert_int_equal(c.refused_error, EINVAL);
+  assert_int_equal(c.direct_bytes, 0);
+  assert_int_equal(c.lines_lost, 0);
+  cs_io_stop(io);
+  free(io);
+  close(direct_fd);
+  close(fd);
+  trace_t t;
+  assert_true(trace_load(&t, path));
+  assert_int_equal(t.count, 2);
+  assert_int_equal((int)json_num(t.lines[0], "a"), 1);
+  assert_int_equal((int)json_num(t.lines[1], "b"), 2);
   trace_free(&t);
   test_remove_tree(dir);
 }
@@ -142,6 +311,11 @@ int main(void) {
       cmocka_unit_test(test_second_file_gets_new_name),
       cmocka_unit_test(test_unusable_folder_degrades),
       cmocka_unit_test(test_short_write_is_truncated),
+      cmocka_unit_test(test_short_direct_write_is_truncated),
+      cmocka_unit_test(test_bulk_direct_io),
+      cmocka_unit_test(test_bulk_ordinary_writes),
+      cmocka_unit_test(test_tmpfs_gets_ordinary_writes),
+      cmocka_unit_test(test_refused_direct_write_falls_back),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -210,6 +210,29 @@ static void test_config_from_environment(void **state) {
   unsetenv("CCLSCOPE_HOSTNAME");
 }
 
+/* CCLSCOPE_DIRECT_IO: auto by default, on/off and their boolean spellings,
+ * anything else back to auto. */
+static void test_config_direct_io(void **state) {
+  (void)state;
+  static const struct {
+    const char *value;
+    const char *expected;
+  } cases[] = {{NULL, "auto"},   {"auto", "auto"},     {"on", "on"},
+               {"1", "on"},      {"yes", "on"},        {"true", "on"},
+               {"off", "off"},   {"0", "off"},         {"no", "off"},
+               {"false", "off"}, {"sometimes", "auto"}};
+  cs_config c;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    if (cases[i].value)
+      setenv("CCLSCOPE_DIRECT_IO", cases[i].value, 1);
+    else
+      unsetenv("CCLSCOPE_DIRECT_IO");
+    cs_config_load(&c);
+    assert_string_equal(c.direct_io, cases[i].expected);
+  }
+  unsetenv("CCLSCOPE_DIRECT_IO");
+}
+
 static void test_handles(void **state) {
   (void)state;
   cs_handle_new_tag();
@@ -243,6 +266,7 @@ int main(void) {
       cmocka_unit_test(test_mask_names),
       cmocka_unit_test(test_size_parsing),
       cmocka_unit_test(test_config_from_environment),
+      cmocka_unit_test(test_config_direct_io),
       cmocka_unit_test(test_handles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
