@@ -19,6 +19,7 @@
  *
  * The plugin writes its trace to --out (default: a folder under /tmp).
  */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
@@ -407,12 +408,56 @@ static int run_overhead(const options *o, ncclProfiler_v6_t *base,
 
 /* ---- sustain mode ---- */
 
+/* CPU seconds so far of this process's threads named `name` (the plugin's
+ * "cclscope-writer", "cclscope-io"), from /proc/self/task. */
+static double thread_cpu_s(const char *name) {
+  double total = 0;
+  long ticks = sysconf(_SC_CLK_TCK);
+  DIR *d = opendir("/proc/self/task");
+  if (!d)
+    return -1;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] == '.')
+      continue;
+    char path[300], comm[64] = "", stat[1024];
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", de->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+      continue;
+    if (!fgets(comm, sizeof comm, f))
+      comm[0] = '\0';
+    fclose(f);
+    comm[strcspn(comm, "\n")] = '\0';
+    if (strcmp(comm, name) != 0)
+      continue;
+    snprintf(path, sizeof path, "/proc/self/task/%s/stat", de->d_name);
+    f = fopen(path, "r");
+    if (!f)
+      continue;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    /* Fields after the ")" that closes the name: 14 utime, 15 stime. */
+    const char *q = strrchr(stat, ')');
+    unsigned long ut = 0, st = 0;
+    if (q &&
+        sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+               &ut, &st) == 2)
+      total += (double)(ut + st) / (double)ticks;
+  }
+  closedir(d);
+  return total;
+}
+
 typedef struct {
   const options *o;
   producer w;
   uint64_t callbacks;
   uint64_t late_ns; /* how far behind schedule it ended */
+  double cpu_s;     /* this thread's CPU time */
 } sustain_thread;
+static double cpu_s(int who);
 
 static void *sustain_main(void *arg) {
   sustain_thread *t = arg;
@@ -436,6 +481,7 @@ static void *sustain_main(void *arg) {
       t->callbacks < planned
           ? (uint64_t)((double)(planned - t->callbacks) / per_thread_rate * 1e9)
           : 0;
+  t->cpu_s = cpu_s(RUSAGE_THREAD);
   return NULL;
 }
 
@@ -450,21 +496,30 @@ static int run_sustain(const options *o, ncclProfiler_v6_t *plug) {
                o->threads, i, NULL);
   }
   pthread_t *tids = calloc((size_t)o->threads, sizeof *tids);
+  /* The writer's CPU time: the process's less the producers' (a joined
+   * thread's time stays in the process's; this thread only waits). */
+  double self0 = cpu_s(RUSAGE_SELF), me0 = cpu_s(RUSAGE_THREAD);
   uint64_t t0 = now_ns();
   for (int i = 0; i < o->threads; i++)
     pthread_create(&tids[i], NULL, sustain_main, &t[i]);
   uint64_t total = 0, late = 0;
+  double producers_cpu = 0;
   for (int i = 0; i < o->threads; i++) {
     pthread_join(tids[i], NULL);
     total += t[i].callbacks;
+    producers_cpu += t[i].cpu_s;
     if (t[i].late_ns > late)
       late = t[i].late_ns;
   }
   double elapsed = (double)(now_ns() - t0) / 1e9;
+  double writer_thread_cpu = thread_cpu_s("cclscope-writer");
+  double io_thread_cpu = thread_cpu_s("cclscope-io");
   uint64_t f0 = now_ns();
   for (int i = 0; i < o->threads; i++)
     plug->finalize(t[i].w.ctx); /* the last one drains and closes */
   double drain = (double)(now_ns() - f0) / 1e9;
+  double writer_cpu = (cpu_s(RUSAGE_SELF) - self0) - producers_cpu -
+                      (cpu_s(RUSAGE_THREAD) - me0);
   double ds = -1, dst = -1, dsp = -1, lost = -1, started = -1;
   read_counter(o->out_dir, "droppedStarts", &ds);
   read_counter(o->out_dir, "droppedStates", &dst);
@@ -480,6 +535,12 @@ static int run_sustain(const options *o, ncclProfiler_v6_t *plug) {
   printf("  plugin counters: eventsStarted %.0f droppedStarts %.0f "
          "droppedStates %.0f droppedStops %.0f linesLost %.0f\n",
          started, ds, dst, dsp, lost);
+  printf("  writer CPU %.2f s = %.1f ns per callback, busy %.0f %% of the "
+         "run (writer thread %.2f s, I/O thread %.2f s before the final "
+         "drain)\n",
+         writer_cpu, writer_cpu * 1e9 / (double)total,
+         100.0 * writer_cpu / (elapsed + drain), writer_thread_cpu,
+         io_thread_cpu);
   return ds == 0 && dst == 0 && dsp == 0 && lost == 0 ? 0 : 1;
 }
 
