@@ -42,8 +42,19 @@ typedef struct {
   uint32_t ticks_waited;
 } early_stop;
 
+/* The live index. Ids come from per-thread blocks, so the events alive at
+ * one time have nearby ids: a table indexed by the low bits holds nearly
+ * all of them, with the id beside the pointer so that a lookup never
+ * touches a cold event. An event still alive when an id 65536 later needs
+ * its slot (a long collective; a stop lost to a full ring) moves to the
+ * overflow map, so the table keeps serving the recent ones. */
 typedef struct {
-  cs_event **direct; /* LIVE_DIRECT slots, by id & (LIVE_DIRECT - 1) */
+  uint64_t id;
+  cs_event *e;
+} live_slot;
+
+typedef struct {
+  live_slot *direct; /* LIVE_DIRECT slots, by id & (LIVE_DIRECT - 1) */
   cs_u64map overflow;
 } live_index;
 
@@ -62,25 +73,33 @@ struct cs_assembler {
 /* ---- the live index ---- */
 
 static cs_event *live_get(const cs_assembler *a, uint64_t id) {
-  cs_event *e = a->live.direct[id & (LIVE_DIRECT - 1)];
-  if (e && e->id == id)
-    return e;
+  const live_slot *slot = &a->live.direct[id & (LIVE_DIRECT - 1)];
+  if (slot->e && slot->id == id)
+    return slot->e;
   return a->live.overflow.count ? cs_u64map_get(&a->live.overflow, id) : NULL;
 }
 
+/* Is this id in the table (not looking in the overflow map)? Enough to
+ * reject a duplicate start: ids are never reused, and one that has moved
+ * to the overflow map is 65536 ids old. */
+static bool live_recent(const cs_assembler *a, uint64_t id) {
+  const live_slot *slot = &a->live.direct[id & (LIVE_DIRECT - 1)];
+  return slot->e && slot->id == id;
+}
+
 static bool live_put(cs_assembler *a, cs_event *e) {
-  cs_event **slot = &a->live.direct[e->id & (LIVE_DIRECT - 1)];
-  if (!*slot) {
-    *slot = e;
-    return true;
-  }
-  return cs_u64map_put(&a->live.overflow, e->id, e);
+  live_slot *slot = &a->live.direct[e->id & (LIVE_DIRECT - 1)];
+  if (slot->e && !cs_u64map_put(&a->live.overflow, slot->id, slot->e))
+    return false; /* no room to move the older one out */
+  slot->id = e->id;
+  slot->e = e;
+  return true;
 }
 
 static void live_remove(cs_assembler *a, cs_event *e) {
-  cs_event **slot = &a->live.direct[e->id & (LIVE_DIRECT - 1)];
-  if (*slot == e)
-    *slot = NULL;
+  live_slot *slot = &a->live.direct[e->id & (LIVE_DIRECT - 1)];
+  if (slot->e == e)
+    slot->e = NULL;
   else
     cs_u64map_remove(&a->live.overflow, e->id);
 }
@@ -89,8 +108,8 @@ static void live_remove(cs_assembler *a, cs_event *e) {
 static size_t live_collect(const cs_assembler *a, cs_event **out, size_t max) {
   size_t n = 0;
   for (size_t i = 0; i < LIVE_DIRECT && n < max; i++)
-    if (a->live.direct[i])
-      out[n++] = a->live.direct[i];
+    if (a->live.direct[i].e)
+      out[n++] = a->live.direct[i].e;
   size_t cap = cs_u64map_capacity(&a->live.overflow);
   for (size_t i = 0; i < cap && n < max; i++)
     if (a->live.overflow.slots[i].key)
@@ -427,7 +446,7 @@ static void apply_stop(cs_assembler *a, cs_event *e, uint64_t raw,
 }
 
 static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
-  if (live_get(a, s->h.id))
+  if (live_recent(a, s->h.id))
     return; /* ids are never reused: a duplicate is noise */
   if (a->c.live_now >= a->cfg.max_live) {
     a->c.live_cap_drops++;

@@ -367,6 +367,50 @@ static void test_live_cap(void **st) {
   cs_asm_destroy(a);
 }
 
+/* Ids 65536 apart share a slot of the live table: a long-lived event
+ * moves aside for the newer one, and both are still found by their stops,
+ * states and children. */
+static void test_live_events_sharing_a_slot(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 100000);
+  const uint64_t old_id = 7, new_id = 7 + 65536, newer_id = 7 + 2 * 65536;
+  start(a, CS_EV_COLL, old_id, 10, CS_PARENT_NONE, 0, 0, 0, 0);
+  start(a, CS_EV_COLL, new_id, 20, CS_PARENT_NONE, 0, 0, 0, 0);
+  start(a, CS_EV_COLL, newer_id, 25, CS_PARENT_NONE, 0, 0, 0, 0);
+  assert_non_null(cs_asm_live_get(a, old_id));
+  assert_non_null(cs_asm_live_get(a, new_id));
+  assert_non_null(cs_asm_live_get(a, newer_id));
+  assert_int_equal(cs_asm_live_get(a, old_id)->start_raw, 10);
+  assert_int_equal(cs_asm_live_get(a, new_id)->start_raw, 20);
+  /* A duplicate start of the newest is ignored (ids are never reused). */
+  start(a, CS_EV_COLL, newer_id, 26, CS_PARENT_NONE, 0, 0, 0, 0);
+  assert_int_equal(cs_asm_get_counters(a)->live_now, 3);
+  /* Children of the ones that moved aside get exact parents. */
+  start(a, CS_EV_KERNEL_CH, 100, 30, CS_PARENT_LOCAL, old_id, 0, 0, 0);
+  start(a, CS_EV_KERNEL_CH, 101, 31, CS_PARENT_LOCAL, new_id, 0, 0, 0);
+  state(a, old_id, 22, 32, 4242);
+  stop(a, 100, 33, 100);
+  stop(a, 101, 34, 100);
+  stop(a, old_id, 40, 100);
+  stop(a, new_id, 41, 100);
+  stop(a, newer_id, 42, 100);
+  assert_int_equal(s.n, 5);
+  assert_int_equal(find(&s, 100)->parent_kind, CS_PARENT_LOCAL);
+  assert_int_equal(find(&s, 100)->parent, old_id);
+  assert_int_equal(find(&s, 101)->parent, new_id);
+  assert_int_equal(find(&s, old_id)->stop_raw, 40);
+  assert_int_equal(find(&s, old_id)->start_raw, 10);
+  assert_int_equal(find(&s, old_id)->nstates, 1);
+  assert_int_equal(find(&s, new_id)->stop_raw, 41);
+  assert_int_equal(find(&s, newer_id)->start_raw, 25);
+  assert_int_equal(cs_asm_get_counters(a)->live_now, 0);
+  assert_int_equal(cs_asm_get_counters(a)->parents_unknown, 0);
+  assert_null(cs_asm_live_get(a, old_id));
+  assert_identity(a);
+  cs_asm_destroy(a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exact_parents_and_order),
@@ -379,6 +423,7 @@ int main(void) {
       cmocka_unit_test(test_never_stopped_proxy_op_is_reclaimed),
       cmocka_unit_test(test_finalize_and_exit),
       cmocka_unit_test(test_live_cap),
+      cmocka_unit_test(test_live_events_sharing_a_slot),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
