@@ -321,7 +321,8 @@ static double quantile(double *v, size_t n, double q) {
 static bool read_counter(const char *dir, const char *key, double *value) {
   char cmd[8192];
   snprintf(cmd, sizeof cmd,
-           "tail -n 1 %s/trace_*.jsonl | grep -o '\"%s\":[0-9]*' | head -n 1 "
+           "tail -n 1 %s/trace_*.jsonl 2>/dev/null | grep -o '\"%s\":[0-9]*' | "
+           "head -n 1 "
            "| cut -d: -f2",
            dir, key);
   FILE *p = popen(cmd, "r");
