@@ -192,16 +192,6 @@ static void pad_tail_if_needed(cs_trace_file *f) {
     pad_line_ending_at(f, f->buf.len, room);
 }
 
-static uint64_t count_lines(const char *p, size_t n) {
-  uint64_t lines = 0;
-  const char *end = p + n;
-  while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-    lines++;
-    p++;
-  }
-  return lines;
-}
-
 /* Totals from both sides, and the I/O thread's verdict on O_DIRECT. */
 static void refresh_counters(cs_trace_file *f) {
   if (!f->io_started)
@@ -211,6 +201,8 @@ static void refresh_counters(cs_trace_file *f) {
   f->lines_lost = f->lines_dropped + c.lines_lost;
   f->write_errors = c.write_errors;
   f->direct_bytes = c.direct_bytes;
+  f->disk_wait_ns = c.disk_wait_ns;
+  f->disk_waits = c.disk_waits;
   if (c.direct_refused && f->direct) {
     f->direct = false;
     say_no_direct(f, strerror(c.refused_error));
@@ -239,7 +231,7 @@ static void after_failure(cs_trace_file *f, const cs_io_failure *x,
  * at the front of the buffer, whose memory stays page-aligned. */
 static void hand_off(cs_trace_file *f, size_t n, bool direct, int64_t now_ns) {
   size_t rest = f->buf.len - n;
-  uint64_t rest_lines = count_lines(f->buf.data + n, rest);
+  uint64_t rest_lines = cs_io_count_lines(f->buf.data + n, rest);
   uint64_t lines = f->buf_lines - rest_lines;
   char *job;
   size_t job_cap;

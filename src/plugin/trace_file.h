@@ -53,16 +53,18 @@ typedef struct {
   int fd;        /* ordinary writes */
   int direct_fd; /* O_DIRECT on the same file, or -1 */
   char path[PATH_MAX];
-  cs_jbuf buf;             /* lines not yet handed to the I/O thread */
-  uint64_t buf_lines;      /* lines (newlines) in buf */
-  uint64_t written;        /* file offset of buf[0]: bytes handed over so far */
-  uint64_t lines;          /* lines accepted */
-  uint64_t lines_lost;     /* every line lost (dropped here or by the I/O
-                              thread), as of the last flush */
-  uint64_t lines_dropped;  /* lost on this side (paused, no memory) */
-  uint64_t pad_bytes;      /* alignment padding written */
-  uint64_t write_errors;   /* as of the last flush */
-  uint64_t direct_bytes;   /* written with O_DIRECT, as of the last flush */
+  cs_jbuf buf;            /* lines not yet handed to the I/O thread */
+  uint64_t buf_lines;     /* lines (newlines) in buf */
+  uint64_t written;       /* file offset of buf[0]: bytes handed over so far */
+  uint64_t lines;         /* lines accepted */
+  uint64_t lines_lost;    /* every line lost (dropped here or by the I/O
+                             thread), as of the last flush */
+  uint64_t lines_dropped; /* lost on this side (paused, no memory) */
+  uint64_t pad_bytes;     /* alignment padding written */
+  uint64_t write_errors;  /* as of the last flush */
+  uint64_t direct_bytes;  /* written with O_DIRECT, as of the last flush */
+  uint64_t disk_wait_ns;  /* the writer waited for the disk, as of then */
+  uint64_t disk_waits;
   int64_t paused_until_ns; /* after an error: drop lines until then */
   bool failed;             /* could not open: every line is counted lost */
   bool direct;             /* hand whole pages over for O_DIRECT */

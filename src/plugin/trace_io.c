@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct cs_io_job {
@@ -21,11 +22,18 @@ struct cs_io_job {
 
 /* pwrite all of data[0, len) at `offset`. False (errno set) when a write
  * fails; `*done` bytes reached the file either way. */
-static bool write_fully(int fd, const char *data, size_t len, uint64_t offset,
-                        size_t *done) {
+static uint64_t monotonic_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static bool write_fully(const cs_trace_io *io, int fd, const char *data,
+                        size_t len, uint64_t offset, size_t *done) {
   *done = 0;
   while (*done < len) {
-    ssize_t n = pwrite(fd, data + *done, len - *done, (off_t)(offset + *done));
+    ssize_t n =
+        io->write(fd, data + *done, len - *done, (off_t)(offset + *done));
     if (n > 0) {
       *done += (size_t)n;
       continue;
@@ -39,7 +47,7 @@ static bool write_fully(int fd, const char *data, size_t len, uint64_t offset,
   return true;
 }
 
-static uint64_t count_lines(const char *p, size_t n) {
+uint64_t cs_io_count_lines(const char *p, size_t n) {
   uint64_t lines = 0;
   const char *end = p + n;
   while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
@@ -68,7 +76,7 @@ static job_result write_job(cs_trace_io *io, const cs_io_job *j,
   bool direct = j->direct && !direct_refused && io->direct_fd >= 0;
   size_t done = 0;
   if (direct) {
-    if (write_fully(io->direct_fd, j->data, j->len, j->offset, &done)) {
+    if (write_fully(io, io->direct_fd, j->data, j->len, j->offset, &done)) {
       r.direct_bytes = j->len;
       return r;
     }
@@ -77,7 +85,7 @@ static job_result write_job(cs_trace_io *io, const cs_io_job *j,
     r.refused = true; /* write it the ordinary way, from the start */
     r.refused_error = errno;
   }
-  if (write_fully(io->fd, j->data, j->len, j->offset, &done))
+  if (write_fully(io, io->fd, j->data, j->len, j->offset, &done))
     return r;
 failed:
   r.failed = true;
@@ -88,7 +96,7 @@ failed:
   if (keep < done && ftruncate(io->fd, (off_t)(j->offset + keep)) != 0)
     keep = done; /* cannot repair; count what we know is lost */
   r.end = j->offset + keep;
-  r.lines_lost = count_lines(j->data + keep, j->len - keep);
+  r.lines_lost = cs_io_count_lines(j->data + keep, j->len - keep);
   return r;
 }
 
@@ -177,6 +185,7 @@ void cs_io_start(cs_trace_io *io, int fd, int direct_fd) {
   memset(io, 0, sizeof *io);
   io->fd = fd;
   io->direct_fd = direct_fd;
+  io->write = pwrite;
   pthread_mutex_init(&io->lock, NULL);
   pthread_cond_init(&io->work, NULL);
   pthread_cond_init(&io->idle, NULL);
@@ -201,9 +210,17 @@ bool cs_io_queue(cs_trace_io *io, char *data, size_t cap, size_t len,
                  cs_io_failure *failure) {
   cs_io_job *j = malloc(sizeof *j);
   pthread_mutex_lock(&io->lock);
-  while (io->running && !io->failure_pending && io->queued_bytes > 0 &&
-         io->queued_bytes + len > CS_IO_MAX_QUEUED)
-    pthread_cond_wait(&io->idle, &io->lock);
+  if (io->running && !io->failure_pending && io->queued_bytes > 0 &&
+      io->queued_bytes + len > CS_IO_MAX_QUEUED) {
+    /* The disk is behind: wait (NCCL's threads never do), and say how
+     * long in the counters. */
+    uint64_t since = monotonic_ns();
+    while (io->running && !io->failure_pending && io->queued_bytes > 0 &&
+           io->queued_bytes + len > CS_IO_MAX_QUEUED)
+      pthread_cond_wait(&io->idle, &io->lock);
+    io->disk_wait_ns += monotonic_ns() - since;
+    io->disk_waits++;
+  }
   if (io->failure_pending || !j) {
     if (io->failure_pending) {
       take_failure(io, failure);
@@ -275,6 +292,8 @@ void cs_io_get_counters(cs_trace_io *io, cs_io_counters *c) {
   c->lines_lost = io->lines_lost;
   c->write_errors = io->write_errors;
   c->direct_bytes = io->direct_bytes;
+  c->disk_wait_ns = io->disk_wait_ns;
+  c->disk_waits = io->disk_waits;
   c->direct_refused = io->direct_refused;
   c->refused_error = io->refused_error;
   pthread_mutex_unlock(&io->lock);

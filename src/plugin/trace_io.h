@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define CS_IO_MAX_QUEUED ((size_t)32 << 20) /* bytes waiting for the disk */
 #define CS_IO_SPARES 4                      /* buffers kept for reuse */
@@ -37,10 +38,16 @@ typedef struct {
   int error;    /* errno of the failed write (ENOSPC for "no progress") */
 } cs_io_failure;
 
+/* How a chunk reaches the file: pwrite(2). Tests put a slow or failing
+ * one in its place before queueing anything. */
+typedef ssize_t (*cs_io_write_fn)(int fd, const void *data, size_t len,
+                                  off_t offset);
+
 typedef struct {
-  int fd;        /* ordinary writes */
-  int direct_fd; /* O_DIRECT on the same file, or -1 */
-  bool running;  /* the thread exists */
+  int fd;               /* ordinary writes */
+  int direct_fd;        /* O_DIRECT on the same file, or -1 */
+  cs_io_write_fn write; /* pwrite */
+  bool running;         /* the thread exists */
   pthread_t thread;
   pthread_mutex_t lock;
   pthread_cond_t work; /* to the thread: a job, or stop */
@@ -57,6 +64,8 @@ typedef struct {
   uint64_t lines_lost; /* in failed and discarded jobs */
   uint64_t write_errors;
   uint64_t direct_bytes;
+  uint64_t disk_wait_ns; /* cs_io_queue waiting for room (a slow disk) */
+  uint64_t disk_waits;
   char *spare[CS_IO_SPARES]; /* finished buffers, for reuse */
   size_t spare_cap[CS_IO_SPARES];
   int nspare;
@@ -87,6 +96,8 @@ typedef struct {
   uint64_t lines_lost;
   uint64_t write_errors;
   uint64_t direct_bytes;
+  uint64_t disk_wait_ns; /* the writer thread waited for the disk */
+  uint64_t disk_waits;
   bool direct_refused;
   int refused_error;
 } cs_io_counters;
@@ -101,5 +112,8 @@ void cs_io_stop(cs_trace_io *io);
 void cs_io_atfork_prepare(cs_trace_io *io);
 void cs_io_atfork_parent(cs_trace_io *io);
 void cs_io_abandon_in_child(cs_trace_io *io);
+
+/* Newlines in p[0, n): the lines a chunk holds. */
+uint64_t cs_io_count_lines(const char *p, size_t n);
 
 #endif

@@ -989,6 +989,10 @@ void cs_trace_process_end(cs_trace_sink *t, const char *reason,
   cs_jbuf_u64(b, t->events_written);
   J(",\"linesLost\":");
   cs_jbuf_u64(b, t->file.lines_lost);
+  J(",\"diskWaitMs\":");
+  cs_jbuf_u64(b, t->file.disk_wait_ns / 1000000u);
+  J(",\"diskWaits\":");
+  cs_jbuf_u64(b, t->file.disk_waits);
   J(",\"counters\":");
   put_counters(b, c);
   cs_jbuf_putc(b, '}');

@@ -154,6 +154,14 @@ static void test_exit_without_finalize(void **state) {
   driver_cleanup(&d);
 }
 
+/* SIGKILL a forked writer and check that it died of it. */
+static void kill_and_reap(pid_t pid) {
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  assert_true(WIFSIGNALED(status));
+}
+
 /* Killed without warning: only complete lines, never half of one. */
 static void test_sigkill_leaves_complete_lines(void **state) {
   (void)state;
@@ -174,10 +182,7 @@ static void test_sigkill_leaves_complete_lines(void **state) {
   unsetenv("CCLSCOPE_FLUSH_INTERVAL");
   struct timespec wait = {0, 600 * 1000 * 1000};
   nanosleep(&wait, NULL);
-  kill(pid, SIGKILL);
-  int status;
-  waitpid(pid, &status, 0);
-  assert_true(WIFSIGNALED(status));
+  kill_and_reap(pid);
   driver_close(&d);
 
   trace_t t;
@@ -213,10 +218,7 @@ static void test_sigkill_during_fast_writing(void **state) {
     struct timespec ts = {0, 10 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
-  kill(pid, SIGKILL);
-  int status;
-  waitpid(pid, &status, 0);
-  assert_true(WIFSIGNALED(status));
+  kill_and_reap(pid);
   assert_true(st.st_size >= (4 << 20));
   driver_close(&d);
 

@@ -305,6 +305,56 @@ static void test_refused_direct_write_falls_back(void **state) {
   test_remove_tree(dir);
 }
 
+/* A disk slower than the writer: 20 ms per write. */
+static ssize_t slow_pwrite(int fd, const void *data, size_t len, off_t off) {
+  struct timespec ts = {0, 20 * 1000 * 1000};
+  nanosleep(&ts, NULL);
+  return pwrite(fd, data, len, off);
+}
+
+/* More than CS_IO_MAX_QUEUED waiting for a slow disk: the writer thread
+ * waits for room (counted, with the time), nothing is lost, order kept. */
+static void test_slow_disk_makes_the_writer_wait(void **state) {
+  (void)state;
+  char dir[4096], path[4200];
+  make_direct_io_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/slow.jsonl", dir);
+  int fd = open(path, O_WRONLY | O_CREAT, 0644);
+  assert_true(fd >= 0);
+  cs_trace_io *io = calloc(1, sizeof *io);
+  cs_io_start(io, fd, -1);
+  io->write = slow_pwrite; /* before the first job: seen by the thread */
+  const size_t chunk = 1 << 20;
+  const int chunks = (int)(CS_IO_MAX_QUEUED / chunk) + 4;
+  cs_io_failure failure;
+  for (int i = 0; i < chunks; i++) {
+    char *data = aligned_alloc(4096, chunk);
+    assert_non_null(data);
+    memset(data, ' ', chunk);
+    int n = snprintf(data, 64, "{\"chunk\":%d}", i);
+    data[n] = ' ';
+    data[chunk - 1] = '\n';
+    assert_true(cs_io_queue(io, data, chunk, chunk, (uint64_t)i * chunk, 1,
+                            false, &failure));
+  }
+  assert_true(cs_io_sync(io, &failure));
+  cs_io_counters c;
+  cs_io_get_counters(io, &c);
+  assert_true(c.disk_waits >= 1);
+  assert_true(c.disk_wait_ns >= 20u * 1000 * 1000); /* a write at least */
+  assert_int_equal(c.lines_lost, 0);
+  cs_io_stop(io);
+  free(io);
+  close(fd);
+  trace_t t;
+  assert_true(trace_load(&t, path));
+  assert_int_equal(t.count, chunks);
+  for (int i = 0; i < chunks; i++)
+    assert_int_equal((int)json_num(t.lines[i], "chunk"), i);
+  trace_free(&t);
+  test_remove_tree(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lines_never_cross_pages),
@@ -316,6 +366,7 @@ int main(void) {
       cmocka_unit_test(test_bulk_ordinary_writes),
       cmocka_unit_test(test_tmpfs_gets_ordinary_writes),
       cmocka_unit_test(test_refused_direct_write_falls_back),
+      cmocka_unit_test(test_slow_disk_makes_the_writer_wait),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
