@@ -18,7 +18,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trace_file.h"
@@ -305,15 +309,39 @@ static void test_refused_direct_write_falls_back(void **state) {
   test_remove_tree(dir);
 }
 
-/* A disk slower than the writer: 20 ms per write. */
-static ssize_t slow_pwrite(int fd, const void *data, size_t len, off_t off) {
-  struct timespec ts = {0, 20 * 1000 * 1000};
-  nanosleep(&ts, NULL);
+/* A disk that takes nothing until the test says so. */
+static atomic_bool disk_released;
+
+static ssize_t held_pwrite(int fd, const void *data, size_t len, off_t off) {
+  while (!atomic_load(&disk_released)) {
+    struct timespec ts = {0, 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
   return pwrite(fd, data, len, off);
 }
 
-/* More than CS_IO_MAX_QUEUED waiting for a slow disk: the writer thread
- * waits for room (counted, with the time), nothing is lost, order kept. */
+static void *release_disk_later(void *arg) {
+  (void)arg;
+  struct timespec ts = {0, 100 * 1000 * 1000}; /* 100 ms */
+  nanosleep(&ts, NULL);
+  atomic_store(&disk_released, true);
+  return NULL;
+}
+
+/* One 1 MiB chunk of a single line {"chunk":i}, padded with spaces. */
+static char *chunk_line(int i, size_t size) {
+  char *data = aligned_alloc(4096, size);
+  assert_non_null(data);
+  memset(data, ' ', size);
+  int n = snprintf(data, 64, "{\"chunk\":%d}", i);
+  data[n] = ' ';
+  data[size - 1] = '\n';
+  return data;
+}
+
+/* CS_IO_MAX_QUEUED waiting for a disk that has stalled: the next chunk
+ * makes the writer thread wait for room, and the wait is counted with its
+ * time; nothing is lost and the order is kept. */
 static void test_slow_disk_makes_the_writer_wait(void **state) {
   (void)state;
   char dir[4096], path[4200];
@@ -321,27 +349,30 @@ static void test_slow_disk_makes_the_writer_wait(void **state) {
   snprintf(path, sizeof path, "%s/slow.jsonl", dir);
   int fd = open(path, O_WRONLY | O_CREAT, 0644);
   assert_true(fd >= 0);
+  atomic_store(&disk_released, false);
   cs_trace_io *io = calloc(1, sizeof *io);
   cs_io_start(io, fd, -1);
-  io->write = slow_pwrite; /* before the first job: seen by the thread */
+  io->write = held_pwrite; /* before the first job: seen by the thread */
   const size_t chunk = 1 << 20;
-  const int chunks = (int)(CS_IO_MAX_QUEUED / chunk) + 4;
+  const int full = (int)(CS_IO_MAX_QUEUED / chunk), chunks = full + 4;
   cs_io_failure failure;
-  for (int i = 0; i < chunks; i++) {
-    char *data = aligned_alloc(4096, chunk);
-    assert_non_null(data);
-    memset(data, ' ', chunk);
-    int n = snprintf(data, 64, "{\"chunk\":%d}", i);
-    data[n] = ' ';
-    data[chunk - 1] = '\n';
-    assert_true(cs_io_queue(io, data, chunk, chunk, (uint64_t)i * chunk, 1,
-                            false, &failure));
-  }
-  assert_true(cs_io_sync(io, &failure));
+  for (int i = 0; i < full; i++) /* the queue is full, nothing written */
+    assert_true(cs_io_queue(io, chunk_line(i, chunk), chunk, chunk,
+                            (uint64_t)i * chunk, 1, false, &failure));
   cs_io_counters c;
   cs_io_get_counters(io, &c);
+  assert_int_equal(c.disk_waits, 0);
+  pthread_t releaser;
+  assert_int_equal(pthread_create(&releaser, NULL, release_disk_later, NULL),
+                   0);
+  for (int i = full; i < chunks; i++) /* the first of these waits */
+    assert_true(cs_io_queue(io, chunk_line(i, chunk), chunk, chunk,
+                            (uint64_t)i * chunk, 1, false, &failure));
+  pthread_join(releaser, NULL);
+  assert_true(cs_io_sync(io, &failure));
+  cs_io_get_counters(io, &c);
   assert_true(c.disk_waits >= 1);
-  assert_true(c.disk_wait_ns >= 20u * 1000 * 1000); /* a write at least */
+  assert_true(c.disk_wait_ns >= 50u * 1000 * 1000); /* most of the 100 ms */
   assert_int_equal(c.lines_lost, 0);
   cs_io_stop(io);
   free(io);
