@@ -7,7 +7,7 @@
  */
 #include "bad_plugin_common.h"
 
-static volatile int sink;
+static volatile int sink; /* written atomically: no race between threads */
 
 static ncclResult_t init(void **c, uint64_t id, int *m, const char *n, int nn,
                          int nr, int r, ncclDebugLogger_t l) {
@@ -17,9 +17,12 @@ static ncclResult_t init(void **c, uint64_t id, int *m, const char *n, int nn,
 
 static ncclResult_t start(void *c, void **h, ncclProfilerEventDescr_v6_t *d) {
   if (d->type == ncclProfileProxyOp || d->type == ncclProfileProxyStep) {
-    sink = *(volatile int *)c; /* the rule: never dereference context */
+    /* the rule: never dereference context */
+    __atomic_store_n(&sink, *(volatile int *)c, __ATOMIC_RELAXED);
     if (d->type == ncclProfileProxyOp && d->parentObj != NULL)
-      sink = ((volatile bad_event *)d->parentObj)->live; /* no pid check */
+      /* no pid check */
+      __atomic_store_n(&sink, ((volatile bad_event *)d->parentObj)->live,
+                       __ATOMIC_RELAXED);
   }
   bad_event *e = bad_new_event(d->type);
   *h = e;

@@ -5,12 +5,13 @@
  */
 #include "bad_plugin_common.h"
 
-static volatile size_t sink;
+static volatile size_t sink; /* written atomically: no race between threads */
 
 static ncclResult_t record(void *h, ncclProfilerEventState_v6_t s,
                            ncclProfilerEventStateArgs_v6_t *a) {
   (void)h, (void)s;
-  sink = a->proxyStep.transSize; /* the bug: a is NULL for 23/24 */
+  /* the bug: a is NULL for 23/24 (an atomic store: no race on `sink`) */
+  __atomic_store_n(&sink, a->proxyStep.transSize, __ATOMIC_RELAXED);
   return ncclSuccess;
 }
 
