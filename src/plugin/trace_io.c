@@ -157,6 +157,8 @@ static void *io_main(void *arg) {
   pthread_sigmask(SIG_BLOCK, &all, NULL);
   pthread_setname_np(pthread_self(), "cclscope-io");
   pthread_mutex_lock(&io->lock);
+  io->started = true; /* see cs_io_start */
+  pthread_cond_broadcast(&io->idle);
   for (;;) {
     bool discard = false;
     cs_io_job *j = pop_job(io, &discard);
@@ -190,6 +192,14 @@ void cs_io_start(cs_trace_io *io, int fd, int direct_fd) {
   pthread_cond_init(&io->work, NULL);
   pthread_cond_init(&io->idle, NULL);
   io->running = pthread_create(&io->thread, NULL, io_main, io) == 0;
+  /* Return once the thread runs our code: a fork() from now on finds it
+   * parked on our lock (held across fork by cs_io_atfork_prepare), never
+   * inside the C library's or a sanitizer's thread start-up, whose locks
+   * (malloc's, under ASan) a child would inherit held. */
+  pthread_mutex_lock(&io->lock);
+  while (io->running && !io->started)
+    pthread_cond_wait(&io->idle, &io->lock);
+  pthread_mutex_unlock(&io->lock);
 }
 
 /* The failure, once, to the writer thread; the queue behind it is

@@ -48,6 +48,7 @@ typedef struct {
   int direct_fd;        /* O_DIRECT on the same file, or -1 */
   cs_io_write_fn write; /* pwrite */
   bool running;         /* the thread exists */
+  bool started;         /* ... and runs io_main */
   pthread_t thread;
   pthread_mutex_t lock;
   pthread_cond_t work; /* to the thread: a job, or stop */

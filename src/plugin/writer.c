@@ -62,6 +62,7 @@ typedef struct {
   pthread_cond_t ctl_cond;
   pthread_t thread;
   bool running;
+  bool thread_started; /* writer_main has begun (under ctl_lock) */
   bool stop_requested;
   bool stop_at_exit;
   cs_ctl_msg *queue;
@@ -466,6 +467,10 @@ static void finish(void) {
 static void *writer_main(void *arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "cclscope-writer");
+  pthread_mutex_lock(&w.ctl_lock);
+  w.thread_started = true; /* see cs_writer_start */
+  pthread_cond_broadcast(&w.ctl_cond);
+  pthread_mutex_unlock(&w.ctl_lock);
   for (;;) {
     pthread_mutex_lock(&w.state_lock);
     pthread_mutex_lock(&w.ctl_lock);
@@ -640,8 +645,16 @@ bool cs_writer_start(const cs_writer_opts *opts) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
+  w.thread_started = false;
   int rc = pthread_create(&w.thread, NULL, writer_main, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+  /* Return once the thread runs our code (as cs_io_start does): a fork()
+   * right after init must not catch it inside thread start-up, holding
+   * locks a child would inherit. */
+  pthread_mutex_lock(&w.ctl_lock);
+  while (rc == 0 && !w.thread_started)
+    pthread_cond_wait(&w.ctl_cond, &w.ctl_lock);
+  pthread_mutex_unlock(&w.ctl_lock);
   if (rc != 0) {
     if (w.trace_open)
       cs_trace_close(&w.trace);

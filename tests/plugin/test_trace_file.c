@@ -278,6 +278,7 @@ static void test_refused_direct_write_falls_back(void **state) {
   assert_true(fd >= 0 && direct_fd >= 0);
   cs_trace_io *io = calloc(1, sizeof *io); /* on the heap, as above */
   cs_io_start(io, fd, direct_fd);
+  assert_true(io->running && io->started); /* running our code already */
   cs_io_failure failure;
   char *odd = aligned_alloc(4096, 4096);
   memset(odd, ' ', 100);
