@@ -409,6 +409,14 @@ static int run_overhead(const options *o, ncclProfiler_v6_t *base,
 
 /* ---- sustain mode ---- */
 
+/* CPU seconds of this process (RUSAGE_SELF) or thread (RUSAGE_THREAD). */
+static double cpu_s(int who) {
+  struct rusage ru;
+  getrusage(who, &ru);
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
 /* CPU seconds so far of this process's threads named `name` (the plugin's
  * "cclscope-writer", "cclscope-io"), from /proc/self/task. */
 static double thread_cpu_s(const char *name) {
@@ -458,7 +466,6 @@ typedef struct {
   uint64_t late_ns; /* how far behind schedule it ended */
   double cpu_s;     /* this thread's CPU time */
 } sustain_thread;
-static double cpu_s(int who);
 
 static void *sustain_main(void *arg) {
   sustain_thread *t = arg;
@@ -551,13 +558,6 @@ static int run_sustain(const options *o, ncclProfiler_v6_t *plug) {
  * a ring big enough for the whole burst (nothing is dropped), then the last
  * finalize waits for the writer to drain it; the drain rate is the writer's
  * throughput. */
-static double cpu_s(int who) {
-  struct rusage ru;
-  getrusage(who, &ru);
-  return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-         (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
 static int run_writer(const options *o, ncclProfiler_v6_t *plug) {
   producer w = {.p = plug};
   int mask;

@@ -72,19 +72,19 @@ struct cs_assembler {
 
 /* ---- the live index ---- */
 
-static cs_event *live_get(const cs_assembler *a, uint64_t id) {
+/* The event with this id if the table holds it (the overflow map is not
+ * looked at). Enough to reject a duplicate start: ids are never reused,
+ * and one that has moved to the overflow map is 65536 ids old. */
+static cs_event *live_recent(const cs_assembler *a, uint64_t id) {
   const live_slot *slot = &a->live.direct[id & (LIVE_DIRECT - 1)];
-  if (slot->e && slot->id == id)
-    return slot->e;
-  return a->live.overflow.count ? cs_u64map_get(&a->live.overflow, id) : NULL;
+  return slot->e && slot->id == id ? slot->e : NULL;
 }
 
-/* Is this id in the table (not looking in the overflow map)? Enough to
- * reject a duplicate start: ids are never reused, and one that has moved
- * to the overflow map is 65536 ids old. */
-static bool live_recent(const cs_assembler *a, uint64_t id) {
-  const live_slot *slot = &a->live.direct[id & (LIVE_DIRECT - 1)];
-  return slot->e && slot->id == id;
+static cs_event *live_get(const cs_assembler *a, uint64_t id) {
+  cs_event *e = live_recent(a, id);
+  if (e)
+    return e;
+  return a->live.overflow.count ? cs_u64map_get(&a->live.overflow, id) : NULL;
 }
 
 static bool live_put(cs_assembler *a, cs_event *e) {

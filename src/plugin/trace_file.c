@@ -289,6 +289,14 @@ static size_t whole_pages(const cs_trace_file *f) {
   return n;
 }
 
+/* Hand the whole pages over for one direct write, if there are any. The
+ * file must end on a page boundary. */
+static void hand_off_whole_pages(cs_trace_file *f, int64_t now_ns) {
+  size_t n = whole_pages(f);
+  if (n > 0)
+    hand_off(f, n, true, now_ns);
+}
+
 /* Direct I/O: hand over the whole pages. After a periodic flush or a
  * failure the file ends inside a page: an ordinary write up to the next
  * boundary comes first. */
@@ -304,9 +312,7 @@ static void hand_off_pages(cs_trace_file *f, int64_t now_ns) {
     if (f->written % CS_TF_PAGE != 0)
       return; /* a failure moved the end of the file */
   }
-  size_t n = whole_pages(f);
-  if (n > 0)
-    hand_off(f, n, true, now_ns);
+  hand_off_whole_pages(f, now_ns);
 }
 
 void cs_tf_write_bulk(cs_trace_file *f, int64_t now_ns) {
@@ -324,11 +330,8 @@ void cs_tf_flush(cs_trace_file *f, int64_t now_ns) {
   if (f->fd < 0)
     return;
   refresh_counters(f);
-  if (f->direct && f->written % CS_TF_PAGE == 0) {
-    size_t n = whole_pages(f);
-    if (n > 0)
-      hand_off(f, n, true, now_ns);
-  }
+  if (f->direct && f->written % CS_TF_PAGE == 0)
+    hand_off_whole_pages(f, now_ns);
   if (f->buf.len == 0)
     return;
   pad_tail_if_needed(f);

@@ -7,8 +7,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "clock.h"
 
 struct cs_io_job {
   cs_io_job *next;
@@ -20,14 +21,8 @@ struct cs_io_job {
   bool direct;
 };
 
-/* pwrite all of data[0, len) at `offset`. False (errno set) when a write
+/* Write all of data[0, len) at `offset`. False (errno set) when a write
  * fails; `*done` bytes reached the file either way. */
-static uint64_t monotonic_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static bool write_fully(const cs_trace_io *io, int fd, const char *data,
                         size_t len, uint64_t offset, size_t *done) {
   *done = 0;
@@ -202,17 +197,28 @@ void cs_io_start(cs_trace_io *io, int fd, int direct_fd) {
   pthread_mutex_unlock(&io->lock);
 }
 
-/* The failure, once, to the writer thread; the queue behind it is
- * dropped. Under the lock. */
-static void take_failure(cs_trace_io *io, cs_io_failure *failure) {
-  *failure = io->failure;
+/* Drop every queued job, counting its lines as lost. Under the lock. */
+static void discard_queued(cs_trace_io *io) {
   while (io->head) {
     bool unused;
     cs_io_job *j = pop_job(io, &unused);
     finish_job(io, j, true, NULL);
   }
+}
+
+/* The failure, once, to the writer thread; the queue behind it is
+ * dropped. Under the lock. */
+static void take_failure(cs_trace_io *io, cs_io_failure *failure) {
+  *failure = io->failure;
+  discard_queued(io);
   io->failure_pending = false;
   io->discarding = false;
+}
+
+/* Must `len` more bytes wait for the disk to make room? Under the lock. */
+static bool no_room_for(const cs_trace_io *io, size_t len) {
+  return io->running && !io->failure_pending && io->queued_bytes > 0 &&
+         io->queued_bytes + len > CS_IO_MAX_QUEUED;
 }
 
 bool cs_io_queue(cs_trace_io *io, char *data, size_t cap, size_t len,
@@ -220,15 +226,13 @@ bool cs_io_queue(cs_trace_io *io, char *data, size_t cap, size_t len,
                  cs_io_failure *failure) {
   cs_io_job *j = malloc(sizeof *j);
   pthread_mutex_lock(&io->lock);
-  if (io->running && !io->failure_pending && io->queued_bytes > 0 &&
-      io->queued_bytes + len > CS_IO_MAX_QUEUED) {
+  if (no_room_for(io, len)) {
     /* The disk is behind: wait (NCCL's threads never do), and say how
      * long in the counters. */
-    uint64_t since = monotonic_ns();
-    while (io->running && !io->failure_pending && io->queued_bytes > 0 &&
-           io->queued_bytes + len > CS_IO_MAX_QUEUED)
+    uint64_t since = cs_clock_monotonic_ns();
+    while (no_room_for(io, len))
       pthread_cond_wait(&io->idle, &io->lock);
-    io->disk_wait_ns += monotonic_ns() - since;
+    io->disk_wait_ns += cs_clock_monotonic_ns() - since;
     io->disk_waits++;
   }
   if (io->failure_pending || !j) {
@@ -325,11 +329,7 @@ void cs_io_stop(cs_trace_io *io) {
     io->running = false;
   }
   pthread_mutex_lock(&io->lock);
-  while (io->head) { /* none: the thread finishes every job first */
-    bool unused;
-    cs_io_job *j = pop_job(io, &unused);
-    finish_job(io, j, true, NULL);
-  }
+  discard_queued(io); /* none: the thread finishes every job first */
   free_spares(io);
   pthread_mutex_unlock(&io->lock);
 }

@@ -648,13 +648,6 @@ bool cs_writer_start(const cs_writer_opts *opts) {
   w.thread_started = false;
   int rc = pthread_create(&w.thread, NULL, writer_main, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
-  /* Return once the thread runs our code (as cs_io_start does): a fork()
-   * right after init must not catch it inside thread start-up, holding
-   * locks a child would inherit. */
-  pthread_mutex_lock(&w.ctl_lock);
-  while (rc == 0 && !w.thread_started)
-    pthread_cond_wait(&w.ctl_cond, &w.ctl_lock);
-  pthread_mutex_unlock(&w.ctl_lock);
   if (rc != 0) {
     if (w.trace_open)
       cs_trace_close(&w.trace);
@@ -668,6 +661,13 @@ bool cs_writer_start(const cs_writer_opts *opts) {
     stop_metrics();
     return false;
   }
+  /* Return once the thread runs our code (as cs_io_start does): a fork()
+   * right after init must not catch it inside thread start-up, holding
+   * locks a child would inherit. */
+  pthread_mutex_lock(&w.ctl_lock);
+  while (!w.thread_started)
+    pthread_cond_wait(&w.ctl_cond, &w.ctl_lock);
+  pthread_mutex_unlock(&w.ctl_lock);
   w.running = true;
   return true;
 }

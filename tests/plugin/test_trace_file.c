@@ -265,6 +265,19 @@ static void test_tmpfs_gets_ordinary_writes(void **state) {
   test_remove_tree(dir);
 }
 
+/* One line of `len` bytes (`json`, spaces, newline) at the front of
+ * page-aligned memory whose size is a whole number of pages, as the I/O
+ * thread is handed them. */
+static char *padded_line(const char *json, size_t len) {
+  size_t cap = (len + 4095) / 4096 * 4096;
+  char *data = aligned_alloc(4096, cap);
+  assert_non_null(data);
+  memset(data, ' ', len);
+  memcpy(data, json, strlen(json));
+  data[len - 1] = '\n';
+  return data;
+}
+
 /* The file system refuses a direct write (here: a length that is not a
  * multiple of the block size, EINVAL): the I/O thread writes it the
  * ordinary way, and every later direct job too. */
@@ -280,15 +293,9 @@ static void test_refused_direct_write_falls_back(void **state) {
   cs_io_start(io, fd, direct_fd);
   assert_true(io->running && io->started); /* running our code already */
   cs_io_failure failure;
-  char *odd = aligned_alloc(4096, 4096);
-  memset(odd, ' ', 100);
-  memcpy(odd, "{\"a\":1}", 7);
-  odd[99] = '\n';
+  char *odd = padded_line("{\"a\":1}", 100);
   assert_true(cs_io_queue(io, odd, 4096, 100, 0, 1, true, &failure));
-  char *page = aligned_alloc(4096, 4096);
-  memset(page, ' ', 4096);
-  memcpy(page, "{\"b\":2}", 7);
-  page[4095] = '\n';
+  char *page = padded_line("{\"b\":2}", 4096);
   assert_true(cs_io_queue(io, page, 4096, 4096, 100, 1, true, &failure));
   assert_true(cs_io_sync(io, &failure));
   cs_io_counters c;
@@ -329,15 +336,11 @@ static void *release_disk_later(void *arg) {
   return NULL;
 }
 
-/* One 1 MiB chunk of a single line {"chunk":i}, padded with spaces. */
+/* One 1 MiB chunk of a single line {"chunk":i}. */
 static char *chunk_line(int i, size_t size) {
-  char *data = aligned_alloc(4096, size);
-  assert_non_null(data);
-  memset(data, ' ', size);
-  int n = snprintf(data, 64, "{\"chunk\":%d}", i);
-  data[n] = ' ';
-  data[size - 1] = '\n';
-  return data;
+  char json[32];
+  snprintf(json, sizeof json, "{\"chunk\":%d}", i);
+  return padded_line(json, size);
 }
 
 /* CS_IO_MAX_QUEUED waiting for a disk that has stalled: the next chunk
