@@ -6,10 +6,11 @@
  * almost never collides) with a hash map for the ids whose slot was taken;
  * `steps` maps (ProxyOp id, step % 8) -> the open ProxyStep, which is how a
  * restarted recv step is recognised (NCCL reuses the handle slot
- * sub->pHandles[step % 8]); `ended` is a fixed ring of recently ended
- * events (owner, type, end time), direct-mapped by id (a newer event
- * overwrites an older one with the same low bits); `early` holds stops
- * that arrived before their start (a start and stop on different threads).
+ * sub->pHandles[step % 8]); `ended` remembers recently ended events
+ * (owner, type, end time) in a fixed, set-associative table: the id's
+ * hash picks a set of ENDED_WAYS entries, and a set replaces its oldest
+ * entry; `early` holds stops that arrived before their start (a start and
+ * stop on different threads).
  */
 #include "assembler.h"
 
@@ -21,13 +22,17 @@
 #include "handle.h"
 #include "u64map.h"
 
-#define ENDED_CACHE 65536 /* power of two */
+/* 8192 sets of 8: an ended event stays findable until 8 later ones land
+ * in its set. Ids come in per-thread blocks of 4096, so ids equal in their
+ * low bits end at the same time on different threads: the set is picked by
+ * a hash of the whole id, never by its low bits. */
+#define ENDED_SETS 8192 /* power of two */
+#define ENDED_WAYS 8
 #define LIVE_DIRECT 65536 /* power of two */
 #define EVENTS_PER_CHUNK 1024
 #define EARLY_STOP_MAX_TICKS 8 /* ticks an early stop waits for its start */
 
 typedef struct {
-  uint64_t id;
   uint64_t end_raw;
   uint32_t ctx;
   int32_t rank;
@@ -35,6 +40,18 @@ typedef struct {
   uint8_t etype;
   bool foreign_owner;
 } ended_info;
+
+/* One set: the ids side by side (one cache line to search), the oldest
+ * way to replace next. */
+typedef struct {
+  _Alignas(64) uint64_t ids[ENDED_WAYS];
+} ended_set;
+
+typedef struct {
+  ended_set *sets;   /* ENDED_SETS */
+  ended_info *info;  /* ENDED_SETS * ENDED_WAYS, by set * ENDED_WAYS + way */
+  uint8_t *next_way; /* ENDED_SETS: the way replaced next (round robin) */
+} ended_cache;
 
 typedef struct {
   uint64_t raw;
@@ -61,7 +78,7 @@ typedef struct {
 struct cs_assembler {
   cs_asm_config cfg;
   live_index live;
-  ended_info *ended; /* ENDED_CACHE entries, slot = id & (ENDED_CACHE - 1) */
+  ended_cache ended;
   cs_u64map early;
   cs_event *free_list;
   void **chunks;
@@ -207,21 +224,51 @@ static void event_free(cs_assembler *a, cs_event *e) {
 
 /* ---- the ended-event cache ---- */
 
+static size_t ended_set_of(uint64_t id) {
+  /* Fibonacci hashing: the top bits of id * 2^64/phi. */
+  return (size_t)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 51) & (ENDED_SETS - 1);
+}
+
+static bool ended_init(ended_cache *c) {
+  c->sets = aligned_alloc(64, ENDED_SETS * sizeof *c->sets);
+  c->info = malloc((size_t)ENDED_SETS * ENDED_WAYS * sizeof *c->info);
+  c->next_way = calloc(ENDED_SETS, 1);
+  if (!c->sets || !c->info || !c->next_way)
+    return false;
+  memset(c->sets, 0, ENDED_SETS * sizeof *c->sets);
+  return true;
+}
+
+static void ended_free(ended_cache *c) {
+  free(c->sets);
+  free(c->info);
+  free(c->next_way);
+}
+
 static const ended_info *ended_lookup(const cs_assembler *a, uint64_t id) {
-  const ended_info *x = &a->ended[id & (ENDED_CACHE - 1)];
-  return x->id == id && id != 0 ? x : NULL;
+  if (id == 0)
+    return NULL;
+  size_t set = ended_set_of(id);
+  const uint64_t *ids = a->ended.sets[set].ids;
+  for (size_t way = 0; way < ENDED_WAYS; way++)
+    if (ids[way] == id)
+      return &a->ended.info[set * ENDED_WAYS + way];
+  return NULL;
 }
 
 static void ended_remember(cs_assembler *a, const cs_event *e,
                            uint64_t end_raw) {
-  ended_info *old = &a->ended[e->id & (ENDED_CACHE - 1)];
-  old->id = e->id;
-  old->end_raw = end_raw;
-  old->ctx = e->ctx;
-  old->rank = e->rank;
-  old->origin_pid = e->origin_pid;
-  old->etype = e->etype;
-  old->foreign_owner = e->foreign_owner;
+  size_t set = ended_set_of(e->id);
+  size_t way = a->ended.next_way[set];
+  a->ended.next_way[set] = (uint8_t)((way + 1) % ENDED_WAYS);
+  a->ended.sets[set].ids[way] = e->id;
+  ended_info *x = &a->ended.info[set * ENDED_WAYS + way];
+  x->end_raw = end_raw;
+  x->ctx = e->ctx;
+  x->rank = e->rank;
+  x->origin_pid = e->origin_pid;
+  x->etype = e->etype;
+  x->foreign_owner = e->foreign_owner;
 }
 
 /* ---- lifecycle ---- */
@@ -231,9 +278,9 @@ cs_assembler *cs_asm_create(const cs_asm_config *cfg) {
   if (!a)
     return NULL;
   a->cfg = *cfg;
-  a->ended = calloc(ENDED_CACHE, sizeof *a->ended);
   a->live.direct = calloc(LIVE_DIRECT, sizeof *a->live.direct);
-  if (!a->ended || !a->live.direct || !cs_u64map_init(&a->live.overflow, 256) ||
+  if (!ended_init(&a->ended) || !a->live.direct ||
+      !cs_u64map_init(&a->live.overflow, 256) ||
       !cs_u64map_init(&a->early, 64)) {
     cs_asm_destroy(a);
     return NULL;
@@ -263,7 +310,7 @@ void cs_asm_destroy(cs_assembler *a) {
   for (size_t i = 0; i < a->nchunks; i++)
     free(a->chunks[i]);
   free(a->chunks);
-  free(a->ended);
+  ended_free(&a->ended);
   free(a);
 }
 
@@ -302,16 +349,25 @@ bool cs_asm_lookup_owner(const cs_assembler *a, uint64_t id, uint32_t *ctx,
 static void end_event(cs_assembler *a, cs_event *e, cs_end_kind end,
                       cs_reclaim_reason reason, uint64_t end_raw);
 
-/* A ProxyOp ended: its steps still open can no longer be stopped. */
+/* A ProxyOp ended: its steps still open can no longer be stopped. A
+ * stopped op's steps are reclaimed as "parent-stopped"; the steps of an op
+ * that was itself reclaimed share its reason (at a finalize, the op and its
+ * steps are the communicator's leftovers alike, whichever is ended first). */
 static void reclaim_open_steps(cs_assembler *a, cs_event *op,
                                uint64_t now_raw) {
   if (!op->has_children)
     return;
+  cs_reclaim_reason why = op->end == CS_END_RECLAIMED
+                              ? (cs_reclaim_reason)op->reclaim
+                              : CS_RECLAIM_PARENT_STOPPED;
+  cs_end_kind end =
+      op->end == CS_END_INFLIGHT ? CS_END_INFLIGHT : CS_END_RECLAIMED;
   for (int s = 0; s < 8; s++) {
     cs_event *step = op->open_steps[s];
     op->open_steps[s] = NULL;
     if (step)
-      end_event(a, step, CS_END_RECLAIMED, CS_RECLAIM_PARENT_STOPPED, now_raw);
+      end_event(a, step, end, end == CS_END_INFLIGHT ? CS_RECLAIM_NONE : why,
+                now_raw);
   }
 }
 

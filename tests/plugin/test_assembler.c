@@ -411,6 +411,76 @@ static void test_live_events_sharing_a_slot(void **st) {
   cs_asm_destroy(a);
 }
 
+/* Ids come in per-thread blocks of 4096: with 30 threads, ids 65536 apart
+ * end at the same moment on different threads. An event that ended must
+ * stay findable (late state, double stop) while thousands of such events
+ * end after it; the old cache, indexed by the id's low bits, lost it to the
+ * first same-low-bits id from another thread's block. */
+static void test_ended_events_survive_colliding_blocks(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 100000);
+  const uint64_t first = 5; /* thread 0's block starts at id 1 */
+  start(a, CS_EV_NET_PLUGIN, first, 10, CS_PARENT_NONE, 0, 0, 0, 0);
+  stop(a, first, 11, 100);
+  /* 30 threads x 100 events each, ids k*4096 + i: every block 16 apart
+   * shares low 16 bits with `first`'s block. */
+  uint64_t ts = 20;
+  for (uint64_t i = 1; i <= 100; i++)
+    for (uint64_t k = 1; k < 30; k++) {
+      uint64_t id = k * 4096 + i;
+      start(a, CS_EV_NET_PLUGIN, id, ts, CS_PARENT_NONE, 0, 0, 0, 0);
+      stop(a, id, ts + 1, 100);
+      ts += 2;
+    }
+  state(a, first, 21, ts, 0);  /* a late NetPlugin update (§10.7) */
+  stop(a, first, ts + 1, 100); /* a stale stop */
+  const cs_asm_counters *c = cs_asm_get_counters(a);
+  assert_int_equal(c->late_states, 1);
+  assert_int_equal(s.late_id, first);
+  assert_int_equal(c->orphan_states, 0);
+  assert_int_equal(c->double_stops, 1);
+  assert_int_equal(c->unmatched_stops, 0);
+  assert_identity(a);
+  cs_asm_destroy(a);
+}
+
+/* The steps of a ProxyOp reclaimed at its communicator's finalize are
+ * that communicator's leftovers too ("finalize"), whatever order the
+ * reclaim visits them in; a stopped op's open steps are "parent-stopped";
+ * at exit an op in flight leaves its steps in flight. */
+static void test_open_steps_share_their_ops_end(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 1000);
+  cs_ctx_clear_all();
+  uint32_t c1 = cs_ctx_reserve();
+  cs_ctx_publish(c1);
+  start(a, CS_EV_PROXY_OP, 1, 10, CS_PARENT_NONE, 0, c1, 0, 0);
+  start(a, CS_EV_PROXY_STEP, 2, 11, CS_PARENT_LOCAL, 1, 0, CS_CTX_INHERIT, 0);
+  start(a, CS_EV_PROXY_STEP, 3, 12, CS_PARENT_LOCAL, 1, 0, CS_CTX_INHERIT, 1);
+  cs_asm_context_finalized(a, c1, 20);
+  assert_int_equal(find(&s, 1)->reclaim, CS_RECLAIM_FINALIZE);
+  assert_int_equal(find(&s, 2)->reclaim, CS_RECLAIM_FINALIZE);
+  assert_int_equal(find(&s, 3)->reclaim, CS_RECLAIM_FINALIZE);
+
+  start(a, CS_EV_PROXY_OP, 4, 30, CS_PARENT_NONE, 0, c1, 0, 0);
+  start(a, CS_EV_PROXY_STEP, 5, 31, CS_PARENT_LOCAL, 4, 0, CS_CTX_INHERIT, 0);
+  stop(a, 4, 32, 100);
+  assert_int_equal(find(&s, 5)->end, CS_END_RECLAIMED);
+  assert_int_equal(find(&s, 5)->reclaim, CS_RECLAIM_PARENT_STOPPED);
+
+  start(a, CS_EV_PROXY_OP, 6, 40, CS_PARENT_NONE, 0, c1, 0, 0);
+  start(a, CS_EV_PROXY_STEP, 7, 41, CS_PARENT_LOCAL, 6, 0, CS_CTX_INHERIT, 0);
+  cs_asm_end_all(a, CS_END_INFLIGHT, CS_RECLAIM_NONE, 50);
+  assert_int_equal(find(&s, 6)->end, CS_END_INFLIGHT);
+  assert_int_equal(find(&s, 7)->end, CS_END_INFLIGHT);
+  assert_int_equal(find(&s, 7)->reclaim, CS_RECLAIM_NONE);
+  assert_identity(a);
+  cs_ctx_clear_all();
+  cs_asm_destroy(a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exact_parents_and_order),
@@ -424,6 +494,8 @@ int main(void) {
       cmocka_unit_test(test_finalize_and_exit),
       cmocka_unit_test(test_live_cap),
       cmocka_unit_test(test_live_events_sharing_a_slot),
+      cmocka_unit_test(test_ended_events_survive_colliding_blocks),
+      cmocka_unit_test(test_open_steps_share_their_ops_end),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
