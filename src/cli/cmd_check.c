@@ -51,6 +51,7 @@ typedef enum {
   N_DROPS,
   N_RECLAIMS,
   N_INFLIGHT,
+  N_PARENTS_UNWRITTEN,
   N_FOREIGN_ELSEWHERE,
   N_UNKNOWN,
   F_CODE_COUNT
@@ -99,6 +100,7 @@ static const code_info codes[F_CODE_COUNT] = {
     [N_DROPS] = {"drops", SEV_NOTE, NULL},
     [N_RECLAIMS] = {"reclaims", SEV_NOTE, NULL},
     [N_INFLIGHT] = {"inflight", SEV_NOTE, NULL},
+    [N_PARENTS_UNWRITTEN] = {"parents-unwritten", SEV_NOTE, NULL},
     [N_FOREIGN_ELSEWHERE] = {"foreign-elsewhere", SEV_NOTE, NULL},
     [N_UNKNOWN] = {"unknown", SEV_NOTE, NULL},
 };
@@ -176,6 +178,10 @@ typedef struct {
   bool have_end_counters;
   uint64_t end_events_written, end_lines_lost;
   uint64_t end_stopped, end_reclaimed, end_inflight;
+  bool have_end_parents_dropped;
+  uint64_t end_parents_dropped;
+  uint64_t parents_dropped;   /* events written with parentStatus dropped */
+  uint64_t parents_unwritten; /* parent ids the file's end explains */
 } file_check;
 
 enum { CTX_INIT = 1, CTX_FINALIZE = 2, CTX_USED = 4 };
@@ -263,7 +269,15 @@ static void check_parent_entry(checker *c, file_check *fc, const ref *r,
   }
 }
 
+/* A parent id with no record is explained when the process was killed
+ * before processEnd (the parent was still in flight: events are written
+ * when they end) or when lines could not be written (linesLost); then it is
+ * counted for one note. Otherwise the link is wrong. */
 static void report_unresolved(checker *c, file_check *fc, const ref *r) {
+  if (r->kind == REF_PARENT && (!fc->saw_end || fc->end_lines_lost)) {
+    fc->parents_unwritten++;
+    return;
+  }
   if (r->kind == REF_PARENT)
     report(c, fc, r->line, F_PARENT_MISSING,
            "parent 0x%" PRIx64 " of %s 0x%" PRIx64 " is not in this file",
@@ -329,6 +343,8 @@ typedef struct {
   bool ok;
   uint64_t started, stopped, reclaimed, inflight, dropped_starts;
   uint64_t dropped_states, dropped_stops;
+  bool has_parents_dropped; /* since format 1 of 2026-11 */
+  uint64_t parents_dropped;
 } counters;
 
 static counters read_counters(const js_value *v, js_fields *scratch,
@@ -345,6 +361,8 @@ static counters read_counters(const js_value *v, js_fields *scratch,
          js_to_u64(js_get(scratch, K_droppedStarts), &k.dropped_starts);
   js_to_u64(js_get(scratch, K_droppedStates), &k.dropped_states);
   js_to_u64(js_get(scratch, K_droppedStops), &k.dropped_stops);
+  k.has_parents_dropped =
+      js_to_u64(js_get(scratch, K_parentsDropped), &k.parents_dropped);
   return k;
 }
 
@@ -465,10 +483,14 @@ static void check_event(checker *c, file_check *fc, rec_scratch *s,
       x->origin_pid = -1;
     break;
   }
+  case PAR_DROPPED:
+    fc->parents_dropped++;
+    break;
   case PAR_BAD:
     report(c, fc, line, F_MISSING_KEY,
            "%s: malformed parent (parentId must be a hex id or null; "
-           "parentStatus foreign/unknown needs parentRaw or parentHint)",
+           "parentStatus foreign/unknown needs parentRaw or parentHint, "
+           "dropped needs neither)",
            tname);
     break;
   default:
@@ -562,6 +584,8 @@ static void check_process_end(checker *c, file_check *fc, rec_scratch *s,
   fc->end_stopped = k.stopped;
   fc->end_reclaimed = k.reclaimed;
   fc->end_inflight = k.inflight;
+  fc->have_end_parents_dropped = k.has_parents_dropped;
+  fc->end_parents_dropped = k.parents_dropped;
   if (k.dropped_starts || k.dropped_states || k.dropped_stops)
     report(c, fc, line, N_DROPS,
            "the plugin dropped %" PRIu64 " event starts, %" PRIu64
@@ -577,6 +601,22 @@ static void check_process_end(checker *c, file_check *fc, rec_scratch *s,
 /* Checks that need the whole file. */
 static void finish_file(checker *c, file_check *fc) {
   resolve_refs(c, fc, true);
+  if (fc->parents_unwritten && !fc->saw_end)
+    report(c, fc, 0, N_PARENTS_UNWRITTEN,
+           "%" PRIu64 " events name parents that are not in the file: the "
+           "process ended without processEnd (killed?) while those parents "
+           "were in flight",
+           fc->parents_unwritten);
+  else if (fc->parents_unwritten)
+    report(c, fc, fc->end_line, N_PARENTS_UNWRITTEN,
+           "%" PRIu64 " events name parents that are not in the file: %" PRIu64
+           " lines could not be written (linesLost)",
+           fc->parents_unwritten, fc->end_lines_lost);
+  if (fc->parents_dropped)
+    report(c, fc, fc->saw_end ? fc->end_line : 0, N_DROPS,
+           "%" PRIu64 " events were written with parentStatus \"dropped\": "
+           "their parent's start did not fit in a full ring",
+           fc->parents_dropped);
   for (size_t i = 0; i < fc->ctxs.cap; i++) {
     const u64map_slot *sl = &fc->ctxs.slots[i];
     if (!sl->used)
@@ -598,13 +638,20 @@ static void finish_file(checker *c, file_check *fc) {
            "file ends without processEnd: process killed or still running");
   } else if (fc->have_end_counters) {
     uint64_t lost = fc->end_lines_lost;
+    /* parentsDropped: written by plugins since 2026-11; older files lack
+     * it, and then what the file has is counted as is. */
+    uint64_t dropped_counted = fc->have_end_parents_dropped
+                                   ? fc->end_parents_dropped
+                                   : fc->parents_dropped;
     const struct {
       const char *name;
       uint64_t counted, written;
-    } kinds[] = {{"stopped", fc->end_stopped, fc->by_end[END_STOPPED]},
-                 {"reclaimed", fc->end_reclaimed, fc->by_end[END_RECLAIMED]},
-                 {"inflight", fc->end_inflight, fc->by_end[END_INFLIGHT]}};
-    for (size_t k = 0; k < 3; k++) {
+    } kinds[] = {
+        {"stopped", fc->end_stopped, fc->by_end[END_STOPPED]},
+        {"reclaimed", fc->end_reclaimed, fc->by_end[END_RECLAIMED]},
+        {"inflight", fc->end_inflight, fc->by_end[END_INFLIGHT]},
+        {"with a dropped parent", dropped_counted, fc->parents_dropped}};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
       bool bad = lost == 0 ? kinds[k].counted != kinds[k].written
                            : kinds[k].written > kinds[k].counted ||
                                  kinds[k].counted - kinds[k].written > lost;

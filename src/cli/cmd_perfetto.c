@@ -433,6 +433,9 @@ static void on_event(perfetto *p, const rec *r, rec_scratch *sc, size_t file) {
   } else if (r->parent == PAR_FOREIGN || r->parent == PAR_UNKNOWN) {
     jw_key(&p->w, r->parent == PAR_FOREIGN ? "parentForeign" : "parentUnknown");
     jw_hex(&p->w, r->parent_raw);
+  } else if (r->parent == PAR_DROPPED) {
+    jw_key(&p->w, "parentDropped");
+    jw_bool(&p->w, true);
   }
   jw_key(&p->w, "rank");
   jw_i64(&p->w, r->rank);

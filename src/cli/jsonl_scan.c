@@ -86,6 +86,7 @@ static const char *const key_names[K_KEY_COUNT] = {
     [K_droppedStarts] = "droppedStarts",
     [K_droppedStates] = "droppedStates",
     [K_droppedStops] = "droppedStops",
+    [K_parentsDropped] = "parentsDropped",
     [K_reclaimedByReason] = "reclaimedByReason",
     [K_forkedChild] = "forkedChild",
     [K_late] = "late",

@@ -164,6 +164,7 @@ typedef enum {
   K_droppedStarts,
   K_droppedStates,
   K_droppedStops,
+  K_parentsDropped,
   K_reclaimedByReason,
   K_forkedChild,
   K_late,

@@ -158,6 +158,8 @@ static void decode_parent(rec *r, const js_fields *f) {
     if (!raw)
       raw = js_get(f, K_parentHint);
     r->parent = js_to_hex_u64(raw, &r->parent_raw) ? PAR_UNKNOWN : PAR_BAD;
+  } else if (js_str_eq(status, "dropped")) {
+    r->parent = PAR_DROPPED;
   } else {
     r->parent = PAR_BAD;
   }

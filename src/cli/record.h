@@ -65,6 +65,7 @@ typedef enum {
   PAR_LOCAL,    /* parentId names an event of this file */
   PAR_FOREIGN,  /* PXN: parentRaw names an event of another process */
   PAR_UNKNOWN,  /* parentStatus "unknown" */
+  PAR_DROPPED,  /* parentStatus "dropped": the parent's record was dropped */
   PAR_BAD       /* malformed parent fields */
 } parent_kind;
 

@@ -16,14 +16,16 @@ cs_rec_start *cs_start_slow_begin(void **eHandle, cs_etype et, cs_ring **ring) {
     *eHandle = NULL; /* no session: nothing is recorded */
     return NULL;
   }
-  uint64_t id = cs_ring_next_id(r);
-  *eHandle = cs_handle_from_id(id); /* always: NCCL reuses unwritten slots */
+  /* A handle is always written: NCCL reuses unwritten slots. */
   unsigned units = cs_start_units_for[et];
   cs_unit *u = cs_ring_reserve(r, units);
   if (!u) {
+    *eHandle = cs_handle_dropped();
     cs_ring_count(&r->dropped_starts);
     return NULL;
   }
+  uint64_t id = cs_ring_next_id(r);
+  *eHandle = cs_handle_from_id(id);
   cs_rec_start *rec = (cs_rec_start *)u;
   cs_start_head(rec, et, units, id, cs_clock_now());
   *ring = r;

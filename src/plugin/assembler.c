@@ -39,6 +39,7 @@ typedef struct {
   int32_t origin_pid;
   uint8_t etype;
   bool foreign_owner;
+  bool dropped; /* its start was dropped here (in-flight cap): not written */
 } ended_info;
 
 /* One set: the ids side by side (one cache line to search), the oldest
@@ -256,19 +257,35 @@ static const ended_info *ended_lookup(const cs_assembler *a, uint64_t id) {
   return NULL;
 }
 
-static void ended_remember(cs_assembler *a, const cs_event *e,
-                           uint64_t end_raw) {
-  size_t set = ended_set_of(e->id);
+/* A new entry for `id`, replacing the oldest of its set. */
+static ended_info *ended_slot(cs_assembler *a, uint64_t id) {
+  size_t set = ended_set_of(id);
   size_t way = a->ended.next_way[set];
   a->ended.next_way[set] = (uint8_t)((way + 1) % ENDED_WAYS);
-  a->ended.sets[set].ids[way] = e->id;
-  ended_info *x = &a->ended.info[set * ENDED_WAYS + way];
+  a->ended.sets[set].ids[way] = id;
+  return &a->ended.info[set * ENDED_WAYS + way];
+}
+
+static void ended_remember(cs_assembler *a, const cs_event *e,
+                           uint64_t end_raw) {
+  ended_info *x = ended_slot(a, e->id);
   x->end_raw = end_raw;
   x->ctx = e->ctx;
   x->rank = e->rank;
   x->origin_pid = e->origin_pid;
   x->etype = e->etype;
   x->foreign_owner = e->foreign_owner;
+  x->dropped = false;
+}
+
+/* A start the assembler could not take (in-flight cap, no memory): its
+ * children, stop and states are told apart from a parent long gone. */
+static void ended_remember_dropped(cs_assembler *a, const cs_rec_start *s) {
+  ended_info *x = ended_slot(a, s->h.id);
+  memset(x, 0, sizeof *x);
+  x->end_raw = s->h.ts;
+  x->etype = s->h.etype < CS_EV_COUNT ? s->h.etype : CS_EV_UNKNOWN;
+  x->dropped = true;
 }
 
 /* ---- lifecycle ---- */
@@ -407,12 +424,19 @@ typedef struct {
   const ended_info *ended;
 } parent_ref;
 
-static parent_ref find_parent(const cs_assembler *a, const cs_event *e) {
+/* A parent dropped here (in-flight cap) is never written: the link
+ * becomes "dropped", as for a parent dropped on NCCL's thread. */
+static parent_ref find_parent(const cs_assembler *a, cs_event *e) {
   parent_ref r = {NULL, NULL};
   if (e->parent_kind == CS_PARENT_LOCAL) {
     r.live = live_get(a, e->parent);
     if (!r.live)
       r.ended = ended_lookup(a, e->parent);
+    if (r.ended && r.ended->dropped) {
+      r.ended = NULL;
+      e->parent_kind = CS_PARENT_DROPPED;
+      e->parent = 0;
+    }
   }
   return r;
 }
@@ -504,13 +528,10 @@ static void apply_stop(cs_assembler *a, cs_event *e, uint64_t raw,
 static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
   if (live_recent(a, s->h.id))
     return; /* ids are never reused: a duplicate is noise */
-  if (a->c.live_now >= a->cfg.max_live) {
-    a->c.live_cap_drops++;
-    return;
-  }
-  cs_event *e = event_alloc(a);
+  cs_event *e = a->c.live_now < a->cfg.max_live ? event_alloc(a) : NULL;
   if (!e) {
     a->c.live_cap_drops++;
+    ended_remember_dropped(a, s);
     return;
   }
   e->id = s->h.id;
@@ -540,10 +561,13 @@ static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
   if (!live_put(a, e)) {
     event_free(a, e);
     a->c.live_cap_drops++;
+    ended_remember_dropped(a, s);
     return;
   }
   a->c.starts++;
   a->c.live_now++;
+  if (e->parent_kind == CS_PARENT_DROPPED)
+    a->c.parents_dropped++;
   if (a->c.live_now > a->c.live_high_water)
     a->c.live_high_water = a->c.live_now;
   if (e->etype == CS_EV_PROXY_STEP)
@@ -601,8 +625,8 @@ static void on_state(cs_assembler *a, const cs_rec_state *r, int32_t tid) {
     return;
   }
   const ended_info *x = ended_lookup(a, r->h.id);
-  if (!x) {
-    a->c.orphan_states++;
+  if (!x || x->dropped) {
+    a->c.orphan_states++; /* no event to attach it to in the output */
     return;
   }
   a->c.late_states++;
@@ -620,7 +644,12 @@ static void on_stop(cs_assembler *a, const cs_rec_stop *r, int32_t tid) {
     apply_stop(a, e, r->h.ts, tid);
     return;
   }
-  if (ended_lookup(a, r->h.id)) {
+  const ended_info *x = ended_lookup(a, r->h.id);
+  if (x && x->dropped) {
+    a->c.unmatched_stops++; /* its start was dropped here */
+    return;
+  }
+  if (x) {
     a->c.double_stops++; /* e.g. CollApi stopped twice (§10.6) */
     return;
   }

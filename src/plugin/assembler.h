@@ -94,6 +94,7 @@ typedef struct {
   uint64_t late_states;     /* state after the event ended */
   uint64_t orphan_states;   /* state of an id never started here */
   uint64_t parents_unknown; /* links downgraded to unknown */
+  uint64_t parents_dropped; /* events whose parent's start was dropped */
   uint64_t live_cap_drops;
   uint64_t live_now;
   uint64_t live_high_water;

@@ -180,7 +180,9 @@ static inline cs_rec_start *cs_start_fast_begin(void **eHandle, cs_etype et,
 /* Slow half (abi_common.c): attach a ring, refill ids, look at the ring
  * again. Always writes the handle (NULL only without a session); returns
  * NULL when there is nothing to fill (no session, or the ring is full:
- * the drop is counted). */
+ * the drop is counted and the handle is the dropped handle, so that the
+ * event's stop and states cost nothing and its children say their parent
+ * was dropped). */
 cs_rec_start *cs_start_slow_begin(void **eHandle, cs_etype et, cs_ring **ring);
 
 /* Parent, context and rank. `origin_pid` is the ProxyOp's pid, else 0. */
@@ -193,10 +195,16 @@ static inline void cs_start_common(cs_rec_start *rec, void *context,
       et == CS_EV_PROXY_OP &&
       origin_pid != atomic_load_explicit(&cs_session_pid, memory_order_relaxed);
   if (parent == 0 || cs_handle_is_quiet(parent)) {
-    flags = CS_PARENT_NONE; /* none, or deliberately not recorded */
+    /* None, or not recorded: deliberately, or dropped (ring full). */
+    flags = parent && cs_handle_quiet_is_dropped(parent) ? CS_PARENT_DROPPED
+                                                         : CS_PARENT_NONE;
     parent = 0;
   } else if (pxn) {
-    flags = CS_PARENT_FOREIGN; /* another process's Coll/P2p: never ours */
+    /* Another process's Coll/P2p: never ours (maybe dropped there). */
+    flags = cs_handle_is_any_dropped(parent) ? CS_PARENT_DROPPED
+                                             : CS_PARENT_FOREIGN;
+    if (flags == CS_PARENT_DROPPED)
+      parent = 0;
   } else if (cs_handle_is_our_event(parent)) {
     flags = CS_PARENT_LOCAL;
     parent &= CS_ID_MASK;

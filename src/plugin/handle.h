@@ -4,11 +4,13 @@
  *
  *   bits 63..48  process tag (random, non-zero, new for every session)
  *   bit  47      0 = event handle, 1 = context handle
- *   bit  46      "quiet": an event deliberately not recorded; its stop
- *                and states cost nothing. Two quiet handles exist:
- *                id 0 = a type the current mode does not need (its
- *                children are still recorded), id 1 = sampled out (its
- *                children are left out too, src/plugin/sampling.h)
+ *   bit  46      "quiet": an event not recorded; its stop and states
+ *                cost nothing. Three quiet handles exist: id 0 = a type
+ *                the current mode does not need (its children are still
+ *                recorded, parentless), id 1 = sampled out (its children
+ *                are left out too, src/plugin/sampling.h), id 2 = dropped
+ *                because its thread's ring was full (its children are
+ *                recorded and say that their parent was dropped)
  *   bits 45..0   event id (never reused) or context serial
  *
  * A handle is a number, never a pointer: nothing is dereferenced to validate
@@ -54,10 +56,22 @@ static inline void *cs_handle_sampled_out(void) {
                              CS_HANDLE_QUIET_BIT | 1u);
 }
 
-/* Either quiet handle (one compare: they differ only in bit 0). */
+/* The handle of an event whose start record did not fit in its ring. */
+static inline void *cs_handle_dropped(void) {
+  return (void *)(uintptr_t)((cs_handle_event_prefix << CS_ID_BITS) |
+                             CS_HANDLE_QUIET_BIT | 2u);
+}
+
+/* Any quiet handle (one compare: ids 0..3 differ only in bits 0 and 1;
+ * id 3 is never issued). */
 static inline int cs_handle_is_quiet(uint64_t v) {
-  return (v | 1u) ==
-         ((cs_handle_event_prefix << CS_ID_BITS) | CS_HANDLE_QUIET_BIT | 1u);
+  return (v | 3u) ==
+         ((cs_handle_event_prefix << CS_ID_BITS) | CS_HANDLE_QUIET_BIT | 3u);
+}
+
+/* A quiet handle that stands for a dropped event (id 2). */
+static inline int cs_handle_quiet_is_dropped(uint64_t quiet_v) {
+  return (quiet_v & 3u) == 2u;
 }
 
 /* A sampled-out handle of any cclscope process: a PXN ProxyOp whose Coll
@@ -66,6 +80,13 @@ static inline int cs_handle_is_quiet(uint64_t v) {
 static inline int cs_handle_is_any_sampled_out(uint64_t v) {
   return (v >> 48) != 0 && (v & (CS_HANDLE_CTX_BIT | CS_HANDLE_QUIET_BIT |
                                  CS_ID_MASK)) == (CS_HANDLE_QUIET_BIT | 1u);
+}
+
+/* A dropped handle of any cclscope process (a PXN ProxyOp whose Coll
+ * another process dropped): the same reasoning as above, value 2. */
+static inline int cs_handle_is_any_dropped(uint64_t v) {
+  return (v >> 48) != 0 && (v & (CS_HANDLE_CTX_BIT | CS_HANDLE_QUIET_BIT |
+                                 CS_ID_MASK)) == (CS_HANDLE_QUIET_BIT | 2u);
 }
 
 static inline void *cs_handle_from_ctx_serial(uint32_t serial) {

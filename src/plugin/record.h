@@ -32,10 +32,11 @@ enum {
   CS_PARENT_LOCAL = 1,   /* parent is one of our ids (exact) */
   CS_PARENT_FOREIGN = 2, /* another process's value (PXN): raw kept */
   CS_PARENT_UNKNOWN = 3, /* a value we cannot vouch for: raw kept */
-  CS_PARENT_MASK = 3,
-  CS_CTX_FOREIGN = 1 << 2,     /* context not ours: never dereferenced */
-  CS_CTX_INHERIT = 1 << 3,     /* ignore context; owner comes from the parent */
-  CS_PARENT_HINT_ONLY = 1 << 4 /* NCCL's parent is unreliable (socket net) */
+  CS_PARENT_DROPPED = 4, /* the parent's record was dropped (ring full) */
+  CS_PARENT_MASK = 7,
+  CS_CTX_FOREIGN = 1 << 3,     /* context not ours: never dereferenced */
+  CS_CTX_INHERIT = 1 << 4,     /* ignore context; owner comes from the parent */
+  CS_PARENT_HINT_ONLY = 1 << 5 /* NCCL's parent is unreliable (socket net) */
 };
 
 typedef struct {

@@ -525,6 +525,8 @@ static char *cur_parent(char *p, const cs_event *e) {
   case CS_PARENT_UNKNOWN:
     p = CS_CUR_LIT(p, "null,\"parentStatus\":\"unknown\",\"parentRaw\":");
     return cs_cur_hex(p, e->parent);
+  case CS_PARENT_DROPPED:
+    return CS_CUR_LIT(p, "null,\"parentStatus\":\"dropped\"");
   default:
     return CS_CUR_LIT(p, "null");
   }
@@ -926,6 +928,8 @@ static void put_counters(cs_jbuf *b, const cs_trace_counters *c) {
   cs_jbuf_u64(b, a->orphan_states);
   J(",\"parentsUnknown\":");
   cs_jbuf_u64(b, a->parents_unknown);
+  J(",\"parentsDropped\":");
+  cs_jbuf_u64(b, a->parents_dropped);
   J(",\"liveHighWater\":");
   cs_jbuf_u64(b, a->live_high_water);
   J(",\"ringHighWaterUnits\":");

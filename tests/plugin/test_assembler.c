@@ -481,6 +481,43 @@ static void test_open_steps_share_their_ops_end(void **st) {
   cs_asm_destroy(a);
 }
 
+/* A parent that never reaches the output says so: a start dropped on
+ * NCCL's thread arrives as a "dropped" link; one the assembler had to drop
+ * (in-flight cap) turns its children's links into "dropped" too, and its
+ * own stop and states are not taken for a double stop or a late state
+ * (which would name an event the output does not have). */
+static void test_children_of_dropped_parents_say_so(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 2);
+  start(a, CS_EV_KERNEL_CH, 10, 5, CS_PARENT_DROPPED, 0, 0, 0, 0);
+  start(a, CS_EV_COLL, 1, 10, CS_PARENT_NONE, 0, 0, 0, 0);
+  start(a, CS_EV_COLL, 2, 11, CS_PARENT_NONE, 0, 0, 0, 0); /* cap: dropped */
+  assert_int_equal(cs_asm_get_counters(a)->live_cap_drops, 1);
+  stop(a, 1, 12, 100);
+  stop(a, 10, 12, 100);
+  stop(a, 2, 13, 100);
+  state(a, 2, 22, 14, 0);
+  start(a, CS_EV_PROXY_OP, 3, 15, CS_PARENT_LOCAL, 2, 0, 0, 0);
+  start(a, CS_EV_PROXY_STEP, 4, 16, CS_PARENT_LOCAL, 3, 0, CS_CTX_INHERIT, 0);
+  stop(a, 4, 18, 100);
+  stop(a, 3, 19, 100);
+  const cs_asm_counters *c = cs_asm_get_counters(a);
+  assert_int_equal(find(&s, 10)->parent_kind, CS_PARENT_DROPPED);
+  assert_int_equal(find(&s, 3)->parent_kind, CS_PARENT_DROPPED);
+  assert_int_equal(find(&s, 3)->parent, 0);
+  assert_int_equal(find(&s, 4)->parent_kind, CS_PARENT_LOCAL); /* 3 is kept */
+  assert_null(find(&s, 2));
+  assert_int_equal(c->parents_dropped, 2);
+  assert_int_equal(c->double_stops, 0);
+  assert_int_equal(c->unmatched_stops, 1);
+  assert_int_equal(c->late_states, 0);
+  assert_int_equal(c->orphan_states, 1);
+  assert_int_equal(s.late, 0);
+  assert_identity(a);
+  cs_asm_destroy(a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exact_parents_and_order),
@@ -496,6 +533,7 @@ int main(void) {
       cmocka_unit_test(test_live_events_sharing_a_slot),
       cmocka_unit_test(test_ended_events_survive_colliding_blocks),
       cmocka_unit_test(test_open_steps_share_their_ops_end),
+      cmocka_unit_test(test_children_of_dropped_parents_say_so),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
