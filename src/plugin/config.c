@@ -1,10 +1,13 @@
 /*
- * src/plugin/config.c — parsing CCLSCOPE_* variables into cs_config.
+ * src/plugin/config.c — reading CCLSCOPE_* (and the few NCCL, OpenTelemetry
+ * and launcher) variables into cs_config. Numbers go through the strict
+ * readers of config_parse.h; every invalid value gets exactly one warning
+ * (warn_bad) and the default.
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +15,41 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config_parse.h"
 #include "event_types.h"
 #include "log.h"
 #include "size_text.h"
 
+/* How much of a bad value a warning shows: values can be any length. */
+enum { SHOWN_VALUE_CHARS = 64 };
+
+/* The one warning an invalid value gets: the variable, what was given
+ * (cut to SHOWN_VALUE_CHARS, control characters as '?'), why, and what is
+ * used instead. */
 static void warn_bad(const char *var, const char *value, const char *why,
                      const char *fallback) {
-  cs_log_warn("%s='%s' is invalid (%s); using %s", var, value, why, fallback);
+  char shown[SHOWN_VALUE_CHARS + 1];
+  size_t length = strlen(value), n = 0;
+  for (; n < length && n < SHOWN_VALUE_CHARS; n++) {
+    unsigned char ch = (unsigned char)value[n];
+    shown[n] = ch < 0x20 || ch == 0x7F ? '?' : (char)ch;
+  }
+  shown[n] = '\0';
+  if (length > SHOWN_VALUE_CHARS)
+    cs_log_warn("%s='%s...' (%zu characters) is invalid (%s); using %s", var,
+                shown, length, why, fallback);
+  else
+    cs_log_warn("%s='%s' is invalid (%s); using %s", var, shown, why, fallback);
+}
+
+/* warn_bad for a number: "<problem>; expected <expected>". */
+static void warn_bad_number(const char *var, const char *value,
+                            cs_parse_result problem, const char *expected,
+                            const char *fallback) {
+  char why[192];
+  snprintf(why, sizeof why, "%s; expected %s", cs_parse_problem(problem),
+           expected);
+  warn_bad(var, value, why, fallback);
 }
 
 bool cs_config_parse_size(const char *text, size_t *bytes) {
@@ -29,35 +60,36 @@ bool cs_config_parse_size(const char *text, size_t *bytes) {
   return true;
 }
 
-static bool parse_mask_token(const char *tok, int *bits) {
+/* The bits of one mask item without its "-": a preset, an event name, or
+ * a number (decimal or 0x hex). False with a reason in err otherwise. */
+static bool parse_mask_token(const char *tok, int *bits, char *err,
+                             size_t errlen) {
+  static const struct {
+    const char *name;
+    int bits;
+  } presets[] = {{"minimal", CS_MASK_MINIMAL},
+                 {"default", CS_MASK_DEFAULT},
+                 {"all", CS_MASK_ALL},
+                 {"metrics", CS_MASK_METRICS},
+                 {"none", 0}};
   if (isdigit((unsigned char)tok[0])) {
-    char *end;
-    errno = 0;
-    long v = strtol(tok, &end, 0);
-    if (errno || *end || v < 0 || v > 0x7FFFFFFF)
+    uint64_t v;
+    cs_parse_result r = cs_parse_whole_or_hex(tok, 0x7FFFFFFF, &v);
+    if (r != CS_PARSE_OK) {
+      snprintf(err, errlen,
+               "'%.32s' is not a mask number (%s); use decimal or 0x hex "
+               "up to 0x7fffffff",
+               tok, cs_parse_problem(r));
       return false;
+    }
     *bits = (int)v;
     return true;
   }
-  if (strcasecmp(tok, "minimal") == 0) {
-    *bits = CS_MASK_MINIMAL;
-    return true;
-  }
-  if (strcasecmp(tok, "default") == 0) {
-    *bits = CS_MASK_DEFAULT;
-    return true;
-  }
-  if (strcasecmp(tok, "all") == 0) {
-    *bits = CS_MASK_ALL;
-    return true;
-  }
-  if (strcasecmp(tok, "metrics") == 0) {
-    *bits = CS_MASK_METRICS;
-    return true;
-  }
-  if (strcasecmp(tok, "none") == 0) {
-    *bits = 0;
-    return true;
+  for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+    if (strcasecmp(tok, presets[i].name) == 0) {
+      *bits = presets[i].bits;
+      return true;
+    }
   }
   for (int t = 0; t < CS_EV_UNKNOWN; t++) {
     if (strcasecmp(tok, cs_etype_mask_name((cs_etype)t)) == 0) {
@@ -65,16 +97,46 @@ static bool parse_mask_token(const char *tok, int *bits) {
       return true;
     }
   }
+  snprintf(err, errlen,
+           "unknown event '%.32s'; use names like coll,p2p,kernelch, "
+           "presets minimal/default/all, or a number",
+           tok);
   return false;
+}
+
+/* Items are separated by ',', '|' or '+' (spaces around them are fine).
+ * True when one is missing around a separator: "+5", "coll,", "a,,b". */
+static bool mask_has_empty_item(const char *text) {
+  bool after_separator = true; /* the start counts as one */
+  for (const char *p = text; *p; p++) {
+    if (*p == ',' || *p == '|' || *p == '+') {
+      if (after_separator)
+        return true;
+      after_separator = true;
+    } else if (*p != ' ' && *p != '\t') {
+      after_separator = false;
+    }
+  }
+  return after_separator;
 }
 
 bool cs_config_parse_mask(const char *text, int *mask, char *err,
                           size_t errlen) {
   char buf[512];
   int result = 0;
-  bool any = false;
+  bool added = false;         /* an item before a removal to remove from */
+  bool explicit_zero = false; /* "none" or 0: asking for no events */
+  cs_parse_result r = cs_parse_check_text(text);
+  if (r != CS_PARSE_OK) {
+    snprintf(err, errlen, "%s", cs_parse_problem(r));
+    return false;
+  }
   if (strlen(text) >= sizeof buf) {
     snprintf(err, errlen, "too long");
+    return false;
+  }
+  if (mask_has_empty_item(text)) {
+    snprintf(err, errlen, "an empty item before or after a separator");
     return false;
   }
   strcpy(buf, text);
@@ -84,18 +146,29 @@ bool cs_config_parse_mask(const char *text, int *mask, char *err,
     int bits;
     if (remove)
       tok++;
-    if (!parse_mask_token(tok, &bits)) {
+    if (!parse_mask_token(tok, &bits, err, errlen))
+      return false;
+    if (remove && !added) {
+      /* "-1" or "-coll" alone: not a negative mask, and not "all but". */
       snprintf(err, errlen,
-               "unknown event '%s'; use names like coll,p2p,kernelch, "
-               "presets minimal/default/all, or a number",
-               tok);
+               "'-%.32s' removes from nothing and a mask is never negative; "
+               "start with what to remove from, e.g. all,-%.32s",
+               tok, tok);
       return false;
     }
+    if (!remove) {
+      added = true;
+      explicit_zero = explicit_zero || bits == 0;
+    }
     result = remove ? (result & ~bits) : (result | bits);
-    any = true;
   }
-  if (!any) {
+  if (!added) {
     snprintf(err, errlen, "empty");
+    return false;
+  }
+  if (result == 0 && !explicit_zero) {
+    snprintf(err, errlen,
+             "removes every event; write none to ask NCCL for no events");
     return false;
   }
   *mask = result;
@@ -123,10 +196,11 @@ static void load_mode(cs_config *c) {
   const char *v = getenv("CCLSCOPE_MODE");
   c->trace = true;
   c->metrics = false;
-  if (!v || !*v)
+  if (!v)
     return;
   char buf[128];
-  bool trace = false, metrics = false, off = false, ok = strlen(v) < sizeof buf;
+  bool trace = false, metrics = false, off = false;
+  bool ok = cs_parse_check_text(v) == CS_PARSE_OK && strlen(v) < sizeof buf;
   if (ok) {
     strcpy(buf, v);
     for (char *save = NULL, *tok = strtok_r(buf, ", ", &save); tok;
@@ -142,8 +216,12 @@ static void load_mode(cs_config *c) {
     }
   }
   if (!ok || (off && (trace || metrics)) || (!off && !trace && !metrics)) {
+    cs_parse_result r = cs_parse_check_text(v);
     warn_bad("CCLSCOPE_MODE", v,
-             "expected a comma list of trace, metrics, or off", "trace");
+             r != CS_PARSE_OK ? cs_parse_problem(r)
+                              : "expected a comma list of trace, metrics, "
+                                "or off",
+             "trace");
     return;
   }
   c->trace = trace;
@@ -155,55 +233,111 @@ static void load_mask(cs_config *c) {
   char err[160];
   c->mask = CS_MASK_DEFAULT;
   c->mask_source = "default";
-  if (v && *v) {
-    if (cs_config_parse_mask(v, &c->mask, err, sizeof err))
+  if (v) {
+    int mask;
+    if (cs_config_parse_mask(v, &mask, err, sizeof err)) {
+      c->mask = mask;
       c->mask_source = "CCLSCOPE_MASK";
-    else {
-      c->mask = CS_MASK_DEFAULT;
+    } else {
       warn_bad("CCLSCOPE_MASK", v, err, "the default preset");
     }
     return;
   }
   v = getenv("NCCL_PROFILE_EVENT_MASK");
-  if (v && *v) {
-    char *end;
-    errno = 0;
-    long m = strtol(v, &end, 0);
-    if (errno || *end || m < 0 || m > 0x7FFFFFFF)
-      warn_bad("NCCL_PROFILE_EVENT_MASK", v, "expected a number",
-               "the default preset");
-    else {
-      c->mask = (int)m;
-      c->mask_source = "NCCL_PROFILE_EVENT_MASK";
+  if (v) {
+    uint64_t m;
+    cs_parse_result r = cs_parse_whole_or_hex(v, 0x7FFFFFFF, &m);
+    if (r != CS_PARSE_OK) {
+      warn_bad_number("NCCL_PROFILE_EVENT_MASK", v, r,
+                      "a number from 0 to 0x7fffffff (decimal or 0x hex)",
+                      "the default preset");
+      return;
     }
+    c->mask = (int)m;
+    c->mask_source = "NCCL_PROFILE_EVENT_MASK";
   }
 }
 
-static void load_double(const char *var, double *out, double def, double min,
-                        double max) {
+/* A duration in seconds: a decimal number in [min, max]. */
+static void load_seconds(const char *var, double *out, double def, double min,
+                         double max) {
   const char *v = getenv(var);
   *out = def;
-  if (!v || !*v)
+  if (!v)
     return;
-  char *end;
-  errno = 0;
-  double d = strtod(v, &end);
-  if (errno || *end || d < min || d > max) {
-    char fallback[64];
-    snprintf(fallback, sizeof fallback, "%g", def);
-    char why[96];
-    snprintf(why, sizeof why, "expected a number between %g and %g", min, max);
-    warn_bad(var, v, why, fallback);
+  double seconds;
+  cs_parse_result r = cs_parse_decimal(v, min, max, &seconds);
+  if (r == CS_PARSE_OK) {
+    *out = seconds;
     return;
   }
-  *out = d;
+  char expected[96], fallback[32];
+  snprintf(expected, sizeof expected, "seconds from %g to %g", min, max);
+  snprintf(fallback, sizeof fallback, "%g", def);
+  warn_bad_number(var, v, r, expected, fallback);
 }
 
+/* CCLSCOPE_HANG_TIMEOUT: 0 (off) or 0.1 to 86400 seconds. */
+static void load_hang_timeout(cs_config *c) {
+  static const char var[] = "CCLSCOPE_HANG_TIMEOUT";
+  const char *v = getenv(var);
+  c->hang_timeout_s = 60.0;
+  if (!v)
+    return;
+  double seconds;
+  cs_parse_result r = cs_parse_decimal(v, 0.0, 86400.0, &seconds);
+  if (r == CS_PARSE_OK && seconds > 0 && seconds < 0.1)
+    r = CS_PARSE_RANGE;
+  if (r != CS_PARSE_OK) {
+    warn_bad_number(var, v, r, "0 (off) or seconds from 0.1 to 86400", "60");
+    return;
+  }
+  c->hang_timeout_s = seconds;
+}
+
+/* A count: a whole decimal number in [min, max]. */
+static void load_count(const char *var, unsigned *out, unsigned def,
+                       unsigned min, unsigned max) {
+  const char *v = getenv(var);
+  *out = def;
+  if (!v)
+    return;
+  uint64_t n;
+  cs_parse_result r = cs_parse_whole(v, min, max, &n);
+  if (r == CS_PARSE_OK) {
+    *out = (unsigned)n;
+    return;
+  }
+  char expected[96], fallback[32];
+  snprintf(expected, sizeof expected, "a whole number from %u to %u", min, max);
+  snprintf(fallback, sizeof fallback, "%u", def);
+  warn_bad_number(var, v, r, expected, fallback);
+}
+
+/* A byte size ("4M", "65536") in [min, max]; `expected` and `fallback`
+ * are the warning's words for the range and the default. */
+static void load_size(const char *var, uint64_t *out, uint64_t def,
+                      uint64_t min, uint64_t max, const char *expected,
+                      const char *fallback) {
+  const char *v = getenv(var);
+  *out = def;
+  if (!v)
+    return;
+  uint64_t bytes;
+  cs_parse_result r = cs_parse_size(v, min, max, &bytes);
+  if (r == CS_PARSE_OK) {
+    *out = bytes;
+    return;
+  }
+  warn_bad_number(var, v, r, expected, fallback);
+}
+
+/* One of `choices` (any case; stored as spelled there). */
 static void load_choice(const char *var, char *out, size_t outlen,
                         const char *def, const char *const *choices) {
   const char *v = getenv(var);
   snprintf(out, outlen, "%s", def);
-  if (!v || !*v)
+  if (!v)
     return;
   for (int i = 0; choices[i]; i++) {
     if (strcasecmp(v, choices[i]) == 0) {
@@ -211,7 +345,13 @@ static void load_choice(const char *var, char *out, size_t outlen,
       return;
     }
   }
-  warn_bad(var, v, "not one of the allowed values", def);
+  char why[160];
+  size_t used = (size_t)snprintf(why, sizeof why, "expected one of");
+  for (int i = 0; choices[i] && used < sizeof why; i++)
+    used += (size_t)snprintf(why + used, sizeof why - used, "%s %s",
+                             i ? "," : "", choices[i]);
+  cs_parse_result r = cs_parse_check_text(v);
+  warn_bad(var, v, r == CS_PARSE_OK ? why : cs_parse_problem(r), def);
 }
 
 static void sanitize_for_filename(char *s) {
@@ -220,6 +360,7 @@ static void sanitize_for_filename(char *s) {
       *s = '-';
 }
 
+/* Names and paths: free text, where an empty value means unset. */
 static void load_identity(cs_config *c) {
   static const char *const job_vars[] = {
       "CCLSCOPE_JOB_ID", "SLURM_JOB_ID",        "PBS_JOBID", "LSB_JOBID",
@@ -255,6 +396,13 @@ static void load_identity(cs_config *c) {
     snprintf(c->dir, sizeof c->dir, "cclscope-%s", c->run_id);
 }
 
+/* A numeric IPv4 or IPv6 address, as the /metrics listener needs it. */
+static bool is_numeric_address(const char *text) {
+  unsigned char address[sizeof(struct in6_addr)];
+  return inet_pton(AF_INET, text, address) == 1 ||
+         inet_pton(AF_INET6, text, address) == 1;
+}
+
 /* Where Prometheus gets the metrics: a textfile and/or an HTTP port. */
 static void load_prometheus(cs_config *c) {
   const char *file = getenv("CCLSCOPE_PROM_FILE");
@@ -264,38 +412,103 @@ static void load_prometheus(cs_config *c) {
   else if (dir && *dir)
     snprintf(c->prom_file, sizeof c->prom_file, "%s/cclscope_%s_pid%d.prom",
              dir, c->hostname, (int)getpid());
+
+  snprintf(c->prom_addr, sizeof c->prom_addr, "127.0.0.1");
   const char *addr = getenv("CCLSCOPE_PROM_ADDR");
-  snprintf(c->prom_addr, sizeof c->prom_addr, "%s",
-           addr && *addr ? addr : "127.0.0.1");
+  if (addr) {
+    cs_parse_result r = cs_parse_check_text(addr);
+    if (r != CS_PARSE_OK)
+      warn_bad("CCLSCOPE_PROM_ADDR", addr, cs_parse_problem(r), "127.0.0.1");
+    else if (strlen(addr) >= sizeof c->prom_addr || !is_numeric_address(addr))
+      warn_bad("CCLSCOPE_PROM_ADDR", addr,
+               "expected a numeric IPv4 or IPv6 address, like 0.0.0.0 or ::1",
+               "127.0.0.1");
+    else
+      snprintf(c->prom_addr, sizeof c->prom_addr, "%s", addr);
+  }
+
+  c->prom_port = 0;
   const char *port = getenv("CCLSCOPE_PROM_PORT");
-  if (port && *port) {
-    char *end;
-    long p = strtol(port, &end, 10);
-    if (*end || p < 0 || p > 65535)
-      warn_bad("CCLSCOPE_PROM_PORT", port, "expected a port number", "off");
+  if (port) {
+    uint64_t p;
+    cs_parse_result r = cs_parse_whole(port, 0, 65535, &p);
+    if (r != CS_PARSE_OK)
+      warn_bad_number("CCLSCOPE_PROM_PORT", port, r,
+                      "a port number from 1 to 65535, or 0 (off)", "off");
     else
       c->prom_port = (int)p;
   }
 }
 
-static void load_uint(const char *var, unsigned *out, unsigned def,
-                      unsigned min, unsigned max) {
-  const char *v = getenv(var);
-  *out = def;
-  if (!v || !*v)
-    return;
-  char *end;
-  errno = 0;
-  unsigned long n = strtoul(v, &end, 10);
-  if (errno || *end || v[0] == '-' || n < min || n > max) {
-    char fallback[32], why[96];
-    snprintf(fallback, sizeof fallback, "%u", def);
-    snprintf(why, sizeof why, "expected a whole number between %u and %u", min,
-             max);
-    warn_bad(var, v, why, fallback);
-    return;
+/* At most this many variables name one setting (the local-rank ones). */
+enum { MAX_ALTERNATIVES = 4 };
+
+/* A whole number in [min, max] from the first of `vars` (NULL-terminated)
+ * that holds a valid one. A set variable with an invalid value is treated
+ * as unset: one warning each, naming what was used instead (the next valid
+ * variable, else `none`). With `empty_means_unset` (the OpenTelemetry rule
+ * for OTEL_* variables) an empty value is skipped without a warning.
+ * False when none held a valid number. */
+static bool load_first_whole(const char *const *vars, bool empty_means_unset,
+                             uint64_t min, uint64_t max, const char *none,
+                             uint64_t *out) {
+  struct {
+    const char *var, *value;
+    cs_parse_result problem;
+  } skipped[MAX_ALTERNATIVES];
+  int n_skipped = 0;
+  const char *used = NULL;
+  uint64_t value = 0;
+  for (int i = 0; vars[i] && i < MAX_ALTERNATIVES && !used; i++) {
+    const char *v = getenv(vars[i]);
+    if (!v || (empty_means_unset && !*v))
+      continue;
+    cs_parse_result r = cs_parse_whole(v, min, max, &value);
+    if (r == CS_PARSE_OK) {
+      used = vars[i];
+    } else {
+      skipped[n_skipped].var = vars[i];
+      skipped[n_skipped].value = v;
+      skipped[n_skipped].problem = r;
+      n_skipped++;
+    }
   }
-  *out = (unsigned)n;
+  char expected[96], fallback[128];
+  snprintf(expected, sizeof expected, "a whole number from %llu to %llu",
+           (unsigned long long)min, (unsigned long long)max);
+  if (used)
+    snprintf(fallback, sizeof fallback, "%llu from %s",
+             (unsigned long long)value, used);
+  else
+    snprintf(fallback, sizeof fallback, "%s", none);
+  for (int i = 0; i < n_skipped; i++)
+    warn_bad_number(skipped[i].var, skipped[i].value, skipped[i].problem,
+                    expected, fallback);
+  if (used)
+    *out = value;
+  return used != NULL;
+}
+
+/* The process's rank on its node, as launchers tell it (-1: none). */
+static void load_local_rank(cs_config *c) {
+  static const char *const vars[] = {"LOCAL_RANK", "SLURM_LOCALID",
+                                     "OMPI_COMM_WORLD_LOCAL_RANK",
+                                     "MPI_LOCALRANKID", NULL};
+  uint64_t rank;
+  c->local_rank = -1;
+  if (load_first_whole(vars, false, 0, 65535, "none", &rank))
+    c->local_rank = (int)rank;
+}
+
+/* OTLP request timeout, per the OpenTelemetry spec: integer milliseconds,
+ * the metrics-specific variable first; empty means unset. */
+static void load_otlp_timeout(cs_config *c) {
+  static const char *const vars[] = {"OTEL_EXPORTER_OTLP_METRICS_TIMEOUT",
+                                     "OTEL_EXPORTER_OTLP_TIMEOUT", NULL};
+  uint64_t ms;
+  c->otlp_timeout_ms = 10000;
+  if (load_first_whole(vars, true, 1, 600000, "10000", &ms))
+    c->otlp_timeout_ms = (long)ms;
 }
 
 static void load_bool(const char *var, bool *out, bool def) {
@@ -303,7 +516,7 @@ static void load_bool(const char *var, bool *out, bool def) {
   static const char *const no[] = {"0", "no", "false", "off", NULL};
   const char *v = getenv(var);
   *out = def;
-  if (!v || !*v)
+  if (!v)
     return;
   for (int i = 0; yes[i]; i++)
     if (strcasecmp(v, yes[i]) == 0) {
@@ -315,7 +528,11 @@ static void load_bool(const char *var, bool *out, bool def) {
       *out = false;
       return;
     }
-  warn_bad(var, v, "expected 1 or 0", def ? "1" : "0");
+  cs_parse_result r = cs_parse_check_text(v);
+  warn_bad(var, v,
+           r == CS_PARSE_OK ? "expected 1, yes, true, on or 0, no, false, off"
+                            : cs_parse_problem(r),
+           def ? "1" : "0");
 }
 
 /* CCLSCOPE_DIRECT_IO: auto (default), on, off; 1/0, yes/no, true/false as
@@ -336,19 +553,14 @@ static void load_direct_io(cs_config *c) {
 
 /* What is recorded: sampling, size filter, start paused. */
 static void load_selection(cs_config *c) {
-  load_uint("CCLSCOPE_SAMPLE", &c->sample_coll, 1, 1, 1000000000u);
-  load_uint("CCLSCOPE_SAMPLE_P2P", &c->sample_p2p, c->sample_coll, 1,
-            1000000000u);
-  load_uint("CCLSCOPE_SAMPLE_STEPS", &c->sample_steps, 1, 1, 1000000000u);
-  c->min_bytes = 0;
-  const char *v = getenv("CCLSCOPE_MIN_BYTES");
-  if (v && *v) {
-    size_t bytes;
-    if (cs_config_parse_size(v, &bytes))
-      c->min_bytes = bytes;
-    else
-      warn_bad("CCLSCOPE_MIN_BYTES", v, "expected a size like 64K or 1M", "0");
-  }
+  load_count("CCLSCOPE_SAMPLE", &c->sample_coll, 1, 1, 1000000000u);
+  load_count("CCLSCOPE_SAMPLE_P2P", &c->sample_p2p, c->sample_coll, 1,
+             1000000000u);
+  load_count("CCLSCOPE_SAMPLE_STEPS", &c->sample_steps, 1, 1, 1000000000u);
+  uint64_t min_bytes;
+  load_size("CCLSCOPE_MIN_BYTES", &min_bytes, 0, 0, SIZE_MAX,
+            "a size like 64K or 1M", "0");
+  c->min_bytes = min_bytes;
   static const char *const starts[] = {"recording", "paused", NULL};
   char start[16];
   load_choice("CCLSCOPE_START", start, sizeof start, "recording", starts);
@@ -358,6 +570,7 @@ static void load_selection(cs_config *c) {
 void cs_config_load(cs_config *c) {
   static const char *const clocks[] = {"auto", "tsc", "monotonic", NULL};
   static const char *const hosts[] = {"auto", "nccl", "rccl", NULL};
+  static const char *const summaries[] = {"log", "stderr", "off", NULL};
   memset(c, 0, sizeof *c);
   load_mode(c);
   load_mask(c);
@@ -365,45 +578,33 @@ void cs_config_load(cs_config *c) {
     c->mask = CS_MASK_METRICS; /* nothing is traced: ask only for these */
   load_identity(c);
 
-  c->ring_bytes = (size_t)4 << 20;
-  const char *v = getenv("CCLSCOPE_RING_SIZE");
-  if (v && *v) {
-    size_t bytes;
-    if (!cs_config_parse_size(v, &bytes) || bytes < 4096 ||
-        bytes > ((size_t)1 << 32))
-      warn_bad("CCLSCOPE_RING_SIZE", v,
-               "expected a size between 4K and 4G, like 4M", "4M");
-    else
-      c->ring_bytes = bytes;
-  }
-  load_double("CCLSCOPE_RECLAIM_TIMEOUT", &c->reclaim_timeout_s, 5.0, 0.01,
-              86400.0);
-  load_double("CCLSCOPE_FLUSH_INTERVAL", &c->flush_interval_s, 1.0, 0.01,
-              3600.0);
-  load_double("CCLSCOPE_TIMING_TIMEOUT", &c->timing_timeout_s, 10.0, 0.1,
-              86400.0);
-  double live;
-  load_double("CCLSCOPE_MAX_INFLIGHT", &live, 1000000.0, 1000.0, 1e8);
-  c->max_live_events = (unsigned)live;
-  load_double("CCLSCOPE_METRICS_WINDOW", &c->metrics_window_s, 5.0, 0.05,
-              3600.0);
-  double series;
-  load_double("CCLSCOPE_METRICS_MAX_SERIES", &series, 2000.0, 10.0, 1e6);
-  c->metrics_max_series = (unsigned)series;
+  uint64_t ring_bytes;
+  load_size("CCLSCOPE_RING_SIZE", &ring_bytes, (uint64_t)4 << 20, 4096,
+            (uint64_t)1 << 32, "a size from 4K to 4G, like 4M", "4M");
+  c->ring_bytes = (size_t)ring_bytes;
+  load_seconds("CCLSCOPE_RECLAIM_TIMEOUT", &c->reclaim_timeout_s, 5.0, 0.01,
+               86400.0);
+  load_seconds("CCLSCOPE_FLUSH_INTERVAL", &c->flush_interval_s, 1.0, 0.01,
+               3600.0);
+  load_seconds("CCLSCOPE_TIMING_TIMEOUT", &c->timing_timeout_s, 10.0, 0.1,
+               86400.0);
+  load_count("CCLSCOPE_MAX_INFLIGHT", &c->max_live_events, 1000000, 1000,
+             100000000);
+  load_seconds("CCLSCOPE_METRICS_WINDOW", &c->metrics_window_s, 5.0, 0.05,
+               3600.0);
+  load_count("CCLSCOPE_METRICS_MAX_SERIES", &c->metrics_max_series, 2000, 10,
+             1000000);
   load_prometheus(c);
-  static const char *const summaries[] = {"log", "stderr", "off", NULL};
+  load_otlp_timeout(c);
+  load_local_rank(c);
+  load_seconds("CCLSCOPE_EXIT_DEADLINE", &c->exit_deadline_s, 1.0, 0.0, 60.0);
   load_choice("CCLSCOPE_SUMMARY", c->summary, sizeof c->summary, "log",
               summaries);
   load_choice("CCLSCOPE_CLOCK", c->clock, sizeof c->clock, "auto", clocks);
   load_direct_io(c);
   load_choice("CCLSCOPE_HOST", c->host, sizeof c->host, "auto", hosts);
   load_selection(c);
-  load_double("CCLSCOPE_HANG_TIMEOUT", &c->hang_timeout_s, 60.0, 0.0, 86400.0);
-  if (c->hang_timeout_s > 0 && c->hang_timeout_s < 0.1) {
-    warn_bad("CCLSCOPE_HANG_TIMEOUT", getenv("CCLSCOPE_HANG_TIMEOUT"),
-             "expected 0 (off) or at least 0.1 seconds", "0.1");
-    c->hang_timeout_s = 0.1;
-  }
+  load_hang_timeout(c);
   load_bool("CCLSCOPE_NVTX", &c->nvtx, false);
   load_bool("CCLSCOPE_CUPTI", &c->cupti, false);
 }

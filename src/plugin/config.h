@@ -1,7 +1,8 @@
 /*
  * src/plugin/config.h — cclscope's configuration, read from CCLSCOPE_*
  * environment variables once per session (docs/configuration.md lists them).
- * An invalid value gets one clear warning and the default.
+ * Values are read strictly (config_parse.h); an invalid value gets exactly
+ * one warning naming the variable, the value and why, and the default.
  */
 #ifndef CCLSCOPE_CONFIG_H
 #define CCLSCOPE_CONFIG_H
@@ -39,7 +40,17 @@ typedef struct {
   char prom_file[PATH_MAX];    /* Prometheus textfile ("" = default/none) */
   char prom_addr[64];          /* HTTP /metrics: address */
   int prom_port;               /* HTTP /metrics: port, 0 = off */
-  char summary[16];            /* off | log | stderr */
+  /* OTLP request timeout (OTEL_EXPORTER_OTLP_METRICS_TIMEOUT, else
+   * OTEL_EXPORTER_OTLP_TIMEOUT), milliseconds, 1 to 600000. */
+  long otlp_timeout_ms;
+  /* The process's rank on its node (LOCAL_RANK, SLURM_LOCALID,
+   * OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID: the first set), -1: none. */
+  int local_rank;
+  /* CCLSCOPE_EXIT_DEADLINE: the longest finalize or process exit waits for
+   * network peers (OTLP collector, /metrics client), seconds, 0 to 60;
+   * 0 = never wait. */
+  double exit_deadline_s;
+  char summary[16]; /* off | log | stderr */
   /* Sampling and filters (src/plugin/sampling.h). 1 = keep everything. */
   unsigned sample_coll;  /* CCLSCOPE_SAMPLE: 1 in N Coll/CeColl instances */
   unsigned sample_p2p;   /* CCLSCOPE_SAMPLE_P2P (default: sample_coll) */
@@ -57,8 +68,10 @@ typedef struct {
 /* Read the environment into `c` (defaults for anything unset or invalid). */
 void cs_config_load(cs_config *c);
 
-/* Parse a mask expression: names, presets, numbers, "-name" to remove.
- * Returns false (and a reason in err) when invalid. */
+/* Parse a mask expression: names, presets, numbers (decimal or 0x hex),
+ * "-name" to remove. Returns false (and a reason in err) when invalid,
+ * including a removal before anything to remove from ("-1", "-coll") and a
+ * result of 0 other than by "none" or 0 ("coll,-coll"). */
 bool cs_config_parse_mask(const char *text, int *mask, char *err,
                           size_t errlen);
 

@@ -161,6 +161,45 @@ static void test_size_parsing(void **state) {
   assert_false(size_text_parse("99999999999999999999G", &v));
   assert_false(size_text_parse("17179869184G", &v)); /* 2^64 bytes */
   assert_false(size_text_parse(NULL, &v));
+  /* Strict: what strtoull/strtod would also take is not a size. */
+  static const struct {
+    const char *text;
+    size_text_result result;
+    uint64_t bytes;
+  } cases[] = {
+      {"0", SIZE_TEXT_OK, 0},
+      {"16G", SIZE_TEXT_OK, UINT64_C(16) << 30},
+      {"4kib", SIZE_TEXT_OK, 4096},
+      {"4KB", SIZE_TEXT_OK, 4096},
+      {"18446744073709551615", SIZE_TEXT_OK, UINT64_MAX},
+      {"18446744073709551616", SIZE_TEXT_TOO_LARGE, 0},
+      {"99999999999G", SIZE_TEXT_TOO_LARGE, 0},
+      {"17592186044416M", SIZE_TEXT_TOO_LARGE, 0}, /* 2^64 bytes */
+      {"", SIZE_TEXT_MALFORMED, 0},
+      {" 5", SIZE_TEXT_MALFORMED, 0},
+      {"5 ", SIZE_TEXT_MALFORMED, 0},
+      {"5K ", SIZE_TEXT_MALFORMED, 0},
+      {"+5", SIZE_TEXT_MALFORMED, 0},
+      {"-0", SIZE_TEXT_MALFORMED, 0},
+      {"nan", SIZE_TEXT_MALFORMED, 0},
+      {"inf", SIZE_TEXT_MALFORMED, 0},
+      {"0x10", SIZE_TEXT_MALFORMED, 0},
+      {"1e3", SIZE_TEXT_MALFORMED, 0},
+      {"1.5K", SIZE_TEXT_MALFORMED, 0},
+      {"4KK", SIZE_TEXT_MALFORMED, 0},
+      {"4KiBB", SIZE_TEXT_MALFORMED, 0},
+      {"4B", SIZE_TEXT_MALFORMED, 0},
+      {"K", SIZE_TEXT_MALFORMED, 0},
+      {"99999999999999999999x", SIZE_TEXT_MALFORMED, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    v = 12345;
+    size_text_result r = size_text_read(cases[i].text, &v);
+    if (r != cases[i].result)
+      fail_msg("size '%s': result %d, expected %d", cases[i].text, (int)r,
+               (int)cases[i].result);
+    assert_int_equal(v, r == SIZE_TEXT_OK ? cases[i].bytes : 12345);
+  }
 }
 
 static void test_config_from_environment(void **state) {
