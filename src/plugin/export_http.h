@@ -1,8 +1,10 @@
 /*
  * src/plugin/export_http.h — a minimal HTTP server for Prometheus to scrape:
- * GET /metrics returns the latest exposition text. One thread, one client
- * at a time, short timeouts; bound to loopback unless told otherwise.
- * It never touches NCCL's threads: the writer hands it a copy of the text.
+ * GET /metrics returns the latest exposition text. One thread serves up to
+ * 64 connections at once, each with a 5 s deadline from accept to the end
+ * of the answer; bound to loopback unless told otherwise. It never touches
+ * NCCL's threads (the writer hands it a copy of the text) and never waits
+ * for a client: stopping closes every connection at once.
  */
 #ifndef CCLSCOPE_EXPORT_HTTP_H
 #define CCLSCOPE_EXPORT_HTTP_H
@@ -18,7 +20,8 @@ int cs_http_start(const char *addr, int port, bool search);
 /* Replace the text served (copied). */
 void cs_http_publish(const char *text, size_t len);
 
-/* Stop and join the thread (no-op when not running). */
+/* Stop and join the thread (no-op when not running): immediate, whatever
+ * the clients do. */
 void cs_http_stop(void);
 
 /* In a fork child: the thread is the parent's; drop its state, close the

@@ -78,6 +78,9 @@ static void fill_writer_opts(cs_writer_opts *o, bool forked_child) {
   o->prom_file = s.cfg.prom_file;
   o->prom_addr = s.cfg.prom_addr;
   o->prom_port = s.cfg.prom_port;
+  o->local_rank = s.cfg.local_rank;
+  o->otlp_timeout_ms = s.cfg.otlp_timeout_ms;
+  o->exit_deadline_s = s.cfg.exit_deadline_s;
   o->summary = s.cfg.summary;
   o->hang_timeout_s = s.cfg.hang_timeout_s;
 }

@@ -507,6 +507,26 @@ static void *writer_main(void *arg) {
 
 /* ---- public ---- */
 
+/* With several processes per node, use base port + local rank if the
+ * launcher says which one we are, else the first free port. */
+static void start_http(const cs_writer_opts *opts) {
+  int port = opts->prom_port;
+  bool search = opts->local_rank < 0;
+  if (!search && port + opts->local_rank > 65535) {
+    cs_log_warn_once(CS_ONCE_EXPORTER,
+                     "CCLSCOPE_PROM_PORT %d + local rank %d is beyond 65535; "
+                     "the HTTP endpoint is off",
+                     port, opts->local_rank);
+    return;
+  }
+  if (!search)
+    port += opts->local_rank;
+  /* Serve something from the first scrape on, not only after a window. */
+  cs_metrics_render_prometheus(w.metrics, &w.metrics->prom);
+  cs_http_publish(w.metrics->prom.data, w.metrics->prom.len);
+  cs_http_start(opts->prom_addr, port, search);
+}
+
 static bool start_metrics(const cs_writer_opts *opts) {
   char otlp_url[1024];
   const char *url = cs_otlp_endpoint_from_env(otlp_url, sizeof otlp_url);
@@ -547,36 +567,20 @@ static bool start_metrics(const cs_writer_opts *opts) {
     snprintf(w.prom_file, sizeof w.prom_file, "%s/metrics_%s_%s_pid%d.prom",
              env->dir, env->run_id, env->hostname, (int)env->pid);
   }
-  if (opts->prom_port) {
-    /* With several processes per node, use base port + local rank if the
-     * launcher says which one we are, else the first free port. */
-    static const char *const local_rank_vars[] = {"LOCAL_RANK", "SLURM_LOCALID",
-                                                  "OMPI_COMM_WORLD_LOCAL_RANK",
-                                                  "MPI_LOCALRANKID", NULL};
-    int port = opts->prom_port;
-    bool search = true;
-    for (int i = 0; local_rank_vars[i]; i++) {
-      const char *v = getenv(local_rank_vars[i]);
-      if (v && *v) {
-        port += atoi(v);
-        search = false;
-        break;
-      }
-    }
-    /* Serve something from the first scrape on, not only after a window. */
-    cs_metrics_render_prometheus(w.metrics, &w.metrics->prom);
-    cs_http_publish(w.metrics->prom.data, w.metrics->prom.len);
-    cs_http_start(opts->prom_addr, port, search);
-  }
+  if (opts->prom_port)
+    start_http(opts);
   if (url)
-    w.otlp_on = cs_otlp_start(url);
+    w.otlp_on = cs_otlp_start(url, opts->otlp_timeout_ms);
   return true;
 }
 
+/* Never waits for a client; the OTLP exporter gets until the exit deadline,
+ * counted from here (after the last window was rendered and queued). */
 static void stop_metrics(void) {
+  int64_t deadline = mono_ns() + (int64_t)(w.opts.exit_deadline_s * 1e9);
   cs_http_stop();
   if (w.otlp_on)
-    cs_otlp_stop();
+    cs_otlp_stop(deadline);
   w.otlp_on = false;
   cs_metrics_destroy(w.metrics);
   w.metrics = NULL;

@@ -85,7 +85,13 @@ int main(int argc, char **argv) {
   }
   fprintf(stderr, "metrics_driver: %d collectives emitted\n", n);
   usleep((useconds_t)(seconds * 1e6));
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   p->finalize(ctx);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  fprintf(stderr, "metrics_driver: finalize took %.0f ms\n",
+          (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+              (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
   dlclose(lib);
   return 0;
 }
