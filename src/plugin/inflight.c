@@ -1,29 +1,36 @@
 /*
  * src/plugin/inflight.c — writing the in-flight snapshot (see inflight.h).
  * The text is built in memory, written to a temporary file and renamed over
- * the previous snapshot, so a reader never sees half a file.
+ * the previous snapshot, so a reader never sees half a file; both are made
+ * in the output folder opened once by the writer (out_dir.h), so a link
+ * planted at either name is never written through.
  */
 #include "inflight.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "context.h"
 #include "event_types.h"
 #include "json_writer.h"
 #include "log.h"
-#include "trace_file.h"
+#include "out_dir.h"
 
 #define MAX_EVENTS_PER_OPERATION 64
 
 #define J(lit) CS_JLIT(b, lit)
 
+static void inflight_name(const cs_trace_env *env, char *out, size_t outlen) {
+  snprintf(out, outlen, "inflight_%s_%s_pid%d.json", env->run_id, env->hostname,
+           (int)env->pid);
+}
+
 void cs_inflight_path(const cs_trace_env *env, char *out, size_t outlen) {
-  snprintf(out, outlen, "%s/inflight_%s_%s_pid%d.json", env->dir, env->run_id,
-           env->hostname, (int)env->pid);
+  char name[NAME_MAX + 1];
+  inflight_name(env, name, sizeof name);
+  snprintf(out, outlen, "%s/%s", env->dir, name);
 }
 
 static void put_comm(cs_jbuf *b, uint32_t ctx) {
@@ -245,40 +252,10 @@ static void put_operation(cs_jbuf *b, const cs_wd_picture *pic,
   J("]}");
 }
 
-static bool write_atomically(const char *path, const char *data, size_t len) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return false;
-  size_t done = 0;
-  while (done < len) {
-    ssize_t n = write(fd, data + done, len - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    done += (size_t)n;
-  }
-  bool ok = done == len && close(fd) == 0;
-  if (done != len)
-    close(fd);
-  if (!ok || rename(tmp, path) != 0) {
-    unlink(tmp);
-    return false;
-  }
-  return true;
-}
-
 bool cs_inflight_write(const cs_trace_env *env, const cs_wd_picture *pic,
                        const char *reason) {
-  char path[4096];
-  cs_inflight_path(env, path, sizeof path);
-  if (!cs_tf_mkdirs(env->dir)) {
-    cs_log_warn_once(CS_ONCE_DIR, "cannot create '%s' for the snapshot (%s)",
-                     env->dir, strerror(errno));
-    return false;
-  }
+  if (!cs_out_dir_open(env->out_dir))
+    return false; /* it said why, once */
   cs_jbuf buf, *b = &buf;
   cs_jbuf_init(b);
   J("{\"recordType\":\"inflight\",\"formatVersion\":1,\"reason\":");
@@ -302,10 +279,17 @@ bool cs_inflight_write(const cs_trace_env *env, const cs_wd_picture *pic,
     put_operation(b, pic, &pic->roots[i], env->cal);
   }
   J("]}\n");
-  bool ok = !b->failed && write_atomically(path, b->data, b->len);
-  if (!ok)
+  char name[NAME_MAX + 1];
+  inflight_name(env, name, sizeof name);
+  bool ok =
+      !b->failed && cs_out_dir_replace(env->out_dir, name, b->data, b->len);
+  if (!ok) {
+    int err = errno;
+    char path[PATH_MAX];
+    cs_inflight_path(env, path, sizeof path);
     cs_log_warn_once(CS_ONCE_WRITE, "cannot write the snapshot '%s' (%s)", path,
-                     strerror(errno));
+                     strerror(err));
+  }
   cs_jbuf_free(b);
   return ok;
 }

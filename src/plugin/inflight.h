@@ -1,11 +1,12 @@
 /*
  * src/plugin/inflight.h — the in-flight snapshot: one JSON file per process,
  * `<dir>/inflight_<run>_<host>_pid<PID>.json`, replaced atomically each time
- * it is written (a hang warning, or cclscope_dump()). It lists this
- * process's communicators with how far each got per function, and every
- * operation in flight with its events and what it waits for.
- * `cclscope hang DIR` reads the snapshots of all ranks; the format is in
- * docs/hang.md ("Snapshots"). Writer thread only.
+ * it is written (a hang warning, or cclscope_dump()), in the output folder
+ * env->out_dir (out_dir.h: a link at that name is replaced, not followed). It
+ * lists this process's communicators with how far each got per function, and
+ * every operation in flight with its events and what it waits for. `cclscope
+ * hang DIR` reads the snapshots of all ranks; the format is in docs/hang.md
+ * ("Snapshots"). Writer thread only.
  */
 #ifndef CCLSCOPE_INFLIGHT_H
 #define CCLSCOPE_INFLIGHT_H

@@ -1,5 +1,6 @@
 /*
- * src/plugin/trace_file.c — see trace_file.h for the guarantees.
+ * src/plugin/trace_file.c — see trace_file.h for the guarantees. The file
+ * is created in its folder through out_dir.h (never through a link).
  */
 #include "trace_file.h"
 
@@ -9,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -18,26 +18,6 @@
 #define PAD_RECORD_HEAD "{\"recordType\":\"pad\""
 #define PAD_MIN (sizeof(PAD_RECORD_HEAD) - 1 + 2) /* head + "}\n" */
 #define PAUSE_AFTER_ERROR_NS INT64_C(10000000000)
-
-bool cs_tf_mkdirs(const char *dir) {
-  char path[PATH_MAX];
-  struct stat st;
-  if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
-    return false;
-  for (char *p = path + 1; *p; p++) {
-    if (*p != '/')
-      continue;
-    *p = '\0';
-    if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-      *p = '/';
-      return false;
-    }
-    *p = '/';
-  }
-  if (mkdir(path, 0755) != 0 && errno != EEXIST)
-    return false;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 /* statx's answer, where the kernel and file system give one: can this file
  * take direct writes of 4 KiB-aligned pages from 4 KiB-aligned memory? */
@@ -75,7 +55,11 @@ static void say_no_direct(const cs_trace_file *f, const char *why) {
     cs_log_info("'%s': ordinary writes (no O_DIRECT: %s)", f->path, why);
 }
 
-static void open_direct(cs_trace_file *f, cs_tf_direct_mode mode) {
+/* The O_DIRECT descriptor is a second open of the file, by name in the
+ * same folder: it is used only if it is the very file `fd` created (never
+ * a link or another file put at that name in between). */
+static void open_direct(cs_trace_file *f, cs_out_dir *dir, const char *name,
+                        cs_tf_direct_mode mode) {
   f->direct_requested = mode == CS_TF_DIRECT_ON;
   if (mode == CS_TF_DIRECT_OFF)
     return;
@@ -84,33 +68,33 @@ static void open_direct(cs_trace_file *f, cs_tf_direct_mode mode) {
     say_no_direct(f, why);
     return;
   }
-  f->direct_fd = open(f->path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+  f->direct_fd = cs_out_dir_reopen(dir, name, f->fd, O_WRONLY | O_DIRECT);
   if (f->direct_fd < 0)
-    say_no_direct(f, strerror(errno));
+    say_no_direct(f, errno == ESTALE ? "its name now belongs to another file"
+                                     : strerror(errno));
   f->direct = f->direct_fd >= 0;
 }
 
-bool cs_tf_open(cs_trace_file *f, const char *dir, const char *stem,
+bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
                 cs_tf_direct_mode direct) {
   memset(f, 0, sizeof *f);
   f->fd = -1;
   f->direct_fd = -1;
   cs_jbuf_init_aligned(&f->buf, CS_TF_PAGE);
-  if (!cs_tf_mkdirs(dir)) {
-    cs_log_warn_once(CS_ONCE_DIR,
-                     "cannot create the trace folder '%s' (%s); tracing is "
-                     "off for this process (set CCLSCOPE_DIR to a writable "
-                     "folder)",
-                     dir, strerror(errno));
+  if (!cs_out_dir_open(dir)) { /* it said why */
     f->failed = true;
     return false;
   }
+  /* Anything already at a name (a file, or a link planted there) is left
+   * alone: the next number is tried. */
+  char name[NAME_MAX + 1];
   for (int n = 0; n < 1000; n++) {
     if (n == 0)
-      snprintf(f->path, sizeof f->path, "%s/%s.jsonl", dir, stem);
+      snprintf(name, sizeof name, "%s.jsonl", stem);
     else
-      snprintf(f->path, sizeof f->path, "%s/%s.%d.jsonl", dir, stem, n);
-    f->fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      snprintf(name, sizeof name, "%s.%d.jsonl", stem, n);
+    snprintf(f->path, sizeof f->path, "%s/%s", dir->path, name);
+    f->fd = cs_out_dir_create(dir, name);
     if (f->fd >= 0 || errno != EEXIST)
       break;
   }
@@ -122,7 +106,7 @@ bool cs_tf_open(cs_trace_file *f, const char *dir, const char *stem,
     f->failed = true;
     return false;
   }
-  open_direct(f, direct);
+  open_direct(f, dir, name, direct);
   cs_io_start(&f->io, f->fd, f->direct_fd);
   f->io_started = true;
   return true;

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "json_writer.h"
+#include "out_dir.h"
 #include "trace_io.h"
 
 #define CS_TF_PAGE 4096
@@ -50,9 +51,9 @@ typedef enum {
 } cs_tf_direct_mode;
 
 typedef struct {
-  int fd;        /* ordinary writes */
-  int direct_fd; /* O_DIRECT on the same file, or -1 */
-  char path[PATH_MAX];
+  int fd;                             /* ordinary writes */
+  int direct_fd;                      /* O_DIRECT on the same file, or -1 */
+  char path[PATH_MAX + NAME_MAX + 2]; /* folder/name: for messages */
   cs_jbuf buf;            /* lines not yet handed to the I/O thread */
   uint64_t buf_lines;     /* lines (newlines) in buf */
   uint64_t written;       /* file offset of buf[0]: bytes handed over so far */
@@ -73,9 +74,10 @@ typedef struct {
   cs_trace_io io;
 } cs_trace_file;
 
-/* Create `dir` (and parents) and a new file `<dir>/<stem>.jsonl`, or
- * `<stem>.<n>.jsonl` if that exists. False (with a warning) on failure. */
-bool cs_tf_open(cs_trace_file *f, const char *dir, const char *stem,
+/* Open `dir` (created if needed, see out_dir.h) and create a new file
+ * `<stem>.jsonl` in it, or `<stem>.<n>.jsonl` if that name is taken (by a
+ * file or a link: never opened). False (with a warning) on failure. */
+bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
                 cs_tf_direct_mode direct);
 
 /* True when the file writes whole pages with O_DIRECT. */
@@ -113,8 +115,5 @@ void cs_tf_close(cs_trace_file *f, int64_t now_ns);
 void cs_tf_atfork_prepare(cs_trace_file *f);
 void cs_tf_atfork_parent(cs_trace_file *f);
 void cs_tf_abandon(cs_trace_file *f);
-
-/* mkdir -p; true if the folder exists afterwards. */
-bool cs_tf_mkdirs(const char *dir);
 
 #endif

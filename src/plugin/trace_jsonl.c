@@ -811,7 +811,7 @@ bool cs_trace_open(cs_trace_sink *t, const cs_trace_env *env) {
   build_pieces(t);
   snprintf(stem, sizeof stem, "trace_%s_%s_pid%d", env->run_id, env->hostname,
            (int)env->pid);
-  if (!cs_tf_open(&t->file, env->dir, stem, env->direct_io))
+  if (!cs_tf_open(&t->file, env->out_dir, stem, env->direct_io))
     return false;
   cs_jbuf *b = &t->file.buf;
   int64_t now = cs_clock_epoch_now(env->cal);

@@ -17,6 +17,7 @@
 #include "cursor.h"
 #include "event_types.h"
 #include "host_info.h"
+#include "out_dir.h"
 #include "trace_file.h"
 
 /* What the sink needs to know about the process it writes for. */
@@ -27,6 +28,7 @@ typedef struct {
   const char *hostname;
   const char *run_id;
   const char *dir;
+  cs_out_dir *out_dir; /* `dir`, opened once (filled in by the writer) */
   const cs_host_info *host;
   const cs_clock_cal *cal;
   int mask;

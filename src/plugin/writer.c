@@ -15,7 +15,6 @@
 #include "writer.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,6 +30,8 @@
 #include "inflight.h"
 #include "log.h"
 #include "metrics.h"
+#include "out_dir.h"
+#include "prom_textfile.h"
 #include "ring.h"
 #include "session.h"
 #include "watchdog.h"
@@ -76,7 +77,8 @@ typedef struct {
   cs_completion *completion;
   cs_metrics *metrics;
   cs_watchdog *watchdog;
-  char prom_file[4096]; /* "" = no textfile */
+  cs_out_dir out_dir;    /* opts.env.dir, opened once (out_dir.h) */
+  cs_prom_textfile prom; /* the Prometheus textfile, if any */
   bool otlp_on;
   uint64_t records; /* records processed: the callbacks recorded */
   cs_trace_sink trace;
@@ -356,40 +358,13 @@ static void health_snapshot(cs_metrics_health *h) {
   h->hangs = cs_watchdog_hangs_reported(w.watchdog);
 }
 
-/* Replace the textfile in one step (node_exporter may read it any time). */
-static void write_prom_file(const char *text, size_t len) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", w.prom_file, (int)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    cs_log_warn_once(CS_ONCE_EXPORTER, "cannot write metrics file '%s' (%s)",
-                     tmp, strerror(errno));
-    return;
-  }
-  size_t done = 0;
-  while (done < len) {
-    ssize_t n = write(fd, text + done, len - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    done += (size_t)n;
-  }
-  close(fd);
-  if (done == len)
-    rename(tmp, w.prom_file);
-  else
-    unlink(tmp);
-}
-
 static void close_metrics_window(int64_t now_ns) {
   cs_metrics_health h;
   health_snapshot(&h);
   cs_metrics_close_window(w.metrics, now_ns, &h);
   if (!w.opts.env.mode_metrics)
     return;
-  if (w.prom_file[0])
-    write_prom_file(w.metrics->prom.data, w.metrics->prom.len);
+  cs_prom_textfile_write(&w.prom, w.metrics->prom.data, w.metrics->prom.len);
   if (w.opts.prom_port)
     cs_http_publish(w.metrics->prom.data, w.metrics->prom.len);
   if (w.otlp_on && w.metrics->otlp.len)
@@ -533,7 +508,6 @@ static bool start_metrics(const cs_writer_opts *opts) {
   const cs_trace_env *env = &opts->env;
   w.records = 0;
   w.otlp_on = false;
-  w.prom_file[0] = '\0';
   cs_metrics_config mcfg = {
       .window_s = opts->metrics_window_s > 0 ? opts->metrics_window_s : 5.0,
       .max_series = opts->metrics_max_series,
@@ -549,24 +523,8 @@ static bool start_metrics(const cs_writer_opts *opts) {
     return false;
   if (!env->mode_metrics)
     return true;
-  if (opts->prom_file && opts->prom_file[0]) {
-    snprintf(w.prom_file, sizeof w.prom_file, "%s", opts->prom_file);
-    /* Its folder may not exist yet (CCLSCOPE_PROM_DIR=<new folder>). */
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", w.prom_file);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) {
-      *slash = '\0';
-      if (!cs_tf_mkdirs(dir))
-        cs_log_warn_once(CS_ONCE_EXPORTER,
-                         "cannot create '%s' for the metrics file (%s)", dir,
-                         strerror(errno));
-    }
-  } else if (!opts->prom_port && !url && cs_tf_mkdirs(env->dir)) {
-    /* Nothing configured: a textfile next to the traces. */
-    snprintf(w.prom_file, sizeof w.prom_file, "%s/metrics_%s_%s_pid%d.prom",
-             env->dir, env->run_id, env->hostname, (int)env->pid);
-  }
+  cs_prom_textfile_start(&w.prom, opts->prom_file, !opts->prom_port && !url,
+                         &w.out_dir, env);
   if (opts->prom_port)
     start_http(opts);
   if (url)
@@ -586,6 +544,12 @@ static void stop_metrics(void) {
   w.metrics = NULL;
 }
 
+/* The folders the writer's files are in (the files are closed already). */
+static void close_output_folders(void) {
+  cs_prom_textfile_stop(&w.prom);
+  cs_out_dir_close(&w.out_dir);
+}
+
 bool cs_writer_start(const cs_writer_opts *opts) {
   pthread_condattr_t attr;
   if (w.running)
@@ -594,6 +558,8 @@ bool cs_writer_start(const cs_writer_opts *opts) {
   memset(&w.retired, 0, sizeof w.retired);
   cs_clock_cal_start(&w.cal, opts->clock);
   w.opts.env.cal = &w.cal;
+  cs_out_dir_init(&w.out_dir, opts->env.dir, "CCLSCOPE_DIR");
+  w.opts.env.out_dir = &w.out_dir;
 
   cs_completion_config ccfg = {
       .on_timing = on_timing,
@@ -629,6 +595,7 @@ bool cs_writer_start(const cs_writer_opts *opts) {
     cs_completion_destroy(w.completion);
     w.completion = NULL;
     stop_metrics();
+    close_output_folders();
     return false;
   }
   w.trace_open = opts->env.mode_trace && cs_trace_open(&w.trace, &w.opts.env);
@@ -663,6 +630,7 @@ bool cs_writer_start(const cs_writer_opts *opts) {
     cs_completion_destroy(w.completion);
     w.completion = NULL;
     stop_metrics();
+    close_output_folders();
     return false;
   }
   /* Return once the thread runs our code (as cs_io_start does): a fork()
@@ -719,6 +687,7 @@ void cs_writer_stop(bool at_exit) {
   free(w.queue);
   w.queue = NULL;
   w.queue_len = w.queue_cap = 0;
+  close_output_folders();
 }
 
 bool cs_writer_dump(int timeout_ms) {
@@ -792,6 +761,7 @@ void cs_writer_atfork_child(void) {
     w.otlp_on = false;
     cs_http_atfork_child();
     cs_otlp_atfork_child();
+    close_output_folders();
     free(w.queue);
     w.queue = NULL;
     w.queue_len = w.queue_cap = 0;

@@ -54,6 +54,16 @@ static void make_direct_io_dir(char *out, size_t outlen) {
            "the working directory)");
 }
 
+/* cs_tf_open in the folder `dir`, opened for this one file. */
+static bool open_in(cs_trace_file *f, const char *dir, const char *stem,
+                    cs_tf_direct_mode mode) {
+  cs_out_dir folder;
+  cs_out_dir_init(&folder, dir, "the test folder");
+  bool ok = cs_tf_open(f, &folder, stem, mode);
+  cs_out_dir_close(&folder);
+  return ok;
+}
+
 /* Append one JSON line whose total length (with newline) is `len`. */
 static void add_line(cs_trace_file *f, size_t len, unsigned seq) {
   size_t start = cs_tf_line_begin(f);
@@ -74,7 +84,7 @@ static void test_lines_never_cross_pages(void **state) {
   test_make_tmpdir(dir, sizeof dir);
   /* On the heap: if an assert fails, the I/O thread keeps valid memory. */
   cs_trace_file *f = calloc(1, sizeof *f);
-  assert_true(cs_tf_open(f, dir, "trace_unit", CS_TF_DIRECT_AUTO));
+  assert_true(open_in(f, dir, "trace_unit", CS_TF_DIRECT_AUTO));
   srand(7);
   unsigned lines = 0;
   for (int round = 0; round < 40; round++) {
@@ -107,8 +117,8 @@ static void test_second_file_gets_new_name(void **state) {
   char dir[4096];
   test_make_tmpdir(dir, sizeof dir);
   cs_trace_file *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
-  assert_true(cs_tf_open(a, dir, "trace_same", CS_TF_DIRECT_AUTO));
-  assert_true(cs_tf_open(b, dir, "trace_same", CS_TF_DIRECT_AUTO));
+  assert_true(open_in(a, dir, "trace_same", CS_TF_DIRECT_AUTO));
+  assert_true(open_in(b, dir, "trace_same", CS_TF_DIRECT_AUTO));
   assert_string_not_equal(a->path, b->path);
   assert_non_null(strstr(b->path, "trace_same.1.jsonl"));
   cs_tf_close(a, 0);
@@ -126,7 +136,7 @@ static void test_unusable_folder_degrades(void **state) {
   FILE *fp = fopen(file_as_dir, "w");
   fclose(fp);
   cs_trace_file f;
-  assert_false(cs_tf_open(&f, file_as_dir, "trace_x", CS_TF_DIRECT_AUTO));
+  assert_false(open_in(&f, file_as_dir, "trace_x", CS_TF_DIRECT_AUTO));
   add_line(&f, 100, 0); /* must not crash; counted as lost */
   assert_int_equal(f.lines_lost, 1);
   cs_tf_close(&f, 0);
@@ -146,7 +156,7 @@ static void short_write_case(cs_tf_direct_mode mode) {
     struct rlimit lim = {50000, 50000};
     setrlimit(RLIMIT_FSIZE, &lim);
     cs_trace_file f;
-    if (!cs_tf_open(&f, dir, "trace_full", mode))
+    if (!open_in(&f, dir, "trace_full", mode))
       _exit(2);
     if (cs_tf_direct(&f) != (mode != CS_TF_DIRECT_OFF))
       _exit(4);
@@ -196,7 +206,7 @@ static void write_mixed(const char *dir, cs_tf_direct_mode mode,
                         bool expect_direct) {
   /* On the heap: if an assert fails, the I/O thread keeps valid memory. */
   cs_trace_file *f = calloc(1, sizeof *f);
-  assert_true(cs_tf_open(f, dir, "trace_mixed", mode));
+  assert_true(open_in(f, dir, "trace_mixed", mode));
   assert_int_equal(cs_tf_direct(f), expect_direct);
   srand(11);
   unsigned lines = 0;
