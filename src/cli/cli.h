@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "trace_reader.h"
+
 enum {
   EXIT_OK = 0,       /* done, nothing to report */
   EXIT_FINDINGS = 1, /* findings (check) or a failure while working */
@@ -43,6 +45,10 @@ bool parse_memory_mb(const char *text, size_t *bytes);
 /* --memory-mb for `cmd`: 0 when parsed into *bytes, else the usage error's
  * exit status (the message is printed). */
 int memory_option(const char *cmd, const char *text, size_t *bytes);
+/* merge, perfetto, otf2, view: when no input holds a record (files empty,
+ * or only blank or invalid lines), says so on stderr and returns true; the
+ * command then exits EXIT_FINDINGS without creating its output. */
+bool nothing_to_convert(const char *cmd, const tr_inputs *in);
 /* -q/--quiet and --progress, which every command accepts before or after
  * its name: set the global flag. */
 void cli_global_option(int opt);

@@ -1,11 +1,14 @@
 /*
  * src/cli/cli_common.c — state and helpers every subcommand shares: the
- * global options and the usage-error message (cli.h).
+ * global options, the usage-error message and the "nothing to convert"
+ * check of the converting commands (cli.h).
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "cli.h"
+#include "ordered_reader.h"
 
 cli_options cli_globals;
 
@@ -25,4 +28,20 @@ void cli_global_option(int opt) {
     cli_globals.quiet = true;
   else if (opt == OPT_PROGRESS)
     cli_globals.progress = true;
+}
+
+bool nothing_to_convert(const char *cmd, const tr_inputs *in) {
+  uint64_t invalid;
+  if (!ord_inputs_empty(in, &invalid))
+    return false;
+  fprintf(stderr,
+          "cclscope %s: nothing to convert: no records in the %zu input "
+          "file%s (empty, or only blank or invalid lines); nothing written\n",
+          cmd, in->n, in->n == 1 ? "" : "s");
+  if (invalid > 0)
+    fprintf(stderr,
+            "cclscope %s: %" PRIu64 " blank or invalid line%s (run "
+            "`cclscope check`)\n",
+            cmd, invalid, invalid == 1 ? "" : "s");
+  return true;
 }

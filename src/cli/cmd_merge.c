@@ -103,6 +103,10 @@ int cmd_merge(int argc, char **argv) {
       }
     }
   }
+  if (nothing_to_convert("merge", &in)) {
+    tr_inputs_free(&in);
+    return EXIT_FINDINGS;
+  }
   FILE *out = to_stdout ? stdout : fopen(output, "w");
   if (!out) {
     fprintf(stderr, "cclscope merge: cannot create '%s': %s\n", output,

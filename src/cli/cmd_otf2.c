@@ -555,6 +555,10 @@ int cmd_otf2(int argc, char **argv) {
   tr_inputs in;
   if (!tr_inputs_collect(&in, argc - optind, argv + optind))
     return EXIT_FINDINGS;
+  if (nothing_to_convert("otf2", &in)) {
+    tr_inputs_free(&in);
+    return EXIT_FINDINGS;
+  }
   otf2_out *o = calloc(1, sizeof *o);
   if (!o) {
     tr_inputs_free(&in);

@@ -731,6 +731,11 @@ int cmd_perfetto(int argc, char **argv) {
     free(p);
     return EXIT_FINDINGS;
   }
+  if (nothing_to_convert("perfetto", &in)) {
+    tr_inputs_free(&in);
+    free(p);
+    return EXIT_FINDINGS;
+  }
   bool to_stdout = strcmp(output, "-") == 0;
   FILE *out = to_stdout ? stdout : fopen(output, "w");
   if (!out) {

@@ -233,6 +233,10 @@ int cmd_view(int argc, char **argv) {
     tr_inputs_free(&in);
     return usage_error("view", "the output '%s' is also an input", o.output);
   }
+  if (nothing_to_convert("view", &in)) {
+    tr_inputs_free(&in);
+    return EXIT_FINDINGS;
+  }
   FILE *page = to_stdout ? stdout : fopen(o.output, "w");
   if (!page) {
     fprintf(stderr, "cclscope view: cannot create '%s': %s\n", o.output,

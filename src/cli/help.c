@@ -30,7 +30,8 @@ static const char overview[] =
     "  -h, --help      this text;  -V, --version  the version\n"
     "\n"
     "Inputs: a folder (its *.jsonl files) or trace files.\n"
-    "Exit status: 0 ok, 1 findings or failure, 2 usage error.\n"
+    "Exit status: 0 ok, 1 findings or failure (merge, perfetto, otf2 and\n"
+    "view: also when the inputs hold no record), 2 usage error.\n"
     "Documentation: docs/cli.md; the trace format: docs/trace-format.md.\n";
 
 static const char help_check[] =

@@ -144,6 +144,13 @@ static int cmp_items(const void *a, const void *b) {
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* qsort's base must not be NULL, even for zero items (C11 7.22.5): the
+ * items array is not allocated until the first record arrives. */
+static void sort_chunk(ord_reader *o) {
+  if (o->nitems > 1)
+    qsort(o->items, o->nitems, sizeof *o->items, cmp_items);
+}
+
 static ord_run *new_run(ord_reader *o) {
   if (o->nruns == o->cap_runs) {
     size_t ncap = o->cap_runs ? o->cap_runs * 2 : 8;
@@ -178,7 +185,7 @@ static int temp_file(void) {
 static bool spill(ord_reader *o) {
   if (o->nitems == 0)
     return true;
-  qsort(o->items, o->nitems, sizeof *o->items, cmp_items);
+  sort_chunk(o);
   ord_run *r = new_run(o);
   int fd = r ? temp_file() : -1;
   if (fd < 0)
@@ -269,8 +276,8 @@ static bool sort_inputs(ord_reader *o) {
     tr_close(&f->tf);
     f->opened = false;
   }
-  /* the last chunk stays in memory */
-  qsort(o->items, o->nitems, sizeof *o->items, cmp_items);
+  /* the last chunk stays in memory (it is empty when nothing was read) */
+  sort_chunk(o);
   ord_run *last = new_run(o);
   if (!last)
     return false;
@@ -336,6 +343,35 @@ static bool run_less(const ord_reader *o, size_t a, size_t b) {
 }
 
 /* ---- public ---- */
+
+bool ord_inputs_empty(const tr_inputs *in, uint64_t *invalid_lines) {
+  *invalid_lines = 0;
+  rec_scratch *s = malloc(sizeof *s);
+  if (!s)
+    return false; /* cannot tell: let the reading pass decide */
+  rec_scratch_init(s);
+  bool empty = true;
+  for (size_t i = 0; i < in->n && empty; i++) {
+    tr_file tf;
+    if (tr_open(&tf, in->paths[i], 64u << 10) != 0) {
+      empty = false; /* the reading pass reports it */
+      break;
+    }
+    rec r;
+    int got = 0;
+    while (empty && (got = tr_next(&tf)) > 0) {
+      if (!rec_decode(&r, s, tf.line, tf.line_len))
+        (*invalid_lines)++;
+      else if (r.rt != RT_PAD)
+        empty = false;
+    }
+    if (got < 0)
+      empty = false; /* a read error: the reading pass reports it */
+    tr_close(&tf);
+  }
+  free(s);
+  return empty;
+}
 
 bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
               size_t memory_bytes, const char *progress_label) {

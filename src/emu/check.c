@@ -1,9 +1,11 @@
 /*
- * src/emu/check.c — owns the --check violations (counters and messages)
- * and the guard region that foreign PXN pointers are aliased into.
+ * src/emu/check.c — owns the --check violations (counters and messages),
+ * the watchdog that finds slow callbacks (the rule: emu_call_usage.h), and
+ * the guard region that foreign PXN pointers are aliased into.
  */
 #include "emu_check.h"
 
+#include "emu_call_usage.h"
 #include "emu_thread.h"
 
 #include <errno.h>
@@ -85,8 +87,11 @@ void emu_check_summary(const char *worker_label) {
 typedef struct watched {
   emu_thread *t;
   uint64_t seen_entered; /* the call being timed (0 = none) */
-  uint64_t since_ns;
-  uint64_t reported;
+  uint64_t since_ns;     /* when the watchdog first saw it */
+  uint64_t reported;     /* the last call reported */
+  uint64_t excused;      /* the last call excused (counted once) */
+  bool measured;         /* `first` holds the first look at the call */
+  emu_thread_usage first;
 } watched;
 
 static pthread_mutex_t watch_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -96,11 +101,14 @@ static bool watch_running;
 static bool watch_stop_requested;
 static pthread_t watch_thread;
 static pthread_cond_t watch_cv = PTHREAD_COND_INITIALIZER;
+/* read by anyone without the mutex (emu_watchdog_counts_get) */
+static emu_watchdog_counts verdict_counts;
+static bool usage_warned;
 
 void emu_watchdog_register(emu_thread *t) {
   pthread_mutex_lock(&watch_mutex);
   if (watch_running && watch_count < WATCH_MAX)
-    watch_list[watch_count++] = (watched){t, 0, 0, 0};
+    watch_list[watch_count++] = (watched){.t = t};
   pthread_mutex_unlock(&watch_mutex);
 }
 
@@ -114,11 +122,98 @@ void emu_watchdog_unregister(emu_thread *t) {
   pthread_mutex_unlock(&watch_mutex);
 }
 
+void emu_watchdog_counts_get(emu_watchdog_counts *c) {
+  c->slow_cpu = __atomic_load_n(&verdict_counts.slow_cpu, __ATOMIC_RELAXED);
+  c->slow_blocked =
+      __atomic_load_n(&verdict_counts.slow_blocked, __ATOMIC_RELAXED);
+  c->slow_wall = __atomic_load_n(&verdict_counts.slow_wall, __ATOMIC_RELAXED);
+  c->excused = __atomic_load_n(&verdict_counts.excused, __ATOMIC_RELAXED);
+}
+
+static void count_verdict(uint64_t *counter) {
+  __atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
+}
+
 static const char *call_name(uint32_t what) {
   static const char *const names[] = {
       "?", "init", "startEvent", "recordEventState", "stopEvent", "finalize"};
   uint32_t kind = what >> 16;
   return kind < sizeof names / sizeof *names ? names[kind] : "?";
+}
+
+/* A look at the thread of `w`; on failure the wall-time rule is used for
+ * the call, and the first failure in the process is said once. */
+static bool look(const watched *w, emu_thread_usage *u) {
+  const char *why = NULL;
+  if (emu_thread_usage_sample(w->t->self, w->t->tid, u, &why))
+    return true;
+  if (!__atomic_exchange_n(&usage_warned, true, __ATOMIC_RELAXED))
+    emu_warn("--check: cannot read %s of thread %s: calls of threads that "
+             "cannot be read are judged by wall time alone, so one that was "
+             "only descheduled may be reported",
+             why, w->t->name);
+  return false;
+}
+
+static bool same_call_in_flight(const watched *w) {
+  return EMU_LOAD_RELAXED(&w->t->calls_entered) == w->seen_entered &&
+         EMU_LOAD_RELAXED(&w->t->calls_left) != w->seen_entered;
+}
+
+static void report_slow(const watched *w, uint64_t wall, uint64_t limit,
+                        const char *why) {
+  uint32_t what = EMU_LOAD_RELAXED(&w->t->call_what);
+  const char *type = (what >> 16) == EMU_CALL_START
+                         ? emu_event_type_name(1ULL << (what & 0xFF))
+                         : "-";
+  emu_check_report(EMU_CHECK_SLOW_CALLBACK,
+                   "%s(%s) on thread %s blocked %.1f ms (limit %.1f ms): %s",
+                   call_name(what), type, w->t->name, (double)wall / 1e6,
+                   (double)limit / 1e6, why);
+}
+
+static uint64_t grown_by(uint64_t before, uint64_t after) {
+  return after > before ? after - before : 0;
+}
+
+/* The call of `w` has been in flight for `wall` >= `limit`: report it if
+ * the callback itself took that long (emu_call_judge), else excuse it. */
+static void judge(watched *w, uint64_t wall, uint64_t limit) {
+  emu_thread_usage now;
+  bool measured = w->measured && look(w, &now);
+  /* the look counts only if it fell inside the call */
+  if (!same_call_in_flight(w))
+    return;
+  if (!measured) {
+    w->reported = w->seen_entered;
+    count_verdict(&verdict_counts.slow_wall);
+    report_slow(w, wall, limit,
+                "wall time only (CPU time and context switches unreadable)");
+    return;
+  }
+  uint64_t cpu = grown_by(w->first.cpu_ns, now.cpu_ns);
+  uint64_t switches =
+      grown_by(w->first.voluntary_switches, now.voluntary_switches);
+  bool asleep = w->first.asleep || now.asleep;
+  emu_call_verdict v = emu_call_judge(wall, cpu, switches, asleep, limit);
+  if (v == EMU_CALL_NOT_SLOW) {
+    if (w->excused != w->seen_entered) {
+      w->excused = w->seen_entered;
+      count_verdict(&verdict_counts.excused);
+    }
+    return;
+  }
+  w->reported = w->seen_entered;
+  count_verdict(v == EMU_CALL_SLOW_CPU ? &verdict_counts.slow_cpu
+                                       : &verdict_counts.slow_blocked);
+  char why[160];
+  snprintf(why, sizeof why,
+           "%s: CPU %.1f ms, %llu voluntary context switch%s%s",
+           v == EMU_CALL_SLOW_CPU ? "it used the CPU (computing or spinning)"
+                                  : "it waited on its own (sleep, lock or I/O)",
+           (double)cpu / 1e6, (unsigned long long)switches,
+           switches == 1 ? "" : "es", asleep ? ", seen asleep" : "");
+  report_slow(w, wall, limit, why);
 }
 
 static void watch_pass(uint64_t now) {
@@ -131,26 +226,23 @@ static void watch_pass(uint64_t now) {
       continue;
     }
     if (w->seen_entered != entered) {
+      /* first look at this call: only the watchdog samples, never the
+       * emitting thread; a call that ends before the next pass costs
+       * nothing more */
       w->seen_entered = entered;
       w->since_ns = now;
+      w->measured = look(w, &w->first);
       continue;
     }
-    uint64_t blocked = now - w->since_ns;
+    if (w->reported == entered)
+      continue;
     uint32_t what = EMU_LOAD_RELAXED(&w->t->call_what);
     bool lifecycle =
         (what >> 16) == EMU_CALL_INIT || (what >> 16) == EMU_CALL_FINALIZE;
     uint64_t limit = lifecycle ? max_lifecycle_ns : max_callback_ns;
-    if (blocked >= limit && w->reported != entered) {
-      w->reported = entered;
-      int bit = (int)(what & 0xFF);
-      emu_check_report(EMU_CHECK_SLOW_CALLBACK,
-                       "%s(%s) on thread %s blocked %.1f ms (limit %.1f ms)",
-                       call_name(what),
-                       (what >> 16) == EMU_CALL_START
-                           ? emu_event_type_name(1ULL << bit)
-                           : "-",
-                       w->t->name, (double)blocked / 1e6, (double)limit / 1e6);
-    }
+    uint64_t wall = now - w->since_ns;
+    if (wall >= limit)
+      judge(w, wall, limit);
   }
 }
 
@@ -180,6 +272,7 @@ void emu_watchdog_start(void) {
     return;
   pthread_mutex_lock(&watch_mutex);
   watch_running = true;
+  watch_stop_requested = false;
   pthread_mutex_unlock(&watch_mutex);
   if (pthread_create(&watch_thread, NULL, watchdog_main, NULL) != 0)
     emu_die("cannot start the callback watchdog");

@@ -31,12 +31,28 @@ void emu_check_summary(const char *worker_label);
 
 /* The watchdog (--check): a thread that samples every registered emitting
  * thread and reports a plugin call that has not returned after
- * --max-callback-ms (no clock is read on the hot path). */
+ * --max-callback-ms (--max-lifecycle-ms for init/finalize) when the
+ * callback itself took that long: it used that much CPU time, or it
+ * blocked on its own (sleep, lock wait, I/O). A thread that was only
+ * descheduled is excused (emu_call_usage.h). Where a thread's CPU clock or
+ * /proc entry cannot be read, wall time alone decides (said once). No
+ * clock is read on the hot path. */
 struct emu_thread;
 void emu_watchdog_start(void);
 void emu_watchdog_stop(void);
 void emu_watchdog_register(struct emu_thread *t);
 void emu_watchdog_unregister(struct emu_thread *t);
+
+/* What the watchdog decided about calls past the wall limit, one count per
+ * call, since the process started. */
+typedef struct emu_watchdog_counts {
+  uint64_t slow_cpu;     /* reported: used the limit in CPU time */
+  uint64_t slow_blocked; /* reported: blocked on its own */
+  uint64_t slow_wall;    /* reported by wall time (usage unreadable) */
+  uint64_t excused;      /* not reported: the thread waited for a CPU */
+} emu_watchdog_counts;
+/* Lock-free (relaxed loads): safe from a thread inside a call. */
+void emu_watchdog_counts_get(emu_watchdog_counts *c);
 
 /* True if `p` can be read in this process (no fault). */
 bool emu_address_readable(const void *p);

@@ -31,7 +31,10 @@ typedef struct emu_thread {
   uint32_t counter; /* last event counter used (low 32 bits) */
   emu_role role;
   char name[40]; /* truth "thr", e.g. "app0", "proxy.r3", "sock.r3.1" */
+  /* The OS thread using it, set by emu_thread_attach before it registers
+   * with the watchdog, which reads its CPU clock and /proc entry. */
   pid_t tid;
+  pthread_t self;
   emu_rng rng;
   uint64_t callbacks; /* plugin calls made; written by owner, read relaxed */
   /* --check watchdog: calls_entered is bumped before a plugin call and
@@ -47,8 +50,8 @@ typedef struct emu_thread {
  * across runs with the same seed (it seeds the rng and keys the truth). */
 void emu_thread_init(emu_thread *t, int worker, uint32_t stream, emu_role role,
                      const char *name, uint64_t seed);
-/* Called first thing on the OS thread that will use `t`: records the tid,
- * opens the truth buffer. */
+/* Called first thing on the OS thread that will use `t`: records the tid
+ * and pthread_t, opens the truth buffer, registers with the watchdog. */
 void emu_thread_attach(emu_thread *t);
 /* Flushes the truth buffer; call before the OS thread exits. */
 void emu_thread_detach(emu_thread *t);

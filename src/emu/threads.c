@@ -26,6 +26,7 @@ void emu_thread_init(emu_thread *t, int worker, uint32_t stream, emu_role role,
 
 void emu_thread_attach(emu_thread *t) {
   t->tid = (pid_t)syscall(SYS_gettid);
+  t->self = pthread_self();
   if (emu_truth_enabled() && t->truth == NULL)
     t->truth = emu_truth_buf_new();
   emu_watchdog_register(t);

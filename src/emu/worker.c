@@ -152,6 +152,13 @@ void emu_worker_main(const emu_options *o, const emu_scenario *sc,
     pthread_join(w->apps[i]->th, NULL);
   EMU_STORE_RELEASE(&sh->workers[index].apps_done, 1);
   emu_watchdog_stop();
+  emu_watchdog_counts wc;
+  emu_watchdog_counts_get(&wc);
+  if (wc.excused > 0 && !o->quiet)
+    emu_warn("worker %d: %llu plugin call(s) outlived the time limit only "
+             "because their thread waited for a CPU (descheduled, little "
+             "CPU time, no sleep): not reported",
+             index, (unsigned long long)wc.excused);
 
   emu_thread_detach(&w->main_thread);
   uint64_t callbacks = emu_thread_detached_callbacks();

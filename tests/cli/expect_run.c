@@ -3,12 +3,14 @@
  * output precisely (ctest's PASS_REGULAR_EXPRESSION ignores the status).
  *
  *   expect_run [--rc N] [--match RE]... [--no-match RE]... [--count RE=N]...
- *              [--out FILE] -- COMMAND [ARGS...]
+ *              [--absent PATH]... [--out FILE] -- COMMAND [ARGS...]
  *
  * stdout and stderr are captured together. Each --match must find the
  * POSIX extended regex somewhere (lines are separate: ^ and $ match at
  * line ends), each --no-match must not, --count RE=N wants exactly N
- * matching lines. --out also writes the captured output to FILE. On any
+ * matching lines. --absent PATH: the command must leave no PATH behind
+ * (PATH existing before the command fails at once: the check would be
+ * void). --out also writes the captured output to FILE. On any
  * failure the output is printed with the reason; exit 0 when all checks
  * pass, 1 otherwise.
  */
@@ -17,10 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_CHECKS 64
+#define MAX_ABSENT 8
 
 typedef struct {
   const char *re;
@@ -75,6 +79,8 @@ int main(int argc, char **argv) {
   check checks[MAX_CHECKS];
   int nchecks = 0, want_rc = 0, i = 1;
   const char *out_file = NULL;
+  const char *absent[MAX_ABSENT];
+  int nabsent = 0;
   for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
     if (i + 1 >= argc || nchecks == MAX_CHECKS) {
       fprintf(stderr, "expect_run: bad arguments\n");
@@ -85,6 +91,8 @@ int main(int argc, char **argv) {
       want_rc = atoi(val);
     } else if (!strcmp(opt, "--out")) {
       out_file = val;
+    } else if (!strcmp(opt, "--absent") && nabsent < MAX_ABSENT) {
+      absent[nabsent++] = val;
     } else if (!strcmp(opt, "--match") || !strcmp(opt, "--no-match")) {
       checks[nchecks].re = val;
       checks[nchecks].kind = opt[2] == 'm' ? 0 : 1;
@@ -110,6 +118,13 @@ int main(int argc, char **argv) {
     return 2;
   }
   char **cmd = argv + i + 1;
+  struct stat st;
+  for (int a = 0; a < nabsent; a++)
+    if (lstat(absent[a], &st) == 0) {
+      fprintf(stderr, "expect_run: '%s' exists before the command: remove it\n",
+              absent[a]);
+      return 1;
+    }
   int fds[2];
   if (pipe(fds) != 0) {
     perror("expect_run: pipe");
@@ -149,6 +164,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "FAIL: exit status %d, expected %d\n", rc, want_rc);
     failed = 1;
   }
+  for (int a = 0; a < nabsent; a++)
+    if (lstat(absent[a], &st) == 0) {
+      fprintf(stderr, "FAIL: the command left '%s' behind\n", absent[a]);
+      failed = 1;
+    }
   for (int c = 0; c < nchecks; c++) {
     regex_t re;
     if (regcomp(&re, checks[c].re, REG_EXTENDED | REG_NEWLINE) != 0) {

@@ -2,7 +2,8 @@
  * tests/cli/test_reader.c — reading inputs: folder listing, line splitting
  * across buffer refills and longer than the buffer, an unterminated last
  * line, and the ordered multi-file stream (exact start and end order,
- * sorted in memory or through temporary files; lock step).
+ * sorted in memory or through temporary files; lock step), and inputs
+ * that hold no record at all (empty files, blank lines, pad records).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -196,12 +198,57 @@ static void ordered_through_temp_files(void **state) {
   check_orders(700); /* about two lines per chunk */
 }
 
+/* Inputs without a single record: every mode opens them, yields nothing,
+ * counts the blank lines as invalid and fails nothing (UBSan: no qsort of
+ * a NULL array). ord_inputs_empty says so before reading, and stops saying
+ * it once one file holds a record. */
+static void ordered_without_records(void **state) {
+  (void)state;
+  char sub[512];
+  snprintf(sub, sizeof sub, "%s/no_records", dir);
+  assert_int_equal(mkdir(sub, 0700), 0);
+  write_file("no_records/trace_a_empty.jsonl", "");
+  write_file("no_records/trace_b_blank.jsonl", "\n\n\n");
+  write_file("no_records/trace_c_pad.jsonl", "{\"recordType\":\"pad\"}\n");
+  tr_inputs in;
+  char *args[] = {sub};
+  assert_true(tr_inputs_collect(&in, 1, args));
+  assert_int_equal(in.n, 3);
+  uint64_t invalid = 99;
+  assert_true(ord_inputs_empty(&in, &invalid));
+  assert_int_equal(invalid, 3);
+  static const ord_mode modes[] = {ORD_START, ORD_END, ORD_LOCKSTEP};
+  static const size_t budgets[] = {256u << 20, 700};
+  for (size_t m = 0; m < 3; m++)
+    for (size_t b = 0; b < 2; b++) {
+      ord_reader o;
+      ord_where w;
+      assert_true(ord_open(&o, &in, modes[m], budgets[b], "test"));
+      assert_null(ord_next(&o, &w));
+      assert_null(ord_next(&o, &w));
+      assert_false(o.failed);
+      assert_int_equal(o.records, 0);
+      assert_int_equal(o.invalid, 3);
+      assert_int_equal(o.unreadable_files, 0);
+      ord_close(&o);
+    }
+  tr_inputs_free(&in);
+
+  char line[512];
+  event_line(line, sizeof line, 1, 10, 20);
+  write_file("no_records/trace_d_one.jsonl", line);
+  assert_true(tr_inputs_collect(&in, 1, args));
+  assert_false(ord_inputs_empty(&in, &invalid));
+  tr_inputs_free(&in);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(lines_and_buffers),
       cmocka_unit_test(folder_listing),
       cmocka_unit_test(ordered_in_memory),
       cmocka_unit_test(ordered_through_temp_files),
+      cmocka_unit_test(ordered_without_records),
   };
   return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -1,0 +1,98 @@
+/*
+ * src/emu/call_usage.c — owns looking at an emitting thread from the
+ * --check watchdog (CPU clock, voluntary switches, run state) and the rule
+ * that says whether a call past the wall limit was slow (emu_call_usage.h).
+ */
+#include "emu_call_usage.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STATUS_TEXT_MAX 8192
+
+emu_call_verdict emu_call_judge(uint64_t wall_ns, uint64_t cpu_ns,
+                                uint64_t voluntary_switches, bool seen_asleep,
+                                uint64_t limit_ns) {
+  if (cpu_ns >= limit_ns)
+    return EMU_CALL_SLOW_CPU;
+  bool blocked_on_its_own = voluntary_switches > 0 || seen_asleep;
+  if (wall_ns >= limit_ns && blocked_on_its_own)
+    return EMU_CALL_SLOW_BLOCKED;
+  return EMU_CALL_NOT_SLOW;
+}
+
+/* The value after "\n<key>" (the key at the start of a line, so that
+ * "voluntary_ctxt_switches:" does not match "nonvoluntary_..."), with the
+ * blanks after it skipped; NULL if absent. */
+static const char *field(const char *text, const char *key) {
+  size_t klen = strlen(key);
+  const char *line = text;
+  while (line != NULL && *line != '\0') {
+    if (strncmp(line, key, klen) == 0) {
+      const char *v = line + klen;
+      while (*v == ' ' || *v == '\t')
+        v++;
+      return v;
+    }
+    line = strchr(line, '\n');
+    if (line != NULL)
+      line++;
+  }
+  return NULL;
+}
+
+bool emu_parse_task_status(const char *text, uint64_t *voluntary_switches,
+                           bool *asleep) {
+  const char *state = field(text, "State:");
+  const char *vol = field(text, "voluntary_ctxt_switches:");
+  if (state == NULL || vol == NULL || *vol < '0' || *vol > '9')
+    return false;
+  /* S: interruptible sleep (nanosleep, futex, poll), D: uninterruptible
+   * (disk I/O); R is running or runnable: preempted is not asleep. */
+  *asleep = *state == 'S' || *state == 'D';
+  *voluntary_switches = strtoull(vol, NULL, 10);
+  return true;
+}
+
+static bool read_status(pid_t tid, char *buf, size_t cap) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  size_t n = 0;
+  while (n + 1 < cap) {
+    ssize_t got = read(fd, buf + n, cap - 1 - n);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      break;
+    n += (size_t)got;
+  }
+  close(fd);
+  buf[n] = '\0';
+  return n > 0;
+}
+
+bool emu_thread_usage_sample(pthread_t th, pid_t tid, emu_thread_usage *u,
+                             const char **why) {
+  clockid_t cid;
+  struct timespec ts;
+  if (pthread_getcpuclockid(th, &cid) != 0 || clock_gettime(cid, &ts) != 0) {
+    *why = "its CPU clock";
+    return false;
+  }
+  u->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+  char text[STATUS_TEXT_MAX];
+  if (!read_status(tid, text, sizeof text) ||
+      !emu_parse_task_status(text, &u->voluntary_switches, &u->asleep)) {
+    *why = "/proc/self/task/TID/status";
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,400 @@
+/*
+ * tests/emu/test_emu_watchdog.c — the --check watchdog judges what a
+ * callback did, not wall time: the slow-call rule (pure), reading a
+ * thread's usage from another thread, and the running watchdog with real
+ * threads "in a call":
+ *   - a thread that only waits for a CPU (pinned to the CPU of a busy
+ *     thread, at nice 19) stays in its call past the limit and is excused,
+ *     with its CPU time far below the limit;
+ *   - a thread that sleeps in its call is reported as blocked on its own;
+ *   - a thread that spins in its call is reported once it used the limit
+ *     in CPU time;
+ *   - a thread whose /proc entry cannot be read is judged by wall time.
+ * Nothing here depends on how fast or busy the machine is: each thread
+ * stays in its call until the watchdog has decided (with caps of tens of
+ * seconds that only a broken watchdog reaches), and the CPU share of a
+ * nice-19 thread next to a nice-0 one on the same CPU is ~1.5 %, however
+ * loaded the machine is.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "emu_call_usage.h"
+#include "emu_check.h"
+#include "emu_thread.h"
+
+#define LIMIT_MS 200.0
+#define LIMIT_NS 200000000ULL
+#define SECOND_NS 1000000000ULL
+
+/* ---------- the rule ---------- */
+static void test_rule(void **state) {
+  (void)state;
+  const uint64_t L = LIMIT_NS;
+  /* under the limit: never slow */
+  assert_int_equal(emu_call_judge(L - 1, 0, 5, true, L), EMU_CALL_NOT_SLOW);
+  /* descheduled: long wall, little CPU, no voluntary switch, not asleep */
+  assert_int_equal(emu_call_judge(3 * L, L / 100, 0, false, L),
+                   EMU_CALL_NOT_SLOW);
+  assert_int_equal(emu_call_judge(3 * L, L - 1, 0, false, L),
+                   EMU_CALL_NOT_SLOW);
+  /* computed or spun for the limit */
+  assert_int_equal(emu_call_judge(L, L, 0, false, L), EMU_CALL_SLOW_CPU);
+  assert_int_equal(emu_call_judge(5 * L, 2 * L, 3, true, L), EMU_CALL_SLOW_CPU);
+  /* blocked on its own: a voluntary switch, or asleep at a look */
+  assert_int_equal(emu_call_judge(L, 0, 1, false, L), EMU_CALL_SLOW_BLOCKED);
+  assert_int_equal(emu_call_judge(L, 0, 0, true, L), EMU_CALL_SLOW_BLOCKED);
+  assert_int_equal(emu_call_judge(L - 1, 0, 1, true, L), EMU_CALL_NOT_SLOW);
+}
+
+/* ---------- /proc/.../status ---------- */
+static void test_parse_status(void **state) {
+  (void)state;
+  uint64_t vol = 0;
+  bool asleep = true;
+  /* nonvoluntary_ctxt_switches first: it must not be taken for the other */
+  const char *running = "Name:\tx\nState:\tR (running)\nTgid:\t1\n"
+                        "nonvoluntary_ctxt_switches:\t99\n"
+                        "voluntary_ctxt_switches:\t7\n";
+  assert_true(emu_parse_task_status(running, &vol, &asleep));
+  assert_int_equal(vol, 7);
+  assert_false(asleep);
+  const char *sleeping = "State:\tS (sleeping)\n"
+                         "voluntary_ctxt_switches:\t123456789012\n"
+                         "nonvoluntary_ctxt_switches:\t1\n";
+  assert_true(emu_parse_task_status(sleeping, &vol, &asleep));
+  assert_int_equal(vol, 123456789012ULL);
+  assert_true(asleep);
+  const char *disk = "State:\tD (disk sleep)\nvoluntary_ctxt_switches:\t0\n";
+  assert_true(emu_parse_task_status(disk, &vol, &asleep));
+  assert_true(asleep);
+  assert_false(emu_parse_task_status("State:\tR (running)\n", &vol, &asleep));
+  assert_false(emu_parse_task_status(
+      "nonvoluntary_ctxt_switches:\t3\nState:\tR\n", &vol, &asleep));
+}
+
+/* ---------- sampling another thread ---------- */
+static pid_t my_tid(void) {
+  return (pid_t)syscall(SYS_gettid);
+}
+
+static uint64_t own_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * SECOND_NS + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t wall_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * SECOND_NS + (uint64_t)ts.tv_nsec;
+}
+
+typedef struct sleeper {
+  pthread_mutex_t m;
+  pthread_cond_t cv;
+  bool release;
+  pid_t tid;
+} sleeper;
+
+static void *sleeper_main(void *arg) {
+  sleeper *s = arg;
+  pthread_mutex_lock(&s->m);
+  s->tid = my_tid();
+  pthread_cond_broadcast(&s->cv);
+  while (!s->release)
+    pthread_cond_wait(&s->cv, &s->m);
+  pthread_mutex_unlock(&s->m);
+  return NULL;
+}
+
+static void test_sample(void **state) {
+  (void)state;
+  const char *why = NULL;
+  emu_thread_usage a, b;
+  /* itself: running, CPU time grows with work, a sleep is voluntary */
+  assert_true(emu_thread_usage_sample(pthread_self(), my_tid(), &a, &why));
+  assert_false(a.asleep);
+  uint64_t until = own_cpu_ns() + 5000000;
+  while (own_cpu_ns() < until)
+    ;
+  struct timespec nap = {0, 1000000};
+  nanosleep(&nap, NULL);
+  assert_true(emu_thread_usage_sample(pthread_self(), my_tid(), &b, &why));
+  assert_true(b.cpu_ns >= a.cpu_ns + 5000000);
+  assert_true(b.voluntary_switches > a.voluntary_switches);
+
+  /* another thread, blocked in a condition wait: seen asleep (it may take
+   * a few looks until it is really in the wait) */
+  sleeper s = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0};
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, sleeper_main, &s), 0);
+  pthread_mutex_lock(&s.m);
+  while (s.tid == 0)
+    pthread_cond_wait(&s.cv, &s.m);
+  pid_t tid = s.tid;
+  pthread_mutex_unlock(&s.m);
+  bool seen_asleep = false;
+  for (int i = 0; i < 10000 && !seen_asleep; i++) {
+    assert_true(emu_thread_usage_sample(th, tid, &a, &why));
+    seen_asleep = a.asleep;
+    if (!seen_asleep)
+      nanosleep(&nap, NULL);
+  }
+  assert_true(seen_asleep);
+  pthread_mutex_lock(&s.m);
+  s.release = true;
+  pthread_cond_broadcast(&s.cv);
+  pthread_mutex_unlock(&s.m);
+  pthread_join(th, NULL);
+
+  /* a thread id with no /proc entry: unreadable, and it says what */
+  why = NULL;
+  assert_false(emu_thread_usage_sample(pthread_self(), INT_MAX, &a, &why));
+  assert_non_null(why);
+  assert_non_null(strstr(why, "/proc"));
+}
+
+/* ---------- the running watchdog ---------- */
+typedef enum {
+  SPIN_UNTIL_EXCUSED,   /* spin in the call until the watchdog excuses it */
+  SLEEP_UNTIL_REPORTED, /* sleep in the call until it is reported */
+  SPIN_UNTIL_REPORTED   /* spin in the call until it is reported */
+} victim_action;
+
+typedef struct victim {
+  victim_action action;
+  int cpu;        /* pin to this CPU, -1: not pinned */
+  int nice;       /* 0: unchanged */
+  pid_t fake_tid; /* nonzero: register with this (unreadable) tid */
+  emu_thread t;
+  /* its own measurements around the call */
+  int setup_errno;
+  bool measured;
+  uint64_t wall_ns, cpu_ns, voluntary_switches;
+} victim;
+
+static uint64_t reported(const emu_watchdog_counts *c) {
+  return c->slow_cpu + c->slow_blocked + c->slow_wall;
+}
+
+static bool pin_to(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return sched_setaffinity(0, sizeof set, &set) == 0;
+}
+
+/* The victim's call: only relaxed loads and CLOCK_MONOTONIC (vDSO) in the
+ * spinning loops, nothing that could sleep. */
+static void victim_call(victim *v, uint64_t start) {
+  emu_watchdog_counts before, now;
+  emu_watchdog_counts_get(&before);
+  now = before;
+  switch (v->action) {
+  case SPIN_UNTIL_EXCUSED:
+    while (now.excused == before.excused &&
+           reported(&now) == reported(&before) &&
+           wall_ns() - start < 30 * SECOND_NS)
+      emu_watchdog_counts_get(&now);
+    break;
+  case SLEEP_UNTIL_REPORTED:
+    for (int i = 0; i < 100 && reported(&now) == reported(&before); i++) {
+      struct timespec ts = {0, (long)(LIMIT_NS / 2)};
+      nanosleep(&ts, NULL);
+      emu_watchdog_counts_get(&now);
+    }
+    break;
+  case SPIN_UNTIL_REPORTED: {
+    uint64_t cpu0 = own_cpu_ns();
+    while (reported(&now) == reported(&before) &&
+           own_cpu_ns() - cpu0 < 30 * LIMIT_NS &&
+           wall_ns() - start < 120 * SECOND_NS)
+      emu_watchdog_counts_get(&now);
+    break;
+  }
+  }
+}
+
+static void *victim_main(void *arg) {
+  victim *v = arg;
+  if (v->cpu >= 0 && !pin_to(v->cpu)) {
+    v->setup_errno = errno;
+    return NULL;
+  }
+  if (v->nice != 0 && setpriority(PRIO_PROCESS, (id_t)my_tid(), v->nice) != 0) {
+    v->setup_errno = errno;
+    return NULL;
+  }
+  emu_thread_init(&v->t, 0, EMU_STREAM_APP(0), EMU_ROLE_APP, "victim", 1);
+  if (v->fake_tid != 0) {
+    v->t.tid = v->fake_tid;
+    v->t.self = pthread_self();
+    emu_watchdog_register(&v->t);
+  } else {
+    emu_thread_attach(&v->t);
+  }
+  const char *why;
+  emu_thread_usage u0, u1;
+  bool ok = emu_thread_usage_sample(pthread_self(), my_tid(), &u0, &why);
+  uint64_t start = wall_ns();
+  emu_thread_enter_call(&v->t, EMU_CALL_STOP, 0);
+  victim_call(v, start);
+  emu_thread_leave_call(&v->t);
+  v->wall_ns = wall_ns() - start;
+  ok = ok && emu_thread_usage_sample(pthread_self(), my_tid(), &u1, &why);
+  emu_thread_detach(&v->t);
+  v->measured = ok;
+  if (ok) {
+    v->cpu_ns = u1.cpu_ns - u0.cpu_ns;
+    v->voluntary_switches = u1.voluntary_switches - u0.voluntary_switches;
+  }
+  return NULL;
+}
+
+/* Runs the victim on a thread of its own; false if it could not start.
+ * `delta`: what the watchdog decided meanwhile. */
+static bool run_victim(victim *v, emu_watchdog_counts *delta) {
+  emu_watchdog_counts before, after;
+  emu_watchdog_counts_get(&before);
+  pthread_t th;
+  if (pthread_create(&th, NULL, victim_main, v) != 0)
+    return false;
+  pthread_join(th, NULL);
+  emu_watchdog_counts_get(&after);
+  delta->slow_cpu = after.slow_cpu - before.slow_cpu;
+  delta->slow_blocked = after.slow_blocked - before.slow_blocked;
+  delta->slow_wall = after.slow_wall - before.slow_wall;
+  delta->excused = after.excused - before.excused;
+  return v->setup_errno == 0;
+}
+
+/* A nice-0 thread that keeps one CPU busy. */
+typedef struct hog {
+  int cpu;
+  int ready, stop;
+  int setup_errno;
+} hog;
+
+static void *hog_main(void *arg) {
+  hog *h = arg;
+  if (!pin_to(h->cpu))
+    h->setup_errno = errno;
+  __atomic_store_n(&h->ready, 1, __ATOMIC_RELEASE);
+  while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED))
+    ;
+  return NULL;
+}
+
+static int first_allowed_cpu(void) {
+  cpu_set_t set;
+  assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, &set))
+      return c;
+  fail_msg("no CPU in the affinity mask");
+  return -1;
+}
+
+static void test_descheduled_excused_sleeper_reported(void **state) {
+  (void)state;
+  hog h = {.cpu = first_allowed_cpu()};
+  pthread_t hog_th;
+  assert_int_equal(pthread_create(&hog_th, NULL, hog_main, &h), 0);
+  while (!__atomic_load_n(&h.ready, __ATOMIC_ACQUIRE))
+    sched_yield();
+  assert_int_equal(h.setup_errno, 0);
+
+  /* only descheduled: stays in its call past the limit, not reported */
+  victim v = {.action = SPIN_UNTIL_EXCUSED, .cpu = h.cpu, .nice = 19};
+  emu_watchdog_counts d;
+  bool ran = run_victim(&v, &d);
+  __atomic_store_n(&h.stop, 1, __ATOMIC_RELAXED);
+  pthread_join(hog_th, NULL);
+  assert_true(ran);
+  print_message("descheduled: wall %.1f ms, CPU %.2f ms, %llu voluntary "
+                "switches\n",
+                (double)v.wall_ns / 1e6, (double)v.cpu_ns / 1e6,
+                (unsigned long long)v.voluntary_switches);
+  assert_int_equal(reported(&d), 0);
+  assert_int_equal(d.excused, 1);
+  assert_true(v.measured);
+  assert_true(v.wall_ns >= LIMIT_NS);
+  assert_true(v.cpu_ns < LIMIT_NS / 4); /* ~1.5 % of its wall time */
+  assert_int_equal(v.voluntary_switches, 0);
+  assert_int_equal(emu_call_judge(v.wall_ns, v.cpu_ns, v.voluntary_switches,
+                                  false, LIMIT_NS),
+                   EMU_CALL_NOT_SLOW);
+
+  /* sleeps in its call: reported as blocked on its own */
+  victim s = {.action = SLEEP_UNTIL_REPORTED, .cpu = -1};
+  assert_true(run_victim(&s, &d));
+  assert_int_equal(d.slow_blocked, 1);
+  assert_int_equal(d.slow_cpu + d.slow_wall, 0);
+  assert_true(s.measured);
+  assert_true(s.voluntary_switches > 0);
+  assert_true(s.cpu_ns < LIMIT_NS / 4);
+  assert_int_equal(emu_call_judge(s.wall_ns, s.cpu_ns, s.voluntary_switches,
+                                  false, LIMIT_NS),
+                   EMU_CALL_SLOW_BLOCKED);
+}
+
+static void test_spinner_reported(void **state) {
+  (void)state;
+  victim v = {.action = SPIN_UNTIL_REPORTED, .cpu = -1};
+  emu_watchdog_counts d;
+  assert_true(run_victim(&v, &d));
+  assert_int_equal(d.slow_cpu, 1);
+  assert_int_equal(d.slow_blocked + d.slow_wall, 0);
+  assert_true(v.measured);
+  assert_true(v.cpu_ns >= LIMIT_NS);
+}
+
+static void test_unreadable_falls_back_to_wall_time(void **state) {
+  (void)state;
+  victim v = {.action = SLEEP_UNTIL_REPORTED, .cpu = -1, .fake_tid = INT_MAX};
+  emu_watchdog_counts d;
+  assert_true(run_victim(&v, &d));
+  assert_int_equal(d.slow_wall, 1);
+  assert_int_equal(d.slow_cpu + d.slow_blocked, 0);
+}
+
+static int start_watchdog(void **state) {
+  (void)state;
+  emu_check_configure(true, LIMIT_MS, LIMIT_MS);
+  emu_watchdog_start();
+  return 0;
+}
+
+static int stop_watchdog(void **state) {
+  (void)state;
+  emu_watchdog_stop();
+  return 0;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rule),
+      cmocka_unit_test(test_parse_status),
+      cmocka_unit_test(test_sample),
+      cmocka_unit_test(test_descheduled_excused_sleeper_reported),
+      cmocka_unit_test(test_spinner_reported),
+      cmocka_unit_test(test_unreadable_falls_back_to_wall_time),
+  };
+  return cmocka_run_group_tests(tests, start_watchdog, stop_watchdog);
+}
