@@ -154,6 +154,22 @@ static void test_exit_without_finalize(void **state) {
   driver_cleanup(&d);
 }
 
+/* Wait until the folder's single trace file holds `bytes` (the writer is
+ * slow under valgrind on a busy machine: wait for what it did, with a cap
+ * far beyond any run that works). Returns the size reached. */
+static off_t wait_for_trace_bytes(const driver_t *d, off_t bytes) {
+  char paths[2][4096];
+  struct stat st = {0};
+  for (int i = 0; i < 24000; i++) { /* 240 s */
+    if (trace_find_files(d->dir, paths, 2) == 1 && stat(paths[0], &st) == 0 &&
+        st.st_size >= bytes)
+      break;
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  return st.st_size;
+}
+
 /* SIGKILL a forked writer and check that it died of it. */
 static void kill_and_reap(pid_t pid) {
   kill(pid, SIGKILL);
@@ -180,9 +196,10 @@ static void test_sigkill_leaves_complete_lines(void **state) {
     }
   }
   unsetenv("CCLSCOPE_FLUSH_INTERVAL");
-  struct timespec wait = {0, 600 * 1000 * 1000};
-  nanosleep(&wait, NULL);
+  /* A few flushes out: well over 10 ProxySteps' lines. */
+  off_t size = wait_for_trace_bytes(&d, 32 * 1024);
   kill_and_reap(pid);
+  assert_true(size >= 32 * 1024);
   driver_close(&d);
 
   trace_t t;
@@ -209,17 +226,9 @@ static void test_sigkill_during_fast_writing(void **state) {
       one_collective(d.v6, ctx, true);
   }
   /* Wait until 4 MiB are in the file (bulk writes of 1 MiB happened). */
-  char paths[2][4096];
-  struct stat st = {0};
-  for (int i = 0; i < 2000; i++) {
-    if (trace_find_files(d.dir, paths, 2) == 1 && stat(paths[0], &st) == 0 &&
-        st.st_size >= (4 << 20))
-      break;
-    struct timespec ts = {0, 10 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-  }
+  off_t size = wait_for_trace_bytes(&d, 4 << 20);
   kill_and_reap(pid);
-  assert_true(st.st_size >= (4 << 20));
+  assert_true(size >= (4 << 20));
   driver_close(&d);
 
   trace_t t;
