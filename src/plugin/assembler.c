@@ -24,10 +24,13 @@
 
 /* 8192 sets of 8: an ended event stays findable until 8 later ones land
  * in its set. Ids come in per-thread blocks of 4096, so ids equal in their
- * low bits end at the same time on different threads: the set is picked by
- * a hash of the whole id, never by its low bits. */
+ * low bits end at the same time on different threads: each block of ids
+ * starts at its own pseudo-random set (a hash of the block number), and
+ * the ids of one block take consecutive sets (the writer touches memory
+ * in order, as it did when the low bits alone picked the slot). */
 #define ENDED_SETS 8192 /* power of two */
 #define ENDED_WAYS 8
+#define ENDED_BLOCK_SHIFT 12
 #define LIVE_DIRECT 65536 /* power of two */
 #define EVENTS_PER_CHUNK 1024
 #define EARLY_STOP_MAX_TICKS 8 /* ticks an early stop waits for its start */
@@ -226,8 +229,10 @@ static void event_free(cs_assembler *a, cs_event *e) {
 /* ---- the ended-event cache ---- */
 
 static size_t ended_set_of(uint64_t id) {
-  /* Fibonacci hashing: the top bits of id * 2^64/phi. */
-  return (size_t)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 51) & (ENDED_SETS - 1);
+  /* Fibonacci hashing of the block number: its top bits. */
+  uint64_t block_start =
+      ((id >> ENDED_BLOCK_SHIFT) * UINT64_C(0x9E3779B97F4A7C15)) >> 40;
+  return (size_t)(id + block_start) & (ENDED_SETS - 1);
 }
 
 static bool ended_init(ended_cache *c) {
