@@ -18,7 +18,8 @@ quick=0
 run_build() { # name, extra cmake args...
   local dir=$1; shift
   echo "=== $dir: configure and build"
-  cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
+  # Warnings are errors here, and the suite is required (never left out).
+  cmake -S . -B "$dir" -G Ninja -DCCLSCOPE_WERROR=ON -DCCLSCOPE_BUILD_TESTS=ON "$@" >/dev/null
   ninja -C "$dir" -j "$jobs"
   echo "=== $dir: tests"
   # No test takes more than ~10 s here; a hung one fails after 300 s

@@ -10,15 +10,13 @@
 
 void table_init(table *t, const char *aligns, ...) {
   memset(t, 0, sizeof *t);
-  t->ncols = (int)strlen(aligns);
-  if (t->ncols > TABLE_MAX_COLS)
-    t->ncols = TABLE_MAX_COLS;
+  size_t ncols = strnlen(aligns, TABLE_MAX_COLS);
+  t->ncols = (int)ncols;
+  memcpy(t->align, aligns, ncols);
   va_list ap;
   va_start(ap, aligns);
-  for (int c = 0; c < t->ncols; c++) {
-    t->align[c] = aligns[c];
+  for (size_t c = 0; c < ncols; c++)
     t->heads[c] = va_arg(ap, const char *);
-  }
   va_end(ap);
 }
 

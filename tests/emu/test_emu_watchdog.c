@@ -271,6 +271,7 @@ static void *victim_main(void *arg) {
  * `delta`: what the watchdog decided meanwhile. */
 static bool run_victim(victim *v, emu_watchdog_counts *delta) {
   emu_watchdog_counts before, after;
+  memset(delta, 0, sizeof *delta);
   emu_watchdog_counts_get(&before);
   pthread_t th;
   if (pthread_create(&th, NULL, victim_main, v) != 0)
