@@ -15,13 +15,20 @@
 
 #define STATUS_TEXT_MAX 8192
 
-emu_call_verdict emu_call_judge(uint64_t wall_ns, uint64_t cpu_ns,
-                                uint64_t voluntary_switches, bool seen_asleep,
+uint64_t emu_asleep_between(bool asleep_before, bool asleep_now,
+                            uint64_t interval_ns) {
+  if (asleep_before && asleep_now)
+    return interval_ns;
+  if (asleep_before || asleep_now)
+    return interval_ns / 2;
+  return 0;
+}
+
+emu_call_verdict emu_call_judge(uint64_t cpu_ns, uint64_t asleep_ns,
                                 uint64_t limit_ns) {
   if (cpu_ns >= limit_ns)
     return EMU_CALL_SLOW_CPU;
-  bool blocked_on_its_own = voluntary_switches > 0 || seen_asleep;
-  if (wall_ns >= limit_ns && blocked_on_its_own)
+  if (asleep_ns > 0 && cpu_ns + asleep_ns >= limit_ns)
     return EMU_CALL_SLOW_BLOCKED;
   return EMU_CALL_NOT_SLOW;
 }

@@ -86,12 +86,15 @@ void emu_check_summary(const char *worker_label) {
 
 typedef struct watched {
   emu_thread *t;
-  uint64_t seen_entered; /* the call being timed (0 = none) */
-  uint64_t since_ns;     /* when the watchdog first saw it */
-  uint64_t reported;     /* the last call reported */
-  uint64_t excused;      /* the last call excused (counted once) */
-  bool measured;         /* `first` holds the first look at the call */
-  emu_thread_usage first;
+  uint64_t seen_entered;  /* the call being timed (0 = none) */
+  uint64_t since_ns;      /* when the watchdog first saw it */
+  uint64_t reported;      /* the last call reported */
+  uint64_t excused;       /* the last call excused (counted once) */
+  bool measured;          /* every look at the call so far succeeded */
+  emu_thread_usage first; /* at the first look */
+  emu_thread_usage last;  /* at the latest look */
+  uint64_t last_look_ns;
+  uint64_t asleep_ns; /* seen asleep since the first look (estimated) */
 } watched;
 
 static pthread_mutex_t watch_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -176,26 +179,40 @@ static uint64_t grown_by(uint64_t before, uint64_t after) {
   return after > before ? after - before : 0;
 }
 
+/* Another look at the thread of `w`, inside the same call: the time since
+ * the previous look adds to its asleep time. */
+static void look_again(watched *w, uint64_t now_ns) {
+  emu_thread_usage now;
+  if (!w->measured)
+    return;
+  if (!look(w, &now)) {
+    w->measured = false;
+    return;
+  }
+  if (!same_call_in_flight(w))
+    return; /* the look fell after the call: it says nothing of it */
+  w->asleep_ns +=
+      emu_asleep_between(w->last.asleep, now.asleep, now_ns - w->last_look_ns);
+  w->last = now;
+  w->last_look_ns = now_ns;
+}
+
 /* The call of `w` has been in flight for `wall` >= `limit`: report it if
  * the callback itself took that long (emu_call_judge), else excuse it. */
 static void judge(watched *w, uint64_t wall, uint64_t limit) {
-  emu_thread_usage now;
-  bool measured = w->measured && look(w, &now);
-  /* the look counts only if it fell inside the call */
   if (!same_call_in_flight(w))
     return;
-  if (!measured) {
+  if (!w->measured) {
     w->reported = w->seen_entered;
     count_verdict(&verdict_counts.slow_wall);
     report_slow(w, wall, limit,
                 "wall time only (CPU time and context switches unreadable)");
     return;
   }
-  uint64_t cpu = grown_by(w->first.cpu_ns, now.cpu_ns);
+  uint64_t cpu = grown_by(w->first.cpu_ns, w->last.cpu_ns);
   uint64_t switches =
-      grown_by(w->first.voluntary_switches, now.voluntary_switches);
-  bool asleep = w->first.asleep || now.asleep;
-  emu_call_verdict v = emu_call_judge(wall, cpu, switches, asleep, limit);
+      grown_by(w->first.voluntary_switches, w->last.voluntary_switches);
+  emu_call_verdict v = emu_call_judge(cpu, w->asleep_ns, limit);
   if (v == EMU_CALL_NOT_SLOW) {
     if (w->excused != w->seen_entered) {
       w->excused = w->seen_entered;
@@ -206,13 +223,14 @@ static void judge(watched *w, uint64_t wall, uint64_t limit) {
   w->reported = w->seen_entered;
   count_verdict(v == EMU_CALL_SLOW_CPU ? &verdict_counts.slow_cpu
                                        : &verdict_counts.slow_blocked);
-  char why[160];
+  char why[192];
   snprintf(why, sizeof why,
-           "%s: CPU %.1f ms, %llu voluntary context switch%s%s",
+           "%s: CPU %.1f ms, asleep about %.1f ms, %llu voluntary context "
+           "switch%s",
            v == EMU_CALL_SLOW_CPU ? "it used the CPU (computing or spinning)"
                                   : "it waited on its own (sleep, lock or I/O)",
-           (double)cpu / 1e6, (unsigned long long)switches,
-           switches == 1 ? "" : "es", asleep ? ", seen asleep" : "");
+           (double)cpu / 1e6, (double)w->asleep_ns / 1e6,
+           (unsigned long long)switches, switches == 1 ? "" : "es");
   report_slow(w, wall, limit, why);
 }
 
@@ -232,10 +250,14 @@ static void watch_pass(uint64_t now) {
       w->seen_entered = entered;
       w->since_ns = now;
       w->measured = look(w, &w->first);
+      w->last = w->first;
+      w->last_look_ns = now;
+      w->asleep_ns = 0;
       continue;
     }
     if (w->reported == entered)
       continue;
+    look_again(w, now);
     uint32_t what = EMU_LOAD_RELAXED(&w->t->call_what);
     bool lifecycle =
         (what >> 16) == EMU_CALL_INIT || (what >> 16) == EMU_CALL_FINALIZE;

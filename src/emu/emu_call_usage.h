@@ -5,14 +5,15 @@
  *
  * Wall time alone cannot tell a callback that blocks from a thread that the
  * kernel did not run (a loaded machine): both keep the call open. So the
- * watchdog looks at the thread when it first sees the call in flight and
- * again once the wall limit has passed, and compares its CPU time (the
- * thread's CPU clock) and its voluntary context switches (it went to sleep
- * on its own: nanosleep, a lock wait, blocking I/O), and notes whether the
- * thread was asleep (state S or D) at either look: a thread that was
- * already asleep at the first look made its switch before it, so the
- * counter alone would miss it. A thread that was only preempted shows
- * involuntary switches and little CPU time: it is not reported.
+ * watchdog looks at the thread at every pass while the call is in flight:
+ * its CPU time (the thread's CPU clock) and its state (S or D: asleep on
+ * its own — nanosleep, a lock wait, blocking I/O; R: running, or waiting
+ * for a CPU). The time between two looks counts as asleep when the thread
+ * was asleep at both, half of it when at one. The callback is slow when
+ * its CPU time plus that asleep time reaches the limit: what it spent on
+ * its own, never the time it waited for a CPU. A call that blocked briefly
+ * and then waited for a CPU (a lock's short wait on a loaded machine) is
+ * therefore not reported.
  *
  * Only the watchdog thread samples (call_usage.c); the emitting thread
  * reads no clock and no file.
@@ -28,7 +29,7 @@
 /* One look at a thread. */
 typedef struct emu_thread_usage {
   uint64_t cpu_ns;             /* its thread CPU clock */
-  uint64_t voluntary_switches; /* since it started */
+  uint64_t voluntary_switches; /* since it started (for the message) */
   bool asleep;                 /* state S or D: waiting on its own now */
 } emu_thread_usage;
 
@@ -47,15 +48,18 @@ bool emu_parse_task_status(const char *text, uint64_t *voluntary_switches,
 typedef enum {
   EMU_CALL_NOT_SLOW = 0, /* under the limit, or it only waited for a CPU */
   EMU_CALL_SLOW_CPU,     /* it used the limit in CPU time: computed, spun */
-  EMU_CALL_SLOW_BLOCKED  /* it waited on its own and the limit passed */
+  EMU_CALL_SLOW_BLOCKED  /* asleep on its own (and running) for the limit */
 } emu_call_verdict;
 
-/* The rule, over the span between the watchdog's first look at a call and
- * its latest one: slow when the thread used `limit_ns` of CPU time, or when
- * `wall_ns` >= `limit_ns` and it blocked on its own (a voluntary switch
- * during the span, or asleep at a look). Pure. */
-emu_call_verdict emu_call_judge(uint64_t wall_ns, uint64_t cpu_ns,
-                                uint64_t voluntary_switches, bool seen_asleep,
+/* The asleep time between two looks `interval_ns` apart: all of it when
+ * the thread was asleep at both, half when at one, none otherwise. Pure. */
+uint64_t emu_asleep_between(bool asleep_before, bool asleep_now,
+                            uint64_t interval_ns);
+
+/* The rule, over the span since the watchdog's first look at a call: slow
+ * when the thread used `limit_ns` of CPU time, or when its CPU time plus
+ * the time it was seen asleep reaches `limit_ns`. Pure. */
+emu_call_verdict emu_call_judge(uint64_t cpu_ns, uint64_t asleep_ns,
                                 uint64_t limit_ns);
 
 #endif

@@ -5,7 +5,8 @@
  * threads "in a call":
  *   - a thread that only waits for a CPU (pinned to the CPU of a busy
  *     thread, at nice 19) stays in its call past the limit and is excused,
- *     with its CPU time far below the limit;
+ *     with its CPU time far below the limit; so is one that first sleeps
+ *     1 ms (a briefly contended lock) and then only waits for a CPU;
  *   - a thread that sleeps in its call is reported as blocked on its own;
  *   - a thread that spins in its call is reported once it used the limit
  *     in CPU time;
@@ -46,20 +47,23 @@
 static void test_rule(void **state) {
   (void)state;
   const uint64_t L = LIMIT_NS;
-  /* under the limit: never slow */
-  assert_int_equal(emu_call_judge(L - 1, 0, 5, true, L), EMU_CALL_NOT_SLOW);
-  /* descheduled: long wall, little CPU, no voluntary switch, not asleep */
-  assert_int_equal(emu_call_judge(3 * L, L / 100, 0, false, L),
-                   EMU_CALL_NOT_SLOW);
-  assert_int_equal(emu_call_judge(3 * L, L - 1, 0, false, L),
-                   EMU_CALL_NOT_SLOW);
+  /* descheduled: little CPU, never seen asleep, however long the wall */
+  assert_int_equal(emu_call_judge(L / 100, 0, L), EMU_CALL_NOT_SLOW);
+  assert_int_equal(emu_call_judge(L - 1, 0, L), EMU_CALL_NOT_SLOW);
   /* computed or spun for the limit */
-  assert_int_equal(emu_call_judge(L, L, 0, false, L), EMU_CALL_SLOW_CPU);
-  assert_int_equal(emu_call_judge(5 * L, 2 * L, 3, true, L), EMU_CALL_SLOW_CPU);
-  /* blocked on its own: a voluntary switch, or asleep at a look */
-  assert_int_equal(emu_call_judge(L, 0, 1, false, L), EMU_CALL_SLOW_BLOCKED);
-  assert_int_equal(emu_call_judge(L, 0, 0, true, L), EMU_CALL_SLOW_BLOCKED);
-  assert_int_equal(emu_call_judge(L - 1, 0, 1, true, L), EMU_CALL_NOT_SLOW);
+  assert_int_equal(emu_call_judge(L, 0, L), EMU_CALL_SLOW_CPU);
+  assert_int_equal(emu_call_judge(2 * L, L, L), EMU_CALL_SLOW_CPU);
+  /* asleep on its own (plus running) for the limit */
+  assert_int_equal(emu_call_judge(0, L, L), EMU_CALL_SLOW_BLOCKED);
+  assert_int_equal(emu_call_judge(L / 2, L / 2, L), EMU_CALL_SLOW_BLOCKED);
+  assert_int_equal(emu_call_judge(0, L - 1, L), EMU_CALL_NOT_SLOW);
+  /* a short wait, then a long wait for a CPU: not slow */
+  assert_int_equal(emu_call_judge(L / 1000, L / 8, L), EMU_CALL_NOT_SLOW);
+  /* asleep time between two looks */
+  assert_int_equal(emu_asleep_between(true, true, 1000), 1000);
+  assert_int_equal(emu_asleep_between(true, false, 1000), 500);
+  assert_int_equal(emu_asleep_between(false, true, 1000), 500);
+  assert_int_equal(emu_asleep_between(false, false, 1000), 0);
 }
 
 /* ---------- /proc/.../status ---------- */
@@ -174,7 +178,9 @@ static void test_sample(void **state) {
 typedef enum {
   SPIN_UNTIL_EXCUSED,   /* spin in the call until the watchdog excuses it */
   SLEEP_UNTIL_REPORTED, /* sleep in the call until it is reported */
-  SPIN_UNTIL_REPORTED   /* spin in the call until it is reported */
+  SPIN_UNTIL_REPORTED,  /* spin in the call until it is reported */
+  NAP_THEN_SPIN_UNTIL_EXCUSED /* sleep 1 ms (a short lock wait), then as
+                                 SPIN_UNTIL_EXCUSED */
 } victim_action;
 
 typedef struct victim {
@@ -207,6 +213,11 @@ static void victim_call(victim *v, uint64_t start) {
   emu_watchdog_counts_get(&before);
   now = before;
   switch (v->action) {
+  case NAP_THEN_SPIN_UNTIL_EXCUSED: {
+    struct timespec nap = {0, 1000000};
+    nanosleep(&nap, NULL);
+  }
+    /* fall through */
   case SPIN_UNTIL_EXCUSED:
     while (now.excused == before.excused &&
            reported(&now) == reported(&before) &&
@@ -325,9 +336,25 @@ static void test_descheduled_excused_sleeper_reported(void **state) {
   victim v = {.action = SPIN_UNTIL_EXCUSED, .cpu = h.cpu, .nice = 19};
   emu_watchdog_counts d;
   bool ran = run_victim(&v, &d);
+  /* a short wait of its own first (a lock contended for 1 ms), then only
+   * descheduled: not reported either (a voluntary switch alone is no
+   * proof of a long wait) */
+  victim n = {.action = NAP_THEN_SPIN_UNTIL_EXCUSED, .cpu = h.cpu, .nice = 19};
+  emu_watchdog_counts dn;
+  bool ran_n = run_victim(&n, &dn);
   __atomic_store_n(&h.stop, 1, __ATOMIC_RELAXED);
   pthread_join(hog_th, NULL);
   assert_true(ran);
+  assert_true(ran_n);
+  print_message("napped, then descheduled: wall %.1f ms, CPU %.2f ms, %llu "
+                "voluntary switches\n",
+                (double)n.wall_ns / 1e6, (double)n.cpu_ns / 1e6,
+                (unsigned long long)n.voluntary_switches);
+  assert_int_equal(reported(&dn), 0);
+  assert_int_equal(dn.excused, 1);
+  assert_true(n.measured);
+  assert_true(n.wall_ns >= LIMIT_NS);
+  assert_true(n.voluntary_switches >= 1);
   print_message("descheduled: wall %.1f ms, CPU %.2f ms, %llu voluntary "
                 "switches\n",
                 (double)v.wall_ns / 1e6, (double)v.cpu_ns / 1e6,
@@ -338,9 +365,7 @@ static void test_descheduled_excused_sleeper_reported(void **state) {
   assert_true(v.wall_ns >= LIMIT_NS);
   assert_true(v.cpu_ns < LIMIT_NS / 4); /* ~1.5 % of its wall time */
   assert_int_equal(v.voluntary_switches, 0);
-  assert_int_equal(emu_call_judge(v.wall_ns, v.cpu_ns, v.voluntary_switches,
-                                  false, LIMIT_NS),
-                   EMU_CALL_NOT_SLOW);
+  assert_int_equal(emu_call_judge(v.cpu_ns, 0, LIMIT_NS), EMU_CALL_NOT_SLOW);
 
   /* sleeps in its call: reported as blocked on its own */
   victim s = {.action = SLEEP_UNTIL_REPORTED, .cpu = -1};
@@ -350,8 +375,7 @@ static void test_descheduled_excused_sleeper_reported(void **state) {
   assert_true(s.measured);
   assert_true(s.voluntary_switches > 0);
   assert_true(s.cpu_ns < LIMIT_NS / 4);
-  assert_int_equal(emu_call_judge(s.wall_ns, s.cpu_ns, s.voluntary_switches,
-                                  false, LIMIT_NS),
+  assert_int_equal(emu_call_judge(s.cpu_ns, s.wall_ns, LIMIT_NS),
                    EMU_CALL_SLOW_BLOCKED);
 }
 
