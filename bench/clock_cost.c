@@ -1,9 +1,9 @@
 /*
  * bench/clock_cost.c — what reading a clock costs on this machine: the
  * floor under the plugin's per-callback cost (every callback reads the
- * clock once, BRIEF invariant 7). Prints ns per read of the CPU counter
- * (what the plugin uses when it is invariant) and of clock_gettime
- * (CLOCK_MONOTONIC, the fallback), three times each.
+ * clock once, invariant 7 of docs/invariants.md). Prints ns per read of
+ * the CPU counter (what the plugin uses when it is invariant) and of
+ * clock_gettime (CLOCK_MONOTONIC, the fallback), three times each.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * the state enum and the network-plugin id encoding.
  *
  * Written by the cclscope authors from the facts in
- * shared/reference/nccl-call-sequences.md §1 (values are ABI; names follow
+ * docs/nccl-behaviour.md §1 (values are ABI; names follow
  * NCCL's so that users recognise them). Nothing here is NCCL source.
  */
 #ifndef CCLSCOPE_NCCL_PROFILER_COMMON_H

@@ -1,7 +1,7 @@
 /*
  * include/nccl/profiler_net.h — descriptors that NCCL's built-in network
  * plugins pass as netPlugin.data (IB QP events, socket events), version 1.
- * Layouts from shared/reference/nccl-call-sequences.md §1.6.
+ * Layouts from docs/nccl-behaviour.md §1.6.
  */
 #ifndef CCLSCOPE_NCCL_PROFILER_NET_H
 #define CCLSCOPE_NCCL_PROFILER_NET_H

@@ -1,8 +1,7 @@
 /*
  * include/nccl/profiler_v1.h — profiler ABI v1 (NCCL 2.23-era).
  * Coll/P2p carry uint8_t enums for func/datatype/algo/proto; 16-byte state
- * args. Sizes and offsets pinned from shared/reference/nccl-call-sequences.md
- * §1.3.
+ * args. Sizes and offsets pinned from docs/nccl-behaviour.md §1.3.
  */
 #ifndef CCLSCOPE_NCCL_PROFILER_V1_H
 #define CCLSCOPE_NCCL_PROFILER_V1_H

@@ -1,7 +1,7 @@
 /*
  * include/nccl/profiler_v2.h — profiler ABI v2: strings replace v1's enums;
  * coll keeps name/commHash/trafficBytes. State args as v1 (16 bytes).
- * Sizes and offsets pinned from shared/reference/nccl-call-sequences.md §1.3.
+ * Sizes and offsets pinned from docs/nccl-behaviour.md §1.3.
  */
 #ifndef CCLSCOPE_NCCL_PROFILER_V2_H
 #define CCLSCOPE_NCCL_PROFILER_V2_H

@@ -1,7 +1,7 @@
 /*
  * include/nccl/profiler_v3.h — profiler ABI v3: adds KernelCh (channel only,
  * no pTimer) and NetPlugin; drops coll.trafficBytes. State args as v1.
- * Sizes and offsets pinned from shared/reference/nccl-call-sequences.md §1.3.
+ * Sizes and offsets pinned from docs/nccl-behaviour.md §1.3.
  */
 #ifndef CCLSCOPE_NCCL_PROFILER_V3_H
 #define CCLSCOPE_NCCL_PROFILER_V3_H

@@ -2,8 +2,7 @@
  * include/nccl/profiler_v4.h — profiler ABI v4: coll/p2p lose name/commHash,
  * gain nChannels; KernelCh gets pTimer; 8-byte state args; init receives the
  * communicator's details (mask BEFORE commHash — v5 swaps them).
- * Sizes and offsets pinned from shared/reference/nccl-call-sequences.md
- * §1.3-1.5.
+ * Sizes and offsets pinned from docs/nccl-behaviour.md §1.3–§1.5.
  */
 #ifndef CCLSCOPE_NCCL_PROFILER_V4_H
 #define CCLSCOPE_NCCL_PROFILER_V4_H

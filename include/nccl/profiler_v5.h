@@ -2,7 +2,7 @@
  * include/nccl/profiler_v5.h — profiler ABI v5: 64-bit `type`; API events
  * (GroupApi, CollApi, P2pApi, KernelLaunch); Coll/P2p parent is the
  * CollApi/P2pApi and `parentGroup` names the legacy Group; init takes the
- * commId second. Sizes and offsets pinned from nccl-call-sequences.md §1.3.
+ * commId second. Sizes and offsets pinned from docs/nccl-behaviour.md §1.3.
  */
 #ifndef CCLSCOPE_NCCL_PROFILER_V5_H
 #define CCLSCOPE_NCCL_PROFILER_V5_H

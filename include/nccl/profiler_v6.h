@@ -2,7 +2,7 @@
  * include/nccl/profiler_v6.h — profiler ABI v6 (NCCL 2.29/2.30): v5 plus the
  * copy-engine events CeColl, CeSync, CeBatch. State args are v5's (NVIDIA);
  * RCCL's v6 args union is larger (extra proxyDiag arm) — never copy it by size.
- * Sizes and offsets pinned from shared/reference/nccl-call-sequences.md §1.3.
+ * Sizes and offsets pinned from docs/nccl-behaviour.md §1.3.
  */
 #ifndef CCLSCOPE_NCCL_PROFILER_V6_H
 #define CCLSCOPE_NCCL_PROFILER_V6_H

@@ -5,7 +5,7 @@
  *
  * Some RCCL builds ship a "v7" WITHOUT userTag; the prefix is identical, so a
  * reader may only touch `userTag` when the host library's version says it
- * exists (see src/plugin/host_version.c). Layout from BRIEF.md's v7 section.
+ * exists (see src/plugin/host_info.c). Layout: docs/nccl-behaviour.md §1.8.
  */
 #ifndef CCLSCOPE_NCCL_PROFILER_V7_H
 #define CCLSCOPE_NCCL_PROFILER_V7_H

@@ -1,6 +1,6 @@
 /*
  * src/cli/cmd_check.c — `cclscope check DIR|FILE...`: validate traces
- * against the invariants of shared/design/BRIEF.md and the format of
+ * against the invariants of docs/invariants.md and the format of
  * docs/trace-format.md.
  *
  * Files are checked one after the other, streaming; per file it keeps 16

@@ -32,7 +32,7 @@
 /* ---- what was read ---- */
 
 /* What the head of a pipeline waits for, from its last NCCL state
- * (nccl-call-sequences.md §6.9). */
+ * (docs/nccl-behaviour.md §6.9). */
 typedef enum {
   HW_NONE = 0,    /* no state yet: a receive not posted yet */
   HW_PEER_DATA,   /* RecvWait: the data has not arrived from the peer */

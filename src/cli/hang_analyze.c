@@ -9,11 +9,11 @@
  *    (behind), is stuck in it, is progressing, or finished it;
  *  - what a stuck rank waits on: the head of each ProxyStep pipeline (the
  *    lowest step in flight of a channel, direction and peer) in its last
- *    NCCL state (§6.9): RecvWait and SendPeerWait wait on the peer;
- *    SendWait on the network; SendGPUWait, RecvFlushWait and RecvGPUWait
- *    on the rank's own GPU. A rank that waits on a peer is not a cause: its
- *    GPU waits are the consequence (a collective's kernel waits for its
- *    inputs and for room to send);
+ *    NCCL state (nccl-behaviour §6.9): RecvWait and SendPeerWait wait on
+ *    the peer; SendWait on the network; SendGPUWait, RecvFlushWait and
+ *    RecvGPUWait on the rank's own GPU. A rank that waits on a peer is not
+ *    a cause: its GPU waits are the consequence (a collective's kernel
+ *    waits for its inputs and for room to send);
  *  - candidates are the ranks that wait on no peer, strongest evidence
  *    first: never started < no snapshot < data arrived and the GPU does not
  *    take it < a send the network does not complete < the GPU does not

@@ -1,6 +1,6 @@
 /*
  * src/cli/hang_explain.c — the sentences of `cclscope hang` (see
- * hang_explain.h). The state semantics are NCCL's (nccl-call-sequences.md
+ * hang_explain.h). The state semantics are NCCL's (docs/nccl-behaviour.md
  * §6.9); docs/hang.md has the same table for users.
  */
 #include "hang_explain.h"

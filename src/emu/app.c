@@ -1,6 +1,6 @@
 /*
  * src/emu/app.c — owns the application side of NCCL: what happens between
- * the user's API call and the proxy (call-sequences §6.1-§6.7, §8.2-§8.8):
+ * the user's API call and the proxy (nccl-behaviour §6.1-§6.7, §8.2-§8.8):
  *   ncclEnqueueCheck (group depth bookkeeping, GroupApi start + state 23,
  *   CollApi/P2pApi start/stop, task capture of mask and API handles),
  *   ncclGroupEndInternal (state 24, launch, GroupApi stop), kernel plans
@@ -971,7 +971,7 @@ void emu_set_mask(emu_app *a, int mask, const char *why) {
     emu_rec_hex(&r, "mask", (uint64_t)(uint32_t)mask);
     emu_rec_str(&r, "why", why);
     emu_rec_str(&r, "quirk", "mask_change");
-    emu_rec_str(&r, "quirk_ref", "§10.14");
+    emu_rec_str(&r, "quirk_ref", "docs/nccl-behaviour.md §10.14");
     emu_rec_end(&r);
   }
 }

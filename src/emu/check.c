@@ -29,9 +29,9 @@ static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 static char *guard_region;
 
 static const char *const kind_names[EMU_CHECK_KIND_COUNT] = {
-    "unwritten *eHandle (call-sequences §3.1)",
-    "init returned an error (§2: never fail init)",
-    "callback blocked too long (BRIEF invariant 3)"};
+    "unwritten *eHandle (docs/nccl-behaviour.md §3.1)",
+    "init returned an error (docs/nccl-behaviour.md §2: never fail init)",
+    "callback blocked too long (docs/invariants.md, invariant 3)"};
 
 void emu_check_configure(bool enabled, double max_callback_ms,
                          double max_lifecycle_ms) {

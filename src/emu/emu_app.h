@@ -96,7 +96,7 @@ void emu_collective(emu_app *a, emu_comm *c, emu_func f, size_t count,
                     emu_datatype dt, int root);
 void emu_send(emu_app *a, emu_comm *c, int peer, size_t count, emu_datatype dt);
 void emu_recv(emu_app *a, emu_comm *c, int peer, size_t count, emu_datatype dt);
-/* ncclAlltoAll: decomposed into 2N p2p tasks (§6.3). */
+/* ncclAlltoAll: decomposed into 2N p2p tasks (nccl-behaviour §6.3). */
 void emu_alltoall(emu_app *a, emu_comm *c, size_t count, emu_datatype dt);
 /* Copy-engine collective (CTAPolicy ZERO, §8.6). */
 void emu_ce_collective(emu_app *a, emu_comm *c, emu_func f, size_t count,

@@ -88,7 +88,7 @@ typedef enum {
   EMU_DT_BFLOAT16,
   EMU_DT_COUNT
 } emu_datatype;
-/* ncclDatatypeToString: note ncclUint8 -> "Unknown" (§6.6). */
+/* ncclDatatypeToString: note ncclUint8 -> "Unknown" (nccl-behaviour §6.6). */
 const char *emu_datatype_name(emu_datatype d);
 size_t emu_datatype_size(emu_datatype d);
 

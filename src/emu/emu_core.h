@@ -3,7 +3,7 @@
  * (src/plugin/profiler.cc): the handle slots NCCL keeps (recycled, not
  * cleared), the per-application-thread API state, kernel plans and tasks,
  * proxy sub-args, and one emission function per NCCL wrapper. Each emission
- * function applies the mask/forcing rules of call-sequences §4, fills the
+ * function applies the mask/forcing rules of nccl-behaviour §4, fills the
  * v7 descriptor, calls the plugin through the shims, writes the truth record
  * and runs the checks. profiler_core.c.
  */

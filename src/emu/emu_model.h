@@ -1,6 +1,6 @@
 /*
  * src/emu/emu_model.h — realistic numbers: algorithm/protocol choice,
- * channels, warps, proxy step counts (call-sequences §8.3 formulas), bytes
+ * channels, warps, proxy step counts (nccl-behaviour §8.3 formulas), bytes
  * per step, a bandwidth/latency model for durations, and the fake GPU
  * %globaltimer. Pure functions; model.c.
  */

@@ -4,7 +4,7 @@
  * (one entry per kernel plan), the recycled sub-args pool, the IB request
  * pool with its never-cleared QP event slots, and the socket helper threads
  * ("NCCL Sock"). proxy.c runs ProxyCtrl / ProxyOp / ProxyStep / KernelCh /
- * NetPlugin exactly in the orders of call-sequences §6.8-§6.12, §8.3, §8.10.
+ * NetPlugin exactly in the orders of nccl-behaviour §6.8-§6.12, §8.3, §8.10.
  */
 #ifndef NCCLEMU_PROXY_H
 #define NCCLEMU_PROXY_H

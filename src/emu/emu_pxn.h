@@ -1,5 +1,5 @@
 /*
- * src/emu/emu_pxn.h — cross-process PXN (call-sequences §6.14): a rank's
+ * src/emu/emu_pxn.h — cross-process PXN (nccl-behaviour §6.14): a rank's
  * network send ops, with its own process's context and Coll/P2p handle
  * values, are copied into shared memory and executed by another local
  * rank's proxy, usually in another process. One single-producer ring per

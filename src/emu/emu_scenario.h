@@ -12,7 +12,7 @@
 typedef struct emu_scenario {
   const char *name;
   const char *summary; /* one line for --list */
-  const char *covers;  /* call-sequences sections it exercises */
+  const char *covers;  /* sections of docs/nccl-behaviour.md it exercises */
   /* defaults (used when the option was not given) */
   int nodes;
   int ranks_per_node;

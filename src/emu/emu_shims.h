@@ -1,6 +1,6 @@
 /*
  * src/emu/emu_shims.h — what NCCL's version adapters deliver to a v1..v7
- * plugin (call-sequences §7). The core always builds a v7 descriptor; these
+ * plugin (nccl-behaviour §7). The core always builds a v7 descriptor; these
  * functions convert it down, drop what a version cannot receive, fill the
  * bytes NCCL leaves uninitialised with EMU_POISON_BYTE, and report what
  * happened so the truth can say "delivered" or "dropped". shims.c.

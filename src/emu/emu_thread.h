@@ -14,7 +14,7 @@
 
 struct emu_truth_buf;
 
-/* Role of a thread, as in call-sequences §5. */
+/* Role of a thread, as in nccl-behaviour §5. */
 typedef enum {
   EMU_ROLE_MAIN = 0, /* worker main thread (load, default inits, finalize) */
   EMU_ROLE_APP,      /* T_api */

@@ -1,6 +1,6 @@
 /*
  * src/emu/loader.c — owns plugin loading exactly as NCCL's
- * ncclProfilerPluginLoad/Unload do it (call-sequences §2):
+ * ncclProfilerPluginLoad/Unload do it (nccl-behaviour §2):
  *   - sticky failure: once a load failed, never retried in this process;
  *   - NCCL_PROFILER_PLUGIN: unset -> "libnccl-profiler.so"; "none" -> fail;
  *     a name is dlopen'ed as given, then (no '/', not lib*.so) as

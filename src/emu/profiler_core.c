@@ -1,7 +1,7 @@
 /*
  * src/emu/profiler_core.c — owns the equivalent of NCCL's profiler wrapper
  * (src/plugin/profiler.cc): for every NCCL emission point, the mask test
- * with forced parents (call-sequences §4), the descriptor NCCL fills, the
+ * with forced parents (nccl-behaviour §4), the descriptor NCCL fills, the
  * handle slot it passes (recycled, not cleared: §3.1), the NULL checks it
  * does — and the one it does not do (NetPlugin Stop/Update, §3.2) — the
  * GroupApi depth state machine (§6.1), the CollApi double stop (§6.2) and
@@ -61,34 +61,35 @@ static inline int global_mask(void) {
   return EMU_LOAD_RELAXED(&emu_activation_mask);
 }
 
-/* §10 quirk code -> section, for the truth's "quirk_ref". */
+/* Quirk code -> its section of docs/nccl-behaviour.md (§10), for the
+ * truth's "quirk_ref". */
 static const char *quirk_ref(const char *q) {
   static const struct {
     const char *code, *ref;
   } table[] = {
-      {"stopped_parent", "§10.1"},
-      {"never_stopped", "§10.3"},
-      {"restarted_recv_step", "§10.4"},
-      {"repeated_peer_wait", "§10.4"},
-      {"double_stop", "§10.6"},
-      {"net_stop_null", "§10.7"},
-      {"net_stale_handle", "§10.7"},
-      {"net_late_update", "§10.7"},
-      {"socket_unreliable_parent", "§10.7"},
-      {"null_state_args", "§10.8"},
-      {"stale_slot", "§10.9"},
-      {"foreign_pxn", "§10.10"},
-      {"stale_capture_parent", "§10.11"},
-      {"ring_overwrite", "§10.13"},
-      {"mask_change", "§10.14"},
-      {"concurrent_init", "§10.15"},
-      {"init_failed_refcount", "§10.15"},
-      {"finalized_context", "§10.15"},
+      {"stopped_parent", "docs/nccl-behaviour.md §10.1"},
+      {"never_stopped", "docs/nccl-behaviour.md §10.3"},
+      {"restarted_recv_step", "docs/nccl-behaviour.md §10.4"},
+      {"repeated_peer_wait", "docs/nccl-behaviour.md §10.4"},
+      {"double_stop", "docs/nccl-behaviour.md §10.6"},
+      {"net_stop_null", "docs/nccl-behaviour.md §10.7"},
+      {"net_stale_handle", "docs/nccl-behaviour.md §10.7"},
+      {"net_late_update", "docs/nccl-behaviour.md §10.7"},
+      {"socket_unreliable_parent", "docs/nccl-behaviour.md §10.7"},
+      {"null_state_args", "docs/nccl-behaviour.md §10.8"},
+      {"stale_slot", "docs/nccl-behaviour.md §10.9"},
+      {"foreign_pxn", "docs/nccl-behaviour.md §10.10"},
+      {"stale_capture_parent", "docs/nccl-behaviour.md §10.11"},
+      {"ring_overwrite", "docs/nccl-behaviour.md §10.13"},
+      {"mask_change", "docs/nccl-behaviour.md §10.14"},
+      {"concurrent_init", "docs/nccl-behaviour.md §10.15"},
+      {"init_failed_refcount", "docs/nccl-behaviour.md §10.15"},
+      {"finalized_context", "docs/nccl-behaviour.md §10.15"},
   };
   for (size_t i = 0; i < sizeof table / sizeof *table; i++)
     if (strcmp(table[i].code, q) == 0)
       return table[i].ref;
-  return "§10";
+  return "docs/nccl-behaviour.md §10";
 }
 
 static void poison_user_tag(ncclProfilerEventDescr_v7_t *d) {

@@ -2,12 +2,12 @@
  * src/emu/proxy.c — owns the proxy progress thread of one proxy state and
  * its socket helper threads. For every posted work (one kernel plan):
  *   ProxyCtrl Sleep/Wakeup (when it was waiting), Append windows with
- *   ProxyOp starts (§6.10, §6.8), Active marker, the progress loop —
- *   ProxyOp InProgress, ProxyStep start/states/stop with <= NCCL_STEPS /
- *   sliceSteps steps in flight, IB QP NetPlugin events from this thread or
- *   socket NetPlugin events from "NCCL Sock" helpers (§6.9, §6.12),
- *   KernelCh start/stop with per-batch GPU timestamps (§6.11) — ProxyOp
- *   stops when all subs of an args are done, then the Idle marker.
+ *   ProxyOp starts (nccl-behaviour §6.10, §6.8), Active marker, the
+ *   progress loop — ProxyOp InProgress, ProxyStep start/states/stop with
+ *   <= NCCL_STEPS / sliceSteps steps in flight, IB QP NetPlugin events from
+ *   this thread or socket NetPlugin events from "NCCL Sock" helpers (§6.9,
+ *   §6.12), KernelCh start/stop with per-batch GPU timestamps (§6.11) —
+ *   ProxyOp stops when all subs of an args are done, then the Idle marker.
  * Decisions (restarts, repeated peer waits, sleeping) come from the
  * thread's seeded rng and a virtual clock, so the order of calls on this
  * thread is the same for the same --seed; with --pace model the thread

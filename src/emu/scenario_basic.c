@@ -1,6 +1,6 @@
 /*
  * src/emu/scenario_basic.c — the plain collective sequences of
- * call-sequences §8.1-§8.4: a single-rank communicator (no events), a
+ * nccl-behaviour §8.1-§8.4: a single-rank communicator (no events), a
  * single-node AllReduce (KernelCh, no proxy ops), a multi-node ring
  * AllReduce (ProxyOp/ProxyStep/IB NetPlugin, §8.3 step counts) and a
  * grouped set of five collectives (one GroupApi, scheduler order, per-func
@@ -19,7 +19,7 @@ static void step_allreduce(emu_app *a, int iteration) {
 const emu_scenario emu_scenario_single_rank = {
     .name = "single-rank",
     .summary = "nRanks==1 AllReduce: no profiler events at all, only "
-               "ProxyCtrl Sleep/Wakeup of an idle proxy (§8.1)",
+               "ProxyCtrl Sleep/Wakeup of an idle proxy (nccl-behaviour §8.1)",
     .covers = "§8.1, §10.12",
     .nodes = 1,
     .ranks_per_node = 1,
@@ -30,8 +30,9 @@ const emu_scenario emu_scenario_single_rank = {
 
 const emu_scenario emu_scenario_single_node = {
     .name = "single-node",
-    .summary = "AllReduce on 4 GPUs of one node over NVLink: API events, "
-               "Group/Coll, KernelCh per channel, no ProxyOp (§8.2)",
+    .summary =
+        "AllReduce on 4 GPUs of one node over NVLink: API events, "
+        "Group/Coll, KernelCh per channel, no ProxyOp (nccl-behaviour §8.2)",
     .covers = "§8.2, §6.11",
     .nodes = 1,
     .ranks_per_node = 4,
@@ -42,8 +43,8 @@ const emu_scenario emu_scenario_single_node = {
 
 const emu_scenario emu_scenario_multi_node = {
     .name = "multi-node",
-    .summary = "ring AllReduce across 2 nodes: ProxyOp/ProxyStep with §8.3 "
-               "step counts, IB QP NetPlugin events, KernelCh (§8.3)",
+    .summary = "ring AllReduce across 2 nodes: ProxyOp/ProxyStep step counts, "
+               "IB QP NetPlugin events, KernelCh (nccl-behaviour §8.3)",
     .covers = "§8.3, §6.8, §6.9, §6.12",
     .nodes = 2,
     .ranks_per_node = 1,
@@ -77,7 +78,7 @@ const emu_scenario emu_scenario_grouped = {
     .name = "grouped",
     .summary = "ncclGroupStart + 5 collectives + ncclGroupEnd: one GroupApi "
                "(depth 2), 5 CollApi, Coll in scheduler order, no Coll for "
-               "Broadcast (§8.4)",
+               "Broadcast (nccl-behaviour §8.4)",
     .covers = "§8.4, §6.1, §6.6",
     .nodes = 2,
     .ranks_per_node = 2,

@@ -33,7 +33,8 @@ static void step_ce(emu_app *a, int iteration) {
 const emu_scenario emu_scenario_ce = {
     .name = "ce",
     .summary = "copy-engine AllGather/AlltoAll (v6+): CeColl > CeSync, "
-               "CeBatch (> nested CeSync when captured), no Coll (§8.6)",
+               "CeBatch (> nested CeSync when captured), no Coll "
+               "(nccl-behaviour §8.6)",
     .covers = "§8.6, §6.13",
     .nodes = 1,
     .ranks_per_node = 4,

@@ -1,6 +1,6 @@
 /*
  * src/emu/scenario_chaos.c — randomised interleavings and every quirk of
- * call-sequences §10, driven by the script rng (same operations on every
+ * nccl-behaviour §10, driven by the script rng (same operations on every
  * rank) and the per-thread rngs (same order per thread for a --seed):
  *   double CollApi stop after a run-time mask change (§10.6, §10.14);
  *   NetPlugin stop(NULL)/stale handles while NetPlugin is off, late
@@ -182,8 +182,9 @@ static void teardown_chaos(emu_app *a) {
 
 const emu_scenario emu_scenario_chaos = {
     .name = "chaos",
-    .summary = "randomised mix with every §10 quirk: double stop, NULL/stale "
-               "NetPlugin stops, restarts, never-stopped ops, PXN, mask flips",
+    .summary = "randomised mix with every quirk of nccl-behaviour §10: "
+               "double stop, NULL/stale NetPlugin stops, restarts, "
+               "never-stopped ops, PXN, mask flips",
     .covers = "§10.1-§10.17, §11",
     .nodes = 2,
     .ranks_per_node = 4,

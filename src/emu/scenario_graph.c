@@ -59,7 +59,8 @@ static void step_graph(emu_app *a, int iteration) {
 const emu_scenario emu_scenario_graph = {
     .name = "graph",
     .summary = "CUDA graph capture once, replay every iteration: Group/Coll "
-               "on the cuda-cb thread with a stale capture-time parent (§8.7)",
+               "on the cuda-cb thread with a stale capture-time parent "
+               "(nccl-behaviour §8.7)",
     .covers = "§8.7, §10.11",
     .nodes = 2,
     .ranks_per_node = 2,

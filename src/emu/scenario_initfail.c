@@ -34,8 +34,9 @@ static void teardown_initfail(emu_app *a) {
 
 const emu_scenario emu_scenario_initfail = {
     .name = "initfail",
-    .summary = "two comms, the split destroyed first: with a failing init, "
-               "NCCL's double refcount decrement dlcloses early (§2)",
+    .summary =
+        "two comms, the split destroyed first: with a failing init, "
+        "NCCL's double refcount decrement dlcloses early (nccl-behaviour §2)",
     .covers = "§2, §10.15",
     .nodes = 2,
     .ranks_per_node = 1,

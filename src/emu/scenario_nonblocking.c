@@ -24,7 +24,7 @@ static void step_nonblocking(emu_app *a, int iteration) {
 const emu_scenario emu_scenario_nonblocking = {
     .name = "nonblocking",
     .summary = "config.blocking=0: KernelLaunch/Group/Coll on an 'NCCL async' "
-               "thread after the GroupApi stopped (§8.8)",
+               "thread after the GroupApi stopped (nccl-behaviour §8.8)",
     .covers = "§8.8, §5",
     .nodes = 2,
     .ranks_per_node = 1,

@@ -37,7 +37,7 @@ static void step_p2p(emu_app *a, int iteration) {
 const emu_scenario emu_scenario_p2p = {
     .name = "sendrecv",
     .summary = "grouped ncclSend/ncclRecv across nodes (ProxyOps), inside a "
-               "node and to self (KernelCh only) (§8.5)",
+               "node and to self (KernelCh only) (nccl-behaviour §8.5)",
     .covers = "§8.5, §6.3, §6.7",
     .nodes = 2,
     .ranks_per_node = 2,
@@ -67,7 +67,7 @@ static void step_alltoall(emu_app *a, int iteration) {
 const emu_scenario emu_scenario_alltoall = {
     .name = "alltoall",
     .summary = "ncclAlltoAll on 2 nodes x 2 GPUs: 2N P2pApi Send/Recv, P2p "
-               "tasks, network ProxyOps to remote peers (§6.3)",
+               "tasks, network ProxyOps to remote peers (nccl-behaviour §6.3)",
     .covers = "§6.3, §8.5",
     .nodes = 2,
     .ranks_per_node = 2,

@@ -28,7 +28,7 @@ static void step_proxyctrl(emu_app *a, int iteration) {
 const emu_scenario emu_scenario_proxyctrl = {
     .name = "proxyctrl",
     .summary = "mask=ProxyCtrl: Sleep/Wakeup, Append/AppendEnd(n), "
-               "Active/Idle markers of the proxy thread (§8.10)",
+               "Active/Idle markers of the proxy thread (nccl-behaviour §8.10)",
     .covers = "§8.10, §6.10",
     .nodes = 2,
     .ranks_per_node = 1,

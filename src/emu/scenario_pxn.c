@@ -25,7 +25,7 @@ static void step_pxn(emu_app *a, int iteration) {
 const emu_scenario emu_scenario_pxn = {
     .name = "pxn",
     .summary = "PXN between processes: proxy-side events carry the other "
-               "process's context/parent and pid (§8.9)",
+               "process's context/parent and pid (nccl-behaviour §8.9)",
     .covers = "§8.9, §6.14, §10.10",
     .nodes = 2,
     .ranks_per_node = 2,

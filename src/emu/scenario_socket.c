@@ -31,7 +31,8 @@ static void step_socket(emu_app *a, int iteration) {
 const emu_scenario emu_scenario_socket = {
     .name = "socket",
     .summary = "socket transport: NetPlugin events on 'NCCL Sock' helper "
-               "threads with unreliable, possibly stopped parents (§6.12)",
+               "threads with unreliable, possibly stopped parents "
+               "(nccl-behaviour §6.12)",
     .covers = "§6.12, §10.7",
     .nodes = 2,
     .ranks_per_node = 1,

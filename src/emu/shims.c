@@ -1,7 +1,7 @@
 /*
  * src/emu/shims.c — owns the version adapters: what NCCL 2.30's
  * profiler_v1..v5 adapters (and the direct v6/v7 paths) deliver to a plugin,
- * per call-sequences §7:
+ * per nccl-behaviour §7:
  *   v1..v3: *eHandle = NULL first; zero-initialised descriptor and args;
  *           Coll/P2p parentObj = parentGroup; name = NULL, commHash = 0,
  *           trafficBytes = 0; v1 converts strings to enums with fallbacks;

@@ -518,7 +518,8 @@ static void note_step_start(cs_assembler *a, cs_event *e, cs_event *op) {
   op->open_steps[e->p.proxy_step.step & 7] = e;
   if (old) {
     /* NCCL started this slot again: the earlier handle was overwritten
-     * without a stop (restarted recv step, §6.9) and can never stop. */
+     * without a stop (restarted recv step, nccl-behaviour §6.9) and can never
+     * stop. */
     end_event(a, old, CS_END_RECLAIMED, CS_RECLAIM_ABANDONED, e->start_raw);
   }
 }

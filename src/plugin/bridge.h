@@ -25,11 +25,11 @@
  *
  * Threads. NVTX push/pop and CUPTI's external ids are per-thread stacks,
  * but NCCL stops events out of LIFO order (it starts every Coll/P2p of a
- * kernel plan before it stops any, §6.6), and nothing guarantees that an
- * event is stopped on the thread that started it (host-side events are,
- * in every sequence of §5/§8 — graph replays run both on the CUDA
- * callback thread — but the plugin must not depend on it). So each
- * bridge keeps, per thread, the handles it pushed
+ * kernel plan before it stops any, nccl-behaviour §6.6), and nothing
+ * guarantees that an event is stopped on the thread that started it
+ * (host-side events are, in every sequence of §5/§8 — graph replays run
+ * both on the CUDA callback thread — but the plugin must not depend on
+ * it). So each bridge keeps, per thread, the handles it pushed
  * (cs_bridge_stack): a stop pops only what is on the calling thread's
  * stack, closing whatever lies above it first, and a thread that pushed
  * nothing never pops. A handle stopped on another thread stays open until
@@ -42,10 +42,10 @@
  * past that, every callback's TLS access takes a slower call — measured:
  * +3 ns per callback with the bridges off (docs/benchmarks.md).
  *
- * Rules on NCCL's threads (BRIEF invariant 3): no lock, no allocation, no
- * system call, no formatting. Everything a bridge needs (NVTX domain,
- * registered strings, categories; the CUPTI library and its functions) is
- * set up at session start, on the thread calling init.
+ * Rules on NCCL's threads (invariant 3, docs/invariants.md): no lock, no
+ * allocation, no system call, no formatting. Everything a bridge needs
+ * (NVTX domain, registered strings, categories; the CUPTI library and its
+ * functions) is set up at session start, on the thread calling init.
  */
 #ifndef CCLSCOPE_BRIDGE_H
 #define CCLSCOPE_BRIDGE_H

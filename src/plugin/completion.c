@@ -345,8 +345,8 @@ static void kernel_ended(cs_completion *c, tracker *t, const cs_event *e) {
   if (!cs_gpu_clock_to_host(g, start_ptimer, &gs) ||
       !cs_gpu_clock_to_host(g, stop_ptimer, &ge))
     return;
-  /* Consistency (§6.11, §9): a ring-overwrite anomaly gives stamps of
-   * another work. Reject pairs that cannot be this operation's. */
+  /* Consistency (nccl-behaviour §6.11, §9): a ring-overwrite anomaly gives
+   * stamps of another work. Reject pairs that cannot be this operation's. */
   bool bad = stop_ptimer < start_ptimer || ge > seen_stop + STAMP_LATE_NS ||
              (t->have_event && gs < t->enq_start_ns - STAMP_EARLY_NS);
   if (bad) {

@@ -254,7 +254,8 @@ static inline void cs_fill_net_plugin(cs_rec_start *rec, int64_t plugin_id,
     }
   } else if (type == NCCL_PROFILER_NET_TYPE_SOCK) {
     p->net_kind = CS_NET_SOCK;
-    /* The socket transport's parent attribution is unreliable (§6.12). */
+    /* The socket transport's parent attribution is unreliable
+     * (nccl-behaviour §6.12). */
     rec->h.flags |= CS_PARENT_HINT_ONLY;
     if (data && version == NCCL_PROFILER_NET_SOCKET_VER) {
       const ncclProfilerNetSockDescr_v1_t *d = data;

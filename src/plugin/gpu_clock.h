@@ -4,7 +4,7 @@
  *
  * Every KernelCh callback happens after the GPU wrote its stamp, so
  * `host_now - pTimer` is an upper bound of the offset between the clocks
- * (nccl-call-sequences.md §9). Per GPU we keep the minimum of these bounds
+ * (docs/nccl-behaviour.md §9). Per GPU we keep the minimum of these bounds
  * per half-second bucket (the lower envelope) and fit a line through the
  * bucket minima of the last few seconds, which follows a drifting clock.
  * A converted stamp is therefore at most "the fastest observation delay"

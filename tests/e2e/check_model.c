@@ -23,12 +23,12 @@
  *       required to be finite.
  *
  *   --anomaly TRACE_DIR TRUTH...
- *       KernelCh stamps taken from an overwritten ring slot (§6.11, marked
- *       in ncclemu's truth) must not shape a collective's GPU span while
- *       one of its channels has a clean stamp: every timing record's GPU
- *       duration equals the truth's last stop - first clean start (within
- *       2 us). Collectives with no clean channel cannot be corrected; they
- *       are counted.
+ *       KernelCh stamps taken from an overwritten ring slot (nccl-behaviour
+ *       §6.11, marked in ncclemu's truth) must not shape a collective's GPU
+ *       span while one of its channels has a clean stamp: every timing
+ *       record's GPU duration equals the truth's last stop - first clean
+ *       start (within 2 us). Collectives with no clean channel cannot be
+ *       corrected; they are counted.
  *
  * usage: check_model [--tolerance F] [--start-window-us U] [--min-checked N]
  *                    (--intra ... | --net ... | --anomaly ...)

@@ -4,7 +4,7 @@
  *   1. the plugin received exactly what the truth says was delivered (same
  *      events, handles, parentObj and context values, same number of state
  *      and stop calls), and
- *   2. what a plugin of the chosen ABI receives follows call-sequences §7:
+ *   2. what a plugin of the chosen ABI receives follows nccl-behaviour §7:
  *      types and states each version can get, parentObj = Group for
  *      Coll/P2p up to v4, NULL-prefilled handle and zeroed descriptors for
  *      v1-v3, 0xA5 garbage in the unused bytes of v4/v5 descriptors and

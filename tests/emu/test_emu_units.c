@@ -2,8 +2,8 @@
  * tests/emu/test_emu_units.c — cmocka unit tests of ncclemu's pieces:
  * loader name resolution and probe order per NCCL release, the version
  * adapters (field mapping, drops, poison, NULL pre-fill, unwritten
- * detection), v1 enum fallbacks, the §8.3 step formulas, the seeded rng,
- * option parsing and the truth normaliser.
+ * detection), v1 enum fallbacks, the nccl-behaviour §8.3 step formulas, the
+ * seeded rng, option parsing and the truth normaliser.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -472,7 +472,7 @@ static void test_hostile_handles(void **state) {
   e.collApi.func = "AllReduce";
   d.v6->startEvent(ctx, &c, &e);
   d.v6->stopEvent(c);
-  d.v6->stopEvent(c); /* NCCL's CollApi double stop (§10.6) */
+  d.v6->stopEvent(c); /* NCCL's CollApi double stop (nccl-behaviour §10.6) */
   d.v6->recordEventState(c, ncclProfilerProxyStepSendWait, NULL); /* late */
   d.v6->stopEvent(NULL); /* NetPlugin */
   d.v6->recordEventState(NULL, ncclProfilerNetPluginUpdate, NULL);

@@ -337,7 +337,8 @@ static void test_finalize_and_exit(void **st) {
   start(a, CS_EV_PROXY_OP, 3, 12, CS_PARENT_NONE, 0, c2, 0, 0);
   cs_asm_context_finalized(a, c1, 20);
   /* c1's ProxyOp is reclaimed; its ProxyCtrl is not: a shared proxy
-   * thread keeps using a finalized communicator's context (§2). */
+   * thread keeps using a finalized communicator's context
+   * (nccl-behaviour §2). */
   assert_int_equal(s.n, 1);
   assert_int_equal(find(&s, 1)->reclaim, CS_RECLAIM_FINALIZE);
   stop(a, 2, 25, 100);

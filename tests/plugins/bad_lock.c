@@ -1,7 +1,8 @@
 /*
- * tests/plugins/bad_lock.c — BREAKS the brief's hot-path invariant with a
- * contended lock: startEvent for the first ProxyOp takes a mutex that
- * another thread of the plugin (as a flush thread would) holds for 150 ms.
+ * tests/plugins/bad_lock.c — BREAKS the hot-path invariant (invariant 3,
+ * docs/invariants.md) with a contended lock: startEvent for the first
+ * ProxyOp takes a mutex that another thread of the plugin (as a flush
+ * thread would) holds for 150 ms.
  * The callback uses no CPU while it waits, like a descheduled thread, so
  * ncclemu --check must tell the two apart: a lock wait is blocking on its
  * own (a voluntary context switch) and is reported.

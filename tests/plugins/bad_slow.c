@@ -1,8 +1,9 @@
 /*
- * tests/plugins/bad_slow.c — BREAKS the brief's hot-path invariant: sleeps
- * 150 ms inside startEvent for the first ProxyOp (as a plugin doing file
- * I/O or taking a contended lock would). ncclemu --check reports a callback
- * that blocked longer than --max-callback-ms.
+ * tests/plugins/bad_slow.c — BREAKS the hot-path invariant (invariant 3,
+ * docs/invariants.md): sleeps 150 ms inside startEvent for the first
+ * ProxyOp (as a plugin doing file I/O or taking a contended lock would).
+ * ncclemu --check reports a callback that blocked longer than
+ * --max-callback-ms.
  */
 #include <time.h>
 
