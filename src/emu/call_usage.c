@@ -66,9 +66,22 @@ bool emu_parse_task_status(const char *text, uint64_t *voluntary_switches,
   return true;
 }
 
-static bool read_status(pid_t tid, char *buf, size_t cap) {
+int emu_parse_task_syscall(const char *text) {
+  if (text[0] == '-' && text[1] == '1' && (text[2] == ' ' || text[2] == '\n'))
+    return -1;
+  if (text[0] < '0' || text[0] > '9')
+    return -2; /* "running" */
+  char *end;
+  long nr = strtol(text, &end, 10);
+  if (*end != ' ' && *end != '\n' && *end != '\0')
+    return -2;
+  return nr >= 0 && nr < 100000 ? (int)nr : -2;
+}
+
+/* Reads /proc/self/task/TID/<file> into `buf` (NUL-terminated). */
+static bool read_task_file(pid_t tid, const char *file, char *buf, size_t cap) {
   char path[64];
-  snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
+  snprintf(path, sizeof path, "/proc/self/task/%d/%s", (int)tid, file);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return false;
@@ -96,10 +109,27 @@ bool emu_thread_usage_sample(pthread_t th, pid_t tid, emu_thread_usage *u,
   }
   u->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
   char text[STATUS_TEXT_MAX];
-  if (!read_status(tid, text, sizeof text) ||
+  if (!read_task_file(tid, "status", text, sizeof text) ||
       !emu_parse_task_status(text, &u->voluntary_switches, &u->asleep)) {
     *why = "/proc/self/task/TID/status";
     return false;
   }
+  u->wait_channel[0] = '\0';
+  u->syscall_nr = -2;
+  if (!u->asleep)
+    return true;
+  /* Where it sleeps, for the message only: unreadable is not a failure. */
+  char where[256];
+  if (read_task_file(tid, "wchan", where, sizeof where) &&
+      strcmp(where, "0") != 0) {
+    where[strcspn(where, "\n")] = '\0';
+    size_t n = strlen(where);
+    if (n >= sizeof u->wait_channel)
+      n = sizeof u->wait_channel - 1;
+    memcpy(u->wait_channel, where, n);
+    u->wait_channel[n] = '\0';
+  }
+  if (read_task_file(tid, "syscall", where, sizeof where))
+    u->syscall_nr = emu_parse_task_syscall(where);
   return true;
 }

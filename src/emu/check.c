@@ -94,7 +94,9 @@ typedef struct watched {
   emu_thread_usage first; /* at the first look */
   emu_thread_usage last;  /* at the latest look */
   uint64_t last_look_ns;
-  uint64_t asleep_ns; /* seen asleep since the first look (estimated) */
+  uint64_t asleep_ns;     /* seen asleep since the first look (estimated) */
+  emu_thread_usage slept; /* the latest look that saw it asleep */
+  bool slept_seen;
 } watched;
 
 static pthread_mutex_t watch_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -193,8 +195,25 @@ static void look_again(watched *w, uint64_t now_ns) {
     return; /* the look fell after the call: it says nothing of it */
   w->asleep_ns +=
       emu_asleep_between(w->last.asleep, now.asleep, now_ns - w->last_look_ns);
+  if (now.asleep) {
+    w->slept = now;
+    w->slept_seen = true;
+  }
   w->last = now;
   w->last_look_ns = now_ns;
+}
+
+/* ", last seen asleep in <wait channel> (system call N)" for a report. */
+static void describe_sleep(const emu_thread_usage *u, char *out, size_t cap) {
+  char call[48];
+  if (u->syscall_nr >= 0)
+    snprintf(call, sizeof call, "system call %d", u->syscall_nr);
+  else if (u->syscall_nr == -1)
+    snprintf(call, sizeof call, "outside a system call: a page fault");
+  else
+    snprintf(call, sizeof call, "system call unknown");
+  snprintf(out, cap, ", last seen asleep in %s (%s)",
+           u->wait_channel[0] ? u->wait_channel : "?", call);
 }
 
 /* The call of `w` has been in flight for `wall` >= `limit`: report it if
@@ -223,13 +242,16 @@ static void judge(watched *w, uint64_t wall, uint64_t limit) {
   w->reported = w->seen_entered;
   count_verdict(v == EMU_CALL_SLOW_CPU ? &verdict_counts.slow_cpu
                                        : &verdict_counts.slow_blocked);
-  char why[192];
+  char where[128] = "";
+  if (w->slept_seen)
+    describe_sleep(&w->slept, where, sizeof where);
+  char why[320];
   snprintf(why, sizeof why,
-           "%s: CPU %.1f ms, asleep about %.1f ms, %llu voluntary context "
+           "%s: CPU %.1f ms, asleep about %.1f ms%s, %llu voluntary context "
            "switch%s",
            v == EMU_CALL_SLOW_CPU ? "it used the CPU (computing or spinning)"
                                   : "it waited on its own (sleep, lock or I/O)",
-           (double)cpu / 1e6, (double)w->asleep_ns / 1e6,
+           (double)cpu / 1e6, (double)w->asleep_ns / 1e6, where,
            (unsigned long long)switches, switches == 1 ? "" : "es");
   report_slow(w, wall, limit, why);
 }
@@ -251,6 +273,8 @@ static void watch_pass(uint64_t now) {
       w->since_ns = now;
       w->measured = look(w, &w->first);
       w->last = w->first;
+      w->slept = w->first;
+      w->slept_seen = w->measured && w->first.asleep;
       w->last_look_ns = now;
       w->asleep_ns = 0;
       continue;

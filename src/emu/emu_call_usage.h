@@ -31,6 +31,12 @@ typedef struct emu_thread_usage {
   uint64_t cpu_ns;             /* its thread CPU clock */
   uint64_t voluntary_switches; /* since it started (for the message) */
   bool asleep;                 /* state S or D: waiting on its own now */
+  /* When asleep: where, as the kernel says (for the message): its wait
+   * channel (/proc/.../wchan, "" when hidden) and the system call it is
+   * in (-1 when it sleeps outside one, e.g. in a page fault; -2 when the
+   * file cannot be read). */
+  char wait_channel[40];
+  int syscall_nr;
 } emu_thread_usage;
 
 /* Looks at thread `th` (kernel id `tid`) of this process, from another
@@ -39,6 +45,11 @@ typedef struct emu_thread_usage {
  * names what failed (a static string, for the one-time warning). */
 bool emu_thread_usage_sample(pthread_t th, pid_t tid, emu_thread_usage *u,
                              const char **why);
+
+/* Reads the system call number from the text of a /proc/.../syscall file:
+ * its number, -1 when the thread is blocked outside a system call, -2 when
+ * it is running or the text is not understood. */
+int emu_parse_task_syscall(const char *text);
 
 /* Reads the voluntary switches and the run state from the text of a
  * /proc/.../status file. False when a field is missing. */

@@ -127,6 +127,20 @@ static void *sleeper_main(void *arg) {
   return NULL;
 }
 
+static void test_parse_syscall(void **state) {
+  (void)state;
+  assert_int_equal(emu_parse_task_syscall("202 0x7f 0x80 0x0 0x0 0x0 0x0 "
+                                          "0x7ffc 0x7f12\n"),
+                   202);
+  assert_int_equal(emu_parse_task_syscall("9 0x0 0x400000\n"), 9);
+  /* blocked outside a system call (a page fault) */
+  assert_int_equal(emu_parse_task_syscall("-1 0x7ffc 0x7f12\n"), -1);
+  assert_int_equal(emu_parse_task_syscall("running\n"), -2);
+  assert_int_equal(emu_parse_task_syscall(""), -2);
+  assert_int_equal(emu_parse_task_syscall("12x 0x0"), -2);
+  assert_int_equal(emu_parse_task_syscall("-12 0x0"), -2);
+}
+
 static void test_sample(void **state) {
   (void)state;
   const char *why = NULL;
@@ -161,6 +175,8 @@ static void test_sample(void **state) {
       nanosleep(&nap, NULL);
   }
   assert_true(seen_asleep);
+  /* ... and where: a condition wait is a futex system call */
+  assert_int_equal(a.syscall_nr, SYS_futex);
   pthread_mutex_lock(&s.m);
   s.release = true;
   pthread_cond_broadcast(&s.cv);
@@ -416,6 +432,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rule),
       cmocka_unit_test(test_parse_status),
+      cmocka_unit_test(test_parse_syscall),
       cmocka_unit_test(test_sample),
       cmocka_unit_test(test_descheduled_excused_sleeper_reported),
       cmocka_unit_test(test_spinner_reported),
