@@ -171,8 +171,22 @@ static inline void cs_ring_commit(cs_ring *r, unsigned n) {
 
 /* ---- consumer / lifecycle side (writer thread, session code) ---- */
 
-/* Size every new ring gets (units, power of two). */
+/* Size every new ring gets (units, power of two). Spare rings of another
+ * size are freed. Called before a session begins. */
 void cs_ring_set_capacity(size_t units);
+
+/* Spare rings (ring.c): allocated ahead so that a thread's first callback
+ * does not call the allocator. cs_ring_spares_want sets how many to keep
+ * (at most CS_RING_SPARES_MAX); cs_ring_spares_fill allocates up to that
+ * many, off the callback path (init, the writer thread), and returns how
+ * many it added. With `wait` false it returns 0 at once when another
+ * thread is filling. */
+#define CS_RING_SPARES_MAX 64
+void cs_ring_spares_want(unsigned n);
+unsigned cs_ring_spares_fill(bool wait);
+unsigned cs_ring_spares_count(void);
+/* Rings a first callback had to allocate itself (no spare was left). */
+uint64_t cs_ring_inline_allocs(void);
 
 /* Start a new session: rings attached from now on belong to it. */
 bool cs_ring_session_begin(void);
@@ -183,12 +197,14 @@ void cs_ring_session_end(void);
 /* Snapshot of the ring list head (the list only grows at the head). */
 cs_ring *cs_ring_list(void);
 
-/* Unlink and free orphaned, fully drained rings (writer thread); `on_free`
- * sees each ring first, so its counters can be kept. */
+/* Unlink and free fully drained rings whose thread exited or whose session
+ * ended (writer thread); `on_free` sees each ring first, so its counters
+ * can be kept. */
 void cs_ring_reap_orphans(void (*on_free)(const cs_ring *r, void *arg),
                           void *arg);
 
-/* Free every ring (after the writer is joined, at the last finalize). */
+/* Free every ring, spares too (after the writer is joined, at the last
+ * finalize). */
 void cs_ring_free_all(void);
 
 /* fork() support: lock/unlock the registration lock; reset in the child. */

@@ -25,6 +25,12 @@
 #include "sampling.h"
 #include "writer.h"
 
+/* Spare rings kept for the first callbacks of new threads (ring.c): a few
+ * for threads that exist already (the application's), and a few more per
+ * communicator (its proxy, service and network threads). */
+#define SPARE_RINGS_BASE 8
+#define SPARE_RINGS_PER_CONTEXT 8
+
 _Atomic pid_t cs_session_pid;
 _Atomic bool cs_session_user_tag_ok;
 
@@ -389,10 +395,18 @@ void *cs_session_init(const cs_init_args *a) {
     /* Atomic: NCCL's proxy threads read it while another init writes. */
     __atomic_store_n(a->mask, s.paused == 1 ? 0 : s.mask, __ATOMIC_RELAXED);
   }
+  /* Each communicator brings threads (proxy, network): keep rings ready
+   * for their first callbacks (ring.c). */
+  bool running = s.running;
+  if (running)
+    cs_ring_spares_want(SPARE_RINGS_BASE +
+                        SPARE_RINGS_PER_CONTEXT * (unsigned)s.active_contexts);
   handle = cs_handle_from_ctx_serial(serial);
   bool first = s.active_contexts == 1 && s.running;
   const char *path = cs_writer_trace_path();
   pthread_mutex_unlock(&s.lock);
+  if (running)
+    cs_ring_spares_fill(true); /* not under s.lock: it maps memory */
 
   if (first)
     cs_log_info("recording (mask 0x%x from %s) to %s", s.mask,

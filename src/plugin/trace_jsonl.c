@@ -934,6 +934,8 @@ static void put_counters(cs_jbuf *b, const cs_trace_counters *c) {
   cs_jbuf_u64(b, a->live_high_water);
   J(",\"ringHighWaterUnits\":");
   cs_jbuf_u64(b, c->ring_high_water);
+  J(",\"ringsAllocatedInCallback\":");
+  cs_jbuf_u64(b, c->ring_inline_allocs);
   J(",\"threads\":");
   cs_jbuf_u64(b, c->threads);
   cs_jbuf_putc(b, '}');

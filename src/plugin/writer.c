@@ -174,6 +174,7 @@ static void gather_counters(cs_trace_counters *c) {
   c->sampled_out = t.sampled_out;
   c->too_small = t.too_small;
   c->ring_high_water = t.high_water;
+  c->ring_inline_allocs = cs_ring_inline_allocs();
   c->threads = t.threads;
 }
 
@@ -396,6 +397,8 @@ static void periodic(bool force_flush) {
     if (w.opts.hang_timeout_s > 0 && cs_watchdog_due(w.watchdog, epoch_now))
       watchdog_check(epoch_now);
   }
+  /* Rings taken by new threads are replaced here, not in their callbacks. */
+  cs_ring_spares_fill(false);
   if (now >= w.next_tick_ns) {
     cs_asm_tick(w.assembler, cs_clock_now());
     cs_ring_reap_orphans(on_ring_freed, NULL);
