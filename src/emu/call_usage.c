@@ -5,6 +5,7 @@
  */
 #include "emu_call_usage.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +23,52 @@ uint64_t emu_asleep_between(bool asleep_before, bool asleep_now,
   if (asleep_before || asleep_now)
     return interval_ns / 2;
   return 0;
+}
+
+uint64_t emu_asleep_exact(uint64_t wall_ns, uint64_t cpu_ns, uint64_t runq_ns) {
+  uint64_t busy = cpu_ns + runq_ns;
+  return wall_ns > busy ? wall_ns - busy : 0;
+}
+
+bool emu_parse_task_schedstat(const char *text, uint64_t *cpu_ns,
+                              uint64_t *runq_ns) {
+  char *end;
+  *cpu_ns = strtoull(text, &end, 10);
+  if (end == text || *end != ' ')
+    return false;
+  const char *second = end + 1;
+  if (*second < '0' || *second > '9')
+    return false;
+  *runq_ns = strtoull(second, &end, 10);
+  return *end == ' ' || *end == '\n' || *end == '\0';
+}
+
+uint64_t emu_foreign_wait_between(const emu_foreign_threads *before,
+                                  const emu_foreign_threads *now,
+                                  uint64_t interval_ns) {
+  uint64_t most = 0;
+  for (int i = 0; i < now->count; i++)
+    for (int j = 0; j < before->count; j++) {
+      if (before->tid[j] != now->tid[i])
+        continue;
+      uint64_t runq = now->runq_ns[i] > before->runq_ns[j]
+                          ? now->runq_ns[i] - before->runq_ns[j]
+                          : 0;
+      uint64_t ran = now->cpu_ns[i] > before->cpu_ns[j]
+                         ? now->cpu_ns[i] - before->cpu_ns[j]
+                         : 0;
+      uint64_t idle = interval_ns > ran ? interval_ns - ran : 0;
+      uint64_t seen = 0;
+      if (before->runnable[j] && now->runnable[i])
+        seen = idle;
+      else if (before->runnable[j] || now->runnable[i])
+        seen = idle / 2;
+      uint64_t waited = runq > seen ? runq : seen;
+      if (waited > most)
+        most = waited;
+      break;
+    }
+  return most < interval_ns ? most : interval_ns;
 }
 
 emu_call_verdict emu_call_judge(uint64_t cpu_ns, uint64_t asleep_ns,
@@ -99,6 +146,45 @@ static bool read_task_file(pid_t tid, const char *file, char *buf, size_t cap) {
   return n > 0;
 }
 
+bool emu_foreign_threads_sample(bool (*is_own)(pid_t tid),
+                                emu_foreign_threads *out) {
+  out->count = 0;
+  DIR *d = opendir("/proc/self/task");
+  if (d == NULL)
+    return false;
+  bool ok = true;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL && out->count < EMU_FOREIGN_MAX) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9')
+      continue;
+    pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
+    if (is_own(tid))
+      continue;
+    char text[512];
+    int n = out->count;
+    if (!read_task_file(tid, "schedstat", text, sizeof text))
+      continue; /* it exited meanwhile */
+    if (!emu_parse_task_schedstat(text, &out->cpu_ns[n], &out->runq_ns[n])) {
+      ok = false;
+      break;
+    }
+    /* /proc/.../stat: "tid (name) S ...", the name may hold spaces */
+    const char *state = NULL;
+    if (read_task_file(tid, "stat", text, sizeof text)) {
+      const char *paren = strrchr(text, ')');
+      if (paren != NULL && paren[1] == ' ')
+        state = paren + 2;
+    }
+    if (state == NULL)
+      continue; /* it exited meanwhile */
+    out->runnable[n] = *state == 'R';
+    out->tid[n] = tid;
+    out->count++;
+  }
+  closedir(d);
+  return ok;
+}
+
 bool emu_thread_usage_sample(pthread_t th, pid_t tid, emu_thread_usage *u,
                              const char **why) {
   clockid_t cid;
@@ -114,6 +200,12 @@ bool emu_thread_usage_sample(pthread_t th, pid_t tid, emu_thread_usage *u,
     *why = "/proc/self/task/TID/status";
     return false;
   }
+  char sched[256];
+  uint64_t on_cpu;
+  u->runq_known = read_task_file(tid, "schedstat", sched, sizeof sched) &&
+                  emu_parse_task_schedstat(sched, &on_cpu, &u->runq_ns);
+  if (!u->runq_known)
+    u->runq_ns = 0;
   u->wait_channel[0] = '\0';
   u->syscall_nr = -2;
   if (!u->asleep)

@@ -97,6 +97,12 @@ typedef struct watched {
   uint64_t asleep_ns;     /* seen asleep since the first look (estimated) */
   emu_thread_usage slept; /* the latest look that saw it asleep */
   bool slept_seen;
+  /* init/finalize only: the plugin's own threads (writer, exporters), for
+   * the time they waited for a CPU while the call waited for them. */
+  bool lifecycle;
+  bool foreign_known;
+  emu_foreign_threads foreign_last;
+  uint64_t foreign_runq_ns;
 } watched;
 
 static pthread_mutex_t watch_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -200,6 +206,15 @@ static void look_again(watched *w, uint64_t now_ns) {
     w->slept_seen = true;
   }
   w->last = now;
+  if (w->foreign_known) {
+    emu_foreign_threads f;
+    w->foreign_known = emu_foreign_threads_sample(emu_thread_is_own, &f);
+    if (w->foreign_known) {
+      w->foreign_runq_ns += emu_foreign_wait_between(&w->foreign_last, &f,
+                                                     now_ns - w->last_look_ns);
+      w->foreign_last = f;
+    }
+  }
   w->last_look_ns = now_ns;
 }
 
@@ -231,7 +246,26 @@ static void judge(watched *w, uint64_t wall, uint64_t limit) {
   uint64_t cpu = grown_by(w->first.cpu_ns, w->last.cpu_ns);
   uint64_t switches =
       grown_by(w->first.voluntary_switches, w->last.voluntary_switches);
-  emu_call_verdict v = emu_call_judge(cpu, w->asleep_ns, limit);
+  /* Asleep: as sampled at each look, but never more than the wall time
+   * less CPU time less time waiting for a CPU, where the kernel keeps
+   * run-queue times (it adds a wait only once the thread gets a CPU, so
+   * that bound alone would count a wait still going on as sleep). */
+  uint64_t asleep = w->asleep_ns;
+  if (w->first.runq_known && w->last.runq_known) {
+    uint64_t bound =
+        emu_asleep_exact(w->last_look_ns - w->since_ns, cpu,
+                         grown_by(w->first.runq_ns, w->last.runq_ns));
+    if (bound < asleep)
+      asleep = bound;
+  }
+  /* init/finalize may wait for the plugin's own threads (finalize joins
+   * its writer): their wait for a CPU is the machine's, not the call's. */
+  uint64_t helpers_starved = 0;
+  if (w->lifecycle && w->foreign_known) {
+    helpers_starved = w->foreign_runq_ns < asleep ? w->foreign_runq_ns : asleep;
+    asleep -= helpers_starved;
+  }
+  emu_call_verdict v = emu_call_judge(cpu, asleep, limit);
   if (v == EMU_CALL_NOT_SLOW) {
     if (w->excused != w->seen_entered) {
       w->excused = w->seen_entered;
@@ -245,13 +279,18 @@ static void judge(watched *w, uint64_t wall, uint64_t limit) {
   char where[128] = "";
   if (w->slept_seen)
     describe_sleep(&w->slept, where, sizeof where);
-  char why[320];
+  char helpers[96] = "";
+  if (helpers_starved > 0)
+    snprintf(helpers, sizeof helpers,
+             " (not counted: %.1f ms its own threads waited for a CPU)",
+             (double)helpers_starved / 1e6);
+  char why[420];
   snprintf(why, sizeof why,
-           "%s: CPU %.1f ms, asleep about %.1f ms%s, %llu voluntary context "
-           "switch%s",
+           "%s: CPU %.1f ms, asleep about %.1f ms%s%s, %llu voluntary "
+           "context switch%s",
            v == EMU_CALL_SLOW_CPU ? "it used the CPU (computing or spinning)"
                                   : "it waited on its own (sleep, lock or I/O)",
-           (double)cpu / 1e6, (double)w->asleep_ns / 1e6, where,
+           (double)cpu / 1e6, (double)asleep / 1e6, helpers, where,
            (unsigned long long)switches, switches == 1 ? "" : "es");
   report_slow(w, wall, limit, why);
 }
@@ -275,6 +314,12 @@ static void watch_pass(uint64_t now) {
       w->last = w->first;
       w->slept = w->first;
       w->slept_seen = w->measured && w->first.asleep;
+      uint32_t kind = EMU_LOAD_RELAXED(&w->t->call_what) >> 16;
+      w->lifecycle = kind == EMU_CALL_INIT || kind == EMU_CALL_FINALIZE;
+      w->foreign_runq_ns = 0;
+      w->foreign_known =
+          w->lifecycle &&
+          emu_foreign_threads_sample(emu_thread_is_own, &w->foreign_last);
       w->last_look_ns = now;
       w->asleep_ns = 0;
       continue;
@@ -294,6 +339,7 @@ static void watch_pass(uint64_t now) {
 
 static void *watchdog_main(void *arg) {
   (void)arg;
+  emu_thread_note_own();
   uint64_t period = max_callback_ns / 4;
   if (period < 1000000)
     period = 1000000;

@@ -28,7 +28,12 @@
 
 /* One look at a thread. */
 typedef struct emu_thread_usage {
-  uint64_t cpu_ns;             /* its thread CPU clock */
+  uint64_t cpu_ns; /* its thread CPU clock */
+  /* Time it spent runnable but waiting for a CPU, from
+   * /proc/self/task/TID/schedstat; runq_known false when the kernel does
+   * not keep it (no schedstat). */
+  uint64_t runq_ns;
+  bool runq_known;
   uint64_t voluntary_switches; /* since it started (for the message) */
   bool asleep;                 /* state S or D: waiting on its own now */
   /* When asleep: where, as the kernel says (for the message): its wait
@@ -45,6 +50,45 @@ typedef struct emu_thread_usage {
  * names what failed (a static string, for the one-time warning). */
 bool emu_thread_usage_sample(pthread_t th, pid_t tid, emu_thread_usage *u,
                              const char **why);
+
+/* Reads the time on a CPU and the time waiting on a run queue (the first
+ * two numbers) from the text of a /proc/.../schedstat file. False when
+ * they are not there. */
+bool emu_parse_task_schedstat(const char *text, uint64_t *cpu_ns,
+                              uint64_t *runq_ns);
+
+/* The most a thread can have been asleep on its own between two looks:
+ * the wall time between them less its CPU time and its time waiting for a
+ * CPU (0 when rounding makes that negative). Exact for waits that ended;
+ * the kernel counts a wait for a CPU only once the thread gets one. Pure. */
+uint64_t emu_asleep_exact(uint64_t wall_ns, uint64_t cpu_ns, uint64_t runq_ns);
+
+/* The threads of this process that the emulator did not start (the
+ * plugin's own: its writer, exporters): their CPU time and time waiting
+ * for a CPU (schedstat) and whether they were runnable (state R). */
+#define EMU_FOREIGN_MAX 64
+typedef struct emu_foreign_threads {
+  int count;
+  pid_t tid[EMU_FOREIGN_MAX];
+  uint64_t cpu_ns[EMU_FOREIGN_MAX];
+  uint64_t runq_ns[EMU_FOREIGN_MAX];
+  bool runnable[EMU_FOREIGN_MAX];
+} emu_foreign_threads;
+
+/* Looks at every thread of the process for which is_own(tid) is false.
+ * False when /proc/self/task or schedstat cannot be read. */
+bool emu_foreign_threads_sample(bool (*is_own)(pid_t tid),
+                                emu_foreign_threads *out);
+
+/* How long, between two looks `interval_ns` apart, the plugin's threads
+ * waited for a CPU: for each thread seen at both, the larger of its
+ * run-queue time and, when it was runnable at a look, the part of the
+ * interval it did not run (all of it at both looks, half at one: the
+ * kernel adds a wait to schedstat only once the thread gets a CPU); the
+ * most of any one thread, at most the interval. Pure. */
+uint64_t emu_foreign_wait_between(const emu_foreign_threads *before,
+                                  const emu_foreign_threads *now,
+                                  uint64_t interval_ns);
 
 /* Reads the system call number from the text of a /proc/.../syscall file:
  * its number, -1 when the thread is blocked outside a system call, -2 when

@@ -55,6 +55,11 @@ void emu_thread_init(emu_thread *t, int worker, uint32_t stream, emu_role role,
 void emu_thread_attach(emu_thread *t);
 /* Flushes the truth buffer; call before the OS thread exits. */
 void emu_thread_detach(emu_thread *t);
+/* The emulator's own OS threads (every thread emu_thread_spawn starts, and
+ * those that call emu_thread_note_own: a worker's main thread, the
+ * watchdog), so that --check can tell them from the plugin's threads. */
+void emu_thread_note_own(void);
+bool emu_thread_is_own(pid_t tid);
 /* Deterministic id streams: a thread's stream depends only on its role and
  * position, never on creation timing, so ids repeat for the same --seed. */
 #define EMU_STREAM_MAIN 1u

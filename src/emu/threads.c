@@ -7,6 +7,7 @@
 #include "emu_thread.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -49,9 +50,50 @@ void emu_thread_detach(emu_thread *t) {
   }
 }
 
+/* ---- the emulator's own threads ---- */
+
+#define OWN_TIDS_MAX 4096
+static pid_t own_tids[OWN_TIDS_MAX];
+static int own_count; /* entries published (release) */
+
+void emu_thread_note_own(void) {
+  pid_t tid = (pid_t)syscall(SYS_gettid);
+  int i = __atomic_fetch_add(&own_count, 1, __ATOMIC_RELAXED);
+  if (i >= OWN_TIDS_MAX)
+    return; /* past that, extra threads count as the plugin's: harmless */
+  __atomic_store_n(&own_tids[i], tid, __ATOMIC_RELEASE);
+}
+
+bool emu_thread_is_own(pid_t tid) {
+  int n = __atomic_load_n(&own_count, __ATOMIC_ACQUIRE);
+  if (n > OWN_TIDS_MAX)
+    n = OWN_TIDS_MAX;
+  for (int i = 0; i < n; i++)
+    if (__atomic_load_n(&own_tids[i], __ATOMIC_ACQUIRE) == tid)
+      return true;
+  return false;
+}
+
+typedef struct {
+  void *(*fn)(void *);
+  void *arg;
+} spawn_args;
+
+static void *spawned_main(void *p) {
+  spawn_args a = *(spawn_args *)p;
+  free(p);
+  emu_thread_note_own();
+  return a.fn(a.arg);
+}
+
 void emu_thread_spawn(pthread_t *th, const char *os_name, void *(*fn)(void *),
                       void *arg) {
-  int rc = pthread_create(th, NULL, fn, arg);
+  spawn_args *a = malloc(sizeof *a);
+  if (a == NULL)
+    emu_die("cannot create thread '%s': out of memory", os_name);
+  a->fn = fn;
+  a->arg = arg;
+  int rc = pthread_create(th, NULL, spawned_main, a);
   if (rc != 0)
     emu_die("cannot create thread '%s': %s", os_name, strerror(rc));
   char name[16];

@@ -121,6 +121,7 @@ void emu_worker_main(const emu_options *o, const emu_scenario *sc,
     emu_truth_open(path);
   }
   emu_check_configure(o->check, o->max_callback_ms, o->max_lifecycle_ms);
+  emu_thread_note_own(); /* this worker's main thread */
   emu_watchdog_start();
   core_configure(o->check, o->check ? o->max_callback_ms : 0, o->truth != NULL);
   emu_loader_configure(o);

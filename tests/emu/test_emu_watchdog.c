@@ -141,6 +141,50 @@ static void test_parse_syscall(void **state) {
   assert_int_equal(emu_parse_task_syscall("-12 0x0"), -2);
 }
 
+static void test_parse_schedstat(void **state) {
+  (void)state;
+  uint64_t cpu = 0, runq = 0;
+  assert_true(emu_parse_task_schedstat("2190355 4711 1\n", &cpu, &runq));
+  assert_int_equal(cpu, 2190355);
+  assert_int_equal(runq, 4711);
+  assert_false(emu_parse_task_schedstat("", &cpu, &runq));
+  assert_false(emu_parse_task_schedstat("12", &cpu, &runq));
+  assert_false(emu_parse_task_schedstat("12 x 1", &cpu, &runq));
+  /* the most the thread can have slept: wall less CPU less waiting */
+  assert_int_equal(emu_asleep_exact(100, 30, 20), 50);
+  assert_int_equal(emu_asleep_exact(100, 80, 30), 0);
+}
+
+static void test_foreign_wait(void **state) {
+  (void)state;
+  const uint64_t ms = 1000000;
+  emu_foreign_threads a = {.count = 2,
+                           .tid = {10, 11},
+                           .cpu_ns = {0, 0},
+                           .runq_ns = {0, 0},
+                           .runnable = {true, false}};
+  emu_foreign_threads b = a;
+  /* runnable at both looks, ran 2 ms of 10: waited 8 (schedstat not yet) */
+  b.cpu_ns[0] = 2 * ms;
+  assert_int_equal(emu_foreign_wait_between(&a, &b, 10 * ms), 8 * ms);
+  /* runnable at one look only: half of that */
+  b.runnable[0] = false;
+  assert_int_equal(emu_foreign_wait_between(&a, &b, 10 * ms), 4 * ms);
+  /* the kernel's run-queue time wins when larger; never over the interval */
+  b.runq_ns[1] = 6 * ms;
+  assert_int_equal(emu_foreign_wait_between(&a, &b, 10 * ms), 6 * ms);
+  b.runq_ns[1] = 60 * ms;
+  assert_int_equal(emu_foreign_wait_between(&a, &b, 10 * ms), 10 * ms);
+  /* asleep at both looks, no run-queue time: it did not wait for a CPU */
+  emu_foreign_threads c = a, d = a;
+  c.runnable[0] = d.runnable[0] = false;
+  assert_int_equal(emu_foreign_wait_between(&c, &d, 10 * ms), 0);
+  /* a thread that appeared between the looks says nothing */
+  d.tid[0] = 99;
+  d.runnable[0] = true;
+  assert_int_equal(emu_foreign_wait_between(&c, &d, 10 * ms), 0);
+}
+
 static void test_sample(void **state) {
   (void)state;
   const char *why = NULL;
@@ -395,6 +439,116 @@ static void test_descheduled_excused_sleeper_reported(void **state) {
                    EMU_CALL_SLOW_BLOCKED);
 }
 
+/* ---------- init/finalize waiting for the plugin's own thread ---------- */
+typedef struct helper {
+  bool starved; /* true: spin pinned beside a hog at nice 19; false: sleep */
+  int cpu;
+  pthread_mutex_t m;
+  pthread_cond_t cv;
+  bool done;
+  int setup_errno;
+} helper;
+
+/* The plugin's writer, as finalize waits for it: not an emulator thread.
+ * Works (spins, or sleeps) until the watchdog has decided on the call. */
+static void *helper_main(void *arg) {
+  helper *h = arg;
+  if (h->starved &&
+      (!pin_to(h->cpu) || setpriority(PRIO_PROCESS, (id_t)my_tid(), 19) != 0))
+    h->setup_errno = errno;
+  emu_watchdog_counts before, now;
+  emu_watchdog_counts_get(&before);
+  now = before;
+  uint64_t start = wall_ns();
+  /* The starved one stops at the first verdict; the sleeping one only when
+   * reported (it may be excused first, at a look where its sleep was just
+   * under the limit, as any sleeper). */
+  while ((!h->starved || now.excused == before.excused) &&
+         reported(&now) == reported(&before) &&
+         wall_ns() - start < 30 * SECOND_NS) {
+    if (!h->starved) {
+      struct timespec ts = {0, (long)(LIMIT_NS / 4)};
+      nanosleep(&ts, NULL);
+    }
+    emu_watchdog_counts_get(&now);
+  }
+  pthread_mutex_lock(&h->m);
+  h->done = true;
+  pthread_cond_broadcast(&h->cv);
+  pthread_mutex_unlock(&h->m);
+  return NULL;
+}
+
+typedef struct finalizer {
+  helper *h;
+  emu_thread t;
+} finalizer;
+
+/* finalize: starts the helper and waits for it, as a plugin joins its
+ * writer. */
+static void *finalizer_main(void *arg) {
+  finalizer *f = arg;
+  emu_thread_init(&f->t, 0, EMU_STREAM_MAIN, EMU_ROLE_MAIN, "finalizer", 1);
+  emu_thread_attach(&f->t);
+  emu_thread_enter_call(&f->t, EMU_CALL_FINALIZE, 0);
+  pthread_t th;
+  if (pthread_create(&th, NULL, helper_main, f->h) == 0) {
+    pthread_mutex_lock(&f->h->m);
+    while (!f->h->done)
+      pthread_cond_wait(&f->h->cv, &f->h->m);
+    pthread_mutex_unlock(&f->h->m);
+    pthread_join(th, NULL);
+  }
+  emu_thread_leave_call(&f->t);
+  emu_thread_detach(&f->t);
+  return NULL;
+}
+
+static void run_finalizer(helper *h, emu_watchdog_counts *delta) {
+  emu_watchdog_counts before, after;
+  emu_watchdog_counts_get(&before);
+  finalizer f = {.h = h};
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, finalizer_main, &f), 0);
+  pthread_join(th, NULL);
+  emu_watchdog_counts_get(&after);
+  delta->slow_cpu = after.slow_cpu - before.slow_cpu;
+  delta->slow_blocked = after.slow_blocked - before.slow_blocked;
+  delta->slow_wall = after.slow_wall - before.slow_wall;
+  delta->excused = after.excused - before.excused;
+}
+
+static void test_finalize_waiting_for_a_starved_helper_excused(void **state) {
+  (void)state;
+  hog g = {.cpu = first_allowed_cpu()};
+  pthread_t hog_th;
+  assert_int_equal(pthread_create(&hog_th, NULL, hog_main, &g), 0);
+  while (!__atomic_load_n(&g.ready, __ATOMIC_ACQUIRE))
+    sched_yield();
+  assert_int_equal(g.setup_errno, 0);
+  /* finalize asleep while its helper waits for a CPU: the machine's fault */
+  helper starved = {.starved = true,
+                    .cpu = g.cpu,
+                    .m = PTHREAD_MUTEX_INITIALIZER,
+                    .cv = PTHREAD_COND_INITIALIZER};
+  emu_watchdog_counts d;
+  run_finalizer(&starved, &d);
+  __atomic_store_n(&g.stop, 1, __ATOMIC_RELAXED);
+  pthread_join(hog_th, NULL);
+  assert_int_equal(starved.setup_errno, 0);
+  assert_int_equal(reported(&d), 0);
+  assert_int_equal(d.excused, 1);
+
+  /* finalize asleep while its helper sleeps: the plugin's own wait */
+  helper sleeping = {.starved = false,
+                     .cpu = -1,
+                     .m = PTHREAD_MUTEX_INITIALIZER,
+                     .cv = PTHREAD_COND_INITIALIZER};
+  run_finalizer(&sleeping, &d);
+  assert_int_equal(d.slow_blocked, 1);
+  assert_int_equal(d.slow_cpu + d.slow_wall, 0);
+}
+
 static void test_spinner_reported(void **state) {
   (void)state;
   victim v = {.action = SPIN_UNTIL_REPORTED, .cpu = -1};
@@ -433,9 +587,12 @@ int main(void) {
       cmocka_unit_test(test_rule),
       cmocka_unit_test(test_parse_status),
       cmocka_unit_test(test_parse_syscall),
+      cmocka_unit_test(test_parse_schedstat),
+      cmocka_unit_test(test_foreign_wait),
       cmocka_unit_test(test_sample),
       cmocka_unit_test(test_descheduled_excused_sleeper_reported),
       cmocka_unit_test(test_spinner_reported),
+      cmocka_unit_test(test_finalize_waiting_for_a_starved_helper_excused),
       cmocka_unit_test(test_unreadable_falls_back_to_wall_time),
   };
   return cmocka_run_group_tests(tests, start_watchdog, stop_watchdog);
