@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "hang.h"
+#include "nccl_names.h"
 
 #define MAX_RANKS (1 << 22) /* a communicator larger than this is bad data */
 
@@ -42,7 +43,7 @@ typedef struct {
 } actx;
 
 static bool is_p2p(const hang_op *op) {
-  return strcmp(op->type, "ncclProfileP2p") == 0;
+  return nccl_event_from_json_str(op->type) == NCCL_EV_P2P;
 }
 
 static const char *group_func(const hang_op *op) {

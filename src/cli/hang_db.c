@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hang.h"
+#include "nccl_names.h"
 
 static bool grow(void **arr, size_t *cap, size_t n, size_t size) {
   if (n < *cap)
@@ -91,22 +92,27 @@ void hang_db_free(hang_db *db) {
   memset(db, 0, sizeof *db);
 }
 
-/* The plugin writes NCCL's names without the ProxyStep prefix and _v4
- * suffix (docs/trace-format.md). */
+/* What a step's last state says it waits for, by NCCL's state number (the
+ * trace's state names are the shared vocabulary's, nccl_names.h). */
 hang_wait hang_wait_of_state(const char *state) {
-  static const struct {
-    const char *name;
-    hang_wait wait;
-  } table[] = {
-      {"RecvWait", HW_PEER_DATA},      {"SendPeerWait", HW_PEER_BUFFER},
-      {"SendWait", HW_NETWORK},        {"SendGPUWait", HW_GPU_PRODUCE},
-      {"RecvFlushWait", HW_GPU_FLUSH}, {"RecvGPUWait", HW_GPU_CONSUME}};
   if (!state || !*state)
     return HW_NONE;
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    if (strcmp(state, table[i].name) == 0)
-      return table[i].wait;
-  return HW_OTHER;
+  switch (nccl_state_from_name(state, strlen(state))) {
+  case NCCL_STATE_STEP_RECV_WAIT:
+    return HW_PEER_DATA;
+  case NCCL_STATE_STEP_SEND_PEER_WAIT:
+    return HW_PEER_BUFFER;
+  case NCCL_STATE_STEP_SEND_WAIT:
+    return HW_NETWORK;
+  case NCCL_STATE_STEP_SEND_GPU_WAIT:
+    return HW_GPU_PRODUCE;
+  case NCCL_STATE_STEP_RECV_FLUSH_WAIT:
+    return HW_GPU_FLUSH;
+  case NCCL_STATE_STEP_RECV_GPU_WAIT:
+    return HW_GPU_CONSUME;
+  default:
+    return HW_OTHER;
+  }
 }
 
 const char *hang_wait_name(hang_wait w) {

@@ -12,6 +12,7 @@
 
 #include "hang.h"
 #include "jsonl_scan.h"
+#include "nccl_names.h"
 
 #define MAX_SNAPSHOT_BYTES (256u << 20)
 
@@ -186,11 +187,12 @@ static void read_event(const ctx *c, const js_value *obj, step_list *steps,
     else if (key_is(&k, "state"))
       copy_str(&v, s.state, sizeof s.state);
   }
-  if (strcmp(type, "ncclProfileProxyOp") == 0)
+  int etype = nccl_event_from_json_str(type);
+  if (etype == NCCL_EV_PROXY_OP)
     op->proxy_ops++;
-  else if (strcmp(type, "ncclProfileKernelCh") == 0)
+  else if (etype == NCCL_EV_KERNEL_CH)
     op->kernel_chs++;
-  if (strcmp(type, "ncclProfileProxyStep") != 0 || s.step < 0 || s.peer < 0)
+  if (etype != NCCL_EV_PROXY_STEP || s.step < 0 || s.peer < 0)
     return;
   for (size_t i = 0; i < steps->n; i++)
     if (steps->v[i].id == s.id)
@@ -315,7 +317,8 @@ static void read_operation(hang_db *db, size_t si, const ctx *c,
     op.proxy_steps = scratch.proxy_steps;
   }
   make_heads(&op, steps);
-  op.pxn = strcmp(op.type, "ncclProfileProxyOp") == 0 && op.origin_pid >= 0;
+  op.pxn = nccl_event_from_json_str(op.type) == NCCL_EV_PROXY_OP &&
+           op.origin_pid >= 0;
   if (op.hung)
     db->hung_ops++;
   bool ok;

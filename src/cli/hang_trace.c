@@ -83,7 +83,7 @@ static void on_coll(hang_db *db, size_t si, const rec *r, rec_scratch *sc) {
 
 static void on_timing(hang_db *db, size_t si, const rec *r) {
   uint64_t seq;
-  if (!js_str_eq(js_get(r->f, K_type), "ncclProfileColl") ||
+  if (ev_type_from_json(js_get(r->f, K_type)) != ET_COLL ||
       !js_to_u64(js_get(r->f, K_seqNumber), &seq) || has_true(r, "incomplete"))
     return;
   hang_progress *p = progress_of(db, si, r->f);

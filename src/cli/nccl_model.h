@@ -1,6 +1,7 @@
 /*
- * src/cli/nccl_model.h — NCCL facts the analyses need: datatype sizes and
- * nccl-tests' bus-bandwidth factors.
+ * src/cli/nccl_model.h — NCCL facts the analyses need: nccl-tests'
+ * bus-bandwidth factors and message sizes (datatype sizes come from the
+ * shared vocabulary, src/common/nccl_names.h).
  *
  *   algBw = bytes / duration;  busBw = algBw * factor(func, nranks)
  *   AllReduce 2(n-1)/n; AllGather, ReduceScatter, AlltoAll, Gather,
@@ -15,8 +16,8 @@
 
 #include <stdint.h>
 
-/* Size in bytes of "ncclFloat32" etc.; 0 when unknown. */
-int nccl_datatype_size(const char *name);
+#include "nccl_names.h"
+
 /* Bus-bandwidth factor; 1 for unknown functions or nranks < 2. */
 double nccl_bus_factor(const char *func, int nranks);
 /* Message size in bytes (see above); `count` alone when the datatype is

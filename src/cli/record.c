@@ -5,85 +5,40 @@
 
 #include <string.h>
 
-static const char *const json_names[ET_COUNT] = {
-    [ET_GROUP] = "ncclProfileGroup",
-    [ET_COLL] = "ncclProfileColl",
-    [ET_P2P] = "ncclProfileP2p",
-    [ET_PROXY_OP] = "ncclProfileProxyOp",
-    [ET_PROXY_STEP] = "ncclProfileProxyStep",
-    [ET_PROXY_CTRL] = "ncclProfileProxyCtrl",
-    [ET_KERNEL_CH] = "ncclProfileKernelCh",
-    [ET_NET_PLUGIN] = "ncclProfileNetPlugin",
-    [ET_GROUP_API] = "ncclProfileGroupApi",
-    [ET_COLL_API] = "ncclProfileCollApi",
-    [ET_P2P_API] = "ncclProfileP2pApi",
-    [ET_KERNEL_LAUNCH] = "ncclProfileKernelLaunch",
-    [ET_CE_COLL] = "ncclProfileCeColl",
-    [ET_CE_SYNC] = "ncclProfileCeSync",
-    [ET_CE_BATCH] = "ncclProfileCeBatch",
-    [ET_KERNEL_PHASE] = "ncclProfileKernelPhase",
-    [ET_UNKNOWN] = "unknown",
-    [ET_LIFECYCLE] = "ProfilerLifecycle",
-};
+#include "nccl_names.h"
 
+/* NCCL's types are the shared vocabulary's (src/common/nccl_names.h, same
+ * numbering); "unknown" and the plugin's own lifecycle record are ours. */
 const char *ev_type_json_name(ev_type t) {
-  return (unsigned)t < ET_COUNT ? json_names[t] : "unknown";
+  if (t == ET_LIFECYCLE)
+    return "ProfilerLifecycle";
+  const char *name = nccl_event_json_name((int)t);
+  return name ? name : "unknown";
 }
 
 const char *ev_type_short_name(ev_type t) {
-  const char *n = ev_type_json_name(t);
-  return strncmp(n, "ncclProfile", 11) == 0 ? n + 11 : n;
+  if (t == ET_LIFECYCLE)
+    return "ProfilerLifecycle";
+  const char *name = nccl_event_name((int)t);
+  return name ? name : "unknown";
 }
 
 ev_type ev_type_from_json(const js_value *v) {
   if (!v || v->type != JS_STRING)
     return ET_UNKNOWN;
-  const char *p = v->ptr;
-  size_t n = v->len;
-  if (n > 11 && memcmp(p, "ncclProfile", 11) == 0) {
-    for (int t = 0; t < ET_UNKNOWN; t++) {
-      const char *name = json_names[t] + 11;
-      if (strlen(name) == n - 11 && memcmp(name, p + 11, n - 11) == 0)
-        return (ev_type)t;
-    }
-    return ET_UNKNOWN;
-  }
+  int t = nccl_event_from_json_name(v->ptr, v->len);
+  if (t >= 0)
+    return (ev_type)t;
   if (js_str_eq(v, "ProfilerLifecycle"))
     return ET_LIFECYCLE;
   return ET_UNKNOWN;
 }
 
-#define BIT(t) (1u << (t))
 uint32_t ev_legal_parents(ev_type child) {
-  switch (child) {
-  case ET_COLL:
-    return BIT(ET_COLL_API) | BIT(ET_GROUP);
-  case ET_P2P:
-    return BIT(ET_P2P_API) | BIT(ET_GROUP);
-  case ET_PROXY_OP:
-  case ET_KERNEL_CH:
-    return BIT(ET_COLL) | BIT(ET_P2P);
-  case ET_PROXY_STEP:
-    return BIT(ET_PROXY_OP);
-  case ET_NET_PLUGIN:
-    return BIT(ET_PROXY_STEP);
-  case ET_COLL_API:
-  case ET_P2P_API:
-  case ET_KERNEL_LAUNCH:
-    return BIT(ET_GROUP_API);
-  case ET_CE_COLL:
-    return BIT(ET_COLL_API);
-  case ET_CE_SYNC:
-  case ET_CE_BATCH:
-    return BIT(ET_CE_COLL);
-  case ET_KERNEL_PHASE:
-  case ET_UNKNOWN:
-    return 0xFFFFFFFFu; /* not documented: anything goes */
-  default:
-    return 0; /* Group, ProxyCtrl, GroupApi, lifecycle: no parent */
-  }
+  if (child == ET_LIFECYCLE)
+    return 0;                                  /* no parent */
+  return nccl_event_legal_parents((int)child); /* unknown: anything goes */
 }
-#undef BIT
 
 void rec_scratch_init(rec_scratch *s) {
   js_fields_init(&s->top);

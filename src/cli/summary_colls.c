@@ -149,7 +149,7 @@ void colls_add_timing(summary *s, const rec *r, rec_scratch *sc) {
   /* Only collectives are matched across ranks: a P2p's seqNumber does not
    * name the same operation on another rank. */
   uint64_t seq;
-  if (js_str_eq(js_get(f, K_type), "ncclProfileP2p") ||
+  if (ev_type_from_json(js_get(f, K_type)) == ET_P2P ||
       !js_to_u64(js_get(f, K_seqNumber), &seq) || stop == INT64_MIN)
     return;
   int64_t arrival = ns_or_min(js_get(f, K_apiTs));

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nccl_names.h"
 #include "summary.h"
 
 typedef struct {
@@ -45,19 +46,19 @@ static void read_states(const rec *r, rec_scratch *sc, step_states *st) {
       continue;
     uint64_t size = 0;
     switch (id) {
-    case 9: /* SendWait */
+    case NCCL_STATE_STEP_SEND_WAIT:
       js_to_u64(js_get(&sc->state, K_transSize), &size);
       st->have_send = true;
       st->send_ts = ts;
       st->send_size = size;
       break;
-    case 10: /* RecvWait */
+    case NCCL_STATE_STEP_RECV_WAIT:
       if (!st->have_recv_wait) {
         st->have_recv_wait = true;
         st->recv_wait_ts = ts;
       }
       break;
-    case 11: /* RecvFlushWait */
+    case NCCL_STATE_STEP_RECV_FLUSH_WAIT:
       js_to_u64(js_get(&sc->state, K_transSize), &size);
       st->have_flush = true;
       st->flush_ts = ts;

@@ -3,6 +3,7 @@
  * splitmix64 random numbers, clocks, name tables, size parsing, messages.
  */
 #include "emu_common.h"
+#include "nccl_names.h"
 #include "size_text.h"
 
 #include <ctype.h>
@@ -97,12 +98,6 @@ void emu_sleep_until_ns(uint64_t deadline) {
   }
 }
 
-static const char *const event_type_names[] = {
-    "Group",     "Coll",      "P2p",      "ProxyOp",
-    "ProxyStep", "ProxyCtrl", "KernelCh", "NetPlugin",
-    "GroupApi",  "CollApi",   "P2pApi",   "KernelLaunch",
-    "CeColl",    "CeSync",    "CeBatch",  "KernelPhase"};
-
 int emu_event_type_bit(uint64_t type) {
   if (type == 0 || (type & (type - 1)) != 0)
     return -1;
@@ -110,82 +105,31 @@ int emu_event_type_bit(uint64_t type) {
 }
 
 const char *emu_event_type_name(uint64_t type) {
-  int bit = emu_event_type_bit(type);
-  if (bit < 0 ||
-      bit >= (int)(sizeof event_type_names / sizeof *event_type_names))
-    return "Unknown";
-  return event_type_names[bit];
+  const char *name = nccl_event_name(emu_event_type_bit(type));
+  return name ? name : "Unknown";
 }
-
-static const char *const state_names[] = {"ProxyOpSendPosted",
-                                          "ProxyOpSendRemFifoWait",
-                                          "ProxyOpSendTransmitted",
-                                          "ProxyOpSendDone",
-                                          "ProxyOpRecvPosted",
-                                          "ProxyOpRecvReceived",
-                                          "ProxyOpRecvTransmitted",
-                                          "ProxyOpRecvDone",
-                                          "ProxyStepSendGPUWait",
-                                          "ProxyStepSendWait",
-                                          "ProxyStepRecvWait",
-                                          "ProxyStepRecvFlushWait",
-                                          "ProxyStepRecvGPUWait",
-                                          "ProxyCtrlIdle",
-                                          "ProxyCtrlActive",
-                                          "ProxyCtrlSleep",
-                                          "ProxyCtrlWakeup",
-                                          "ProxyCtrlAppend",
-                                          "ProxyCtrlAppendEnd",
-                                          "ProxyOpInProgress_v4",
-                                          "ProxyStepSendPeerWait_v4",
-                                          "NetPluginUpdate",
-                                          "KernelChStop",
-                                          "GroupStartApiStop",
-                                          "GroupEndApiStart",
-                                          "CeCollStart",
-                                          "CeCollComplete",
-                                          "CeSyncStart",
-                                          "CeSyncComplete",
-                                          "CeBatchStart",
-                                          "CeBatchComplete",
-                                          "KernelPhaseStop"};
 
 const char *emu_state_name(int state) {
-  if (state < 0 || state >= (int)(sizeof state_names / sizeof *state_names))
-    return "Unknown";
-  return state_names[state];
+  /* As the trace names it; 31 is NCCL's v7 KernelPhaseStop. */
+  const char *name = nccl_state_name(state, 7, false);
+  return name ? name : "Unknown";
 }
-
-static const char *const func_names[EMU_FUNC_COUNT] = {
-    "Broadcast", "Reduce",   "AllGather", "ReduceScatter",
-    "AllReduce", "SendRecv", "Send",      "Recv",
-    "AlltoAll",  "Gather",   "Scatter"};
 
 const char *emu_func_name(emu_func f) {
-  if ((int)f < 0 || f >= EMU_FUNC_COUNT)
-    return "Unknown";
-  return func_names[f];
+  const char *name = (int)f < EMU_FUNC_COUNT ? nccl_func_name((int)f) : NULL;
+  return name ? name : "Unknown";
 }
 
-static const char *const datatype_names[EMU_DT_COUNT] = {
-    "ncclInt8",    "Unknown" /* ncclUint8 has no case in NCCL */,
-    "ncclInt32",   "ncclUint32",
-    "ncclInt64",   "ncclUint64",
-    "ncclFloat16", "ncclFloat32",
-    "ncclFloat64", "ncclBfloat16"};
-static const size_t datatype_sizes[EMU_DT_COUNT] = {1, 1, 4, 4, 8,
-                                                    8, 2, 4, 8, 2};
-
 const char *emu_datatype_name(emu_datatype d) {
-  if ((int)d < 0 || d >= EMU_DT_COUNT)
-    return "Unknown";
-  return datatype_names[d];
+  if ((int)d < 0 || d >= EMU_DT_COUNT || d == EMU_DT_UINT8)
+    return "Unknown"; /* NCCL's datatype-to-string has no ncclUint8 case */
+  return nccl_datatype_name((int)d);
 }
 
 size_t emu_datatype_size(emu_datatype d) {
   if ((int)d < 0 || d >= EMU_DT_COUNT)
     return 1;
-  return datatype_sizes[d];
+  return nccl_datatype_size(nccl_datatype_name((int)d));
 }
 
 void emu_hex64(char *buf, uint64_t v) {

@@ -16,6 +16,7 @@
 #include "emu_model.h"
 #include "emu_scenario.h"
 #include "emu_truth.h"
+#include "nccl_names.h"
 
 #define DEFAULT_SIZES "64K,1M,32M"
 
@@ -191,11 +192,6 @@ bool emu_parse_mask(const char *s, int *out) {
     *out = (int)v;
     return true;
   }
-  static const char *const names[] = {
-      "group",     "coll",      "p2p",      "proxyop",
-      "proxystep", "proxyctrl", "kernelch", "netplugin",
-      "groupapi",  "collapi",   "p2papi",   "kernellaunch",
-      "cecoll",    "cesync",    "cebatch",  "kernelphase"};
   char buf[512];
   snprintf(buf, sizeof buf, "%s", s);
   int mask = 0;
@@ -206,13 +202,10 @@ bool emu_parse_mask(const char *s, int *out) {
       mask |= 0xFFFF;
       continue;
     }
-    bool found = false;
-    for (int i = 0; i < (int)(sizeof names / sizeof *names); i++)
-      if (strcasecmp(tok, names[i]) == 0) {
-        mask |= 1 << i;
-        found = true;
-      }
-    if (!found)
+    int type = nccl_event_from_mask_name(tok);
+    if (type >= 0)
+      mask |= 1 << type;
+    else
       return false;
   }
   *out = mask;

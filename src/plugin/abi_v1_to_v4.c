@@ -9,15 +9,19 @@
  * in all four.
  */
 #include "emit.h"
+#include "nccl_names.h"
 
-/* v1 enum values (NVIDIA NCCL) -> names as later versions spell them. */
-static const char *const v1_funcs[] = {
-    "Broadcast", "Reduce",   "AllGather", "ReduceScatter",
-    "AllReduce", "SendRecv", "Send",      "Recv"};
-static const char *const v1_types[] = {
-    "ncclInt8",    "ncclUint8",    "ncclInt32",      "ncclUint32",
-    "ncclInt64",   "ncclUint64",   "ncclFloat16",    "ncclFloat32",
-    "ncclFloat64", "ncclBfloat16", "ncclFloat8e4m3", "ncclFloat8e5m2"};
+/* v1 enum values (NVIDIA NCCL) -> names as later versions spell them:
+ * functions and datatypes from the shared vocabulary (v1 has the first 8
+ * functions), algorithms and protocols only here. */
+#define V1_FUNCS 8
+static const char *v1_func(uint8_t v) {
+  return v < V1_FUNCS ? nccl_func_name(v) : "unknown";
+}
+static const char *v1_type(uint8_t v) {
+  const char *name = nccl_datatype_name(v);
+  return name ? name : "unknown";
+}
 static const char *const v1_algos[] = {
     "TREE",      "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS",
     "NVLS_TREE", "PAT"};
@@ -61,8 +65,8 @@ fill_v1(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v1_t *d,
   case CS_EV_COLL:
     memset(&p->coll, 0, sizeof p->coll);
     p->coll.seq = d->coll.seqNumber;
-    p->coll.func = ENUM_NAME(v1_funcs, d->coll.func);
-    p->coll.datatype = ENUM_NAME(v1_types, d->coll.datatype);
+    p->coll.func = v1_func(d->coll.func);
+    p->coll.datatype = v1_type(d->coll.datatype);
     p->coll.algo = ENUM_NAME(v1_algos, d->coll.algo);
     p->coll.proto = ENUM_NAME(v1_protos, d->coll.proto);
     p->coll.send_buff = (uint64_t)(uintptr_t)d->coll.sendBuff;
@@ -79,8 +83,8 @@ fill_v1(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v1_t *d,
     break;
   case CS_EV_P2P:
     memset(&p->p2p, 0, sizeof p->p2p);
-    p->p2p.func = ENUM_NAME(v1_funcs, d->p2p.func);
-    p->p2p.datatype = ENUM_NAME(v1_types, d->p2p.datatype);
+    p->p2p.func = v1_func(d->p2p.func);
+    p->p2p.datatype = v1_type(d->p2p.datatype);
     p->p2p.buff = (uint64_t)(uintptr_t)d->p2p.buff;
     p->p2p.count = d->p2p.count;
     p->p2p.peer = d->p2p.peer;

@@ -20,6 +20,7 @@
 #include "context.h"
 #include "event_types.h"
 #include "handle.h"
+#include "nccl_names.h"
 #include "u64map.h"
 
 /* 8192 sets of 8: an ended event stays findable until 8 later ones land
@@ -137,28 +138,6 @@ static size_t live_collect(const cs_assembler *a, cs_event **out, size_t max) {
       out[n++] = a->live.overflow.slots[i].value;
   return n;
 }
-
-#define BIT(t) (1u << (t))
-static const uint32_t legal_parents[CS_EV_COUNT] = {
-    [CS_EV_GROUP] = 0,
-    [CS_EV_COLL] = BIT(CS_EV_COLL_API) | BIT(CS_EV_GROUP),
-    [CS_EV_P2P] = BIT(CS_EV_P2P_API) | BIT(CS_EV_GROUP),
-    [CS_EV_PROXY_OP] = BIT(CS_EV_COLL) | BIT(CS_EV_P2P),
-    [CS_EV_PROXY_STEP] = BIT(CS_EV_PROXY_OP),
-    [CS_EV_PROXY_CTRL] = 0,
-    [CS_EV_KERNEL_CH] = BIT(CS_EV_COLL) | BIT(CS_EV_P2P),
-    [CS_EV_NET_PLUGIN] = BIT(CS_EV_PROXY_STEP),
-    [CS_EV_GROUP_API] = 0,
-    [CS_EV_COLL_API] = BIT(CS_EV_GROUP_API),
-    [CS_EV_P2P_API] = BIT(CS_EV_GROUP_API),
-    [CS_EV_KERNEL_LAUNCH] = BIT(CS_EV_GROUP_API),
-    [CS_EV_CE_COLL] = BIT(CS_EV_COLL_API),
-    [CS_EV_CE_SYNC] = BIT(CS_EV_CE_COLL),
-    [CS_EV_CE_BATCH] = BIT(CS_EV_CE_COLL),
-    [CS_EV_KERNEL_PHASE] = 0xFFFFFFFFu, /* not documented: trust NCCL */
-    [CS_EV_UNKNOWN] = 0xFFFFFFFFu,
-};
-#undef BIT
 
 /* Types whose descriptor `rank` is meaningful (others carry 0). */
 static bool descriptor_rank_meaningful(uint8_t etype) {
@@ -495,7 +474,7 @@ static bool check_parent(cs_assembler *a, cs_event *e, parent_ref parent) {
     parent_type = parent.ended->etype;
   else
     return true; /* not seen (dropped or long gone): the id is still exact */
-  if (legal_parents[e->etype] & (1u << parent_type))
+  if (nccl_event_legal_parents(e->etype) & (1u << parent_type))
     return true;
   e->parent_kind = CS_PARENT_UNKNOWN;
   e->parent = (cs_handle_event_prefix << CS_ID_BITS) | e->parent;

@@ -15,6 +15,7 @@
 
 #include "bridge.h"
 #include "log.h"
+#include "nccl_names.h"
 
 #if CCLSCOPE_HAVE_NVTX
 
@@ -23,16 +24,13 @@
 /* Categories: event type + 1 (NVTX's 0 means "none"); marks after them. */
 #define CAT_MARK (CS_EV_COUNT + 1u)
 
-/* Range names of types without a function name, and category names. */
-static const char *const type_names[CS_EV_COUNT] = {
-    [CS_EV_GROUP] = "Group",
-    [CS_EV_COLL] = "Coll",
-    [CS_EV_P2P] = "P2p",
-    [CS_EV_GROUP_API] = "GroupApi",
-    [CS_EV_COLL_API] = "CollApi",
-    [CS_EV_P2P_API] = "P2pApi",
-    [CS_EV_KERNEL_LAUNCH] = "KernelLaunch",
-    [CS_EV_CE_COLL] = "CeColl",
+/* The types that become ranges (named by nccl_event_name when they carry
+ * no function name; also the category names). */
+static const bool ranged_types[CS_EV_COUNT] = {
+    [CS_EV_GROUP] = true,         [CS_EV_COLL] = true,
+    [CS_EV_P2P] = true,           [CS_EV_GROUP_API] = true,
+    [CS_EV_COLL_API] = true,      [CS_EV_P2P_API] = true,
+    [CS_EV_KERNEL_LAUNCH] = true, [CS_EV_CE_COLL] = true,
 };
 
 /* ARGB colours: API events light, enqueue events dark, per family. */
@@ -44,12 +42,8 @@ static const uint32_t type_colors[CS_EV_COUNT] = {
 };
 #define MARK_COLOR 0xFFE53935u
 
-/* NCCL's function names (collectives, p2p, CE; v1 adapter's names). */
-static const char *const func_names[] = {
-    "AllReduce", "AllGather", "ReduceScatter", "Broadcast",
-    "Reduce",    "Send",      "Recv",          "SendRecv",
-    "AlltoAll",  "Gather",    "Scatter",       "AllGatherV"};
-#define NFUNCS (sizeof func_names / sizeof *func_names)
+/* NCCL's function names are registered once (nccl_func_name). */
+#define NFUNCS NCCL_FUNCS
 
 /* Set up once per load of the library and kept across sessions: the
  * handles stay valid as long as the domain (never destroyed: a thread of
@@ -72,7 +66,7 @@ static nvtxStringHandle_t func_handle(cs_bridge_thread *t, const char *name) {
     return slot->handle;
   nvtxStringHandle_t h = NULL;
   for (size_t i = 0; i < NFUNCS; i++) {
-    if (strcmp(name, func_names[i]) == 0) {
+    if (strcmp(name, nccl_func_name((int)i)) == 0) {
       h = func_strings[i];
       break;
     }
@@ -89,13 +83,13 @@ bool cs_nvtx_session_begin(void) {
    * any): here, on the init thread, never on NCCL's hot path. */
   domain = nvtxDomainCreateA("cclscope");
   for (int t = 0; t < CS_EV_COUNT; t++) {
-    if (!type_names[t])
+    if (!ranged_types[t])
       continue;
-    type_strings[t] = nvtxDomainRegisterStringA(domain, type_names[t]);
-    nvtxDomainNameCategoryA(domain, (uint32_t)t + 1u, type_names[t]);
+    type_strings[t] = nvtxDomainRegisterStringA(domain, nccl_event_name(t));
+    nvtxDomainNameCategoryA(domain, (uint32_t)t + 1u, nccl_event_name(t));
   }
   for (size_t i = 0; i < NFUNCS; i++)
-    func_strings[i] = nvtxDomainRegisterStringA(domain, func_names[i]);
+    func_strings[i] = nvtxDomainRegisterStringA(domain, nccl_func_name((int)i));
   step_string = nvtxDomainRegisterStringA(domain, "step");
   nvtxDomainNameCategoryA(domain, CAT_MARK, "Mark");
   set_up = true;
@@ -131,7 +125,7 @@ static void set_message(cs_bridge_thread *t, nvtxEventAttributes_t *a,
     a->message.registered = h;
   } else {
     a->messageType = NVTX_MESSAGE_TYPE_ASCII; /* NCCL's static string */
-    a->message.ascii = func ? func : type_names[et];
+    a->message.ascii = func ? func : nccl_event_name(et);
   }
 }
 

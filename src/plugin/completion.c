@@ -18,6 +18,7 @@
 #include "context.h"
 #include "event_types.h"
 #include "gpu_clock.h"
+#include "nccl_names.h"
 #include "u64map.h"
 
 #define API_CACHE 4096   /* power of two */
@@ -87,31 +88,13 @@ struct cs_completion {
 
 /* ---- sizes and bandwidth (docs/metrics.md has the table) ---- */
 
-unsigned cs_datatype_size(const char *t) {
-  static const struct {
-    const char *name;
-    unsigned size;
-  } sizes[] = {{"ncclInt8", 1},       {"ncclUint8", 1},     {"ncclChar", 1},
-               {"ncclInt32", 4},      {"ncclUint32", 4},    {"ncclInt", 4},
-               {"ncclInt64", 8},      {"ncclUint64", 8},    {"ncclFloat16", 2},
-               {"ncclHalf", 2},       {"ncclFloat32", 4},   {"ncclFloat", 4},
-               {"ncclFloat64", 8},    {"ncclDouble", 8},    {"ncclBfloat16", 2},
-               {"ncclFloat8e4m3", 1}, {"ncclFloat8e5m2", 1}};
-  if (!t)
-    return 0;
-  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-    if (strcmp(t, sizes[i].name) == 0)
-      return sizes[i].size;
-  return 0;
-}
-
 static bool is(const char *func, const char *name) {
   return func && strcmp(func, name) == 0;
 }
 
 uint64_t cs_collective_bytes(const char *func, uint64_t count,
                              const char *datatype, int nranks) {
-  uint64_t size = count * cs_datatype_size(datatype);
+  uint64_t size = count * nccl_datatype_size(datatype);
   uint64_t n = nranks > 0 ? (uint64_t)nranks : 1;
   /* nccl-tests report the whole buffer for these; NCCL's count is one
    * rank's part (AllGather counts bytes already, as ncclInt8). */

@@ -91,11 +91,10 @@ static bool parse_mask_token(const char *tok, int *bits, char *err,
       return true;
     }
   }
-  for (int t = 0; t < CS_EV_UNKNOWN; t++) {
-    if (strcasecmp(tok, cs_etype_mask_name((cs_etype)t)) == 0) {
-      *bits = 1 << t;
-      return true;
-    }
+  int t = cs_etype_from_mask_name(tok);
+  if (t >= 0) {
+    *bits = 1 << t;
+    return true;
   }
   snprintf(err, errlen,
            "unknown event '%.32s'; use names like coll,p2p,kernelch, "
@@ -181,8 +180,9 @@ void cs_config_mask_names(int mask, char *out, size_t outlen) {
   for (int t = 0; t < CS_EV_UNKNOWN && used + 1 < outlen; t++) {
     if (!(mask & (1 << t)))
       continue;
-    int n = snprintf(out + used, outlen - used, "%s%s", used ? "," : "",
-                     cs_etype_mask_name((cs_etype)t));
+    char name[24];
+    cs_etype_mask_name((cs_etype)t, name, sizeof name);
+    int n = snprintf(out + used, outlen - used, "%s%s", used ? "," : "", name);
     if (n < 0 || (size_t)n >= outlen - used)
       break;
     used += (size_t)n;

@@ -11,6 +11,7 @@
 #ifndef CCLSCOPE_EVENT_TYPES_H
 #define CCLSCOPE_EVENT_TYPES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum {
@@ -37,8 +38,10 @@ typedef enum {
 /* "ncclProfileColl" etc.; "unknown" for CS_EV_UNKNOWN. */
 const char *cs_etype_json_name(cs_etype t);
 
-/* Short lower-case name used by CCLSCOPE_MASK ("coll", "proxystep", ...). */
-const char *cs_etype_mask_name(cs_etype t);
+/* The type CCLSCOPE_MASK names `s` ("coll", "proxystep", any case), or -1. */
+int cs_etype_from_mask_name(const char *s);
+/* Its lower-case CCLSCOPE_MASK name into out[cap]. */
+void cs_etype_mask_name(cs_etype t, char *out, size_t cap);
 
 /* State name without the "ncclProfiler" prefix ("SendGPUWait", ...), or
  * NULL for a value this build does not know. `abi` and `is_rccl` decide the

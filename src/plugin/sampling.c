@@ -11,9 +11,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "completion.h"
 #include "context.h"
 #include "event_types.h"
+#include "nccl_names.h"
 #include "ring.h"
 
 static cs_sampling_config cfg = {1, 1, 1, 0};
@@ -99,7 +99,7 @@ static uint64_t comm_of(const cs_rec_start *rec, uint64_t legacy_hash) {
 static bool big_enough(const char *datatype, uint64_t count, cs_ring *ring) {
   if (cfg.min_bytes == 0)
     return true;
-  unsigned size = cs_datatype_size(datatype);
+  unsigned size = nccl_datatype_size(datatype);
   if (size == 0 || count * size >= cfg.min_bytes)
     return true; /* unknown type: never guess small */
   cs_ring_count(&ring->too_small);

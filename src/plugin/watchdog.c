@@ -16,6 +16,7 @@
 
 #include "context.h"
 #include "event_types.h"
+#include "nccl_names.h"
 #include "u64map.h"
 
 #define MAX_OPS 65536     /* operations remembered at once */
@@ -463,10 +464,12 @@ static void describe_root(const cs_watchdog *w, const cs_wd_root *r,
   if (c && c->rank >= 0 && rank < 0)
     rank = c->rank;
   if (op && op->etype == CS_EV_P2P)
-    snprintf(what, sizeof what, "%s %s peer %d", func_or(op->func, "P2p"),
+    snprintf(what, sizeof what, "%s %s peer %d",
+             func_or(op->func, nccl_event_name(NCCL_EV_P2P)),
              op->func && op->func[0] == 'R' ? "from" : "to", op->peer);
   else if (op)
-    snprintf(what, sizeof what, "%s seqNumber %llu", func_or(op->func, "Coll"),
+    snprintf(what, sizeof what, "%s seqNumber %llu",
+             func_or(op->func, nccl_event_name(NCCL_EV_COLL)),
              (unsigned long long)op->seq);
   else
     snprintf(what, sizeof what, "a network operation of another process");

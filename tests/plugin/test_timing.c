@@ -20,6 +20,7 @@
 #include "context.h"
 #include "event_types.h"
 #include "gpu_clock.h"
+#include "nccl_names.h"
 #include "stats.h"
 
 /* ---- GPU clock ---- */
@@ -408,9 +409,9 @@ static void test_child_before_parent_and_timeout(void **state) {
 
 static void test_bytes_and_factors(void **state) {
   (void)state;
-  assert_int_equal(cs_datatype_size("ncclBfloat16"), 2);
-  assert_int_equal(cs_datatype_size("ncclFloat64"), 8);
-  assert_int_equal(cs_datatype_size("nope"), 0);
+  assert_int_equal(nccl_datatype_size("ncclBfloat16"), 2);
+  assert_int_equal(nccl_datatype_size("ncclFloat64"), 8);
+  assert_int_equal(nccl_datatype_size("nope"), 0);
   assert_int_equal(cs_collective_bytes("AllReduce", 100, "ncclFloat32", 8),
                    400);
   /* AllGather counts bytes (ncclInt8) per rank; nccl-tests the total. */

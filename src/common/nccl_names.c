@@ -1,0 +1,198 @@
+/*
+ * src/common/nccl_names.c — the name tables of nccl_names.h: the only
+ * place in the repository where NCCL's event types, states, functions and
+ * datatypes are spelled (tests/common/test_nccl_names.c holds the plugin's
+ * writer and the CLI's reader to them).
+ */
+#include "nccl_names.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#define JSON_PREFIX "ncclProfile"
+#define JSON_PREFIX_LEN 11
+
+/* ---- event types ---- */
+
+static const char *const event_json_names[NCCL_EVENT_TYPES] = {
+    "ncclProfileGroup",      "ncclProfileColl",      "ncclProfileP2p",
+    "ncclProfileProxyOp",    "ncclProfileProxyStep", "ncclProfileProxyCtrl",
+    "ncclProfileKernelCh",   "ncclProfileNetPlugin", "ncclProfileGroupApi",
+    "ncclProfileCollApi",    "ncclProfileP2pApi",    "ncclProfileKernelLaunch",
+    "ncclProfileCeColl",     "ncclProfileCeSync",    "ncclProfileCeBatch",
+    "ncclProfileKernelPhase"};
+
+static const uint32_t event_legal_parents[NCCL_EVENT_TYPES] = {
+    [NCCL_EV_GROUP] = 0,
+    [NCCL_EV_COLL] = (1u << NCCL_EV_COLL_API) | (1u << NCCL_EV_GROUP),
+    [NCCL_EV_P2P] = (1u << NCCL_EV_P2P_API) | (1u << NCCL_EV_GROUP),
+    [NCCL_EV_PROXY_OP] = (1u << NCCL_EV_COLL) | (1u << NCCL_EV_P2P),
+    [NCCL_EV_PROXY_STEP] = 1u << NCCL_EV_PROXY_OP,
+    [NCCL_EV_PROXY_CTRL] = 0,
+    [NCCL_EV_KERNEL_CH] = (1u << NCCL_EV_COLL) | (1u << NCCL_EV_P2P),
+    [NCCL_EV_NET_PLUGIN] = 1u << NCCL_EV_PROXY_STEP,
+    [NCCL_EV_GROUP_API] = 0,
+    [NCCL_EV_COLL_API] = 1u << NCCL_EV_GROUP_API,
+    [NCCL_EV_P2P_API] = 1u << NCCL_EV_GROUP_API,
+    [NCCL_EV_KERNEL_LAUNCH] = 1u << NCCL_EV_GROUP_API,
+    [NCCL_EV_CE_COLL] = 1u << NCCL_EV_COLL_API,
+    [NCCL_EV_CE_SYNC] = 1u << NCCL_EV_CE_COLL,
+    [NCCL_EV_CE_BATCH] = 1u << NCCL_EV_CE_COLL,
+    [NCCL_EV_KERNEL_PHASE] = 0xFFFFFFFFu, /* not documented: trust NCCL */
+};
+
+const char *nccl_event_json_name(int type) {
+  return type >= 0 && type < NCCL_EVENT_TYPES ? event_json_names[type] : NULL;
+}
+
+const char *nccl_event_name(int type) {
+  const char *json = nccl_event_json_name(type);
+  return json ? json + JSON_PREFIX_LEN : NULL;
+}
+
+int nccl_event_from_json_name(const char *s, size_t n) {
+  if (n <= JSON_PREFIX_LEN || memcmp(s, JSON_PREFIX, JSON_PREFIX_LEN) != 0)
+    return -1;
+  for (int t = 0; t < NCCL_EVENT_TYPES; t++) {
+    const char *name = event_json_names[t];
+    if (strlen(name) == n && memcmp(name, s, n) == 0)
+      return t;
+  }
+  return -1;
+}
+
+int nccl_event_from_json_str(const char *s) {
+  return s ? nccl_event_from_json_name(s, strlen(s)) : -1;
+}
+
+int nccl_event_from_mask_name(const char *s) {
+  for (int t = 0; t < NCCL_EVENT_TYPES; t++)
+    if (strcasecmp(s, nccl_event_name(t)) == 0)
+      return t;
+  return -1;
+}
+
+void nccl_event_mask_name(int type, char *out, size_t cap) {
+  const char *name = nccl_event_name(type);
+  size_t i = 0;
+  if (cap == 0)
+    return;
+  for (; name && name[i] && i + 1 < cap; i++)
+    out[i] = (char)tolower((unsigned char)name[i]);
+  out[i] = '\0';
+}
+
+uint32_t nccl_event_legal_parents(int type) {
+  return type >= 0 && type < NCCL_EVENT_TYPES ? event_legal_parents[type]
+                                              : 0xFFFFFFFFu;
+}
+
+/* ---- states ---- */
+
+static const char *const state_names[31] = {"ProxyOpSendPosted",
+                                            "ProxyOpSendRemFifoWait",
+                                            "ProxyOpSendTransmitted",
+                                            "ProxyOpSendDone",
+                                            "ProxyOpRecvPosted",
+                                            "ProxyOpRecvReceived",
+                                            "ProxyOpRecvTransmitted",
+                                            "ProxyOpRecvDone",
+                                            "SendGPUWait",
+                                            "SendWait",
+                                            "RecvWait",
+                                            "RecvFlushWait",
+                                            "RecvGPUWait",
+                                            "ProxyCtrlIdle",
+                                            "ProxyCtrlActive",
+                                            "ProxyCtrlSleep",
+                                            "ProxyCtrlWakeup",
+                                            "ProxyCtrlAppend",
+                                            "ProxyCtrlAppendEnd",
+                                            "ProxyOpInProgress",
+                                            "SendPeerWait",
+                                            "NetPluginUpdate",
+                                            "KernelChStop",
+                                            "GroupStartApiStop",
+                                            "GroupEndApiStart",
+                                            "CeCollStart",
+                                            "CeCollComplete",
+                                            "CeSyncStart",
+                                            "CeSyncComplete",
+                                            "CeBatchStart",
+                                            "CeBatchComplete"};
+/* 31: one value, two meanings (nccl_names.h). */
+static const char *const state_31_nccl = "KernelPhaseStop";
+static const char *const state_31_rccl = "ProxyDiagUpdate";
+
+const char *nccl_state_name(int state, int abi, bool rccl) {
+  if (state >= 0 && state < (int)(sizeof state_names / sizeof *state_names))
+    return state_names[state];
+  if (state == 31) {
+    if (rccl && abi <= 6)
+      return state_31_rccl;
+    if (!rccl && abi >= 7)
+      return state_31_nccl;
+  }
+  return NULL;
+}
+
+int nccl_state_from_name(const char *s, size_t n) {
+  for (int i = 0; i < (int)(sizeof state_names / sizeof *state_names); i++)
+    if (strlen(state_names[i]) == n && memcmp(state_names[i], s, n) == 0)
+      return i;
+  if ((strlen(state_31_nccl) == n && memcmp(state_31_nccl, s, n) == 0) ||
+      (strlen(state_31_rccl) == n && memcmp(state_31_rccl, s, n) == 0))
+    return 31;
+  return -1;
+}
+
+/* ---- functions and datatypes ---- */
+
+static const char *const func_names[NCCL_FUNCS] = {
+    "Broadcast", "Reduce",   "AllGather", "ReduceScatter",
+    "AllReduce", "SendRecv", "Send",      "Recv",
+    "AlltoAll",  "Gather",   "Scatter",   "AllGatherV"};
+
+const char *nccl_func_name(int func) {
+  return func >= 0 && func < NCCL_FUNCS ? func_names[func] : NULL;
+}
+
+static const struct {
+  const char *name;
+  unsigned size;
+} datatypes[] = {
+    /* ncclDataType_t order first (nccl_datatype_name indexes these) */
+    {"ncclInt8", 1},
+    {"ncclUint8", 1},
+    {"ncclInt32", 4},
+    {"ncclUint32", 4},
+    {"ncclInt64", 8},
+    {"ncclUint64", 8},
+    {"ncclFloat16", 2},
+    {"ncclFloat32", 4},
+    {"ncclFloat64", 8},
+    {"ncclBfloat16", 2},
+    {"ncclFloat8e4m3", 1},
+    {"ncclFloat8e5m2", 1},
+    /* then NCCL's aliases */
+    {"ncclChar", 1},
+    {"ncclInt", 4},
+    {"ncclHalf", 2},
+    {"ncclFloat", 4},
+    {"ncclDouble", 8},
+};
+
+const char *nccl_datatype_name(int datatype) {
+  return datatype >= 0 && datatype < NCCL_DATATYPES ? datatypes[datatype].name
+                                                    : NULL;
+}
+
+unsigned nccl_datatype_size(const char *name) {
+  if (!name)
+    return 0;
+  for (size_t i = 0; i < sizeof datatypes / sizeof *datatypes; i++)
+    if (strcmp(name, datatypes[i].name) == 0)
+      return datatypes[i].size;
+  return 0;
+}
