@@ -21,8 +21,8 @@
 
 #include "emu_check.h"
 #include "emu_pxn.h"
-#include "emu_scenario.h"
 #include "emu_truth.h"
+#include "scenarios/scenarios.h"
 
 static const emu_options *opts_of(const emu_app *a) {
   return a->worker->opts;

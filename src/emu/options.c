@@ -14,8 +14,8 @@
 
 #include "emu_loader.h"
 #include "emu_model.h"
-#include "emu_scenario.h"
 #include "emu_truth.h"
+#include "scenarios/scenarios.h"
 
 #define DEFAULT_SIZES "64K,1M,32M"
 

@@ -14,8 +14,8 @@
 
 #include "emu_app.h"
 #include "emu_check.h"
-#include "emu_scenario.h"
 #include "emu_truth.h"
+#include "scenarios/scenarios.h"
 
 emu_worker *emu_self;
 

@@ -1,10 +1,10 @@
 /*
- * src/emu/scenario_proxyctrl.c — the ProxyCtrl lifecycle (§8.10, §6.10):
- * with the activation mask set to ProxyCtrl only (unless --mask is given),
- * the proxy thread shows Sleep/Wakeup, Append/AppendEnd(n) and
+ * src/emu/scenarios/scenario_proxyctrl.c — the ProxyCtrl lifecycle (§8.10,
+ * §6.10): with the activation mask set to ProxyCtrl only (unless --mask is
+ * given), the proxy thread shows Sleep/Wakeup, Append/AppendEnd(n) and
  * Active/Idle markers around otherwise invisible network collectives.
  */
-#include "emu_scenario.h"
+#include "scenarios.h"
 
 static void configure_proxyctrl(emu_options *o) {
   if (!o->mask_set) {

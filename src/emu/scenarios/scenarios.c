@@ -1,10 +1,10 @@
 /*
- * src/emu/scenarios.c — owns the scenario registry (--list, --scenario)
- * and the helpers scenarios share: grouped "every rank of this thread"
- * collectives and the script rng that makes all ranks issue the same
+ * src/emu/scenarios/scenarios.c — owns the scenario registry (--list,
+ * --scenario) and the helpers scenarios share: grouped "every rank of this
+ * thread" collectives and the script rng that makes all ranks issue the same
  * operations.
  */
-#include "emu_scenario.h"
+#include "scenarios.h"
 
 #include <string.h>
 

@@ -1,12 +1,12 @@
 /*
- * src/emu/scenario_split.c — communicators created by ncclCommSplit that
- * share the parent's resources: one proxy thread per rank serves the world
+ * src/emu/scenarios/scenario_split.c — communicators created by ncclCommSplit
+ * that share the parent's resources: one proxy thread per rank serves the world
  * comm and both children (ProxyCtrl always with the creator's context,
  * nccl-behaviour §6.10), split hashes derived from the parent's. At teardown
  * the parent is destroyed first: its context is finalized while the shared
  * proxy keeps emitting ProxyCtrl for the children (§2, §10.15).
  */
-#include "emu_scenario.h"
+#include "scenarios.h"
 
 #include <stdio.h>
 

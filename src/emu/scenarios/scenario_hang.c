@@ -1,12 +1,12 @@
 /*
- * src/emu/scenario_hang.c — one rank stops progressing (for hang detection
- * tests): from its second AllReduce on, the --hang-rank's proxy posts a few
- * steps and then never completes them, its KernelCh never stops; the other
- * ranks wait for it with steps in flight. After --duration seconds every
+ * src/emu/scenarios/scenario_hang.c — one rank stops progressing (for hang
+ * detection tests): from its second AllReduce on, the --hang-rank's proxy posts
+ * a few steps and then never completes them, its KernelCh never stops; the
+ * other ranks wait for it with steps in flight. After --duration seconds every
  * process aborts (events stay open) and finalizes. Also used with
  * --delay-rank/--delay-us for stragglers.
  */
-#include "emu_scenario.h"
+#include "scenarios.h"
 
 static void configure_hang(emu_options *o) {
   if (o->duration <= 0)

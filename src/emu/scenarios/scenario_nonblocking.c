@@ -1,10 +1,10 @@
 /*
- * src/emu/scenario_nonblocking.c — non-blocking communicators
+ * src/emu/scenarios/scenario_nonblocking.c — non-blocking communicators
  * (config.blocking = 0, §8.8): the application thread emits GroupApi,
  * CollApi and stops the GroupApi; KernelLaunch, Group and Coll follow on a
  * new "NCCL async" job thread, with the GroupApi already stopped.
  */
-#include "emu_scenario.h"
+#include "scenarios.h"
 
 static void layout_nonblocking(emu_layout *l, const emu_options *o) {
   (void)o;

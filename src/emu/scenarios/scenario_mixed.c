@@ -1,13 +1,13 @@
 /*
- * src/emu/scenario_mixed.c — a realistic training step on N nodes x G GPUs
- * with tensor (tp), pipeline (pp) and data (dp) parallelism (Megatron rank
+ * src/emu/scenarios/scenario_mixed.c — a realistic training step on N nodes x G
+ * GPUs with tensor (tp), pipeline (pp) and data (dp) parallelism (Megatron rank
  * order: tp fastest, then dp, then pp): per micro-batch and layer a TP
  * AllGather + ReduceScatter, pipeline send/recv of activations (forward)
  * and gradients (backward) between stages, data-parallel AllReduce of
  * gradient buckets, and a tiny world AllReduce (loss). Sizes follow a
  * mid-size transformer unless --sizes is given (then round-robin).
  */
-#include "emu_scenario.h"
+#include "scenarios.h"
 
 #include <stdio.h>
 

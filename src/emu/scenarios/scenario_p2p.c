@@ -1,10 +1,10 @@
 /*
- * src/emu/scenario_p2p.c — point-to-point sequences: send/recv between
- * nodes (network ProxyOps, one args for all channels), within a node and to
- * self (no proxy ops, KernelCh only) (§8.5); and ncclAlltoAll, decomposed
- * into 2N P2pApi "Send"/"Recv" events (§6.3).
+ * src/emu/scenarios/scenario_p2p.c — point-to-point sequences: send/recv
+ * between nodes (network ProxyOps, one args for all channels), within a node
+ * and to self (no proxy ops, KernelCh only) (§8.5); and ncclAlltoAll,
+ * decomposed into 2N P2pApi "Send"/"Recv" events (§6.3).
  */
-#include "emu_scenario.h"
+#include "scenarios.h"
 
 /* One ncclGroupStart/End with a send to and a receive from `delta` ranks
  * away (0 = self) for every rank of this thread. */

@@ -1,12 +1,12 @@
 /*
- * src/emu/scenario_ce.c — copy-engine collectives (v6+, §8.6, §6.13):
+ * src/emu/scenarios/scenario_ce.c — copy-engine collectives (v6+, §8.6, §6.13):
  * AllGather and AlltoAll with CTAPolicy ZERO on one NVLink node: GroupApi,
  * CollApi, then CeColl with CeSync "ready"/"complete" barriers around a
  * CeBatch (nested CeSync when graph-captured); no KernelLaunch, Group, Coll,
  * KernelCh or ProxyOp, no recordEventState. v5 and older plugins receive
  * nothing for them (the adapter nulls the handle and clears the CE bits).
  */
-#include "emu_scenario.h"
+#include "scenarios.h"
 
 static void step_ce(emu_app *a, int iteration) {
   emu_rng rng;

@@ -1,12 +1,12 @@
 /*
- * src/emu/scenario_basic.c — the plain collective sequences of
+ * src/emu/scenarios/scenario_basic.c — the plain collective sequences of
  * nccl-behaviour §8.1-§8.4: a single-rank communicator (no events), a
  * single-node AllReduce (KernelCh, no proxy ops), a multi-node ring
  * AllReduce (ProxyOp/ProxyStep/IB NetPlugin, §8.3 step counts) and a
  * grouped set of five collectives (one GroupApi, scheduler order, per-func
  * seqNumbers, Broadcast without Coll).
  */
-#include "emu_scenario.h"
+#include "scenarios.h"
 
 static void step_allreduce(emu_app *a, int iteration) {
   emu_rng rng;

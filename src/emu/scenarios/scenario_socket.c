@@ -1,10 +1,10 @@
 /*
- * src/emu/scenario_socket.c — the socket network transport (§6.12): data
- * moves on "NCCL Sock" helper threads that emit NetPlugin start/stop with a
- * parent captured once (unreliable, possibly stopped) and stops that can
- * come after the ProxyStep stop.
+ * src/emu/scenarios/scenario_socket.c — the socket network transport (§6.12):
+ * data moves on "NCCL Sock" helper threads that emit NetPlugin start/stop with
+ * a parent captured once (unreliable, possibly stopped) and stops that can come
+ * after the ProxyStep stop.
  */
-#include "emu_scenario.h"
+#include "scenarios.h"
 
 static void configure_socket(emu_options *o) {
   o->net = EMU_NET_SOCKET;

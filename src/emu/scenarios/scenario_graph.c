@@ -1,12 +1,12 @@
 /*
- * src/emu/scenario_graph.c — CUDA graph capture and replay (§8.7, §10.11):
- * a network AllReduce on the world comm and an intra-node AllReduce on a
- * node-local split are captured once (graphCaptured=1, KernelLaunch once);
+ * src/emu/scenarios/scenario_graph.c — CUDA graph capture and replay (§8.7,
+ * §10.11): a network AllReduce on the world comm and an intra-node AllReduce on
+ * a node-local split are captured once (graphCaptured=1, KernelLaunch once);
  * every replay runs Group/Coll on the "cuda-cb" host-callback thread with
  * the capture-time CollApi as (stale) parent; seqNumber advances only with
  * KernelCh; intra-node replays are invisible without KernelCh.
  */
-#include "emu_scenario.h"
+#include "scenarios.h"
 
 #include <stdio.h>
 

@@ -1,6 +1,6 @@
 /*
- * src/emu/scenario_chaos.c — randomised interleavings and every quirk of
- * nccl-behaviour §10, driven by the script rng (same operations on every
+ * src/emu/scenarios/scenario_chaos.c — randomised interleavings and every quirk
+ * of nccl-behaviour §10, driven by the script rng (same operations on every
  * rank) and the per-thread rngs (same order per thread for a --seed):
  *   double CollApi stop after a run-time mask change (§10.6, §10.14);
  *   NetPlugin stop(NULL)/stale handles while NetPlugin is off, late
@@ -13,7 +13,7 @@
  *   (§10.15) and the parent comm finalized while the shared proxy emits
  *   ProxyCtrl (§10.15).
  */
-#include "emu_scenario.h"
+#include "scenarios.h"
 
 #include <stdio.h>
 

@@ -1,12 +1,12 @@
 /*
- * src/emu/scenario_pxn.c — PXN across processes (§8.9, §6.14, §10.10):
- * on each node, the rank of one process sends its network data through the
- * NIC of a rank in another process. That proxy starts ProxyOp/ProxyStep/
+ * src/emu/scenarios/scenario_pxn.c — PXN across processes (§8.9, §6.14,
+ * §10.10): on each node, the rank of one process sends its network data through
+ * the NIC of a rank in another process. That proxy starts ProxyOp/ProxyStep/
  * NetPlugin events with the ORIGINATING process's context and Coll handle
  * values and proxyOp.pid = the originator's pid. With --check those values
  * fault when dereferenced in the proxy's process.
  */
-#include "emu_scenario.h"
+#include "scenarios.h"
 
 static void configure_pxn(emu_options *o) {
   o->pxn = true;
