@@ -6,7 +6,7 @@
  * grouped set of five collectives (one GroupApi, scheduler order, per-func
  * seqNumbers, Broadcast without Coll).
  */
-#include "scenarios.h"
+#include "emu_scenarios.h"
 
 static void step_allreduce(emu_app *a, int iteration) {
   emu_rng rng;

@@ -6,7 +6,7 @@
  * process aborts (events stay open) and finalizes. Also used with
  * --delay-rank/--delay-us for stragglers.
  */
-#include "scenarios.h"
+#include "emu_scenarios.h"
 
 static void configure_hang(emu_options *o) {
   if (o->duration <= 0)

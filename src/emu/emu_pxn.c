@@ -1,5 +1,5 @@
 /*
- * src/emu/pxn.c — owns the PXN mailboxes: shared-memory rings through which
+ * src/emu/emu_pxn.c — owns the PXN mailboxes: shared-memory rings through which
  * an originating rank hands its network send ops (with its own process's
  * context and parent handle values and its pid) to the proxy of another
  * local rank. Ordering per ring is the originator's plan order, so the

@@ -1,5 +1,5 @@
 /*
- * src/emu/model.c — owns the numbers: protocol/algorithm choice by size,
+ * src/emu/emu_model.c — owns the numbers: protocol/algorithm choice by size,
  * channel and warp counts, the ring step formulas of nccl-behaviour §8.3
  * (nsteps = nstepsPerLoop x nLoops x chunkSteps; profiler nSteps =
  * nsteps/sliceSteps), the bandwidth/latency model and the fake GPU clock.

@@ -1,5 +1,5 @@
 /*
- * src/emu/profiler_core.c — owns the equivalent of NCCL's profiler wrapper
+ * src/emu/emu_profiler_core.c — owns the equivalent of NCCL's profiler wrapper
  * (src/plugin/profiler.cc): for every NCCL emission point, the mask test
  * with forced parents (nccl-behaviour §4), the descriptor NCCL fills, the
  * handle slot it passes (recycled, not cleared: §3.1), the NULL checks it
@@ -9,7 +9,7 @@
  * goes through the shims, is counted, checked (--check) and written to the
  * truth (--truth).
  */
-#include "emu_core.h"
+#include "emu_profiler_core.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -53,7 +53,7 @@ static bool check_on;
 
 void core_configure(bool check, double max_callback_ms, bool truth) {
   (void)truth;
-  (void)max_callback_ms; /* the watchdog (check.c) enforces the limit */
+  (void)max_callback_ms; /* the watchdog (emu_check.c) enforces the limit */
   check_on = check;
 }
 

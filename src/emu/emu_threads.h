@@ -1,12 +1,12 @@
 /*
- * src/emu/emu_thread.h — one emitting thread as the emulator sees it: its
+ * src/emu/emu_threads.h — one emitting thread as the emulator sees it: its
  * role (truth's "thr"), its deterministic event-id stream, its random
  * generator, its callback counter and its truth buffer. Every emission
  * function takes the calling thread's emu_thread explicitly (no TLS lookup).
- * threads.c creates and names the OS threads (pthread_setname_np).
+ * emu_threads.c creates and names the OS threads (pthread_setname_np).
  */
-#ifndef NCCLEMU_THREAD_H
-#define NCCLEMU_THREAD_H
+#ifndef NCCLEMU_THREADS_H
+#define NCCLEMU_THREADS_H
 
 #include <pthread.h>
 

@@ -1,5 +1,5 @@
 /*
- * src/emu/call_usage.c — owns looking at an emitting thread from the
+ * src/emu/emu_call_usage.c — owns looking at an emitting thread from the
  * --check watchdog (CPU clock, voluntary switches, run state) and the rule
  * that says whether a call past the wall limit was slow (emu_call_usage.h).
  */

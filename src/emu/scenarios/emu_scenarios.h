@@ -1,8 +1,8 @@
 /*
- * src/emu/scenarios/scenarios.h — what a scenario is: defaults for the topology
- * and options, the communicators it needs, and the step every application
- * thread runs once per iteration. Scenarios live in scenario_*.c (this folder)
- * and are listed in scenarios.c (the registry behind --list).
+ * src/emu/scenarios/emu_scenarios.h — what a scenario is: defaults for the
+ * topology and options, the communicators it needs, and the step every
+ * application thread runs once per iteration. Scenarios live in scenario_*.c
+ * (this folder) and are listed in emu_scenarios.c (the registry behind --list).
  */
 #ifndef NCCLEMU_SCENARIOS_H
 #define NCCLEMU_SCENARIOS_H
@@ -35,7 +35,7 @@ const emu_scenario *emu_find_scenario(const char *name);
 int emu_scenario_count(void);
 const emu_scenario *emu_scenario_at(int i);
 
-/* Shared helpers for scenarios (scenarios.c). */
+/* Shared helpers for scenarios (emu_scenarios.c). */
 /* Runs one collective on comm `ci` for every rank of this thread (grouped
  * when the thread drives several ranks, like nccl-tests -g). */
 void emu_all_ranks_collective(emu_app *a, int ci, emu_func f, size_t count,

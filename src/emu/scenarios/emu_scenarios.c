@@ -1,10 +1,10 @@
 /*
- * src/emu/scenarios/scenarios.c — owns the scenario registry (--list,
+ * src/emu/scenarios/emu_scenarios.c — owns the scenario registry (--list,
  * --scenario) and the helpers scenarios share: grouped "every rank of this
  * thread" collectives and the script rng that makes all ranks issue the same
  * operations.
  */
-#include "scenarios.h"
+#include "emu_scenarios.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * src/emu/options.c — owns the command line: defaults, parsing with
+ * src/emu/emu_options.c — owns the command line: defaults, parsing with
  * getopt_long, --help (every option with its default), --list (one line
  * per scenario) and --normalize (the truth normaliser as a tool).
  */
@@ -15,7 +15,7 @@
 #include "emu_loader.h"
 #include "emu_model.h"
 #include "emu_truth.h"
-#include "scenarios/scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 #define DEFAULT_SIZES "64K,1M,32M"
 

@@ -1,5 +1,5 @@
 /*
- * src/emu/shims.c — owns the version adapters: what NCCL 2.30's
+ * src/emu/emu_shims.c — owns the version adapters: what NCCL 2.30's
  * profiler_v1..v5 adapters (and the direct v6/v7 paths) deliver to a plugin,
  * per nccl-behaviour §7:
  *   v1..v3: *eHandle = NULL first; zero-initialised descriptor and args;

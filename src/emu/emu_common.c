@@ -1,5 +1,5 @@
 /*
- * src/emu/common.c — owns the shared helpers declared in emu_common.h:
+ * src/emu/emu_common.c — owns the shared helpers declared in emu_common.h:
  * splitmix64 random numbers, clocks, name tables, size parsing, messages.
  */
 #include "emu_common.h"

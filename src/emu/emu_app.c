@@ -1,5 +1,5 @@
 /*
- * src/emu/app.c — owns the application side of NCCL: what happens between
+ * src/emu/emu_app.c — owns the application side of NCCL: what happens between
  * the user's API call and the proxy (nccl-behaviour §6.1-§6.7, §8.2-§8.8):
  *   ncclEnqueueCheck (group depth bookkeeping, GroupApi start + state 23,
  *   CollApi/P2pApi start/stop, task capture of mask and API handles),
@@ -22,7 +22,7 @@
 #include "emu_check.h"
 #include "emu_pxn.h"
 #include "emu_truth.h"
-#include "scenarios/scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 static const emu_options *opts_of(const emu_app *a) {
   return a->worker->opts;

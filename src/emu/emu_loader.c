@@ -1,5 +1,5 @@
 /*
- * src/emu/loader.c — owns plugin loading exactly as NCCL's
+ * src/emu/emu_loader.c — owns plugin loading exactly as NCCL's
  * ncclProfilerPluginLoad/Unload do it (nccl-behaviour §2):
  *   - sticky failure: once a load failed, never retried in this process;
  *   - NCCL_PROFILER_PLUGIN: unset -> "libnccl-profiler.so"; "none" -> fail;

@@ -1,5 +1,5 @@
 /*
- * src/emu/worker.c — owns one emulated process: its environment
+ * src/emu/emu_worker.c — owns one emulated process: its environment
  * (CCLSCOPE_HOSTNAME, CCLSCOPE_HOST, NCCL_PROFILER_PLUGIN), its truth file,
  * its communicator instances and application threads, and its exit status
  * (0 ok, EMU_WORKER_CHECK_FAILED, EMU_WORKER_LOAD_FAILED). The plugin is
@@ -15,7 +15,7 @@
 #include "emu_app.h"
 #include "emu_check.h"
 #include "emu_truth.h"
-#include "scenarios/scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 emu_worker *emu_self;
 

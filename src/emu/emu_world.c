@@ -1,5 +1,5 @@
 /*
- * src/emu/world.c — owns the run's layout (nodes, ranks, processes,
+ * src/emu/emu_world.c — owns the run's layout (nodes, ranks, processes,
  * communicators and their hashes) and the cross-process meeting points in
  * shared memory.
  */

@@ -1,8 +1,8 @@
 /*
- * src/emu/truth.c — owns the ground-truth file: per-thread record buffers,
+ * src/emu/emu_truth.c — owns the ground-truth file: per-thread record buffers,
  * the process-wide sequence counter, the final sort by "seq", and the
  * normaliser behind `ncclemu --normalize`. Record contents are decided by
- * the callers (profiler_core.c, worker.c); this file only formats.
+ * the callers (emu_profiler_core.c, emu_worker.c); this file only formats.
  */
 #include "emu_truth.h"
 

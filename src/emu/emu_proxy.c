@@ -1,5 +1,5 @@
 /*
- * src/emu/proxy.c — owns the proxy progress thread of one proxy state and
+ * src/emu/emu_proxy.c — owns the proxy progress thread of one proxy state and
  * its socket helper threads. For every posted work (one kernel plan):
  *   ProxyCtrl Sleep/Wakeup (when it was waiting), Append windows with
  *   ProxyOp starts (nccl-behaviour §6.10, §6.8), Active marker, the

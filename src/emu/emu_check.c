@@ -1,12 +1,12 @@
 /*
- * src/emu/check.c — owns the --check violations (counters and messages),
+ * src/emu/emu_check.c — owns the --check violations (counters and messages),
  * the watchdog that finds slow callbacks (the rule: emu_call_usage.h), and
  * the guard region that foreign PXN pointers are aliased into.
  */
 #include "emu_check.h"
 
 #include "emu_call_usage.h"
-#include "emu_thread.h"
+#include "emu_threads.h"
 
 #include <errno.h>
 #include <pthread.h>

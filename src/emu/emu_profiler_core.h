@@ -1,17 +1,17 @@
 /*
- * src/emu/emu_core.h — the equivalent of NCCL's profiler wrapper
+ * src/emu/emu_profiler_core.h — the equivalent of NCCL's profiler wrapper
  * (src/plugin/profiler.cc): the handle slots NCCL keeps (recycled, not
  * cleared), the per-application-thread API state, kernel plans and tasks,
  * proxy sub-args, and one emission function per NCCL wrapper. Each emission
  * function applies the mask/forcing rules of nccl-behaviour §4, fills the
  * v7 descriptor, calls the plugin through the shims, writes the truth record
- * and runs the checks. profiler_core.c.
+ * and runs the checks. emu_profiler_core.c.
  */
-#ifndef NCCLEMU_CORE_H
-#define NCCLEMU_CORE_H
+#ifndef NCCLEMU_PROFILER_CORE_H
+#define NCCLEMU_PROFILER_CORE_H
 
 #include "emu_shims.h"
-#include "emu_thread.h"
+#include "emu_threads.h"
 
 struct emu_comm;
 
@@ -128,7 +128,7 @@ typedef struct emu_sub {
   emu_slot kernel_event; /* kernelEventHandle: never reset (§6.11) */
   emu_step_handle pHandles[EMU_NCCL_STEPS];
   size_t trans_size; /* sub->transSize: stale except SendWait/FlushWait */
-  /* progress bookkeeping (proxy.c), reset for every op */
+  /* progress bookkeeping (emu_proxy.c), reset for every op */
   int nsteps;                    /* profiler steps of this op */
   int depth;                     /* profiler steps in flight at most */
   int posted, transmitted, done; /* profiler steps */
@@ -236,7 +236,7 @@ void core_net_callback(emu_thread *t, emu_slot *eHandle, int type,
                        const emu_net_parent *parent, int64_t plugin_id,
                        void *ext_data, const char *quirk);
 
-/* ---------- lifecycle (worker.c) ---------- */
+/* ---------- lifecycle (emu_worker.c) ---------- */
 /* The process-global activation mask (NCCL's ncclProfilerEventMask). */
 extern int emu_activation_mask;
 /* Records the check settings for the emission functions. */

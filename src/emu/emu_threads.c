@@ -1,10 +1,10 @@
 /*
- * src/emu/threads.c — owns emitting-thread bookkeeping (emu_thread: role,
+ * src/emu/emu_threads.c — owns emitting-thread bookkeeping (emu_thread: role,
  * id stream, rng, truth buffer) and OS thread creation with NCCL-like names
  * ("NCCL Progress NN", "NCCL Sock...", "emu-rankN", "NCCL async",
  * "cuda-cb"), set with pthread_setname_np.
  */
-#include "emu_thread.h"
+#include "emu_threads.h"
 
 #include <stdio.h>
 #include <stdlib.h>
