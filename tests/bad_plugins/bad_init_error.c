@@ -1,5 +1,5 @@
 /*
- * tests/plugins/bad_init_error.c — BREAKS nccl-behaviour §2: returns an
+ * tests/bad_plugins/bad_init_error.c — BREAKS nccl-behaviour §2: returns an
  * error from init for every second communicator of the process. NCCL then
  * unloads once, continues to call the plugin for that comm, and unloads
  * again at its finalize: the library is dlclose'd while other comms live.

@@ -1,5 +1,5 @@
 /*
- * tests/plugins/bad_deref_foreign.c — BREAKS nccl-behaviour §6.14: reads
+ * tests/bad_plugins/bad_deref_foreign.c — BREAKS nccl-behaviour §6.14: reads
  * through `context` and `parentObj` of proxy-side events without comparing
  * proxyOp.pid with getpid(). Harmless for local events; under PXN across
  * processes those pointers belong to another process and must fault

@@ -1,5 +1,5 @@
 /*
- * tests/plugins/bad_null_args.c — BREAKS nccl-behaviour §3.4/§10.8: reads
+ * tests/bad_plugins/bad_null_args.c — BREAKS nccl-behaviour §3.4/§10.8: reads
  * eStateArgs for every state, but NCCL passes NULL for the GroupApi states
  * 23/24. The worker crashes at the first collective.
  */

@@ -1,8 +1,8 @@
 /*
- * tests/plugins/nop_plugin.c — a correct do-nothing profiler plugin: exports
- * ncclProfiler_v1 .. v7, enables every event (or NOP_PLUGIN_MASK), writes a
- * non-NULL handle for every event and ignores everything else. It is the
- * baseline of the emulator's cost measurement and of the sanitizer runs.
+ * tests/bad_plugins/nop_plugin.c — a correct do-nothing profiler plugin:
+ * exports ncclProfiler_v1 .. v7, enables every event (or NOP_PLUGIN_MASK),
+ * writes a non-NULL handle for every event and ignores everything else. It is
+ * the baseline of the emulator's cost measurement and of the sanitizer runs.
  */
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /*
- * tests/plugins/bad_slow.c — BREAKS the hot-path invariant (invariant 3,
+ * tests/bad_plugins/bad_slow.c — BREAKS the hot-path invariant (invariant 3,
  * docs/invariants.md): sleeps 150 ms inside startEvent for the first
  * ProxyOp (as a plugin doing file I/O or taking a contended lock would).
  * ncclemu --check reports a callback that blocked longer than
