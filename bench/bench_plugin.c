@@ -2,8 +2,8 @@
  * bench/bench_plugin.c — what a profiler plugin costs NCCL's threads.
  *
  * Two measurements, both against the do-nothing plugin
- * (tests/plugins/nop_plugin.c) in the same run, because this machine's timings
- * drift:
+ * (tests/bad_plugins/nop_plugin.c) in the same run, because this machine's
+ * timings drift:
  *
  *   overhead  Each producer thread replays the callbacks NCCL makes for one
  *             collective with every event enabled (a 2-node ring AllReduce

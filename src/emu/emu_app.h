@@ -2,7 +2,7 @@
  * src/emu/emu_app.h — an application thread (T_api) and the NCCL API it
  * calls: ncclGroupStart/End, collectives, send/recv, AllToAll, CE
  * collectives, CUDA-graph capture and replay, communicator init/destroy.
- * app.c implements what NCCL does underneath (enqueue, group launch,
+ * emu_app.c implements what NCCL does underneath (enqueue, group launch,
  * kernel plans, proxy op upload), including the T_async thread of
  * non-blocking communicators and the T_cudacb host-callback thread.
  */
@@ -121,7 +121,7 @@ void emu_comm_destroy(emu_app *a, emu_comm *c);
 /* Size of the i-th operation (from --sizes, chosen by the script rng). */
 uint64_t emu_app_pick_size(emu_app *a, emu_rng *script_rng);
 
-/* Thread body (worker.c starts it). */
+/* Thread body (emu_worker.c starts it). */
 void *emu_app_main(void *arg);
 
 #endif

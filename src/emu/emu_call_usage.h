@@ -15,7 +15,7 @@
  * and then waited for a CPU (a lock's short wait on a loaded machine) is
  * therefore not reported.
  *
- * Only the watchdog thread samples (call_usage.c); the emitting thread
+ * Only the watchdog thread samples (emu_call_usage.c); the emitting thread
  * reads no clock and no file.
  */
 #ifndef NCCLEMU_CALL_USAGE_H

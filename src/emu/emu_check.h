@@ -3,7 +3,7 @@
  * emulator can see without knowing the plugin's internals — *eHandle left
  * unwritten, init returning an error, a callback blocking longer than
  * --max-callback-ms — and the guard aliases that make foreign PXN pointers
- * fault when dereferenced. (Crashes are seen by the supervisor.) check.c.
+ * fault when dereferenced. (Crashes are seen by the supervisor.) emu_check.c.
  */
 #ifndef NCCLEMU_CHECK_H
 #define NCCLEMU_CHECK_H

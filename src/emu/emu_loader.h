@@ -2,7 +2,7 @@
  * src/emu/emu_loader.h — the profiler plugin as NCCL holds it: which library
  * was opened, which ncclProfiler_vN symbol won the probe, the process-wide
  * refcount (one per communicator), sticky failure and dlclose after the last
- * finalize (nccl-behaviour §2). Implemented by loader.c.
+ * finalize (nccl-behaviour §2). Implemented by emu_loader.c.
  */
 #ifndef NCCLEMU_LOADER_H
 #define NCCLEMU_LOADER_H

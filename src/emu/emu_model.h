@@ -2,7 +2,7 @@
  * src/emu/emu_model.h — realistic numbers: algorithm/protocol choice,
  * channels, warps, proxy step counts (nccl-behaviour §8.3 formulas), bytes
  * per step, a bandwidth/latency model for durations, and the fake GPU
- * %globaltimer. Pure functions; model.c.
+ * %globaltimer. Pure functions; emu_model.c.
  */
 #ifndef NCCLEMU_MODEL_H
 #define NCCLEMU_MODEL_H

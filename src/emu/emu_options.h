@@ -1,6 +1,6 @@
 /*
  * src/emu/emu_options.h — every command-line option of ncclemu in one
- * struct, with its default. Parsed by options.c, read everywhere else.
+ * struct, with its default. Parsed by emu_options.c, read everywhere else.
  */
 #ifndef NCCLEMU_OPTIONS_H
 #define NCCLEMU_OPTIONS_H

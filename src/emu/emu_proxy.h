@@ -3,7 +3,7 @@
  * Progress NN"), shared by split communicators: the queue of posted work
  * (one entry per kernel plan), the recycled sub-args pool, the IB request
  * pool with its never-cleared QP event slots, and the socket helper threads
- * ("NCCL Sock"). proxy.c runs ProxyCtrl / ProxyOp / ProxyStep / KernelCh /
+ * ("NCCL Sock"). emu_proxy.c runs ProxyCtrl / ProxyOp / ProxyStep / KernelCh /
  * NetPlugin exactly in the orders of nccl-behaviour §6.8-§6.12, §8.3, §8.10.
  */
 #ifndef NCCLEMU_PROXY_H
@@ -97,7 +97,7 @@ typedef struct emu_proxy {
   uint64_t sock_finished;         /* helpers: atomic increments */
   emu_net_parent sock_first_slot; /* pInfo captured by helper threads */
   struct emu_pxn_record *pxn_rec; /* receive buffer for PXN records */
-  void *progress; /* proxy.c's per-work progress state, reused */
+  void *progress; /* emu_proxy.c's per-work progress state, reused */
 } emu_proxy;
 
 /* Creates the proxy (does not start the thread). */

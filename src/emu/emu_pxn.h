@@ -3,12 +3,12 @@
  * network send ops, with its own process's context and Coll/P2p handle
  * values, are copied into shared memory and executed by another local
  * rank's proxy, usually in another process. One single-producer ring per
- * target rank. pxn.c.
+ * target rank. emu_pxn.c.
  */
 #ifndef NCCLEMU_PXN_H
 #define NCCLEMU_PXN_H
 
-#include "emu_core.h"
+#include "emu_profiler_core.h"
 
 #define EMU_PXN_MAX_OPS 64
 #define EMU_PXN_RING 8

@@ -3,7 +3,7 @@
  * plugin (nccl-behaviour §7). The core always builds a v7 descriptor; these
  * functions convert it down, drop what a version cannot receive, fill the
  * bytes NCCL leaves uninitialised with EMU_POISON_BYTE, and report what
- * happened so the truth can say "delivered" or "dropped". shims.c.
+ * happened so the truth can say "delivered" or "dropped". emu_shims.c.
  */
 #ifndef NCCLEMU_SHIMS_H
 #define NCCLEMU_SHIMS_H

@@ -3,14 +3,14 @@
  * one flat object per plugin call, written from per-thread buffers (no lock
  * per record, no happens-before edge between emitting threads), sorted by
  * the per-process sequence number when the worker ends. Also the
- * normaliser used to diff two runs with the same --seed. truth.c.
+ * normaliser used to diff two runs with the same --seed. emu_truth.c.
  */
 #ifndef NCCLEMU_TRUTH_H
 #define NCCLEMU_TRUTH_H
 
 #include <stdio.h>
 
-#include "emu_thread.h"
+#include "emu_threads.h"
 
 /* Opens (truncates) the worker's truth file. NULL path = truth off. */
 void emu_truth_open(const char *path);

@@ -2,7 +2,7 @@
  * src/emu/emu_worker.h — one emulated process (a "worker"): its ranks,
  * communicator instances, proxies, application threads and run-wide
  * settings. The supervisor forks one worker per --ranks-per-process ranks;
- * each loads the plugin itself at its first communicator init. worker.c.
+ * each loads the plugin itself at its first communicator init. emu_worker.c.
  */
 #ifndef NCCLEMU_WORKER_H
 #define NCCLEMU_WORKER_H

@@ -3,13 +3,13 @@
  * communicators of the run (world and splits, with NCCL-like hashes), the
  * per-process communicator instances, and the shared memory that ranks in
  * different processes use to meet (arrival counters for pacing, straggler
- * and hang; abort and stop flags; per-worker counters). world.c.
+ * and hang; abort and stop flags; per-worker counters). emu_world.c.
  */
 #ifndef NCCLEMU_WORLD_H
 #define NCCLEMU_WORLD_H
 
-#include "emu_core.h"
 #include "emu_options.h"
+#include "emu_profiler_core.h"
 
 /* A communicator as every rank agrees on it. */
 typedef struct emu_comm_spec {

@@ -17,8 +17,8 @@
 
 #include "emu_options.h"
 #include "emu_pxn.h"
-#include "emu_scenario.h"
 #include "emu_worker.h"
+#include "scenarios/emu_scenarios.h"
 
 static void apply_scenario_defaults(emu_options *o, const emu_scenario *sc) {
   if (o->nodes == 0)

@@ -37,7 +37,7 @@
 
 #include "emu_call_usage.h"
 #include "emu_check.h"
-#include "emu_thread.h"
+#include "emu_threads.h"
 
 #define LIMIT_MS 200.0
 #define LIMIT_NS 200000000ULL

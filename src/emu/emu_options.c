@@ -1,0 +1,527 @@
+/*
+ * src/emu/emu_options.c — owns the command line: defaults, parsing with
+ * getopt_long, --help (every option with its default), --list (one line
+ * per scenario) and --normalize (the truth normaliser as a tool).
+ */
+#include "emu_options.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "emu_loader.h"
+#include "emu_model.h"
+#include "emu_truth.h"
+#include "nccl_names.h"
+#include "scenarios/emu_scenarios.h"
+
+#define DEFAULT_SIZES "64K,1M,32M"
+
+void emu_options_defaults(emu_options *o) {
+  memset(o, 0, sizeof *o);
+  o->scenario = "multi-node";
+  o->ops = 0;
+  o->nccl_version = 23007;
+  o->abi = 0;
+  o->host = EMU_HOST_NCCL;
+  o->net = EMU_NET_IB;
+  o->seed = 1;
+  o->check = true;
+  o->max_callback_ms = 100.0;
+  o->max_lifecycle_ms = 2000.0;
+  o->pxn_pointers = EMU_PXN_GUARD;
+  o->timeout = 300.0;
+  o->pace = EMU_PACE_MODEL;
+  o->bw_gbps = 25.0;
+  o->nvlink_gbps = 230.0;
+  o->lat_us = 5.0;
+  o->net_lat_us = 2.0;
+  o->gpu_clock_quantum_ns = 1000;
+  o->ring_anomaly_rate = 0.001;
+  o->delay_rank = -1;
+  o->hang_rank = -1;
+  o->channels = 2;
+  emu_parse_sizes(DEFAULT_SIZES, o->sizes, &o->nsizes);
+}
+
+void emu_options_help(void) {
+  printf(
+      "usage: ncclemu [--plugin PATH|NAME] [--scenario NAME] [options]\n"
+      "       ncclemu --list | --help | --normalize TRUTH...\n"
+      "\n"
+      "A host-only stand-in for NCCL that loads a profiler plugin and calls "
+      "it\n"
+      "exactly as NCCL does (see docs/ncclemu.md).\n"
+      "\n"
+      "What to run:\n"
+      "  --plugin P            sets NCCL_PROFILER_PLUGIN=P in every worker (a\n"
+      "                        path, a soname, a short name -> "
+      "libnccl-profiler-\n"
+      "                        P.so, 'none', or STATIC_PLUGIN); default: the\n"
+      "                        environment's NCCL_PROFILER_PLUGIN as is\n"
+      "  --scenario NAME       scenario to run (--list); default multi-node\n"
+      "  --list                print every scenario with one line and exit\n"
+      "  --preload LIB         dlopen LIB RTLD_GLOBAL first (an application\n"
+      "                        linking the plugin: use with STATIC_PLUGIN)\n"
+      "  --net-plugin LIB      net plugin library searched for profiler\n"
+      "                        symbols when no profiler library opens\n"
+      "\n"
+      "Topology (default: the scenario's):\n"
+      "  --nodes N             nodes\n"
+      "  --ranks-per-node G    GPUs per node\n"
+      "  --ranks-per-process R ranks emulated by one process; N*G/R worker\n"
+      "                        processes are forked (R must divide G)\n"
+      "  --threads T           application threads per process (ranks are\n"
+      "                        spread over them); default 1\n"
+      "  --channels C          maximum channels per collective; default 2\n"
+      "  --tp N, --pp N        mixed: tensor / pipeline parallel degree;\n"
+      "                        default 2 and 2\n"
+      "\n"
+      "Amount of work:\n"
+      "  --ops N               iterations of the scenario's step; default: "
+      "the\n"
+      "                        scenario's (see --list)\n"
+      "  --duration S          repeat steps for S seconds instead (hang: how\n"
+      "                        long the hang lasts; default 2)\n"
+      "  --rate N              pace to at most N plugin callbacks per second\n"
+      "                        over all processes; default 0 = unpaced\n"
+      "  --sizes LIST          message sizes in bytes, e.g. 4K,1M,32M; "
+      "default\n"
+      "                        " DEFAULT_SIZES " (mixed: its own sizes)\n"
+      "\n"
+      "NCCL behaviour:\n"
+      "  --nccl-version X.Y[.Z] pretend to be this NCCL (2.23 .. 2.31): probe\n"
+      "                        order, ncclGetVersion(); default 2.30.7\n"
+      "  --abi N               call ncclProfiler_vN only (error if absent)\n"
+      "  --host nccl|rccl      rccl: CCLSCOPE_HOST=rccl, "
+      "librccl-profiler-<name>\n"
+      "                        .so, v7 without userTag; default nccl\n"
+      "  --mask M              force the activation mask after every init, as\n"
+      "                        if the plugin wrote M (number or names such as\n"
+      "                        coll,proxystep,kernelch or 'all'); default: "
+      "the\n"
+      "                        plugin's own choice\n"
+      "  --net ib|socket       network transport; default ib\n"
+      "  --pxn                 route sends through another process's proxy\n"
+      "  --chaos P             probability scale for chaos choices (0..1);\n"
+      "                        default 0 (chaos scenario: 0.3)\n"
+      "\n"
+      "Determinism, truth and checks:\n"
+      "  --seed S              seed for every choice; default 1\n"
+      "  --truth FILE          ground truth as JSON Lines (FILE.<worker> when\n"
+      "                        there are several processes)\n"
+      "  --check / --no-check  strict checks (unwritten *eHandle, init error,\n"
+      "                        slow callback, guard pages for PXN pointers);\n"
+      "                        default on\n"
+      "  --max-callback-ms X   slow-callback limit for --check; default 100\n"
+      "  --max-lifecycle-ms X  the same for init/finalize (they may start or\n"
+      "                        join threads and write files); default 2000\n"
+      "  --pxn-pointers guard|raw  foreign PXN pointers readable here become\n"
+      "                        faulting aliases (guard) or stay as is (raw);\n"
+      "                        default guard (only with --check)\n"
+      "  --timeout S           kill workers after S seconds; default 300\n"
+      "  --normalize TRUTH...  print truth files without run-specific values\n"
+      "                        (for diffing two runs with the same seed)\n"
+      "\n"
+      "Numbers and pacing:\n"
+      "  --pace model|none     model: durations from the bandwidth model;\n"
+      "                        none: as fast as possible; default model\n"
+      "  --bw-gbps X           network GB/s per rank; default 25\n"
+      "  --nvlink-gbps X       intra-node bus GB/s; default 230\n"
+      "  --lat-us X            per-operation latency; default 5\n"
+      "  --net-lat-us X        per network step latency; default 2\n"
+      "  --gpu-clock-offset-ns N   fake %%globaltimer offset; default 0\n"
+      "  --gpu-clock-drift-ppm X   its drift; default 0\n"
+      "  --gpu-clock-quantum-ns N  its granularity; default 1000\n"
+      "  --ring-anomaly-rate P KernelCh stamps from an overwritten ring slot;\n"
+      "                        default 0.001\n"
+      "  --delay-rank R --delay-us X  rank R arrives X us late at every\n"
+      "                        operation (straggler); default none\n"
+      "  --hang-rank R         hang scenario: the rank that stops; default "
+      "last\n"
+      "\n"
+      "Application:\n"
+      "  --step-marks          before every iteration, application thread 0\n"
+      "                        of each process calls the plugin's\n"
+      "                        cclscope_step(iteration), and after the last\n"
+      "                        cclscope_mark(\"ncclemu-done\"), when the\n"
+      "                        plugin exports them (a training loop)\n"
+      "\n"
+      "Output:\n"
+      "  --stats               print callbacks, wall and CPU time per "
+      "callback\n"
+      "  --quiet               no banner, summary or plugin warnings\n"
+      "  --help                this text\n"
+      "\n"
+      "Exit status: 0 ok, 1 a check failed / a worker crashed / the plugin\n"
+      "did not load, 2 usage error.\n");
+}
+
+static void list_scenarios(void) {
+  for (int i = 0; i < emu_scenario_count(); i++) {
+    const emu_scenario *s = emu_scenario_at(i);
+    printf("%-12s %s\n", s->name, s->summary);
+  }
+}
+
+int emu_parse_nccl_version(const char *s) {
+  int major = 0, minor = 0, patch = -1;
+  int n = sscanf(s, "%d.%d.%d", &major, &minor, &patch);
+  if (n < 2 || major != 2 || minor < 0 || minor > 99)
+    return 0;
+  if (n == 2) {
+    static const int default_patch[] = {/*23*/ 4, /*24*/ 3, /*25*/ 1,
+                                        /*26*/ 6, /*27*/ 7, /*28*/ 9,
+                                        /*29*/ 7, /*30*/ 7, /*31*/ 2};
+    patch = minor >= 23 && minor <= 31 ? default_patch[minor - 23] : 0;
+  }
+  if (patch < 0 || patch > 99)
+    return 0;
+  return major * 10000 + minor * 100 + patch;
+}
+
+bool emu_parse_mask(const char *s, int *out) {
+  if (isdigit((unsigned char)s[0])) {
+    char *end = NULL;
+    long v = strtol(s, &end, 0);
+    if (*end != '\0' || v < 0 || v > 0x7FFFFFFF)
+      return false;
+    *out = (int)v;
+    return true;
+  }
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", s);
+  int mask = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ",", &save); tok;
+       tok = strtok_r(NULL, ",", &save)) {
+    if (strcasecmp(tok, "all") == 0) {
+      mask |= 0xFFFF;
+      continue;
+    }
+    int type = nccl_event_from_mask_name(tok);
+    if (type >= 0)
+      mask |= 1 << type;
+    else
+      return false;
+  }
+  *out = mask;
+  return true;
+}
+
+static double parse_double(const char *opt, const char *v, double lo,
+                           double hi) {
+  char *end = NULL;
+  double d = strtod(v, &end);
+  if (end == v || *end != '\0' || d < lo || d > hi)
+    emu_die("%s: '%s' is not a number in [%g, %g] (see --help)", opt, v, lo,
+            hi);
+  return d;
+}
+
+static int parse_int(const char *opt, const char *v, int lo, int hi) {
+  return (int)parse_double(opt, v, lo, hi);
+}
+
+enum {
+  OPT_PLUGIN = 256,
+  OPT_SCENARIO,
+  OPT_LIST,
+  OPT_HELP,
+  OPT_NODES,
+  OPT_RPN,
+  OPT_RPP,
+  OPT_THREADS,
+  OPT_CHANNELS,
+  OPT_TP,
+  OPT_PP,
+  OPT_OPS,
+  OPT_DURATION,
+  OPT_RATE,
+  OPT_SIZES,
+  OPT_MASK,
+  OPT_VERSION,
+  OPT_ABI,
+  OPT_HOST,
+  OPT_NET,
+  OPT_PXN,
+  OPT_SEED,
+  OPT_TRUTH,
+  OPT_CHECK,
+  OPT_NO_CHECK,
+  OPT_MAX_CB,
+  OPT_MAX_LIFE,
+  OPT_PXN_POINTERS,
+  OPT_TIMEOUT,
+  OPT_PACE,
+  OPT_BW,
+  OPT_NVLINK,
+  OPT_LAT,
+  OPT_NET_LAT,
+  OPT_GPU_OFFSET,
+  OPT_GPU_DRIFT,
+  OPT_GPU_QUANTUM,
+  OPT_RING_ANOMALY,
+  OPT_DELAY_RANK,
+  OPT_DELAY_US,
+  OPT_HANG_RANK,
+  OPT_CHAOS,
+  OPT_PRELOAD,
+  OPT_NET_PLUGIN,
+  OPT_STATS,
+  OPT_STEP_MARKS,
+  OPT_QUIET,
+  OPT_NORMALIZE
+};
+
+void emu_options_parse(emu_options *o, int argc, char **argv) {
+  static const struct option longopts[] = {
+      {"plugin", required_argument, NULL, OPT_PLUGIN},
+      {"scenario", required_argument, NULL, OPT_SCENARIO},
+      {"list", no_argument, NULL, OPT_LIST},
+      {"help", no_argument, NULL, OPT_HELP},
+      {"nodes", required_argument, NULL, OPT_NODES},
+      {"ranks-per-node", required_argument, NULL, OPT_RPN},
+      {"ranks-per-process", required_argument, NULL, OPT_RPP},
+      {"threads", required_argument, NULL, OPT_THREADS},
+      {"channels", required_argument, NULL, OPT_CHANNELS},
+      {"tp", required_argument, NULL, OPT_TP},
+      {"pp", required_argument, NULL, OPT_PP},
+      {"ops", required_argument, NULL, OPT_OPS},
+      {"duration", required_argument, NULL, OPT_DURATION},
+      {"rate", required_argument, NULL, OPT_RATE},
+      {"sizes", required_argument, NULL, OPT_SIZES},
+      {"mask", required_argument, NULL, OPT_MASK},
+      {"nccl-version", required_argument, NULL, OPT_VERSION},
+      {"abi", required_argument, NULL, OPT_ABI},
+      {"host", required_argument, NULL, OPT_HOST},
+      {"net", required_argument, NULL, OPT_NET},
+      {"pxn", no_argument, NULL, OPT_PXN},
+      {"seed", required_argument, NULL, OPT_SEED},
+      {"truth", required_argument, NULL, OPT_TRUTH},
+      {"check", no_argument, NULL, OPT_CHECK},
+      {"no-check", no_argument, NULL, OPT_NO_CHECK},
+      {"max-callback-ms", required_argument, NULL, OPT_MAX_CB},
+      {"max-lifecycle-ms", required_argument, NULL, OPT_MAX_LIFE},
+      {"pxn-pointers", required_argument, NULL, OPT_PXN_POINTERS},
+      {"timeout", required_argument, NULL, OPT_TIMEOUT},
+      {"pace", required_argument, NULL, OPT_PACE},
+      {"bw-gbps", required_argument, NULL, OPT_BW},
+      {"nvlink-gbps", required_argument, NULL, OPT_NVLINK},
+      {"lat-us", required_argument, NULL, OPT_LAT},
+      {"net-lat-us", required_argument, NULL, OPT_NET_LAT},
+      {"gpu-clock-offset-ns", required_argument, NULL, OPT_GPU_OFFSET},
+      {"gpu-clock-drift-ppm", required_argument, NULL, OPT_GPU_DRIFT},
+      {"gpu-clock-quantum-ns", required_argument, NULL, OPT_GPU_QUANTUM},
+      {"ring-anomaly-rate", required_argument, NULL, OPT_RING_ANOMALY},
+      {"delay-rank", required_argument, NULL, OPT_DELAY_RANK},
+      {"delay-us", required_argument, NULL, OPT_DELAY_US},
+      {"hang-rank", required_argument, NULL, OPT_HANG_RANK},
+      {"chaos", required_argument, NULL, OPT_CHAOS},
+      {"preload", required_argument, NULL, OPT_PRELOAD},
+      {"net-plugin", required_argument, NULL, OPT_NET_PLUGIN},
+      {"stats", no_argument, NULL, OPT_STATS},
+      {"step-marks", no_argument, NULL, OPT_STEP_MARKS},
+      {"quiet", no_argument, NULL, OPT_QUIET},
+      {"normalize", no_argument, NULL, OPT_NORMALIZE},
+      {NULL, 0, NULL, 0}};
+  bool normalize = false;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    const char *v = optarg;
+    const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+    switch (c) {
+    case OPT_PLUGIN:
+      o->plugin = v;
+      break;
+    case OPT_SCENARIO:
+      o->scenario = v;
+      break;
+    case OPT_LIST:
+      list_scenarios();
+      exit(EMU_EXIT_OK);
+    case OPT_HELP:
+      emu_options_help();
+      exit(EMU_EXIT_OK);
+    case OPT_NODES:
+      o->nodes = parse_int("--nodes", v, 1, EMU_MAX_RANKS);
+      break;
+    case OPT_RPN:
+      o->ranks_per_node = parse_int("--ranks-per-node", v, 1, EMU_MAX_RANKS);
+      break;
+    case OPT_RPP:
+      o->ranks_per_process =
+          parse_int("--ranks-per-process", v, 1, EMU_MAX_LOCAL_RANKS);
+      break;
+    case OPT_THREADS:
+      o->threads = parse_int("--threads", v, 1, EMU_MAX_APP_THREADS);
+      break;
+    case OPT_CHANNELS:
+      o->channels = parse_int("--channels", v, 1, EMU_MAX_CHANNELS);
+      break;
+    case OPT_TP:
+      o->tp = parse_int("--tp", v, 1, EMU_MAX_RANKS);
+      break;
+    case OPT_PP:
+      o->pp = parse_int("--pp", v, 1, EMU_MAX_RANKS);
+      break;
+    case OPT_OPS:
+      o->ops = parse_int("--ops", v, 1, 1000000000);
+      break;
+    case OPT_DURATION:
+      o->duration = parse_double("--duration", v, 0, 1e6);
+      break;
+    case OPT_RATE:
+      o->rate = parse_double("--rate", v, 0, 1e12);
+      break;
+    case OPT_SIZES:
+      if (!emu_parse_sizes(v, o->sizes, &o->nsizes))
+        emu_die("--sizes: cannot parse '%s' (e.g. 4K,1M,32M)", v);
+      o->sizes_set = true;
+      break;
+    case OPT_MASK:
+      if (!emu_parse_mask(v, &o->mask))
+        emu_die("--mask: cannot parse '%s' (a number or names such as "
+                "coll,proxystep,kernelch,all)",
+                v);
+      o->mask_set = true;
+      break;
+    case OPT_VERSION:
+      o->nccl_version = emu_parse_nccl_version(v);
+      if (o->nccl_version == 0 || emu_max_abi_for_version(o->nccl_version) == 0)
+        emu_die("--nccl-version: '%s' is not an NCCL release with profiler "
+                "plugins (2.23 .. 2.31)",
+                v);
+      break;
+    case OPT_ABI:
+      o->abi = parse_int("--abi", v, 1, 7);
+      break;
+    case OPT_HOST:
+      if (strcmp(v, "nccl") == 0)
+        o->host = EMU_HOST_NCCL;
+      else if (strcmp(v, "rccl") == 0)
+        o->host = EMU_HOST_RCCL;
+      else
+        emu_die("--host: expected nccl or rccl, got '%s'", v);
+      break;
+    case OPT_NET:
+      if (strcmp(v, "ib") == 0)
+        o->net = EMU_NET_IB;
+      else if (strcmp(v, "socket") == 0)
+        o->net = EMU_NET_SOCKET;
+      else
+        emu_die("--net: expected ib or socket, got '%s'", v);
+      break;
+    case OPT_PXN:
+      o->pxn = true;
+      break;
+    case OPT_SEED:
+      o->seed = (uint64_t)parse_double("--seed", v, 0, 1.8e19);
+      break;
+    case OPT_TRUTH:
+      o->truth = v;
+      break;
+    case OPT_CHECK:
+      o->check = true;
+      break;
+    case OPT_NO_CHECK:
+      o->check = false;
+      break;
+    case OPT_MAX_CB:
+      o->max_callback_ms = parse_double("--max-callback-ms", v, 0, 1e9);
+      break;
+    case OPT_MAX_LIFE:
+      o->max_lifecycle_ms = parse_double("--max-lifecycle-ms", v, 0, 1e9);
+      break;
+    case OPT_PXN_POINTERS:
+      if (strcmp(v, "guard") == 0)
+        o->pxn_pointers = EMU_PXN_GUARD;
+      else if (strcmp(v, "raw") == 0)
+        o->pxn_pointers = EMU_PXN_RAW;
+      else
+        emu_die("--pxn-pointers: expected guard or raw, got '%s'", v);
+      break;
+    case OPT_TIMEOUT:
+      o->timeout = parse_double("--timeout", v, 0.1, 1e7);
+      break;
+    case OPT_PACE:
+      if (strcmp(v, "model") == 0)
+        o->pace = EMU_PACE_MODEL;
+      else if (strcmp(v, "none") == 0)
+        o->pace = EMU_PACE_NONE;
+      else
+        emu_die("--pace: expected model or none, got '%s'", v);
+      break;
+    case OPT_BW:
+      o->bw_gbps = parse_double("--bw-gbps", v, 0.001, 1e6);
+      break;
+    case OPT_NVLINK:
+      o->nvlink_gbps = parse_double("--nvlink-gbps", v, 0.001, 1e6);
+      break;
+    case OPT_LAT:
+      o->lat_us = parse_double("--lat-us", v, 0, 1e6);
+      break;
+    case OPT_NET_LAT:
+      o->net_lat_us = parse_double("--net-lat-us", v, 0, 1e6);
+      break;
+    case OPT_GPU_OFFSET:
+      o->gpu_clock_offset_ns =
+          (int64_t)parse_double("--gpu-clock-offset-ns", v, -1e18, 1e18);
+      break;
+    case OPT_GPU_DRIFT:
+      o->gpu_clock_drift_ppm =
+          parse_double("--gpu-clock-drift-ppm", v, -1e6, 1e6);
+      break;
+    case OPT_GPU_QUANTUM:
+      o->gpu_clock_quantum_ns =
+          (uint64_t)parse_double("--gpu-clock-quantum-ns", v, 1, 1e9);
+      break;
+    case OPT_RING_ANOMALY:
+      o->ring_anomaly_rate = parse_double("--ring-anomaly-rate", v, 0, 1);
+      break;
+    case OPT_DELAY_RANK:
+      o->delay_rank = parse_int("--delay-rank", v, 0, EMU_MAX_RANKS - 1);
+      break;
+    case OPT_DELAY_US:
+      o->delay_us = parse_double("--delay-us", v, 0, 1e9);
+      break;
+    case OPT_HANG_RANK:
+      o->hang_rank = parse_int("--hang-rank", v, 0, EMU_MAX_RANKS - 1);
+      break;
+    case OPT_CHAOS:
+      o->chaos_level = parse_double("--chaos", v, 0, 1);
+      break;
+    case OPT_PRELOAD:
+      o->preload = v;
+      break;
+    case OPT_NET_PLUGIN:
+      o->net_plugin = v;
+      break;
+    case OPT_STATS:
+      o->stats = true;
+      break;
+    case OPT_STEP_MARKS:
+      o->step_marks = true;
+      break;
+    case OPT_QUIET:
+      o->quiet = true;
+      break;
+    case OPT_NORMALIZE:
+      normalize = true;
+      break;
+    default:
+      emu_die("unknown or incomplete option '%s' (see --help)", name);
+    }
+  }
+  if (normalize) {
+    if (optind >= argc)
+      emu_die("--normalize needs truth files");
+    exit(emu_truth_normalize(argc - optind, argv + optind, stdout));
+  }
+  if (optind < argc)
+    emu_die("unexpected argument '%s' (see --help)", argv[optind]);
+}
