@@ -20,6 +20,7 @@
 #include "context.h"
 #include "event_types.h"
 #include "gpu_clock.h"
+#include "nccl_datatypes.h"
 #include "stats.h"
 
 /* ---- GPU clock ---- */

@@ -11,9 +11,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "completion.h"
 #include "context.h"
 #include "event_types.h"
+#include "nccl_datatypes.h"
 #include "ring.h"
 
 static cs_sampling_config cfg = {1, 1, 1, 0};

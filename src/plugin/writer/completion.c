@@ -18,6 +18,7 @@
 #include "context.h"
 #include "event_types.h"
 #include "gpu_clock.h"
+#include "nccl_datatypes.h"
 #include "u64map.h"
 
 #define API_CACHE 4096   /* power of two */
@@ -85,25 +86,7 @@ struct cs_completion {
   cs_completion_counters c;
 };
 
-/* ---- sizes and bandwidth (docs/metrics.md has the table) ---- */
-
-unsigned cs_datatype_size(const char *t) {
-  static const struct {
-    const char *name;
-    unsigned size;
-  } sizes[] = {{"ncclInt8", 1},       {"ncclUint8", 1},     {"ncclChar", 1},
-               {"ncclInt32", 4},      {"ncclUint32", 4},    {"ncclInt", 4},
-               {"ncclInt64", 8},      {"ncclUint64", 8},    {"ncclFloat16", 2},
-               {"ncclHalf", 2},       {"ncclFloat32", 4},   {"ncclFloat", 4},
-               {"ncclFloat64", 8},    {"ncclDouble", 8},    {"ncclBfloat16", 2},
-               {"ncclFloat8e4m3", 1}, {"ncclFloat8e5m2", 1}};
-  if (!t)
-    return 0;
-  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-    if (strcmp(t, sizes[i].name) == 0)
-      return sizes[i].size;
-  return 0;
-}
+/* ---- bytes and bandwidth (docs/metrics.md has the table) ---- */
 
 static bool is(const char *func, const char *name) {
   return func && strcmp(func, name) == 0;

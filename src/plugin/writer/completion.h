@@ -103,9 +103,6 @@ typedef struct {
 const cs_completion_counters *
 cs_completion_get_counters(const cs_completion *c);
 
-/* Bytes size of an NCCL datatype name ("ncclFloat32" -> 4), 0 if unknown. */
-unsigned cs_datatype_size(const char *datatype);
-
 /* nccl-tests conventions: bytes counted for `func` given NCCL's `count`
  * and datatype on `nranks` ranks, and the bus-bandwidth factor. */
 uint64_t cs_collective_bytes(const char *func, uint64_t count,
