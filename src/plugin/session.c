@@ -15,12 +15,12 @@
 #include "clock.h"
 #include "config.h"
 #include "context.h"
-#include "emit.h" /* the quiet filters and CS_QUIET_POLICY */
 #include "event_types.h"
 #include "gpu_uuid.h"
 #include "handle.h"
 #include "host_info.h"
 #include "log.h"
+#include "mode.h" /* what NCCL's threads read: quiet filters, pid */
 #include "ring.h"
 #include "sampling.h"
 #include "writer.h"
@@ -30,9 +30,6 @@
  * communicator (its proxy, service and network threads). */
 #define SPARE_RINGS_BASE 8
 #define SPARE_RINGS_PER_CONTEXT 8
-
-_Atomic pid_t cs_session_pid;
-_Atomic bool cs_session_user_tag_ok;
 
 typedef struct {
   pthread_mutex_t lock;

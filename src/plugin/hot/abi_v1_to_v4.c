@@ -9,6 +9,7 @@
  * in all four.
  */
 #include "emit.h"
+#include "session.h" /* init is the lifecycle: cs_session_init */
 
 /* v1 enum values (NVIDIA NCCL) -> names as later versions spell them. */
 static const char *const v1_funcs[] = {

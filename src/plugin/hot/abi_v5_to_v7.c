@@ -9,6 +9,7 @@
  * >= 2.31 (some RCCL v7 layouts end before it).
  */
 #include "emit.h"
+#include "session.h" /* init is the lifecycle: cs_session_init */
 
 typedef ncclProfilerEventDescr_v7_t d7;
 typedef ncclProfilerEventDescr_v6_t d6;

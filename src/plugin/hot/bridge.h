@@ -9,15 +9,15 @@
  *
  * Hooks. Nothing new runs on the fast path while no bridge is active:
  *
- *   start  session.c sets the start policy (CS_QUIET_POLICY, emit.h) of
+ *   start  session.c sets the start policy (CS_QUIET_POLICY, mode.h) of
  *          the types a bridge handles, as sampling does for all types, so
  *          their starts take the adapter's slow twin, which calls
- *          cs_policy_admit (abi_common.c) once the record is filled; when
+ *          cs_policy_admit (emit_slow.c) once the record is filled; when
  *          the event is kept, cs_policy_admit calls cs_bridge_start below.
  *          Other types (the proxy's events) keep the fast path.
  *   stop   cs_emit_stop (emit.h) checks the flag cs_bridges; while it is
  *          set, a stop on a thread with something pushed takes
- *          cs_emit_stop_slow (abi_common.c), which records the stop and
+ *          cs_emit_stop_slow (emit_slow.c), which records the stop and
  *          then calls cs_bridge_stop below. Threads that pushed nothing
  *          (NCCL's proxy threads) keep the fast path.
  *   marks  cs_session_mark (session.c; cclscope_step, cclscope_mark)
@@ -149,7 +149,7 @@ void cs_cupti_stop(cs_bridge_thread *t, uint64_t handle);
 /* Session end: one summary line if any CUPTI call failed. */
 void cs_cupti_session_end(void);
 
-/* ---- dispatch (abi_common.c calls these while cs_bridges != 0, with
+/* ---- dispatch (emit_slow.c calls these while cs_bridges != 0, with
  * the calling thread's ring's state) ---- */
 
 static inline void cs_bridge_start(cs_bridge_thread *t, const cs_rec_start *rec,

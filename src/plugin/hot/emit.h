@@ -20,10 +20,10 @@
 #include "context.h"
 #include "event_types.h"
 #include "handle.h"
+#include "mode.h"
 #include "nccl/profiler.h"
 #include "record.h"
 #include "ring.h"
-#include "session.h"
 
 #define CS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CS_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -70,21 +70,6 @@ _Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_kernel_phase) <=
 _Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_unknown) <= CS_UNIT_BYTES,
                "unknown");
 
-/* What the current mode leaves out (session.c sets them at session start):
- * an event type whose bit (0..16) is set gets the quiet handle and is not
- * recorded; a state whose bit is set is not recorded. Neither reads the
- * clock. */
-extern _Atomic uint64_t cs_quiet_types;
-extern _Atomic uint64_t cs_quiet_states;
-
-/* Bits 32..48 of cs_quiet_types: a start policy applies to that event
- * type: its starts take the adapter's slow twin, which applies it. Sampling
- * and the size filter set every type (children of left-out events are
- * left out too); a bridge sets the types it handles (bridge.h). */
-#define CS_QUIET_POLICY_SHIFT 32
-#define CS_QUIET_POLICY(types) ((uint64_t)(types) << CS_QUIET_POLICY_SHIFT)
-#define CS_QUIET_POLICY_ALL CS_QUIET_POLICY((UINT32_C(1) << CS_EV_COUNT) - 1)
-
 typedef enum {
   CS_GATE_RECORD, /* go on recording */
   CS_GATE_DONE,   /* the handle is written: return to NCCL */
@@ -119,7 +104,7 @@ static inline cs_gate cs_start_gate(void **eHandle, cs_etype et,
   return CS_GATE_RECORD;
 }
 
-/* After the record is filled, before it is committed (abi_common.c):
+/* After the record is filled, before it is committed (emit_slow.c):
  * false = leave the event out; the record is not committed and the
  * handle becomes the sampled-out handle. A kept event is handed to the
  * active bridges (bridge.h). */
@@ -177,7 +162,7 @@ static inline cs_rec_start *cs_start_fast_begin(void **eHandle, cs_etype et,
   return rec;
 }
 
-/* Slow half (abi_common.c): attach a ring, refill ids, look at the ring
+/* Slow half (emit_slow.c): attach a ring, refill ids, look at the ring
  * again. Always writes the handle (NULL only without a session); returns
  * NULL when there is nothing to fill (no session, or the ring is full:
  * the drop is counted and the handle is the dropped handle, so that the

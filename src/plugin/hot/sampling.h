@@ -17,7 +17,7 @@
  * no record, and its children (KernelCh, ProxyOp, ProxyStep, NetPlugin) see
  * that parent and are left out before they read the clock. The decision
  * runs in the adapters' slow twin, which every start takes while a
- * selection is active (CS_QUIET_POLICY_ALL in src/plugin/hot/emit.h).
+ * selection is active (CS_QUIET_POLICY_ALL in src/plugin/hot/mode.h).
  */
 #ifndef CCLSCOPE_SAMPLING_H
 #define CCLSCOPE_SAMPLING_H
