@@ -91,7 +91,7 @@ typedef struct {
   int64_t last_flush_ns;
 } writer_state;
 
-static writer_state w = {
+static writer_state writer = {
     .state_lock = PTHREAD_MUTEX_INITIALIZER,
     .ctl_lock = PTHREAD_MUTEX_INITIALIZER,
     .ctl_cond = PTHREAD_COND_INITIALIZER,
@@ -106,24 +106,24 @@ static int64_t mono_ns(void) {
 
 static void on_start(void *arg, const cs_event *e) {
   (void)arg;
-  cs_completion_started(w.completion, e);
-  cs_watchdog_started(w.watchdog, e);
+  cs_completion_started(writer.completion, e);
+  cs_watchdog_started(writer.watchdog, e);
 }
 
 static void on_event(void *arg, const cs_event *e) {
   (void)arg;
-  if (w.trace_open)
-    cs_trace_event(&w.trace, e);
-  cs_completion_ended(w.completion, e);
-  cs_metrics_event(w.metrics, e, &w.cal);
+  if (writer.trace_open)
+    cs_trace_event(&writer.trace, e);
+  cs_completion_ended(writer.completion, e);
+  cs_metrics_event(writer.metrics, e, &writer.cal);
 }
 
 static void on_timing(void *arg, const cs_timing *t) {
   (void)arg;
-  if (w.trace_open)
-    cs_trace_timing(&w.trace, t);
-  cs_metrics_timing(w.metrics, t);
-  cs_watchdog_timing(w.watchdog, t);
+  if (writer.trace_open)
+    cs_trace_timing(&writer.trace, t);
+  cs_metrics_timing(writer.metrics, t);
+  cs_watchdog_timing(writer.watchdog, t);
 }
 
 static void on_late_state(void *arg, uint64_t id, const cs_state_rec *s,
@@ -131,9 +131,9 @@ static void on_late_state(void *arg, uint64_t id, const cs_state_rec *s,
   (void)arg;
   uint32_t ctx = 0;
   int32_t rank = -1;
-  cs_asm_lookup_owner(w.assembler, id, &ctx, &rank);
-  if (w.trace_open)
-    cs_trace_late_state(&w.trace, id, s, tid, etype, ctx, rank);
+  cs_asm_lookup_owner(writer.assembler, id, &ctx, &rank);
+  if (writer.trace_open)
+    cs_trace_late_state(&writer.trace, id, s, tid, etype, ctx, rank);
 }
 
 /* ---- counters ---- */
@@ -158,14 +158,14 @@ static void add_ring(ring_totals *t, const cs_ring *r) {
 
 static void on_ring_freed(const cs_ring *r, void *arg) {
   (void)arg;
-  add_ring(&w.retired, r);
+  add_ring(&writer.retired, r);
 }
 
 static void gather_counters(cs_trace_counters *c) {
-  ring_totals t = w.retired;
+  ring_totals t = writer.retired;
   for (cs_ring *r = cs_ring_list(); r; r = r->next)
     add_ring(&t, r);
-  c->asm_counters = cs_asm_get_counters(w.assembler);
+  c->asm_counters = cs_asm_get_counters(writer.assembler);
   c->dropped_starts = t.dropped_starts;
   c->dropped_states = t.dropped_states;
   c->dropped_stops = t.dropped_stops;
@@ -193,8 +193,8 @@ static size_t drain_ring(cs_ring *r) {
     r->high_water = head - tail;
   if (!r->announced) {
     r->announced = true;
-    if (w.trace_open)
-      cs_trace_thread(&w.trace, r->tid, r->thread_name, cs_clock_now());
+    if (writer.trace_open)
+      cs_trace_thread(&writer.trace, r->tid, r->thread_name, cs_clock_now());
   }
   while (tail < head) {
     const cs_unit *u = &ring_units[tail & mask];
@@ -207,12 +207,12 @@ static size_t drain_ring(cs_ring *r) {
       continue;
     }
     unsigned n = u->h.units ? u->h.units : 1;
-    cs_asm_record(w.assembler, u, r->tid);
-    w.records++;
+    cs_asm_record(writer.assembler, u, r->tid);
+    writer.records++;
     /* Write as we go: the buffer stays small (in cache, no page faults)
      * however much a burst left in the rings. */
-    if (w.trace_open && cs_tf_bulk_due(&w.trace.file))
-      cs_trace_write_bulk(&w.trace);
+    if (writer.trace_open && cs_tf_bulk_due(&writer.trace.file))
+      cs_trace_write_bulk(&writer.trace);
     tail += n;
     units += n;
     if ((units & (RELEASE_EVERY_UNITS - 1)) < n)
@@ -245,35 +245,36 @@ static void watchdog_say(void *arg, bool warning, const char *text) {
 
 static void watchdog_check(int64_t epoch_now) {
   const cs_wd_picture *pic = NULL;
-  size_t fresh = cs_watchdog_scan(w.watchdog, w.assembler, epoch_now,
+  size_t fresh = cs_watchdog_scan(writer.watchdog, writer.assembler, epoch_now,
                                   watchdog_say, NULL, &pic);
-  if (fresh && pic && cs_inflight_write(&w.opts.env, pic, "hang")) {
+  if (fresh && pic && cs_inflight_write(&writer.opts.env, pic, "hang")) {
     char path[4096];
-    cs_inflight_path(&w.opts.env, path, sizeof path);
+    cs_inflight_path(&writer.opts.env, path, sizeof path);
     cs_log_warn("everything in flight is in %s (cclscope hang DIR reads the "
                 "snapshots of all ranks)",
                 path);
   }
-  if (fresh && w.trace_open)
-    cs_trace_sync(&w.trace); /* the job may be killed soon */
+  if (fresh && writer.trace_open)
+    cs_trace_sync(&writer.trace); /* the job may be killed soon */
 }
 
 /* Flush, snapshot, and tell the waiting cclscope_dump() caller. */
 static void dump_now(uint64_t ticket, uint64_t raw_ts, int32_t tid) {
   drain_all();
-  if (w.trace_open) {
-    cs_trace_mark(&w.trace, raw_ts, tid, "dump", "", -1);
-    cs_trace_sync(&w.trace);
+  if (writer.trace_open) {
+    cs_trace_mark(&writer.trace, raw_ts, tid, "dump", "", -1);
+    cs_trace_sync(&writer.trace);
   }
-  w.last_flush_ns = mono_ns();
-  int64_t now = cs_clock_epoch_now(&w.cal);
-  const cs_wd_picture *pic = cs_watchdog_picture(w.watchdog, w.assembler, now);
-  cs_inflight_write(&w.opts.env, pic, "dump");
-  pthread_mutex_lock(&w.ctl_lock);
-  if (ticket > w.dumps_done)
-    w.dumps_done = ticket;
-  pthread_cond_broadcast(&w.dump_cond);
-  pthread_mutex_unlock(&w.ctl_lock);
+  writer.last_flush_ns = mono_ns();
+  int64_t now = cs_clock_epoch_now(&writer.cal);
+  const cs_wd_picture *pic =
+      cs_watchdog_picture(writer.watchdog, writer.assembler, now);
+  cs_inflight_write(&writer.opts.env, pic, "dump");
+  pthread_mutex_lock(&writer.ctl_lock);
+  if (ticket > writer.dumps_done)
+    writer.dumps_done = ticket;
+  pthread_cond_broadcast(&writer.dump_cond);
+  pthread_mutex_unlock(&writer.ctl_lock);
 }
 
 /* ---- lifecycle messages ---- */
@@ -282,33 +283,34 @@ static void handle_message(const cs_ctl_msg *m) {
   cs_trace_counters counters;
   switch (m->kind) {
   case CS_CTL_CTX_INIT:
-    if (w.trace_open)
-      cs_trace_ctx_init(&w.trace, m->serial);
+    if (writer.trace_open)
+      cs_trace_ctx_init(&writer.trace, m->serial);
     break;
   case CS_CTL_CTX_FINALIZE:
     drain_all(); /* the communicator's last records come first */
-    cs_asm_context_finalized(w.assembler, m->serial, m->raw_ts);
-    cs_completion_set_now(w.completion, cs_clock_epoch_now(&w.cal));
-    cs_completion_flush(w.completion, m->serial);
-    if (w.trace_open) {
+    cs_asm_context_finalized(writer.assembler, m->serial, m->raw_ts);
+    cs_completion_set_now(writer.completion, cs_clock_epoch_now(&writer.cal));
+    cs_completion_flush(writer.completion, m->serial);
+    if (writer.trace_open) {
       gather_counters(&counters);
-      cs_trace_ctx_finalize(&w.trace, m->serial, m->raw_ts, m->tid, &counters);
+      cs_trace_ctx_finalize(&writer.trace, m->serial, m->raw_ts, m->tid,
+                            &counters);
     }
     break;
   case CS_CTL_MARK:
     drain_all();
-    if (w.trace_open)
-      cs_trace_mark(&w.trace, m->raw_ts, m->tid, mark_names[m->mark & 7],
+    if (writer.trace_open)
+      cs_trace_mark(&writer.trace, m->raw_ts, m->tid, mark_names[m->mark & 7],
                     m->label, m->step);
     if (m->mark == CS_MARK_STEP)
-      cs_metrics_step(w.metrics, m->step,
-                      cs_clock_to_epoch_ns(&w.cal, m->raw_ts));
+      cs_metrics_step(writer.metrics, m->step,
+                      cs_clock_to_epoch_ns(&writer.cal, m->raw_ts));
     break;
   case CS_CTL_FLUSH:
     drain_all();
-    if (w.trace_open)
-      cs_trace_sync(&w.trace);
-    w.last_flush_ns = mono_ns();
+    if (writer.trace_open)
+      cs_trace_sync(&writer.trace);
+    writer.last_flush_ns = mono_ns();
     break;
   case CS_CTL_DUMP:
     dump_now((uint64_t)m->step, m->raw_ts, m->tid);
@@ -321,12 +323,13 @@ static size_t handle_queue(void) {
   size_t handled = 0;
   for (;;) {
     size_t n = 0;
-    pthread_mutex_lock(&w.ctl_lock);
-    while (n < 32 && w.queue_len > 0) {
-      local[n++] = w.queue[0];
-      memmove(w.queue, w.queue + 1, --w.queue_len * sizeof *w.queue);
+    pthread_mutex_lock(&writer.ctl_lock);
+    while (n < 32 && writer.queue_len > 0) {
+      local[n++] = writer.queue[0];
+      memmove(writer.queue, writer.queue + 1,
+              --writer.queue_len * sizeof *writer.queue);
     }
-    pthread_mutex_unlock(&w.ctl_lock);
+    pthread_mutex_unlock(&writer.ctl_lock);
     if (n == 0)
       return handled;
     for (size_t i = 0; i < n; i++)
@@ -341,9 +344,10 @@ static void health_snapshot(cs_metrics_health *h) {
   cs_trace_counters c;
   gather_counters(&c);
   const cs_asm_counters *a = c.asm_counters;
-  const cs_completion_counters *t = cs_completion_get_counters(w.completion);
+  const cs_completion_counters *t =
+      cs_completion_get_counters(writer.completion);
   memset(h, 0, sizeof *h);
-  h->callbacks = w.records + c.null_handles + c.foreign_handles +
+  h->callbacks = writer.records + c.null_handles + c.foreign_handles +
                  c.dropped_starts + c.dropped_states + c.dropped_stops;
   h->dropped_starts = c.dropped_starts + a->live_cap_drops;
   h->dropped_states = c.dropped_states;
@@ -356,25 +360,26 @@ static void health_snapshot(cs_metrics_health *h) {
   h->timings_batched = t->batched;
   h->sampled_out = c.sampled_out;
   h->too_small = c.too_small;
-  h->hangs = cs_watchdog_hangs_reported(w.watchdog);
+  h->hangs = cs_watchdog_hangs_reported(writer.watchdog);
 }
 
 static void close_metrics_window(int64_t now_ns) {
   cs_metrics_health h;
   health_snapshot(&h);
-  cs_metrics_close_window(w.metrics, now_ns, &h);
-  if (!w.opts.env.mode_metrics)
+  cs_metrics_close_window(writer.metrics, now_ns, &h);
+  if (!writer.opts.env.mode_metrics)
     return;
-  cs_prom_textfile_write(&w.prom, w.metrics->prom.data, w.metrics->prom.len);
-  if (w.opts.prom_port)
-    cs_http_publish(w.metrics->prom.data, w.metrics->prom.len);
-  if (w.otlp_on && w.metrics->otlp.len)
-    cs_otlp_submit(w.metrics->otlp.data, w.metrics->otlp.len);
+  cs_prom_textfile_write(&writer.prom, writer.metrics->prom.data,
+                         writer.metrics->prom.len);
+  if (writer.opts.prom_port)
+    cs_http_publish(writer.metrics->prom.data, writer.metrics->prom.len);
+  if (writer.otlp_on && writer.metrics->otlp.len)
+    cs_otlp_submit(writer.metrics->otlp.data, writer.metrics->otlp.len);
 }
 
 static void summary_line(void *arg, const char *text) {
   (void)arg;
-  if (strcmp(w.opts.summary, "stderr") == 0)
+  if (strcmp(writer.opts.summary, "stderr") == 0)
     fprintf(stderr, "cclscope: %s\n", text);
   else
     cs_log_info("%s", text);
@@ -384,35 +389,36 @@ static void summary_line(void *arg, const char *text) {
 
 static void periodic(bool force_flush) {
   int64_t now = mono_ns();
-  if (now >= w.next_calibration_ns) {
-    cs_clock_cal_update(&w.cal);
-    w.next_calibration_ns = now + CALIBRATE_EVERY_NS;
+  if (now >= writer.next_calibration_ns) {
+    cs_clock_cal_update(&writer.cal);
+    writer.next_calibration_ns = now + CALIBRATE_EVERY_NS;
   }
-  if (now >= w.next_timing_ns) {
-    cs_completion_tick(w.completion);
-    w.next_timing_ns = now + TIMING_EVERY_NS;
-    int64_t epoch_now = cs_clock_epoch_now(&w.cal);
-    if (cs_metrics_window_due(w.metrics, epoch_now))
+  if (now >= writer.next_timing_ns) {
+    cs_completion_tick(writer.completion);
+    writer.next_timing_ns = now + TIMING_EVERY_NS;
+    int64_t epoch_now = cs_clock_epoch_now(&writer.cal);
+    if (cs_metrics_window_due(writer.metrics, epoch_now))
       close_metrics_window(epoch_now);
-    if (w.opts.hang_timeout_s > 0 && cs_watchdog_due(w.watchdog, epoch_now))
+    if (writer.opts.hang_timeout_s > 0 &&
+        cs_watchdog_due(writer.watchdog, epoch_now))
       watchdog_check(epoch_now);
   }
   /* Rings taken by new threads are replaced here, not in their callbacks. */
   cs_ring_spares_fill(false);
-  if (now >= w.next_tick_ns) {
-    cs_asm_tick(w.assembler, cs_clock_now());
+  if (now >= writer.next_tick_ns) {
+    cs_asm_tick(writer.assembler, cs_clock_now());
     cs_ring_reap_orphans(on_ring_freed, NULL);
-    w.next_tick_ns = now + TICK_EVERY_NS;
+    writer.next_tick_ns = now + TICK_EVERY_NS;
   }
-  if (!w.trace_open)
+  if (!writer.trace_open)
     return;
-  if (force_flush ||
-      (w.trace.file.buf.len > 0 &&
-       now - w.last_flush_ns >= (int64_t)(w.opts.flush_interval_s * 1e9))) {
-    cs_trace_flush(&w.trace);
-    w.last_flush_ns = now;
-  } else if (cs_tf_bulk_due(&w.trace.file)) {
-    cs_trace_write_bulk(&w.trace);
+  if (force_flush || (writer.trace.file.buf.len > 0 &&
+                      now - writer.last_flush_ns >=
+                          (int64_t)(writer.opts.flush_interval_s * 1e9))) {
+    cs_trace_flush(&writer.trace);
+    writer.last_flush_ns = now;
+  } else if (cs_tf_bulk_due(&writer.trace.file)) {
+    cs_trace_write_bulk(&writer.trace);
   }
 }
 
@@ -422,47 +428,48 @@ static void finish(void) {
   int64_t deadline = mono_ns() + FINAL_DRAIN_DEADLINE_NS;
   while (handle_queue() + drain_all() > 0 && mono_ns() < deadline) {
   }
-  cs_completion_set_now(w.completion, cs_clock_epoch_now(&w.cal));
-  if (w.opts.hang_timeout_s > 0) /* say which reported operations ended */
-    watchdog_check(cs_clock_epoch_now(&w.cal));
-  cs_asm_end_all(
-      w.assembler, w.stop_at_exit ? CS_END_INFLIGHT : CS_END_RECLAIMED,
-      w.stop_at_exit ? CS_RECLAIM_NONE : CS_RECLAIM_FINALIZE, cs_clock_now());
-  cs_completion_flush(w.completion, 0);
-  close_metrics_window(cs_clock_epoch_now(&w.cal)); /* the last window */
-  if (strcmp(w.opts.summary, "off") != 0)
-    cs_metrics_summary(w.metrics, summary_line, NULL);
-  if (w.trace_open) {
+  cs_completion_set_now(writer.completion, cs_clock_epoch_now(&writer.cal));
+  if (writer.opts.hang_timeout_s > 0) /* say which reported operations ended */
+    watchdog_check(cs_clock_epoch_now(&writer.cal));
+  cs_asm_end_all(writer.assembler,
+                 writer.stop_at_exit ? CS_END_INFLIGHT : CS_END_RECLAIMED,
+                 writer.stop_at_exit ? CS_RECLAIM_NONE : CS_RECLAIM_FINALIZE,
+                 cs_clock_now());
+  cs_completion_flush(writer.completion, 0);
+  close_metrics_window(cs_clock_epoch_now(&writer.cal)); /* the last window */
+  if (strcmp(writer.opts.summary, "off") != 0)
+    cs_metrics_summary(writer.metrics, summary_line, NULL);
+  if (writer.trace_open) {
     cs_trace_counters counters;
     gather_counters(&counters);
-    cs_trace_process_end(&w.trace, w.stop_at_exit ? "exit" : "finalize",
-                         &counters);
-    cs_trace_close(&w.trace);
-    w.trace_open = false;
+    cs_trace_process_end(&writer.trace,
+                         writer.stop_at_exit ? "exit" : "finalize", &counters);
+    cs_trace_close(&writer.trace);
+    writer.trace_open = false;
   }
 }
 
 static void *writer_main(void *arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "cclscope-writer");
-  pthread_mutex_lock(&w.ctl_lock);
-  w.thread_started = true; /* see cs_writer_start */
-  pthread_cond_broadcast(&w.ctl_cond);
-  pthread_mutex_unlock(&w.ctl_lock);
+  pthread_mutex_lock(&writer.ctl_lock);
+  writer.thread_started = true; /* see cs_writer_start */
+  pthread_cond_broadcast(&writer.ctl_cond);
+  pthread_mutex_unlock(&writer.ctl_lock);
   for (;;) {
-    pthread_mutex_lock(&w.state_lock);
-    pthread_mutex_lock(&w.ctl_lock);
-    bool stopping = w.stop_requested;
-    pthread_mutex_unlock(&w.ctl_lock);
+    pthread_mutex_lock(&writer.state_lock);
+    pthread_mutex_lock(&writer.ctl_lock);
+    bool stopping = writer.stop_requested;
+    pthread_mutex_unlock(&writer.ctl_lock);
     if (stopping) {
       finish();
-      pthread_mutex_unlock(&w.state_lock);
+      pthread_mutex_unlock(&writer.state_lock);
       return NULL;
     }
-    cs_completion_set_now(w.completion, cs_clock_epoch_now(&w.cal));
+    cs_completion_set_now(writer.completion, cs_clock_epoch_now(&writer.cal));
     size_t work = handle_queue() + drain_all();
     periodic(false);
-    pthread_mutex_unlock(&w.state_lock);
+    pthread_mutex_unlock(&writer.state_lock);
 
     if (work >= BUSY_UNITS)
       continue;
@@ -474,12 +481,13 @@ static void *writer_main(void *arg) {
       until.tv_sec++;
       until.tv_nsec -= 1000000000;
     }
-    pthread_mutex_lock(&w.ctl_lock);
-    while (!w.stop_requested && w.queue_len == 0) {
-      if (pthread_cond_timedwait(&w.ctl_cond, &w.ctl_lock, &until) == ETIMEDOUT)
+    pthread_mutex_lock(&writer.ctl_lock);
+    while (!writer.stop_requested && writer.queue_len == 0) {
+      if (pthread_cond_timedwait(&writer.ctl_cond, &writer.ctl_lock, &until) ==
+          ETIMEDOUT)
         break;
     }
-    pthread_mutex_unlock(&w.ctl_lock);
+    pthread_mutex_unlock(&writer.ctl_lock);
   }
 }
 
@@ -500,8 +508,8 @@ static void start_http(const cs_writer_opts *opts) {
   if (!search)
     port += opts->local_rank;
   /* Serve something from the first scrape on, not only after a window. */
-  cs_metrics_render_prometheus(w.metrics, &w.metrics->prom);
-  cs_http_publish(w.metrics->prom.data, w.metrics->prom.len);
+  cs_metrics_render_prometheus(writer.metrics, &writer.metrics->prom);
+  cs_http_publish(writer.metrics->prom.data, writer.metrics->prom.len);
   cs_http_start(opts->prom_addr, port, search);
 }
 
@@ -509,8 +517,8 @@ static bool start_metrics(const cs_writer_opts *opts) {
   char otlp_url[1024];
   const char *url = cs_otlp_endpoint_from_env(otlp_url, sizeof otlp_url);
   const cs_trace_env *env = &opts->env;
-  w.records = 0;
-  w.otlp_on = false;
+  writer.records = 0;
+  writer.otlp_on = false;
   cs_metrics_config mcfg = {
       .window_s = opts->metrics_window_s > 0 ? opts->metrics_window_s : 5.0,
       .max_series = opts->metrics_max_series,
@@ -521,62 +529,62 @@ static bool start_metrics(const cs_writer_opts *opts) {
       .service_name = getenv("OTEL_SERVICE_NAME"),
       .resource_attrs = getenv("OTEL_RESOURCE_ATTRIBUTES"),
   };
-  w.metrics = cs_metrics_create(&mcfg, cs_clock_epoch_now(&w.cal));
-  if (!w.metrics)
+  writer.metrics = cs_metrics_create(&mcfg, cs_clock_epoch_now(&writer.cal));
+  if (!writer.metrics)
     return false;
   if (!env->mode_metrics)
     return true;
-  cs_prom_textfile_start(&w.prom, opts->prom_file, !opts->prom_port && !url,
-                         &w.out_dir, env);
+  cs_prom_textfile_start(&writer.prom, opts->prom_file,
+                         !opts->prom_port && !url, &writer.out_dir, env);
   if (opts->prom_port)
     start_http(opts);
   if (url)
-    w.otlp_on = cs_otlp_start(url, opts->otlp_timeout_ms);
+    writer.otlp_on = cs_otlp_start(url, opts->otlp_timeout_ms);
   return true;
 }
 
 /* Never waits for a client; the OTLP exporter gets until the exit deadline,
  * counted from here (after the last window was rendered and queued). */
 static void stop_metrics(void) {
-  int64_t deadline = mono_ns() + (int64_t)(w.opts.exit_deadline_s * 1e9);
+  int64_t deadline = mono_ns() + (int64_t)(writer.opts.exit_deadline_s * 1e9);
   cs_http_stop();
-  if (w.otlp_on)
+  if (writer.otlp_on)
     cs_otlp_stop(deadline);
-  w.otlp_on = false;
-  cs_metrics_destroy(w.metrics);
-  w.metrics = NULL;
+  writer.otlp_on = false;
+  cs_metrics_destroy(writer.metrics);
+  writer.metrics = NULL;
 }
 
 /* The folders the writer's files are in (the files are closed already). */
 static void close_output_folders(void) {
-  cs_prom_textfile_stop(&w.prom);
-  cs_out_dir_close(&w.out_dir);
+  cs_prom_textfile_stop(&writer.prom);
+  cs_out_dir_close(&writer.out_dir);
 }
 
 bool cs_writer_start(const cs_writer_opts *opts) {
   pthread_condattr_t attr;
-  if (w.running)
+  if (writer.running)
     return true;
-  w.opts = *opts;
-  memset(&w.retired, 0, sizeof w.retired);
-  cs_clock_cal_start(&w.cal, opts->clock);
-  w.opts.env.cal = &w.cal;
-  cs_out_dir_init(&w.out_dir, opts->env.dir, "CCLSCOPE_DIR");
-  w.opts.env.out_dir = &w.out_dir;
+  writer.opts = *opts;
+  memset(&writer.retired, 0, sizeof writer.retired);
+  cs_clock_cal_start(&writer.cal, opts->clock);
+  writer.opts.env.cal = &writer.cal;
+  cs_out_dir_init(&writer.out_dir, opts->env.dir, "CCLSCOPE_DIR");
+  writer.opts.env.out_dir = &writer.out_dir;
 
   cs_completion_config ccfg = {
       .on_timing = on_timing,
-      .cal = &w.cal,
+      .cal = &writer.cal,
       .grace_ns = TIMING_GRACE_NS,
       .timeout_ns = (int64_t)(opts->timing_timeout_s * 1e9),
   };
-  w.completion = cs_completion_create(&ccfg);
-  if (!w.completion)
+  writer.completion = cs_completion_create(&ccfg);
+  if (!writer.completion)
     return false;
-  cs_completion_set_now(w.completion, cs_clock_epoch_now(&w.cal));
+  cs_completion_set_now(writer.completion, cs_clock_epoch_now(&writer.cal));
   if (!start_metrics(opts)) {
-    cs_completion_destroy(w.completion);
-    w.completion = NULL;
+    cs_completion_destroy(writer.completion);
+    writer.completion = NULL;
     return false;
   }
   cs_asm_config acfg = {
@@ -586,52 +594,53 @@ bool cs_writer_start(const cs_writer_opts *opts) {
       .arg = NULL,
       .max_live = opts->max_live_events,
       .reclaim_ticks =
-          (uint64_t)(opts->reclaim_timeout_s * 1e9 / w.cal.ns_per_tick),
+          (uint64_t)(opts->reclaim_timeout_s * 1e9 / writer.cal.ns_per_tick),
   };
-  w.assembler = cs_asm_create(&acfg);
-  w.watchdog = cs_watchdog_create(opts->hang_timeout_s, &w.cal);
-  if (!w.assembler || !w.watchdog) {
-    cs_asm_destroy(w.assembler);
-    w.assembler = NULL;
-    cs_watchdog_destroy(w.watchdog);
-    w.watchdog = NULL;
-    cs_completion_destroy(w.completion);
-    w.completion = NULL;
+  writer.assembler = cs_asm_create(&acfg);
+  writer.watchdog = cs_watchdog_create(opts->hang_timeout_s, &writer.cal);
+  if (!writer.assembler || !writer.watchdog) {
+    cs_asm_destroy(writer.assembler);
+    writer.assembler = NULL;
+    cs_watchdog_destroy(writer.watchdog);
+    writer.watchdog = NULL;
+    cs_completion_destroy(writer.completion);
+    writer.completion = NULL;
     stop_metrics();
     close_output_folders();
     return false;
   }
-  w.trace_open = opts->env.mode_trace && cs_trace_open(&w.trace, &w.opts.env);
+  writer.trace_open =
+      opts->env.mode_trace && cs_trace_open(&writer.trace, &writer.opts.env);
 
-  w.stop_requested = false;
-  w.stop_at_exit = false;
-  w.next_calibration_ns = mono_ns() + CALIBRATE_EVERY_NS;
-  w.next_tick_ns = mono_ns() + TICK_EVERY_NS;
-  w.next_timing_ns = mono_ns() + TIMING_EVERY_NS;
-  w.last_flush_ns = mono_ns();
+  writer.stop_requested = false;
+  writer.stop_at_exit = false;
+  writer.next_calibration_ns = mono_ns() + CALIBRATE_EVERY_NS;
+  writer.next_tick_ns = mono_ns() + TICK_EVERY_NS;
+  writer.next_timing_ns = mono_ns() + TIMING_EVERY_NS;
+  writer.last_flush_ns = mono_ns();
   pthread_condattr_init(&attr);
   pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-  pthread_cond_destroy(&w.ctl_cond);
-  pthread_cond_init(&w.ctl_cond, &attr);
+  pthread_cond_destroy(&writer.ctl_cond);
+  pthread_cond_init(&writer.ctl_cond, &attr);
   pthread_condattr_destroy(&attr);
 
   /* The writer must never receive the application's signals. */
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  w.thread_started = false;
-  int rc = pthread_create(&w.thread, NULL, writer_main, NULL);
+  writer.thread_started = false;
+  int rc = pthread_create(&writer.thread, NULL, writer_main, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (rc != 0) {
-    if (w.trace_open)
-      cs_trace_close(&w.trace);
-    w.trace_open = false;
-    cs_asm_destroy(w.assembler);
-    w.assembler = NULL;
-    cs_watchdog_destroy(w.watchdog);
-    w.watchdog = NULL;
-    cs_completion_destroy(w.completion);
-    w.completion = NULL;
+    if (writer.trace_open)
+      cs_trace_close(&writer.trace);
+    writer.trace_open = false;
+    cs_asm_destroy(writer.assembler);
+    writer.assembler = NULL;
+    cs_watchdog_destroy(writer.watchdog);
+    writer.watchdog = NULL;
+    cs_completion_destroy(writer.completion);
+    writer.completion = NULL;
     stop_metrics();
     close_output_folders();
     return false;
@@ -639,57 +648,58 @@ bool cs_writer_start(const cs_writer_opts *opts) {
   /* Return once the thread runs our code (as cs_io_start does): a fork()
    * right after init must not catch it inside thread start-up, holding
    * locks a child would inherit. */
-  pthread_mutex_lock(&w.ctl_lock);
-  while (!w.thread_started)
-    pthread_cond_wait(&w.ctl_cond, &w.ctl_lock);
-  pthread_mutex_unlock(&w.ctl_lock);
-  w.running = true;
+  pthread_mutex_lock(&writer.ctl_lock);
+  while (!writer.thread_started)
+    pthread_cond_wait(&writer.ctl_cond, &writer.ctl_lock);
+  pthread_mutex_unlock(&writer.ctl_lock);
+  writer.running = true;
   return true;
 }
 
 void cs_writer_post(const cs_ctl_msg *msg) {
-  pthread_mutex_lock(&w.ctl_lock);
-  if (w.running) {
-    if (w.queue_len == w.queue_cap) {
-      size_t cap = w.queue_cap ? w.queue_cap * 2 : 16;
-      cs_ctl_msg *q = realloc(w.queue, cap * sizeof *q);
+  pthread_mutex_lock(&writer.ctl_lock);
+  if (writer.running) {
+    if (writer.queue_len == writer.queue_cap) {
+      size_t cap = writer.queue_cap ? writer.queue_cap * 2 : 16;
+      cs_ctl_msg *q = realloc(writer.queue, cap * sizeof *q);
       if (q) {
-        w.queue = q;
-        w.queue_cap = cap;
+        writer.queue = q;
+        writer.queue_cap = cap;
       }
     }
-    if (w.queue_len < w.queue_cap) {
-      w.queue[w.queue_len++] = *msg;
-      pthread_cond_signal(&w.ctl_cond);
+    if (writer.queue_len < writer.queue_cap) {
+      writer.queue[writer.queue_len++] = *msg;
+      pthread_cond_signal(&writer.ctl_cond);
     }
   }
-  pthread_mutex_unlock(&w.ctl_lock);
+  pthread_mutex_unlock(&writer.ctl_lock);
 }
 
 void cs_writer_stop(bool at_exit) {
-  if (!w.running)
+  if (!writer.running)
     return;
-  pthread_mutex_lock(&w.ctl_lock);
-  w.stop_requested = true;
-  w.stop_at_exit = at_exit;
-  pthread_cond_signal(&w.ctl_cond);
-  pthread_mutex_unlock(&w.ctl_lock);
-  pthread_join(w.thread, NULL);
-  w.running = false;
+  pthread_mutex_lock(&writer.ctl_lock);
+  writer.stop_requested = true;
+  writer.stop_at_exit = at_exit;
+  pthread_cond_signal(&writer.ctl_cond);
+  pthread_mutex_unlock(&writer.ctl_lock);
+  pthread_join(writer.thread, NULL);
+  writer.running = false;
   stop_metrics(); /* joins the exporter threads: none may outlive us */
-  cs_asm_destroy(w.assembler);
-  w.assembler = NULL;
-  cs_watchdog_destroy(w.watchdog);
-  w.watchdog = NULL;
-  pthread_mutex_lock(&w.ctl_lock);
-  w.dumps_done = w.dumps_requested; /* nobody waits for a stopped writer */
-  pthread_cond_broadcast(&w.dump_cond);
-  pthread_mutex_unlock(&w.ctl_lock);
-  cs_completion_destroy(w.completion);
-  w.completion = NULL;
-  free(w.queue);
-  w.queue = NULL;
-  w.queue_len = w.queue_cap = 0;
+  cs_asm_destroy(writer.assembler);
+  writer.assembler = NULL;
+  cs_watchdog_destroy(writer.watchdog);
+  writer.watchdog = NULL;
+  pthread_mutex_lock(&writer.ctl_lock);
+  writer.dumps_done =
+      writer.dumps_requested; /* nobody waits for a stopped writer */
+  pthread_cond_broadcast(&writer.dump_cond);
+  pthread_mutex_unlock(&writer.ctl_lock);
+  cs_completion_destroy(writer.completion);
+  writer.completion = NULL;
+  free(writer.queue);
+  writer.queue = NULL;
+  writer.queue_len = writer.queue_cap = 0;
   close_output_folders();
 }
 
@@ -702,77 +712,78 @@ bool cs_writer_dump(int timeout_ms) {
     until.tv_sec++;
     until.tv_nsec -= 1000000000L;
   }
-  pthread_mutex_lock(&w.ctl_lock);
-  if (!w.running || w.stop_requested) {
-    pthread_mutex_unlock(&w.ctl_lock);
+  pthread_mutex_lock(&writer.ctl_lock);
+  if (!writer.running || writer.stop_requested) {
+    pthread_mutex_unlock(&writer.ctl_lock);
     return false;
   }
-  uint64_t ticket = ++w.dumps_requested;
-  pthread_mutex_unlock(&w.ctl_lock);
+  uint64_t ticket = ++writer.dumps_requested;
+  pthread_mutex_unlock(&writer.ctl_lock);
   cs_ctl_msg m = {.kind = CS_CTL_DUMP,
                   .step = (int64_t)ticket,
                   .raw_ts = cs_clock_now(),
                   .tid = (int32_t)gettid()};
   cs_writer_post(&m);
-  pthread_mutex_lock(&w.ctl_lock);
+  pthread_mutex_lock(&writer.ctl_lock);
   int rc = 0;
-  while (w.dumps_done < ticket && rc != ETIMEDOUT)
-    rc = pthread_cond_timedwait(&w.dump_cond, &w.ctl_lock, &until);
-  bool done = w.dumps_done >= ticket;
-  pthread_mutex_unlock(&w.ctl_lock);
+  while (writer.dumps_done < ticket && rc != ETIMEDOUT)
+    rc = pthread_cond_timedwait(&writer.dump_cond, &writer.ctl_lock, &until);
+  bool done = writer.dumps_done >= ticket;
+  pthread_mutex_unlock(&writer.ctl_lock);
   return done;
 }
 
 bool cs_writer_running(void) {
-  return w.running;
+  return writer.running;
 }
 
 const char *cs_writer_trace_path(void) {
-  return w.trace_open ? w.trace.file.path : "";
+  return writer.trace_open ? writer.trace.file.path : "";
 }
 
 void cs_writer_atfork_prepare(void) {
-  pthread_mutex_lock(&w.state_lock);
-  pthread_mutex_lock(&w.ctl_lock);
-  if (w.running && w.trace_open) /* the I/O thread's queue, consistent */
-    cs_tf_atfork_prepare(&w.trace.file);
+  pthread_mutex_lock(&writer.state_lock);
+  pthread_mutex_lock(&writer.ctl_lock);
+  if (writer.running &&
+      writer.trace_open) /* the I/O thread's queue, consistent */
+    cs_tf_atfork_prepare(&writer.trace.file);
 }
 
 void cs_writer_atfork_parent(void) {
-  if (w.running && w.trace_open)
-    cs_tf_atfork_parent(&w.trace.file);
-  pthread_mutex_unlock(&w.ctl_lock);
-  pthread_mutex_unlock(&w.state_lock);
+  if (writer.running && writer.trace_open)
+    cs_tf_atfork_parent(&writer.trace.file);
+  pthread_mutex_unlock(&writer.ctl_lock);
+  pthread_mutex_unlock(&writer.state_lock);
 }
 
 void cs_writer_atfork_child(void) {
   /* The writer thread does not exist here; its state is consistent because
    * the parent held state_lock across fork(). The parent's file is the
    * parent's: close it without writing. */
-  if (w.running) {
-    if (w.trace_open)
-      cs_tf_abandon(&w.trace.file);
-    w.trace_open = false;
-    cs_asm_destroy(w.assembler);
-    w.assembler = NULL;
-    cs_watchdog_destroy(w.watchdog);
-    w.watchdog = NULL;
-    cs_completion_destroy(w.completion);
-    w.completion = NULL;
-    cs_metrics_destroy(w.metrics); /* exporter threads are the parent's */
-    w.metrics = NULL;
-    w.otlp_on = false;
+  if (writer.running) {
+    if (writer.trace_open)
+      cs_tf_abandon(&writer.trace.file);
+    writer.trace_open = false;
+    cs_asm_destroy(writer.assembler);
+    writer.assembler = NULL;
+    cs_watchdog_destroy(writer.watchdog);
+    writer.watchdog = NULL;
+    cs_completion_destroy(writer.completion);
+    writer.completion = NULL;
+    cs_metrics_destroy(writer.metrics); /* exporter threads are the parent's */
+    writer.metrics = NULL;
+    writer.otlp_on = false;
     cs_http_atfork_child();
     cs_otlp_atfork_child();
     close_output_folders();
-    free(w.queue);
-    w.queue = NULL;
-    w.queue_len = w.queue_cap = 0;
-    w.running = false;
+    free(writer.queue);
+    writer.queue = NULL;
+    writer.queue_len = writer.queue_cap = 0;
+    writer.running = false;
   }
-  pthread_mutex_init(&w.ctl_lock, NULL);
-  pthread_mutex_init(&w.state_lock, NULL);
-  pthread_cond_init(&w.ctl_cond, NULL);
-  pthread_cond_init(&w.dump_cond, NULL);
-  w.dumps_requested = w.dumps_done = 0;
+  pthread_mutex_init(&writer.ctl_lock, NULL);
+  pthread_mutex_init(&writer.state_lock, NULL);
+  pthread_cond_init(&writer.ctl_cond, NULL);
+  pthread_cond_init(&writer.dump_cond, NULL);
+  writer.dumps_requested = writer.dumps_done = 0;
 }
