@@ -51,7 +51,7 @@ typedef struct {
    * 0 = never wait. */
   double exit_deadline_s;
   char summary[16]; /* off | log | stderr */
-  /* Sampling and filters (src/plugin/sampling.h). 1 = keep everything. */
+  /* Sampling and filters (src/plugin/hot/sampling.h). 1 = keep everything. */
   unsigned sample_coll;  /* CCLSCOPE_SAMPLE: 1 in N Coll/CeColl instances */
   unsigned sample_p2p;   /* CCLSCOPE_SAMPLE_P2P (default: sample_coll) */
   unsigned sample_steps; /* CCLSCOPE_SAMPLE_STEPS: 1 in N ProxySteps */

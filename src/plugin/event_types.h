@@ -5,7 +5,7 @@
  * The internal event type (cs_etype) equals the bit index of NCCL's type bit
  * for the 16 known types, so decoding a descriptor's `type` is a count of
  * trailing zeros. Which bits a given ABI may carry is decided in the adapters
- * (src/plugin/abi_*.c); anything else becomes CS_EV_UNKNOWN and is recorded
+ * (src/plugin/hot/abi_*.c); anything else becomes CS_EV_UNKNOWN and is recorded
  * generically with its raw value.
  */
 #ifndef CCLSCOPE_EVENT_TYPES_H

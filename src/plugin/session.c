@@ -15,12 +15,12 @@
 #include "clock.h"
 #include "config.h"
 #include "context.h"
-#include "emit.h" /* the quiet filters and CS_QUIET_POLICY */
 #include "event_types.h"
 #include "gpu_uuid.h"
 #include "handle.h"
 #include "host_info.h"
 #include "log.h"
+#include "mode.h" /* what NCCL's threads read: quiet filters, pid */
 #include "ring.h"
 #include "sampling.h"
 #include "writer.h"
@@ -30,9 +30,6 @@
  * communicator (its proxy, service and network threads). */
 #define SPARE_RINGS_BASE 8
 #define SPARE_RINGS_PER_CONTEXT 8
-
-_Atomic pid_t cs_session_pid;
-_Atomic bool cs_session_user_tag_ok;
 
 typedef struct {
   pthread_mutex_t lock;
@@ -50,7 +47,7 @@ typedef struct {
   cs_host_info host;
 } session_state;
 
-static session_state s = {
+static session_state session = {
     .lock = PTHREAD_MUTEX_INITIALIZER, .paused = -1, .last_step = -1};
 
 static bool restart_after_fork(void);
@@ -61,34 +58,35 @@ static void fill_writer_opts(cs_writer_opts *o, bool forked_child) {
   o->env.pid = atomic_load(&cs_session_pid);
   o->env.ppid = getppid();
   o->env.forked_child = forked_child;
-  o->env.hostname = s.cfg.hostname;
-  o->env.run_id = s.cfg.run_id;
-  o->env.dir = s.cfg.dir;
-  o->env.host = &s.host;
-  o->env.mask = s.mask;
-  o->env.mask_source = s.cfg.mask_source;
-  o->env.mode_trace = s.cfg.trace;
-  o->env.mode_metrics = s.cfg.metrics;
-  o->env.ring_bytes = s.cfg.ring_bytes;
+  o->env.hostname = session.cfg.hostname;
+  o->env.run_id = session.cfg.run_id;
+  o->env.dir = session.cfg.dir;
+  o->env.host = &session.host;
+  o->env.mask = session.mask;
+  o->env.mask_source = session.cfg.mask_source;
+  o->env.mode_trace = session.cfg.trace;
+  o->env.mode_metrics = session.cfg.metrics;
+  o->env.ring_bytes = session.cfg.ring_bytes;
   o->env.handle_tag = cs_handle_tag;
-  o->env.direct_io = strcmp(s.cfg.direct_io, "on") == 0    ? CS_TF_DIRECT_ON
-                     : strcmp(s.cfg.direct_io, "off") == 0 ? CS_TF_DIRECT_OFF
-                                                           : CS_TF_DIRECT_AUTO;
+  o->env.direct_io = strcmp(session.cfg.direct_io, "on") == 0 ? CS_TF_DIRECT_ON
+                     : strcmp(session.cfg.direct_io, "off") == 0
+                         ? CS_TF_DIRECT_OFF
+                         : CS_TF_DIRECT_AUTO;
   o->clock = (cs_clock_kind)atomic_load(&cs_clock_source);
-  o->max_live_events = s.cfg.max_live_events;
-  o->reclaim_timeout_s = s.cfg.reclaim_timeout_s;
-  o->flush_interval_s = s.cfg.flush_interval_s;
-  o->timing_timeout_s = s.cfg.timing_timeout_s;
-  o->metrics_window_s = s.cfg.metrics_window_s;
-  o->metrics_max_series = s.cfg.metrics_max_series;
-  o->prom_file = s.cfg.prom_file;
-  o->prom_addr = s.cfg.prom_addr;
-  o->prom_port = s.cfg.prom_port;
-  o->local_rank = s.cfg.local_rank;
-  o->otlp_timeout_ms = s.cfg.otlp_timeout_ms;
-  o->exit_deadline_s = s.cfg.exit_deadline_s;
-  o->summary = s.cfg.summary;
-  o->hang_timeout_s = s.cfg.hang_timeout_s;
+  o->max_live_events = session.cfg.max_live_events;
+  o->reclaim_timeout_s = session.cfg.reclaim_timeout_s;
+  o->flush_interval_s = session.cfg.flush_interval_s;
+  o->timing_timeout_s = session.cfg.timing_timeout_s;
+  o->metrics_window_s = session.cfg.metrics_window_s;
+  o->metrics_max_series = session.cfg.metrics_max_series;
+  o->prom_file = session.cfg.prom_file;
+  o->prom_addr = session.cfg.prom_addr;
+  o->prom_port = session.cfg.prom_port;
+  o->local_rank = session.cfg.local_rank;
+  o->otlp_timeout_ms = session.cfg.otlp_timeout_ms;
+  o->exit_deadline_s = session.cfg.exit_deadline_s;
+  o->summary = session.cfg.summary;
+  o->hang_timeout_s = session.cfg.hang_timeout_s;
 }
 
 /* Start the writer; on failure the plugin turns itself off. */
@@ -100,25 +98,26 @@ static void start_recording(bool forked_child) {
                      "cannot start the writer thread (%s); profiling is off "
                      "for this process",
                      strerror(errno));
-    s.off = true;
-    s.mask = 0;
+    session.off = true;
+    session.mask = 0;
     return;
   }
-  if (s.cfg.trace && !s.cfg.metrics && cs_writer_trace_path()[0] == '\0') {
+  if (session.cfg.trace && !session.cfg.metrics &&
+      cs_writer_trace_path()[0] == '\0') {
     /* Nothing could be written anywhere: do not make NCCL emit events. */
     cs_writer_stop(false);
-    s.off = true;
-    s.mask = 0;
+    session.off = true;
+    session.mask = 0;
     return;
   }
   if (!cs_ring_session_begin()) {
     cs_writer_stop(false);
-    s.off = true;
-    s.mask = 0;
+    session.off = true;
+    session.mask = 0;
     return;
   }
-  s.running = true;
-  if (s.paused == 1)
+  session.running = true;
+  if (session.paused == 1)
     post_mark(CS_MARK_PAUSE, -1, "CCLSCOPE_START=paused");
 }
 
@@ -126,9 +125,9 @@ static void start_recording(bool forked_child) {
  * be handed to them from now on. */
 static void start_bridges(void) {
   uint32_t b = 0;
-  if (s.cfg.nvtx && cs_nvtx_session_begin())
+  if (session.cfg.nvtx && cs_nvtx_session_begin())
     b |= CS_BRIDGE_NVTX;
-  if (s.cfg.cupti && cs_cupti_session_begin())
+  if (session.cfg.cupti && cs_cupti_session_begin())
     b |= CS_BRIDGE_CUPTI;
   atomic_store_explicit(&cs_bridges, b, memory_order_release);
 }
@@ -147,7 +146,7 @@ static void stop_bridges(void) {
 static void set_quiet_filters(void) {
   uint32_t types = 0;
   uint64_t states = 0;
-  if (s.cfg.metrics && !s.cfg.trace) {
+  if (session.cfg.metrics && !session.cfg.trace) {
     static const cs_etype unused[] = {
         CS_EV_GROUP,    CS_EV_PROXY_CTRL, CS_EV_NET_PLUGIN,    CS_EV_GROUP_API,
         CS_EV_COLL_API, CS_EV_P2P_API,    CS_EV_KERNEL_LAUNCH, CS_EV_CE_SYNC,
@@ -159,10 +158,10 @@ static void set_quiet_filters(void) {
     states = ~((UINT64_C(1) << 9) | (UINT64_C(1) << 11) | (UINT64_C(1) << 19) |
                (UINT64_C(1) << 22) | (UINT64_C(1) << 31));
   }
-  cs_sampling_config sampling = {.coll_every = s.cfg.sample_coll,
-                                 .p2p_every = s.cfg.sample_p2p,
-                                 .step_every = s.cfg.sample_steps,
-                                 .min_bytes = s.cfg.min_bytes};
+  cs_sampling_config sampling = {.coll_every = session.cfg.sample_coll,
+                                 .p2p_every = session.cfg.sample_p2p,
+                                 .step_every = session.cfg.sample_steps,
+                                 .min_bytes = session.cfg.min_bytes};
   cs_sampling_configure(&sampling);
   /* Starts of these types go through the slow twin (emit.h). */
   uint64_t policy = 0;
@@ -182,44 +181,44 @@ static void set_quiet_filters(void) {
 }
 
 static void start_session(void) {
-  cs_config_load(&s.cfg);
-  cs_host_info_probe(&s.host, s.cfg.host);
+  cs_config_load(&session.cfg);
+  cs_host_info_probe(&session.host, session.cfg.host);
   atomic_store(&cs_session_pid, getpid());
-  atomic_store(&cs_session_user_tag_ok, cs_host_has_user_tag(&s.host));
-  s.off = false;
-  s.mask = s.cfg.mask;
-  if (s.paused == -1)
-    s.paused = s.cfg.start_paused ? 1 : 0;
-  if (!s.cfg.trace && !s.cfg.metrics) {
-    s.off = true; /* CCLSCOPE_MODE=off */
-    s.mask = 0;
+  atomic_store(&cs_session_user_tag_ok, cs_host_has_user_tag(&session.host));
+  session.off = false;
+  session.mask = session.cfg.mask;
+  if (session.paused == -1)
+    session.paused = session.cfg.start_paused ? 1 : 0;
+  if (!session.cfg.trace && !session.cfg.metrics) {
+    session.off = true; /* CCLSCOPE_MODE=off */
+    session.mask = 0;
     return;
   }
   cs_handle_new_tag();
   start_bridges();
   set_quiet_filters();
-  atomic_store(&cs_clock_source, cs_clock_choose(s.cfg.clock));
-  cs_ring_set_capacity(s.cfg.ring_bytes / CS_UNIT_BYTES);
+  atomic_store(&cs_clock_source, cs_clock_choose(session.cfg.clock));
+  cs_ring_set_capacity(session.cfg.ring_bytes / CS_UNIT_BYTES);
   cs_ring_on_no_session = restart_after_fork;
   start_recording(false);
-  if (s.off)
+  if (session.off)
     stop_bridges(); /* nothing will be recorded */
 }
 
 static void end_session(bool at_exit) {
   stop_bridges();
-  if (s.running) {
+  if (session.running) {
     cs_ring_session_end();
     cs_writer_stop(at_exit);
-    s.running = false;
+    session.running = false;
   }
-  s.restart_pending = false;
+  session.restart_pending = false;
   atomic_store(&cs_ring_restart_pending, false);
   if (!at_exit) {
     /* The last finalize: NCCL unloads us next. Free everything. */
     cs_ring_free_all();
     cs_sampling_forget_contexts();
-    memset(s.masks, 0, sizeof s.masks);
+    memset(session.masks, 0, sizeof session.masks);
     cs_ctx_clear_all();
     cs_log_forget_logger();
   }
@@ -228,7 +227,7 @@ static void end_session(bool at_exit) {
 /* ---- fork ---- */
 
 static void atfork_prepare(void) {
-  pthread_mutex_lock(&s.lock);
+  pthread_mutex_lock(&session.lock);
   cs_writer_atfork_prepare();
   cs_ring_atfork_prepare();
 }
@@ -236,31 +235,32 @@ static void atfork_prepare(void) {
 static void atfork_parent(void) {
   cs_ring_atfork_parent();
   cs_writer_atfork_parent();
-  pthread_mutex_unlock(&s.lock);
+  pthread_mutex_unlock(&session.lock);
 }
 
 static void atfork_child(void) {
   cs_ring_atfork_child();
   cs_writer_atfork_child();
   atomic_store(&cs_session_pid, getpid());
-  if (s.running) {
-    s.running = false;
-    s.restart_pending = true;
+  if (session.running) {
+    session.running = false;
+    session.restart_pending = true;
     cs_ring_session_end();
     atomic_store(&cs_ring_restart_pending, true);
   }
-  pthread_mutex_init(&s.lock, NULL);
+  pthread_mutex_init(&session.lock, NULL);
 }
 
 /* Called from a thread's first callback in a fork child (ring attach). */
 static bool restart_after_fork(void) {
   bool running;
-  pthread_mutex_lock(&s.lock);
-  if (s.restart_pending && !s.running && !s.off && s.active_contexts > 0) {
-    s.restart_pending = false;
+  pthread_mutex_lock(&session.lock);
+  if (session.restart_pending && !session.running && !session.off &&
+      session.active_contexts > 0) {
+    session.restart_pending = false;
     atomic_store(&cs_ring_restart_pending, false);
     start_recording(true);
-    if (s.running) {
+    if (session.running) {
       for (int i = 0; i < CS_MAX_CONTEXTS; i++) {
         cs_context *c = &cs_contexts[i];
         uint32_t serial = atomic_load(&c->serial);
@@ -272,19 +272,19 @@ static bool restart_after_fork(void) {
       }
     }
   }
-  running = s.running;
-  pthread_mutex_unlock(&s.lock);
+  running = session.running;
+  pthread_mutex_unlock(&session.lock);
   return running;
 }
 
 /* ---- control (src/plugin/control.c) ---- */
 
 static void remember_mask(int *mask) {
-  for (size_t i = 0; i < sizeof s.masks / sizeof *s.masks; i++) {
-    if (s.masks[i] == mask)
+  for (size_t i = 0; i < sizeof session.masks / sizeof *session.masks; i++) {
+    if (session.masks[i] == mask)
       return;
-    if (!s.masks[i]) {
-      s.masks[i] = mask;
+    if (!session.masks[i]) {
+      session.masks[i] = mask;
       return;
     }
   }
@@ -301,34 +301,37 @@ static void post_mark(cs_mark_kind kind, int64_t step, const char *label) {
 }
 
 int cs_session_set_paused(bool paused) {
-  pthread_mutex_lock(&s.lock);
-  s.paused = paused ? 1 : 0;
+  pthread_mutex_lock(&session.lock);
+  session.paused = paused ? 1 : 0;
   int rc = -1;
-  if (s.running && !s.off) {
-    for (size_t i = 0; i < sizeof s.masks / sizeof *s.masks && s.masks[i]; i++)
-      __atomic_store_n(s.masks[i], paused ? 0 : s.mask, __ATOMIC_RELAXED);
+  if (session.running && !session.off) {
+    for (size_t i = 0;
+         i < sizeof session.masks / sizeof *session.masks && session.masks[i];
+         i++)
+      __atomic_store_n(session.masks[i], paused ? 0 : session.mask,
+                       __ATOMIC_RELAXED);
     post_mark(paused ? CS_MARK_PAUSE : CS_MARK_RESUME, -1, NULL);
     rc = 0;
   }
-  pthread_mutex_unlock(&s.lock);
+  pthread_mutex_unlock(&session.lock);
   return rc;
 }
 
 bool cs_session_recording(void) {
-  pthread_mutex_lock(&s.lock);
-  bool on = s.running && !s.off && s.paused != 1;
-  pthread_mutex_unlock(&s.lock);
+  pthread_mutex_lock(&session.lock);
+  bool on = session.running && !session.off && session.paused != 1;
+  pthread_mutex_unlock(&session.lock);
   return on;
 }
 
 int cs_session_mark(cs_mark_kind kind, int64_t step, const char *label) {
-  pthread_mutex_lock(&s.lock);
+  pthread_mutex_lock(&session.lock);
   int rc = -1;
-  if (s.running) {
+  if (session.running) {
     if (kind == CS_MARK_STEP) {
       if (step < 0)
-        step = s.last_step + 1;
-      s.last_step = step;
+        step = session.last_step + 1;
+      session.last_step = step;
     }
     post_mark(kind, step, label);
     rc = 0;
@@ -337,14 +340,14 @@ int cs_session_mark(cs_mark_kind kind, int64_t step, const char *label) {
         (atomic_load(&cs_bridges) & CS_BRIDGE_NVTX))
       cs_nvtx_mark(kind == CS_MARK_STEP ? step : -1, label);
   }
-  pthread_mutex_unlock(&s.lock);
+  pthread_mutex_unlock(&session.lock);
   return rc;
 }
 
 int cs_session_dump(int timeout_ms) {
-  pthread_mutex_lock(&s.lock);
-  bool running = s.running;
-  pthread_mutex_unlock(&s.lock);
+  pthread_mutex_lock(&session.lock);
+  bool running = session.running;
+  pthread_mutex_unlock(&session.lock);
   if (!running)
     return -1;
   /* Not under the session lock: the writer may need it (it never does
@@ -356,14 +359,15 @@ int cs_session_dump(int timeout_ms) {
 
 void *cs_session_init(const cs_init_args *a) {
   void *handle;
-  pthread_mutex_lock(&s.lock);
-  if (!s.atfork_registered) {
+  pthread_mutex_lock(&session.lock);
+  if (!session.atfork_registered) {
     /* glibc removes these when the library is unloaded. */
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-    s.atfork_registered = true;
+    session.atfork_registered = true;
   }
   cs_log_set_logger(a->logger);
-  if (!s.running && !s.restart_pending && s.active_contexts == 0)
+  if (!session.running && !session.restart_pending &&
+      session.active_contexts == 0)
     start_session();
 
   uint32_t serial = cs_ctx_reserve();
@@ -375,7 +379,7 @@ void *cs_session_init(const cs_init_args *a) {
     c->nranks = a->nranks;
     c->nnodes = a->nnodes;
     c->rank = a->rank;
-    c->mask = s.mask;
+    c->mask = session.mask;
     snprintf(c->comm_name, sizeof c->comm_name, "%s",
              a->comm_name ? a->comm_name : "");
     cs_gpu_uuid_current(c->gpu_uuid, sizeof c->gpu_uuid);
@@ -383,8 +387,8 @@ void *cs_session_init(const cs_init_args *a) {
     c->init_tid = (int32_t)gettid();
     cs_sampling_context_added(serial, a->nranks);
     cs_ctx_publish(serial);
-    s.active_contexts++;
-    if (s.running) {
+    session.active_contexts++;
+    if (session.running) {
       cs_ctl_msg m = {.kind = CS_CTL_CTX_INIT, .serial = serial};
       cs_writer_post(&m);
     }
@@ -393,53 +397,55 @@ void *cs_session_init(const cs_init_args *a) {
     remember_mask(a->mask);
     /* NCCL's mask is process-global: last init wins. */
     /* Atomic: NCCL's proxy threads read it while another init writes. */
-    __atomic_store_n(a->mask, s.paused == 1 ? 0 : s.mask, __ATOMIC_RELAXED);
+    __atomic_store_n(a->mask, session.paused == 1 ? 0 : session.mask,
+                     __ATOMIC_RELAXED);
   }
   /* Each communicator brings threads (proxy, network): keep rings ready
    * for their first callbacks (ring.c). */
-  bool running = s.running;
+  bool running = session.running;
   if (running)
     cs_ring_spares_want(SPARE_RINGS_BASE +
-                        SPARE_RINGS_PER_CONTEXT * (unsigned)s.active_contexts);
+                        SPARE_RINGS_PER_CONTEXT *
+                            (unsigned)session.active_contexts);
   handle = cs_handle_from_ctx_serial(serial);
-  bool first = s.active_contexts == 1 && s.running;
+  bool first = session.active_contexts == 1 && session.running;
   const char *path = cs_writer_trace_path();
-  pthread_mutex_unlock(&s.lock);
+  pthread_mutex_unlock(&session.lock);
   if (running)
-    cs_ring_spares_fill(true); /* not under s.lock: it maps memory */
+    cs_ring_spares_fill(true); /* not under session.lock: it maps memory */
 
   if (first)
-    cs_log_info("recording (mask 0x%x from %s) to %s", s.mask,
-                s.cfg.mask_source, path[0] ? path : "(no trace file)");
+    cs_log_info("recording (mask 0x%x from %s) to %s", session.mask,
+                session.cfg.mask_source, path[0] ? path : "(no trace file)");
   return handle;
 }
 
 void cs_session_finalize(void *context) {
-  pthread_mutex_lock(&s.lock);
+  pthread_mutex_lock(&session.lock);
   uint32_t serial = cs_ctx_serial_of(context);
   cs_context *c = cs_ctx_get(serial);
   if (!c || atomic_load(&c->state) != CS_CTX_ACTIVE) {
-    pthread_mutex_unlock(&s.lock); /* unknown or already finalized */
+    pthread_mutex_unlock(&session.lock); /* unknown or already finalized */
     return;
   }
   atomic_store(&c->state, CS_CTX_FINALIZED);
-  s.active_contexts--;
-  if (s.running) {
+  session.active_contexts--;
+  if (session.running) {
     cs_ctl_msg m = {.kind = CS_CTL_CTX_FINALIZE,
                     .serial = serial,
                     .raw_ts = cs_clock_now(),
                     .tid = (int32_t)gettid()};
     cs_writer_post(&m);
   }
-  if (s.active_contexts == 0)
+  if (session.active_contexts == 0)
     end_session(false);
-  pthread_mutex_unlock(&s.lock);
+  pthread_mutex_unlock(&session.lock);
 }
 
 bool cs_session_active(void) {
-  pthread_mutex_lock(&s.lock);
-  bool running = s.running;
-  pthread_mutex_unlock(&s.lock);
+  pthread_mutex_lock(&session.lock);
+  bool running = session.running;
+  pthread_mutex_unlock(&session.lock);
   return running;
 }
 
@@ -453,9 +459,9 @@ __attribute__((destructor)) static void session_at_unload(void) {
   struct timespec until;
   clock_gettime(CLOCK_REALTIME, &until);
   until.tv_sec += 2;
-  if (pthread_mutex_timedlock(&s.lock, &until) != 0)
+  if (pthread_mutex_timedlock(&session.lock, &until) != 0)
     return; /* another thread is stuck in init/finalize: do not hang exit */
-  if (s.running)
+  if (session.running)
     end_session(true);
-  pthread_mutex_unlock(&s.lock);
+  pthread_mutex_unlock(&session.lock);
 }

@@ -44,12 +44,6 @@ void *cs_session_init(const cs_init_args *args);
 /* Unregister a communicator (NULL, foreign and repeated values are ignored). */
 void cs_session_finalize(void *context);
 
-/* This process's pid (updated in a fork child); read on the hot path. */
-extern _Atomic pid_t cs_session_pid;
-
-/* Whether v7 descriptors may be read up to `userTag` (host NCCL >= 2.31). */
-extern _Atomic bool cs_session_user_tag_ok;
-
 /* Is a session recording right now? (tests, control API) */
 bool cs_session_active(void);
 

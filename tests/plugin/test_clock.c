@@ -1,6 +1,6 @@
 /*
  * tests/plugin/test_clock.c — the tick-to-nanosecond calibration
- * (src/plugin/clock.c): a stamp converted late gets the nanoseconds it got
+ * (src/plugin/hot/clock.c): a stamp converted late gets the nanoseconds it got
  * at once, stamps in order stay in order, the mapping tracks
  * CLOCK_MONOTONIC through noisy samples, and a large error is stepped.
  *

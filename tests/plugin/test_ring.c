@@ -1,5 +1,5 @@
 /*
- * tests/plugin/test_ring.c — ring registration (src/plugin/ring.c): a
+ * tests/plugin/test_ring.c — ring registration (src/plugin/hot/ring.c): a
  * thread's first callback takes a spare ring and never calls the allocator
  * while spares are left; attaching, thread exit and reaping race safely;
  * spares follow the ring size. aligned_alloc is wrapped (-Wl,--wrap) to see

@@ -11,7 +11,7 @@ command -v readelf >/dev/null || { echo "FAIL: readelf (binutils) is not install
 hex=$(readelf -lW "$plugin" | awk '$1 == "TLS" { print $6 }')
 size=$((${hex:-0}))
 if [ "$size" -gt "$max" ]; then
-  echo "FAIL: $plugin has $size bytes of TLS (limit $max): keep per-thread state in the ring (src/plugin/ring.h)"
+  echo "FAIL: $plugin has $size bytes of TLS (limit $max): keep per-thread state in the ring (src/plugin/hot/ring.h)"
   exit 1
 fi
 echo "PASS: $size bytes of TLS (limit $max)"

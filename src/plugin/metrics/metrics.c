@@ -1,0 +1,317 @@
+/*
+ * src/plugin/metrics/metrics.c — aggregation and windows (see metrics.h).
+ * Series are found by a 64-bit hash of their labels (kept in a small
+ * u64map index per table) and checked field by field.
+ */
+#include "metrics.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event_types.h"
+#include "u64map.h"
+
+/* Per-table hash indexes, private to this file. */
+typedef struct {
+  cs_u64map colls, links, channels;
+} metrics_index;
+
+/* The index lives right after the public struct (one allocation). */
+typedef struct {
+  cs_metrics m;
+  metrics_index idx;
+} metrics_block;
+
+static metrics_index *idx(cs_metrics *m) {
+  return &((metrics_block *)(void *)m)->idx;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s) {
+  for (; s && *s; s++)
+    h = (h ^ (unsigned char)*s) * UINT64_C(0x100000001b3);
+  return (h ^ 0xff) * UINT64_C(0x100000001b3);
+}
+
+static uint64_t hash_u64(uint64_t h, uint64_t v) {
+  return (h ^ v) * UINT64_C(0x9E3779B97F4A7C15) + 0x632be59bd9b4e019ull;
+}
+
+void cs_metrics_size_label(uint8_t log2, char *out, size_t outlen) {
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (log2 == 0xFF) {
+    snprintf(out, outlen, "0B");
+    return;
+  }
+  unsigned u = log2 / 10;
+  if (u > 4)
+    u = 4;
+  snprintf(out, outlen, "%llu%s", 1ull << (log2 - 10 * u), units[u]);
+}
+
+static uint8_t size_bucket(uint64_t bytes) {
+  if (bytes == 0)
+    return 0xFF;
+  return (uint8_t)(63 - __builtin_clzll(bytes));
+}
+
+cs_metrics *cs_metrics_create(const cs_metrics_config *cfg, int64_t now_ns) {
+  metrics_block *b = calloc(1, sizeof *b);
+  if (!b)
+    return NULL;
+  cs_metrics *m = &b->m;
+  m->cfg = *cfg;
+  if (m->cfg.max_series == 0)
+    m->cfg.max_series = 2000;
+  m->start_ns = now_ns;
+  m->last_close_ns = now_ns;
+  m->window_end_ns = now_ns + (int64_t)(cfg->window_s * 1e9);
+  m->colls = calloc(m->cfg.max_series, sizeof *m->colls);
+  m->links = calloc(m->cfg.max_series, sizeof *m->links);
+  m->channels = calloc(m->cfg.max_series, sizeof *m->channels);
+  cs_jbuf_init(&m->prom);
+  cs_jbuf_init(&m->otlp);
+  if (!m->colls || !m->links || !m->channels ||
+      !cs_u64map_init(&b->idx.colls, 64) ||
+      !cs_u64map_init(&b->idx.links, 64) ||
+      !cs_u64map_init(&b->idx.channels, 64)) {
+    cs_metrics_destroy(m);
+    return NULL;
+  }
+  return m;
+}
+
+void cs_metrics_destroy(cs_metrics *m) {
+  if (!m)
+    return;
+  metrics_index *x = idx(m);
+  cs_u64map_free(&x->colls);
+  cs_u64map_free(&x->links);
+  cs_u64map_free(&x->channels);
+  free(m->colls);
+  free(m->links);
+  free(m->channels);
+  cs_jbuf_free(&m->prom);
+  cs_jbuf_free(&m->otlp);
+  free(m); /* the block starts with m */
+}
+
+/* ---- finding series ---- */
+
+static void copy_label(char *dst, size_t n, const char *src) {
+  snprintf(dst, n, "%s", src ? src : "");
+}
+
+static cs_coll_series *coll_series(cs_metrics *m, const cs_timing *t) {
+  uint8_t bucket = size_bucket(t->bytes);
+  uint64_t h = hash_u64(hash_u64(0xcbf29ce484222325ull, t->ctx),
+                        (uint64_t)bucket << 8 | t->source);
+  h = hash_str(hash_str(hash_str(h, t->func), t->algo), t->proto);
+  if (!h)
+    h = 1;
+  char func[24], algo[20], proto[12];
+  copy_label(func, sizeof func, t->func);
+  copy_label(algo, sizeof algo, t->algo);
+  copy_label(proto, sizeof proto, t->proto);
+  for (int probe = 0; probe < 8; probe++, h = hash_u64(h, 1) | 1) {
+    uintptr_t at = (uintptr_t)cs_u64map_get(&idx(m)->colls, h);
+    if (!at)
+      break;
+    cs_coll_series *s = &m->colls[at - 1];
+    if (s->ctx == t->ctx && s->size_log2 == bucket && s->source == t->source &&
+        strcmp(s->func, func) == 0 && strcmp(s->algo, algo) == 0 &&
+        strcmp(s->proto, proto) == 0)
+      return s;
+  }
+  if (m->ncolls >= m->cfg.max_series) {
+    m->series_dropped++;
+    return NULL;
+  }
+  cs_coll_series *s = &m->colls[m->ncolls++];
+  s->ctx = t->ctx;
+  s->size_log2 = bucket;
+  s->source = (uint8_t)t->source;
+  memcpy(s->func, func, sizeof func);
+  memcpy(s->algo, algo, sizeof algo);
+  memcpy(s->proto, proto, sizeof proto);
+  cs_u64map_put(&idx(m)->colls, h, (void *)(uintptr_t)m->ncolls);
+  return s;
+}
+
+static cs_link_series *link_series(cs_metrics *m, uint32_t ctx, int32_t src,
+                                   int32_t dst) {
+  uint64_t h = hash_u64(hash_u64(hash_u64(0x84222325ull, ctx), (uint32_t)src),
+                        (uint32_t)dst) |
+               1;
+  for (int probe = 0; probe < 8; probe++, h = hash_u64(h, 2) | 1) {
+    uintptr_t at = (uintptr_t)cs_u64map_get(&idx(m)->links, h);
+    if (!at)
+      break;
+    cs_link_series *s = &m->links[at - 1];
+    if (s->ctx == ctx && s->src == src && s->dst == dst)
+      return s;
+  }
+  if (m->nlinks >= m->cfg.max_series) {
+    m->series_dropped++;
+    return NULL;
+  }
+  cs_link_series *s = &m->links[m->nlinks++];
+  s->ctx = ctx;
+  s->src = src;
+  s->dst = dst;
+  cs_u64map_put(&idx(m)->links, h, (void *)(uintptr_t)m->nlinks);
+  return s;
+}
+
+static cs_channel_series *channel_series(cs_metrics *m, uint32_t ctx,
+                                         int32_t rank, uint8_t channel) {
+  uint64_t h = hash_u64(hash_u64(hash_u64(0x3c6ef372ull, ctx), (uint32_t)rank),
+                        channel) |
+               1;
+  for (int probe = 0; probe < 8; probe++, h = hash_u64(h, 3) | 1) {
+    uintptr_t at = (uintptr_t)cs_u64map_get(&idx(m)->channels, h);
+    if (!at)
+      break;
+    cs_channel_series *s = &m->channels[at - 1];
+    if (s->ctx == ctx && s->rank == rank && s->channel == channel)
+      return s;
+  }
+  if (m->nchannels >= m->cfg.max_series) {
+    m->series_dropped++;
+    return NULL;
+  }
+  cs_channel_series *s = &m->channels[m->nchannels++];
+  s->ctx = ctx;
+  s->rank = rank;
+  s->channel = channel;
+  cs_u64map_put(&idx(m)->channels, h, (void *)(uintptr_t)m->nchannels);
+  return s;
+}
+
+/* ---- feeding ---- */
+
+void cs_metrics_step(cs_metrics *m, int64_t step, int64_t ts_ns) {
+  cs_metrics_steps *st = &m->steps;
+  if (st->has_step && ts_ns > st->last_ns)
+    cs_hist_add(&st->duration, (double)(ts_ns - st->last_ns) / 1e9);
+  st->has_step = true;
+  st->step = step;
+  st->last_ns = ts_ns;
+  st->marks_total++;
+}
+
+void cs_metrics_timing(cs_metrics *m, const cs_timing *t) {
+  cs_coll_series *s = coll_series(m, t);
+  if (!s)
+    return;
+  cs_hist_add(&s->hist, (double)(t->stop_ns - t->start_ns) / 1e9);
+  s->bytes_total += t->bytes;
+  if (t->bus_bw >= 0) {
+    s->algbw_sum_w += t->alg_bw;
+    s->busbw_sum_w += t->bus_bw;
+    s->bw_n_w++;
+    s->busbw_sum_total += t->bus_bw;
+    s->bw_n_total++;
+  }
+}
+
+/* A send step's transfer: size posted at SendWait, done at its stop. */
+void cs_metrics_event(cs_metrics *m, const cs_event *e,
+                      const cs_clock_cal *cal) {
+  if (e->etype != CS_EV_PROXY_STEP || !e->has_link || !e->link.is_send ||
+      e->end != CS_END_STOPPED)
+    return;
+  const cs_state_rec *posted = NULL;
+  for (uint32_t i = 0; i < e->nstates; i++)
+    if (e->states[i].state == 9 /* SendWait */)
+      posted = &e->states[i];
+  if (!posted || posted->arg == 0)
+    return;
+  double seconds = (double)(cs_clock_to_epoch_ns(cal, e->stop_raw) -
+                            cs_clock_to_epoch_ns(cal, posted->raw_ts)) /
+                   1e9;
+  if (seconds <= 0)
+    return;
+  uint64_t size = posted->arg;
+  cs_link_series *l = link_series(m, e->ctx, e->rank, e->link.peer);
+  if (l) {
+    l->transfers_total++;
+    l->bytes_total += size;
+    cs_fit_add(&l->fit_w, (double)size, seconds);
+    cs_min_point *p = &l->min_w[size_bucket(size) % CS_METRICS_SIZE_BUCKETS];
+    if (p->size == 0 || seconds < p->seconds) {
+      p->size = size;
+      p->seconds = seconds;
+    }
+  }
+  cs_channel_series *c = channel_series(m, e->ctx, e->rank, e->link.channel_id);
+  if (c) {
+    c->transfers_total++;
+    c->bytes_total += size;
+    c->n_w++;
+    c->bytes_w += size;
+    c->seconds_w += seconds;
+  }
+}
+
+/* ---- closing a window ---- */
+
+/* time = a + b*size  ->  latency a (s), bandwidth 1/b (bytes/s). */
+static bool fit_link(const cs_fit *f, double *lat, double *bw, double *r2) {
+  double a, b;
+  if (!cs_fit_solve(f, &a, &b, r2) || !(b > 0))
+    return false;
+  *lat = a;
+  *bw = 1.0 / b;
+  return true;
+}
+
+void cs_metrics_close_window(cs_metrics *m, int64_t now_ns,
+                             const cs_metrics_health *health) {
+  for (size_t i = 0; i < m->ncolls; i++) {
+    cs_coll_series *s = &m->colls[i];
+    s->has_bw = s->bw_n_w > 0;
+    if (s->has_bw) {
+      s->algbw_last = s->algbw_sum_w / (double)s->bw_n_w;
+      s->busbw_last = s->busbw_sum_w / (double)s->bw_n_w;
+    }
+    s->algbw_sum_w = s->busbw_sum_w = 0;
+    s->bw_n_w = 0;
+  }
+  for (size_t i = 0; i < m->nlinks; i++) {
+    cs_link_series *l = &m->links[i];
+    l->points_last = (uint64_t)l->fit_w.n;
+    l->ok_avg = fit_link(&l->fit_w, &l->lat_avg, &l->bw_avg, &l->r2_avg);
+    cs_fit fmin;
+    memset(&fmin, 0, sizeof fmin);
+    for (int b = 0; b < CS_METRICS_SIZE_BUCKETS; b++)
+      if (l->min_w[b].size)
+        cs_fit_add(&fmin, (double)l->min_w[b].size, l->min_w[b].seconds);
+    l->ok_min = fit_link(&fmin, &l->lat_min, &l->bw_min, &l->r2_min);
+    memset(&l->fit_w, 0, sizeof l->fit_w);
+    memset(l->min_w, 0, sizeof l->min_w);
+  }
+  for (size_t i = 0; i < m->nchannels; i++) {
+    cs_channel_series *c = &m->channels[i];
+    c->has_last = c->n_w > 0;
+    if (c->has_last) {
+      c->size_last = (double)c->bytes_w / (double)c->n_w;
+      c->seconds_last = c->seconds_w / (double)c->n_w;
+    }
+    c->n_w = c->bytes_w = 0;
+    c->seconds_w = 0;
+  }
+  if (health)
+    m->health = *health;
+  m->last_close_ns = now_ns;
+  while (m->window_end_ns <= now_ns)
+    m->window_end_ns += (int64_t)(m->cfg.window_s * 1e9);
+  m->windows++;
+  m->prom.len = 0;
+  cs_metrics_render_prometheus(m, &m->prom);
+  if (m->cfg.want_otlp) {
+    m->otlp.len = 0;
+    cs_metrics_render_otlp(m, now_ns, &m->otlp);
+  }
+}

@@ -1,0 +1,375 @@
+/*
+ * src/plugin/metrics/metrics_otlp.c — the metrics as one OTLP/HTTP JSON request
+ * body (opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest
+ * in the protobuf JSON mapping: 64-bit integers are strings, enums numbers).
+ * Temporality is cumulative (2); gauges describe the last window.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "context.h"
+#include "metrics.h"
+
+#define OTLP_BOUNDS 14 /* 1 µs × 4^k, as the Prometheus exposition */
+
+static void kv_str(cs_jbuf *b, const char *key, const char *value, bool first) {
+  if (!first)
+    cs_jbuf_putc(b, ',');
+  CS_JLIT(b, "{\"key\":");
+  cs_jbuf_str(b, key);
+  CS_JLIT(b, ",\"value\":{\"stringValue\":");
+  cs_jbuf_str(b, value ? value : "");
+  CS_JLIT(b, "}}");
+}
+
+static void kv_int(cs_jbuf *b, const char *key, int64_t value, bool first) {
+  if (!first)
+    cs_jbuf_putc(b, ',');
+  CS_JLIT(b, "{\"key\":");
+  cs_jbuf_str(b, key);
+  CS_JLIT(b, ",\"value\":{\"intValue\":\"");
+  cs_jbuf_i64(b, value);
+  CS_JLIT(b, "\"}}");
+}
+
+static void u64_str(cs_jbuf *b, uint64_t v) {
+  cs_jbuf_putc(b, '"');
+  cs_jbuf_u64(b, v);
+  cs_jbuf_putc(b, '"');
+}
+
+static void comm_attrs(cs_jbuf *b, uint32_t ctx, int rank_override) {
+  char id[24];
+  const cs_context *c = cs_ctx_get(ctx);
+  if (c && c->has_comm_info)
+    snprintf(id, sizeof id, "0x%llx", (unsigned long long)c->comm_id);
+  else
+    snprintf(id, sizeof id, "unknown");
+  kv_str(b, "comm.id", id, true);
+  kv_str(b, "comm.name", c ? c->comm_name : "", false);
+  kv_int(b, "rank",
+         rank_override >= 0      ? rank_override
+         : c && c->has_comm_info ? c->rank
+                                 : -1,
+         false);
+  kv_str(b, "gpu.uuid", c ? c->gpu_uuid : "", false);
+}
+
+static const char *source_name(uint8_t s) {
+  return s == 2 ? "gpu" : s == 1 ? "proxy" : "host";
+}
+
+static void coll_attrs(cs_jbuf *b, const cs_coll_series *s) {
+  char size[16];
+  cs_metrics_size_label(s->size_log2, size, sizeof size);
+  CS_JLIT(b, "\"attributes\":[");
+  comm_attrs(b, s->ctx, -1);
+  kv_str(b, "collective", s->func, false);
+  kv_str(b, "algorithm", s->algo, false);
+  kv_str(b, "protocol", s->proto, false);
+  kv_str(b, "size_bucket", size, false);
+  kv_str(b, "timing.source", source_name(s->source), false);
+  cs_jbuf_putc(b, ']');
+}
+
+static void times(cs_jbuf *b, const cs_metrics *m, int64_t now_ns) {
+  CS_JLIT(b, ",\"startTimeUnixNano\":");
+  u64_str(b, (uint64_t)m->start_ns);
+  CS_JLIT(b, ",\"timeUnixNano\":");
+  u64_str(b, (uint64_t)now_ns);
+}
+
+/* A histogram data point's count, sum, buckets (not cumulative in OTLP)
+ * and their bounds: 1 µs × 4^k, as in the Prometheus exposition. */
+static void hist_fields(cs_jbuf *b, const cs_hist *h) {
+  CS_JLIT(b, ",\"count\":");
+  u64_str(b, h->count);
+  CS_JLIT(b, ",\"sum\":");
+  cs_jbuf_double(b, h->sum_s);
+  CS_JLIT(b, ",\"bucketCounts\":[");
+  uint64_t below = 0;
+  for (int k = 0; k <= OTLP_BOUNDS; k++) {
+    uint64_t le =
+        k == OTLP_BOUNDS ? h->count : cs_hist_count_le_octave(h, 2 * k);
+    if (k)
+      cs_jbuf_putc(b, ',');
+    u64_str(b, le - below);
+    below = le;
+  }
+  CS_JLIT(b, "],\"explicitBounds\":[");
+  for (int k = 0; k < OTLP_BOUNDS; k++) {
+    if (k)
+      cs_jbuf_putc(b, ',');
+    cs_jbuf_double(b, 1e-6 * pow(4, k));
+  }
+  cs_jbuf_putc(b, ']');
+}
+
+static void metric_head(cs_jbuf *b, bool *first, const char *name,
+                        const char *unit, const char *description) {
+  if (!*first)
+    cs_jbuf_putc(b, ',');
+  *first = false;
+  CS_JLIT(b, "{\"name\":");
+  cs_jbuf_str(b, name);
+  CS_JLIT(b, ",\"description\":");
+  cs_jbuf_str(b, description);
+  CS_JLIT(b, ",\"unit\":");
+  cs_jbuf_str(b, unit);
+  cs_jbuf_putc(b, ',');
+}
+
+static void render_collectives(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
+                               bool *first) {
+  if (!m->ncolls)
+    return;
+  metric_head(b, first, "cclscope.collective.duration", "s",
+              "How long collectives took, by timing source.");
+  CS_JLIT(b, "\"histogram\":{\"aggregationTemporality\":2,\"dataPoints\":[");
+  for (size_t i = 0; i < m->ncolls; i++) {
+    const cs_coll_series *s = &m->colls[i];
+    if (i)
+      cs_jbuf_putc(b, ',');
+    cs_jbuf_putc(b, '{');
+    coll_attrs(b, s);
+    times(b, m, now_ns);
+    hist_fields(b, &s->hist);
+    cs_jbuf_putc(b, '}');
+  }
+  CS_JLIT(b, "]}}");
+
+  metric_head(b, first, "cclscope.collective.bytes", "By",
+              "Bytes moved by collectives (nccl-tests' size convention).");
+  CS_JLIT(b, "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
+             "\"dataPoints\":[");
+  for (size_t i = 0; i < m->ncolls; i++) {
+    if (i)
+      cs_jbuf_putc(b, ',');
+    cs_jbuf_putc(b, '{');
+    coll_attrs(b, &m->colls[i]);
+    times(b, m, now_ns);
+    CS_JLIT(b, ",\"asInt\":");
+    u64_str(b, m->colls[i].bytes_total);
+    cs_jbuf_putc(b, '}');
+  }
+  CS_JLIT(b, "]}}");
+
+  for (int which = 0; which < 2; which++) {
+    bool any = false;
+    for (size_t i = 0; i < m->ncolls; i++)
+      any |= m->colls[i].has_bw;
+    if (!any)
+      break;
+    metric_head(b, first,
+                which ? "cclscope.collective.algorithm_bandwidth"
+                      : "cclscope.collective.bus_bandwidth",
+                "By/s", "Mean bandwidth over the last window.");
+    CS_JLIT(b, "\"gauge\":{\"dataPoints\":[");
+    bool first_point = true;
+    for (size_t i = 0; i < m->ncolls; i++) {
+      const cs_coll_series *s = &m->colls[i];
+      if (!s->has_bw)
+        continue;
+      if (!first_point)
+        cs_jbuf_putc(b, ',');
+      first_point = false;
+      cs_jbuf_putc(b, '{');
+      coll_attrs(b, s);
+      CS_JLIT(b, ",\"timeUnixNano\":");
+      u64_str(b, (uint64_t)now_ns);
+      CS_JLIT(b, ",\"asDouble\":");
+      cs_jbuf_double(b, which ? s->algbw_last : s->busbw_last);
+      cs_jbuf_putc(b, '}');
+    }
+    CS_JLIT(b, "]}}");
+  }
+}
+
+static void link_attrs(cs_jbuf *b, const cs_link_series *l, const char *mode) {
+  CS_JLIT(b, "\"attributes\":[");
+  comm_attrs(b, l->ctx, l->src);
+  kv_int(b, "src_rank", l->src, false);
+  kv_int(b, "dst_rank", l->dst, false);
+  if (mode)
+    kv_str(b, "mode", mode, false);
+  cs_jbuf_putc(b, ']');
+}
+
+static void render_links(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
+                         bool *first) {
+  if (!m->nlinks)
+    return;
+  metric_head(b, first, "cclscope.link.bytes", "By",
+              "Bytes sent over the network from src_rank to dst_rank.");
+  CS_JLIT(b, "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
+             "\"dataPoints\":[");
+  for (size_t i = 0; i < m->nlinks; i++) {
+    if (i)
+      cs_jbuf_putc(b, ',');
+    cs_jbuf_putc(b, '{');
+    link_attrs(b, &m->links[i], NULL);
+    times(b, m, now_ns);
+    CS_JLIT(b, ",\"asInt\":");
+    u64_str(b, m->links[i].bytes_total);
+    cs_jbuf_putc(b, '}');
+  }
+  CS_JLIT(b, "]}}");
+  static const char *const names[] = {"cclscope.link.latency",
+                                      "cclscope.link.bandwidth"};
+  static const char *const units[] = {"s", "By/s"};
+  for (int which = 0; which < 2; which++) {
+    bool any = false;
+    for (size_t i = 0; i < m->nlinks; i++)
+      any |= m->links[i].ok_avg || m->links[i].ok_min;
+    if (!any)
+      break;
+    metric_head(b, first, names[which], units[which],
+                "Fit of time = latency + size / bandwidth (last window).");
+    CS_JLIT(b, "\"gauge\":{\"dataPoints\":[");
+    bool first_point = true;
+    for (size_t i = 0; i < m->nlinks; i++) {
+      const cs_link_series *l = &m->links[i];
+      for (int mode = 0; mode < 2; mode++) {
+        if (!(mode ? l->ok_min : l->ok_avg))
+          continue;
+        double v = which ? (mode ? l->bw_min : l->bw_avg)
+                         : (mode ? l->lat_min : l->lat_avg);
+        if (!first_point)
+          cs_jbuf_putc(b, ',');
+        first_point = false;
+        cs_jbuf_putc(b, '{');
+        link_attrs(b, l, mode ? "min" : "avg");
+        CS_JLIT(b, ",\"timeUnixNano\":");
+        u64_str(b, (uint64_t)now_ns);
+        CS_JLIT(b, ",\"asDouble\":");
+        cs_jbuf_double(b, v);
+        cs_jbuf_putc(b, '}');
+      }
+    }
+    CS_JLIT(b, "]}}");
+  }
+}
+
+/* A monotonic sum without attributes (the plugin's own counters). */
+static void plugin_counter(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
+                           bool *first, const char *name,
+                           const char *description, uint64_t value) {
+  metric_head(b, first, name, "1", description);
+  CS_JLIT(b, "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
+             "\"dataPoints\":[{\"attributes\":[]");
+  times(b, m, now_ns);
+  CS_JLIT(b, ",\"asInt\":");
+  u64_str(b, value);
+  CS_JLIT(b, "}]}}");
+}
+
+static void render_plugin(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
+                          bool *first) {
+  const cs_metrics_health *h = &m->health;
+  plugin_counter(m, now_ns, b, first, "cclscope.plugin.callbacks",
+                 "Profiler callbacks recorded by this process.", h->callbacks);
+  metric_head(b, first, "cclscope.plugin.dropped", "1",
+              "Records dropped because a thread's ring was full.");
+  CS_JLIT(b, "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
+             "\"dataPoints\":[");
+  static const char *const kinds[] = {"start", "state", "stop"};
+  uint64_t counts[] = {h->dropped_starts, h->dropped_states, h->dropped_stops};
+  for (int k = 0; k < 3; k++) {
+    if (k)
+      cs_jbuf_putc(b, ',');
+    CS_JLIT(b, "{\"attributes\":[");
+    kv_str(b, "kind", kinds[k], true);
+    cs_jbuf_putc(b, ']');
+    times(b, m, now_ns);
+    CS_JLIT(b, ",\"asInt\":");
+    u64_str(b, counts[k]);
+    cs_jbuf_putc(b, '}');
+  }
+  CS_JLIT(b, "]}}");
+  plugin_counter(m, now_ns, b, first, "cclscope.plugin.hangs",
+                 "Operations the hang watchdog reported.", h->hangs);
+  metric_head(b, first, "cclscope.plugin.events_inflight", "1",
+              "Events started and not yet ended.");
+  CS_JLIT(b, "\"gauge\":{\"dataPoints\":[{\"attributes\":[],"
+             "\"timeUnixNano\":");
+  u64_str(b, (uint64_t)now_ns);
+  CS_JLIT(b, ",\"asInt\":");
+  u64_str(b, h->inflight);
+  CS_JLIT(b, "}]}}");
+}
+
+static void render_steps(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
+                         bool *first) {
+  const cs_metrics_steps *st = &m->steps;
+  if (!st->has_step)
+    return;
+  metric_head(b, first, "cclscope.step", "1",
+              "The latest training step marked with cclscope_step().");
+  CS_JLIT(b, "\"gauge\":{\"dataPoints\":[{\"attributes\":[],"
+             "\"timeUnixNano\":");
+  u64_str(b, (uint64_t)now_ns);
+  CS_JLIT(b, ",\"asInt\":\"");
+  cs_jbuf_i64(b, st->step);
+  CS_JLIT(b, "\"}]}}");
+  metric_head(b, first, "cclscope.step.duration", "s",
+              "Time from one step mark to the next.");
+  CS_JLIT(b, "\"histogram\":{\"aggregationTemporality\":2,\"dataPoints\":[{"
+             "\"attributes\":[]");
+  times(b, m, now_ns);
+  hist_fields(b, &st->duration);
+  CS_JLIT(b, "}]}}");
+}
+
+/* OTEL_RESOURCE_ATTRIBUTES: "k1=v1,k2=v2" (values may be %-encoded). */
+static void resource_from_env(cs_jbuf *b, const char *attrs) {
+  char buf[1024];
+  if (!attrs || !*attrs || strlen(attrs) >= sizeof buf)
+    return;
+  strcpy(buf, attrs);
+  for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv;
+       kv = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(kv, '=');
+    if (!eq || eq == kv)
+      continue;
+    *eq = '\0';
+    char *v = eq + 1, *out = v;
+    for (char *in = v; *in; in++) {
+      unsigned x;
+      if (*in == '%' && sscanf(in + 1, "%2x", &x) == 1) {
+        *out++ = (char)x;
+        in += 2;
+      } else {
+        *out++ = *in;
+      }
+    }
+    *out = '\0';
+    while (*kv == ' ')
+      kv++;
+    kv_str(b, kv, v, false);
+  }
+}
+
+void cs_metrics_render_otlp(const cs_metrics *m, int64_t now_ns, cs_jbuf *b) {
+  char instance[300];
+  snprintf(instance, sizeof instance, "%s:%d", m->cfg.hostname,
+           (int)m->cfg.pid);
+  CS_JLIT(b, "{\"resourceMetrics\":[{\"resource\":{\"attributes\":[");
+  kv_str(b, "service.name",
+         m->cfg.service_name && *m->cfg.service_name ? m->cfg.service_name
+                                                     : "cclscope",
+         true);
+  kv_str(b, "service.instance.id", instance, false);
+  kv_str(b, "host.name", m->cfg.hostname, false);
+  kv_int(b, "process.pid", m->cfg.pid, false);
+  kv_str(b, "cclscope.run", m->cfg.run_id, false);
+  resource_from_env(b, m->cfg.resource_attrs);
+  CS_JLIT(b, "]},\"scopeMetrics\":[{\"scope\":{\"name\":\"cclscope\","
+             "\"version\":\"" CCLSCOPE_VERSION "\"},\"metrics\":[");
+  bool first = true;
+  render_steps(m, now_ns, b, &first);
+  render_collectives(m, now_ns, b, &first);
+  render_links(m, now_ns, b, &first);
+  render_plugin(m, now_ns, b, &first);
+  CS_JLIT(b, "]}]}]}");
+}

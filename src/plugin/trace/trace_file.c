@@ -1,0 +1,372 @@
+/*
+ * src/plugin/trace/trace_file.c — see trace_file.h for the guarantees. The file
+ * is created in its folder through out_dir.h (never through a link).
+ */
+#include "trace_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#define PAD_RECORD_HEAD "{\"recordType\":\"pad\""
+#define PAD_MIN (sizeof(PAD_RECORD_HEAD) - 1 + 2) /* head + "}\n" */
+#define PAUSE_AFTER_ERROR_NS INT64_C(10000000000)
+
+/* statx's answer, where the kernel and file system give one: can this file
+ * take direct writes of 4 KiB-aligned pages from 4 KiB-aligned memory? */
+static bool direct_alignment_fits(int fd, const char **why) {
+#ifdef STATX_DIOALIGN
+  struct statx sx;
+  if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
+      (sx.stx_mask & STATX_DIOALIGN)) {
+    if (sx.stx_dio_offset_align == 0) {
+      *why = "the file system does not support it";
+      return false;
+    }
+    if (sx.stx_dio_offset_align > CS_TF_PAGE ||
+        sx.stx_dio_mem_align > CS_TF_PAGE) {
+      *why = "the file system needs more than 4 KiB alignment";
+      return false;
+    }
+  }
+#endif
+  /* tmpfs takes O_DIRECT without doing it (the pages stay in memory). */
+  struct statfs fs;
+  if (fstatfs(fd, &fs) == 0 && fs.f_type == TMPFS_MAGIC) {
+    *why = "the file is in memory (tmpfs)";
+    return false;
+  }
+  return true; /* unknown: the first direct write will tell */
+}
+
+static void say_no_direct(const cs_trace_file *f, const char *why) {
+  if (f->direct_requested)
+    cs_log_warn("CCLSCOPE_DIRECT_IO=on but '%s' cannot be written with "
+                "O_DIRECT (%s); using ordinary writes",
+                f->path, why);
+  else
+    cs_log_info("'%s': ordinary writes (no O_DIRECT: %s)", f->path, why);
+}
+
+/* The O_DIRECT descriptor is a second open of the file, by name in the
+ * same folder: it is used only if it is the very file `fd` created (never
+ * a link or another file put at that name in between). */
+static void open_direct(cs_trace_file *f, cs_out_dir *dir, const char *name,
+                        cs_tf_direct_mode mode) {
+  f->direct_requested = mode == CS_TF_DIRECT_ON;
+  if (mode == CS_TF_DIRECT_OFF)
+    return;
+  const char *why = NULL;
+  if (!direct_alignment_fits(f->fd, &why)) {
+    say_no_direct(f, why);
+    return;
+  }
+  f->direct_fd = cs_out_dir_reopen(dir, name, f->fd, O_WRONLY | O_DIRECT);
+  if (f->direct_fd < 0)
+    say_no_direct(f, errno == ESTALE ? "its name now belongs to another file"
+                                     : strerror(errno));
+  f->direct = f->direct_fd >= 0;
+}
+
+bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
+                cs_tf_direct_mode direct) {
+  memset(f, 0, sizeof *f);
+  f->fd = -1;
+  f->direct_fd = -1;
+  cs_jbuf_init_aligned(&f->buf, CS_TF_PAGE);
+  if (!cs_out_dir_open(dir)) { /* it said why */
+    f->failed = true;
+    return false;
+  }
+  /* Anything already at a name (a file, or a link planted there) is left
+   * alone: the next number is tried. */
+  char name[NAME_MAX + 1];
+  for (int n = 0; n < 1000; n++) {
+    if (n == 0)
+      snprintf(name, sizeof name, "%s.jsonl", stem);
+    else
+      snprintf(name, sizeof name, "%s.%d.jsonl", stem, n);
+    snprintf(f->path, sizeof f->path, "%s/%s", dir->path, name);
+    f->fd = cs_out_dir_create(dir, name);
+    if (f->fd >= 0 || errno != EEXIST)
+      break;
+  }
+  if (f->fd < 0) {
+    cs_log_warn_once(CS_ONCE_DIR,
+                     "cannot create trace file '%s' (%s); tracing is off for "
+                     "this process",
+                     f->path, strerror(errno));
+    f->failed = true;
+    return false;
+  }
+  open_direct(f, dir, name, direct);
+  cs_io_start(&f->io, f->fd, f->direct_fd);
+  f->io_started = true;
+  return true;
+}
+
+size_t cs_tf_line_begin(cs_trace_file *f) {
+  return f->buf.len;
+}
+
+/* Insert `pad` spaces before the "}\n" that ends the buffer at `end`. */
+static bool pad_line_ending_at(cs_trace_file *f, size_t end, size_t pad) {
+  if (end < 2 || f->buf.data[end - 1] != '\n' || f->buf.data[end - 2] != '}')
+    return false;
+  if (!cs_jbuf_reserve(&f->buf, pad))
+    return false;
+  memmove(f->buf.data + end - 2 + pad, f->buf.data + end - 2,
+          f->buf.len - (end - 2));
+  memset(f->buf.data + end - 2, ' ', pad);
+  f->buf.len += pad;
+  f->pad_bytes += pad;
+  return true;
+}
+
+/* Insert a padding record of exactly `pad` bytes at buffer offset `at`. */
+static bool insert_pad_record(cs_trace_file *f, size_t at, size_t pad) {
+  if (pad < PAD_MIN || !cs_jbuf_reserve(&f->buf, pad))
+    return false;
+  memmove(f->buf.data + at + pad, f->buf.data + at, f->buf.len - at);
+  char *p = f->buf.data + at;
+  memcpy(p, PAD_RECORD_HEAD, PAD_MIN - 2);
+  memset(p + PAD_MIN - 2, ' ', pad - PAD_MIN);
+  p[pad - 2] = '}';
+  p[pad - 1] = '\n';
+  f->buf.len += pad;
+  f->buf_lines++;
+  f->pad_bytes += pad;
+  return true;
+}
+
+void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns) {
+  cs_jbuf_putc(&f->buf, '\n');
+  if (f->buf.failed || f->failed || now_ns < f->paused_until_ns) {
+    f->buf.len = start; /* drop this line */
+    f->buf.failed = false;
+    f->lines_dropped++;
+    f->lines_lost++;
+    return;
+  }
+  f->lines++;
+  f->buf_lines++;
+  size_t len = f->buf.len - start;
+  uint64_t off = f->written + start;
+  size_t room = CS_TF_PAGE - (size_t)(off % CS_TF_PAGE);
+  if (len <= room || room == CS_TF_PAGE)
+    return; /* fits in this page, or already starts on a boundary */
+  /* The line would cross a page boundary: move it to the boundary. */
+  if (start > 0 && pad_line_ending_at(f, start, room))
+    return;
+  insert_pad_record(f, start, room);
+}
+
+static void pad_tail_if_needed(cs_trace_file *f) {
+  /* Never leave the file ending so close to a boundary that the next line
+   * could neither fit nor be preceded by a padding record. */
+  size_t room = CS_TF_PAGE - (size_t)((f->written + f->buf.len) % CS_TF_PAGE);
+  if (room < PAD_MIN && room != CS_TF_PAGE && f->buf.len > 0)
+    pad_line_ending_at(f, f->buf.len, room);
+}
+
+/* Totals from both sides, and the I/O thread's verdict on O_DIRECT. */
+static void refresh_counters(cs_trace_file *f) {
+  if (!f->io_started)
+    return;
+  cs_io_counters c;
+  cs_io_get_counters(&f->io, &c);
+  f->lines_lost = f->lines_dropped + c.lines_lost;
+  f->write_errors = c.write_errors;
+  f->direct_bytes = c.direct_bytes;
+  f->disk_wait_ns = c.disk_wait_ns;
+  f->disk_waits = c.disk_waits;
+  if (c.direct_refused && f->direct) {
+    f->direct = false;
+    say_no_direct(f, strerror(c.refused_error));
+  }
+}
+
+/* A write failed: the I/O thread cut the file back to its last complete
+ * line and dropped what was queued behind it. Carry on from there after
+ * a pause; what this side still held is lost too. */
+static void after_failure(cs_trace_file *f, const cs_io_failure *x,
+                          int64_t now_ns) {
+  cs_log_warn_once(CS_ONCE_WRITE,
+                   "writing '%s' failed (%s); lines are being dropped and "
+                   "counted, retrying every 10 s",
+                   f->path, strerror(x->error));
+  f->lines_dropped += f->buf_lines;
+  f->buf.len = 0;
+  f->buf_lines = 0;
+  f->written = x->end;
+  f->paused_until_ns = now_ns + PAUSE_AFTER_ERROR_NS;
+  refresh_counters(f);
+}
+
+/* Hand buf[0, n) (whole lines) to the I/O thread, as one direct write
+ * (page-aligned offset and length) or an ordinary one, and keep buf[n, len)
+ * at the front of the buffer, whose memory stays page-aligned. */
+static void hand_off(cs_trace_file *f, size_t n, bool direct, int64_t now_ns) {
+  size_t rest = f->buf.len - n;
+  uint64_t rest_lines = cs_io_count_lines(f->buf.data + n, rest);
+  uint64_t lines = f->buf_lines - rest_lines;
+  char *job;
+  size_t job_cap;
+  if (rest < n) {
+    /* The job takes the buffer; the rest moves to a spare one. */
+    size_t cap = 0;
+    char *fresh = cs_io_take_spare(&f->io, &cap);
+    if (fresh && cap < rest + CS_TF_PAGE) {
+      free(fresh);
+      fresh = NULL;
+    }
+    if (!fresh) {
+      cap = f->buf.cap;
+      fresh = aligned_alloc(CS_TF_PAGE, cap);
+    }
+    if (!fresh)
+      goto no_memory;
+    memcpy(fresh, f->buf.data + n, rest);
+    job = f->buf.data;
+    job_cap = f->buf.cap;
+    f->buf.data = fresh;
+    f->buf.cap = cap;
+  } else {
+    /* A small piece: copy it out. */
+    job_cap = (n + CS_TF_PAGE - 1) / CS_TF_PAGE * CS_TF_PAGE;
+    job = aligned_alloc(CS_TF_PAGE, job_cap);
+    if (!job)
+      goto no_memory;
+    memcpy(job, f->buf.data, n);
+    memmove(f->buf.data, f->buf.data + n, rest);
+  }
+  f->buf.len = rest;
+  f->buf_lines = rest_lines;
+  uint64_t offset = f->written;
+  f->written += n;
+  cs_io_failure failure;
+  if (!cs_io_queue(&f->io, job, job_cap, n, offset, lines, direct, &failure))
+    after_failure(f, &failure, now_ns);
+  return;
+
+no_memory: /* everything buffered is lost; the file goes on from here */
+  f->lines_dropped += f->buf_lines;
+  f->lines_lost += f->buf_lines;
+  f->buf.len = 0;
+  f->buf_lines = 0;
+}
+
+/* The whole pages at the front of the buffer that end with a line: what
+ * one direct write may take (a line longer than a page waits until it is
+ * complete). */
+static size_t whole_pages(const cs_trace_file *f) {
+  size_t n = f->buf.len - f->buf.len % CS_TF_PAGE;
+  while (n > 0 && f->buf.data[n - 1] != '\n')
+    n -= CS_TF_PAGE;
+  return n;
+}
+
+/* Hand the whole pages over for one direct write, if there are any. The
+ * file must end on a page boundary. */
+static void hand_off_whole_pages(cs_trace_file *f, int64_t now_ns) {
+  size_t n = whole_pages(f);
+  if (n > 0)
+    hand_off(f, n, true, now_ns);
+}
+
+/* Direct I/O: hand over the whole pages. After a periodic flush or a
+ * failure the file ends inside a page: an ordinary write up to the next
+ * boundary comes first. */
+static void hand_off_pages(cs_trace_file *f, int64_t now_ns) {
+  size_t misaligned = (size_t)(f->written % CS_TF_PAGE);
+  if (misaligned) {
+    size_t p = CS_TF_PAGE - misaligned;
+    while (p <= f->buf.len && f->buf.data[p - 1] != '\n')
+      p += CS_TF_PAGE; /* a line longer than a page crosses this one */
+    if (p > f->buf.len)
+      return;
+    hand_off(f, p, false, now_ns);
+    if (f->written % CS_TF_PAGE != 0)
+      return; /* a failure moved the end of the file */
+  }
+  hand_off_whole_pages(f, now_ns);
+}
+
+void cs_tf_write_bulk(cs_trace_file *f, int64_t now_ns) {
+  if (f->fd < 0 || f->buf.len == 0)
+    return;
+  if (f->direct) {
+    hand_off_pages(f, now_ns);
+    return; /* the rest waits for more lines or the periodic flush */
+  }
+  pad_tail_if_needed(f);
+  hand_off(f, f->buf.len, false, now_ns);
+}
+
+void cs_tf_flush(cs_trace_file *f, int64_t now_ns) {
+  if (f->fd < 0)
+    return;
+  refresh_counters(f);
+  if (f->direct && f->written % CS_TF_PAGE == 0)
+    hand_off_whole_pages(f, now_ns);
+  if (f->buf.len == 0)
+    return;
+  pad_tail_if_needed(f);
+  hand_off(f, f->buf.len, false, now_ns);
+}
+
+void cs_tf_sync(cs_trace_file *f, int64_t now_ns) {
+  cs_tf_flush(f, now_ns);
+  if (!f->io_started)
+    return;
+  cs_io_failure failure;
+  if (!cs_io_sync(&f->io, &failure))
+    after_failure(f, &failure, now_ns);
+  refresh_counters(f);
+}
+
+static void close_both(cs_trace_file *f) {
+  if (f->direct_fd >= 0)
+    close(f->direct_fd);
+  if (f->fd >= 0)
+    close(f->fd);
+  f->direct_fd = -1;
+  f->fd = -1;
+  cs_jbuf_free(&f->buf);
+  f->buf_lines = 0;
+}
+
+void cs_tf_close(cs_trace_file *f, int64_t now_ns) {
+  cs_tf_sync(f, now_ns);
+  if (f->io_started) {
+    cs_io_stop(&f->io);
+    refresh_counters(f);
+    f->io_started = false;
+  }
+  close_both(f);
+}
+
+void cs_tf_atfork_prepare(cs_trace_file *f) {
+  if (f->io_started)
+    cs_io_atfork_prepare(&f->io);
+}
+
+void cs_tf_atfork_parent(cs_trace_file *f) {
+  if (f->io_started)
+    cs_io_atfork_parent(&f->io);
+}
+
+void cs_tf_abandon(cs_trace_file *f) {
+  if (f->io_started) {
+    cs_io_abandon_in_child(&f->io);
+    f->io_started = false;
+  }
+  close_both(f);
+}

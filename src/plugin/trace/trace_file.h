@@ -1,0 +1,119 @@
+/*
+ * src/plugin/trace/trace_file.h — one per-process JSONL file, written so that
+ * it only ever contains complete lines, even if the process is killed:
+ *
+ *  - every write covers whole lines;
+ *  - no line crosses a 4 KiB file boundary (the kernel may cut a write
+ *    interrupted by SIGKILL at a page boundary): a line that would cross
+ *    starts at the next boundary, and the gap is filled either by spaces
+ *    inside the previous line's object (still buffered) or by a padding
+ *    record {"recordType":"pad"} (valid JSON, ignored by readers);
+ *  - a short write (disk full) is truncated back to the last complete line,
+ *    and output is paused and retried later; losses are counted.
+ *
+ * Lines longer than 4 KiB start on a boundary and are the only exception.
+ *
+ * Writing. Lines are formatted into a page-aligned buffer; whole chunks of
+ * lines go to the I/O thread (trace_io.h), which writes them in order while
+ * the writer thread goes on. Where the file system accepts O_DIRECT with
+ * 4 KiB alignment (CCLSCOPE_DIRECT_IO=auto, the default), whole 4 KiB
+ * pages are written with O_DIRECT: no copy into the page cache, which is
+ * most of a buffered write's cost at high event rates, and no trace pages
+ * pushing the job's own data out of memory. The periodic flush writes the
+ * last, partial page the ordinary way (every byte is written once); the
+ * next bulk write first completes that page the ordinary way, then goes on
+ * with whole pages. A file system that refuses a direct write gets
+ * ordinary writes from then on (said once through NCCL's logger).
+ *
+ * Writer thread only.
+ */
+#ifndef CCLSCOPE_TRACE_FILE_H
+#define CCLSCOPE_TRACE_FILE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "json_writer.h"
+#include "out_dir.h"
+#include "trace_io.h"
+
+#define CS_TF_PAGE 4096
+
+/* When to write whole pages without waiting for the periodic flush. */
+#define CS_TF_BULK_BUFFERED (256u * 1024u)
+#define CS_TF_BULK_DIRECT (1024u * 1024u) /* larger writes: faster devices */
+
+typedef enum {
+  CS_TF_DIRECT_AUTO = 0, /* where the file system takes it */
+  CS_TF_DIRECT_ON,       /* the same, and warn where it does not */
+  CS_TF_DIRECT_OFF,      /* ordinary (page-cache) writes only */
+} cs_tf_direct_mode;
+
+typedef struct {
+  int fd;                             /* ordinary writes */
+  int direct_fd;                      /* O_DIRECT on the same file, or -1 */
+  char path[PATH_MAX + NAME_MAX + 2]; /* folder/name: for messages */
+  cs_jbuf buf;            /* lines not yet handed to the I/O thread */
+  uint64_t buf_lines;     /* lines (newlines) in buf */
+  uint64_t written;       /* file offset of buf[0]: bytes handed over so far */
+  uint64_t lines;         /* lines accepted */
+  uint64_t lines_lost;    /* every line lost (dropped here or by the I/O
+                             thread), as of the last flush */
+  uint64_t lines_dropped; /* lost on this side (paused, no memory) */
+  uint64_t pad_bytes;     /* alignment padding written */
+  uint64_t write_errors;  /* as of the last flush */
+  uint64_t direct_bytes;  /* written with O_DIRECT, as of the last flush */
+  uint64_t disk_wait_ns;  /* the writer waited for the disk, as of then */
+  uint64_t disk_waits;
+  int64_t paused_until_ns; /* after an error: drop lines until then */
+  bool failed;             /* could not open: every line is counted lost */
+  bool direct;             /* hand whole pages over for O_DIRECT */
+  bool direct_requested;   /* CCLSCOPE_DIRECT_IO=on: warn if unavailable */
+  bool io_started;
+  cs_trace_io io;
+} cs_trace_file;
+
+/* Open `dir` (created if needed, see out_dir.h) and create a new file
+ * `<stem>.jsonl` in it, or `<stem>.<n>.jsonl` if that name is taken (by a
+ * file or a link: never opened). False (with a warning) on failure. */
+bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
+                cs_tf_direct_mode direct);
+
+/* True when the file writes whole pages with O_DIRECT. */
+static inline bool cs_tf_direct(const cs_trace_file *f) {
+  return f->direct;
+}
+
+/* Build a line: append its text to f->buf after cs_tf_line_begin, then
+ * cs_tf_line_end adds the newline and applies the alignment rule. */
+size_t cs_tf_line_begin(cs_trace_file *f);
+void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns);
+
+/* True when enough is buffered for cs_tf_write_bulk to be worth it. */
+static inline bool cs_tf_bulk_due(const cs_trace_file *f) {
+  return f->buf.len >=
+         (cs_tf_direct(f) ? CS_TF_BULK_DIRECT : CS_TF_BULK_BUFFERED);
+}
+
+/* Hand over what can be written cheaply: the whole pages (direct I/O), or
+ * everything (ordinary writes). What is left is less than a page. */
+void cs_tf_write_bulk(cs_trace_file *f, int64_t now_ns);
+
+/* Hand over everything buffered: the file is up to date as soon as the
+ * I/O thread has written it (it does not wait for that). */
+void cs_tf_flush(cs_trace_file *f, int64_t now_ns);
+
+/* cs_tf_flush, then wait until it is in the file; counters up to date. */
+void cs_tf_sync(cs_trace_file *f, int64_t now_ns);
+
+/* Sync, stop the I/O thread and close. */
+void cs_tf_close(cs_trace_file *f, int64_t now_ns);
+
+/* fork(): around the fork in the parent, and in the child, which forgets
+ * the parent's file without writing to it. */
+void cs_tf_atfork_prepare(cs_trace_file *f);
+void cs_tf_atfork_parent(cs_trace_file *f);
+void cs_tf_abandon(cs_trace_file *f);
+
+#endif

@@ -1,0 +1,120 @@
+/*
+ * src/plugin/trace/trace_io.h — the trace file's I/O thread: writes the chunks
+ * of whole lines that trace_file.c hands it, in order, so that the writer
+ * thread formats while the disk works and never waits for it.
+ *
+ * A chunk is written with O_DIRECT (page-aligned offset, length and memory)
+ * or through the page cache. If the file system refuses a direct write, it
+ * is written the ordinary way and every later chunk too. If a write fails
+ * (disk full, file size limit, I/O error), the file is truncated back to
+ * its last complete line, the chunks queued behind it are discarded with
+ * their lines counted as lost, and the failure is reported to the writer
+ * thread the next time it queues or waits (cs_io_queue, cs_io_sync), which
+ * then carries on from the new end of the file.
+ *
+ * Memory in flight is bounded (CS_IO_MAX_QUEUED): past it, cs_io_queue
+ * waits for the disk (the writer thread waits, never NCCL's threads; their
+ * rings absorb it or drop and count). Without a thread (pthread_create
+ * failed) every chunk is written at once by the caller.
+ */
+#ifndef CCLSCOPE_TRACE_IO_H
+#define CCLSCOPE_TRACE_IO_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define CS_IO_MAX_QUEUED ((size_t)32 << 20) /* bytes waiting for the disk */
+#define CS_IO_SPARES 4                      /* buffers kept for reuse */
+#define CS_IO_SPARE_MIN ((size_t)64 << 10)  /* ... if at least this big */
+
+typedef struct cs_io_job cs_io_job;
+
+/* What became of the file after a failed write. */
+typedef struct {
+  uint64_t end; /* the file's size now: it ends with a complete line */
+  int error;    /* errno of the failed write (ENOSPC for "no progress") */
+} cs_io_failure;
+
+/* How a chunk reaches the file: pwrite(2). Tests put a slow or failing
+ * one in its place before queueing anything. */
+typedef ssize_t (*cs_io_write_fn)(int fd, const void *data, size_t len,
+                                  off_t offset);
+
+typedef struct {
+  int fd;               /* ordinary writes */
+  int direct_fd;        /* O_DIRECT on the same file, or -1 */
+  cs_io_write_fn write; /* pwrite */
+  bool running;         /* the thread exists */
+  bool started;         /* ... and runs io_main */
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t work; /* to the thread: a job, or stop */
+  pthread_cond_t idle; /* to the writer: a job finished */
+  cs_io_job *head, *tail;
+  size_t queued_bytes; /* in jobs not yet finished */
+  bool busy;           /* the thread is writing a job */
+  bool stop;
+  bool discarding; /* a write failed: drop jobs until acknowledged */
+  bool failure_pending;
+  cs_io_failure failure;
+  bool direct_refused; /* ordinary writes for every later job */
+  int refused_error;
+  uint64_t lines_lost; /* in failed and discarded jobs */
+  uint64_t write_errors;
+  uint64_t direct_bytes;
+  uint64_t disk_wait_ns; /* cs_io_queue waiting for room (a slow disk) */
+  uint64_t disk_waits;
+  char *spare[CS_IO_SPARES]; /* finished buffers, for reuse */
+  size_t spare_cap[CS_IO_SPARES];
+  int nspare;
+} cs_trace_io;
+
+/* Start the thread for a file open on `fd` (and `direct_fd`, or -1). */
+void cs_io_start(cs_trace_io *io, int fd, int direct_fd);
+
+/* Queue `len` bytes of whole lines at file offset `offset`, `lines` of
+ * them. `data` (allocated with malloc or aligned_alloc, capacity `cap`)
+ * now belongs to the I/O side. `direct`: offset, length and memory are
+ * page-aligned. False, queueing nothing and freeing `data`, when an
+ * earlier write failed: *failure says where the file now ends, and the
+ * caller counts `lines` (and whatever else it held) as lost. */
+bool cs_io_queue(cs_trace_io *io, char *data, size_t cap, size_t len,
+                 uint64_t offset, uint64_t lines, bool direct,
+                 cs_io_failure *failure);
+
+/* A finished buffer to fill again (capacity in *cap), or NULL. */
+char *cs_io_take_spare(cs_trace_io *io, size_t *cap);
+
+/* Wait until everything queued is in the file. False when a write failed
+ * (reported in *failure, as by cs_io_queue). */
+bool cs_io_sync(cs_trace_io *io, cs_io_failure *failure);
+
+/* Counters and the direct-I/O verdict, as of now. */
+typedef struct {
+  uint64_t lines_lost;
+  uint64_t write_errors;
+  uint64_t direct_bytes;
+  uint64_t disk_wait_ns; /* the writer thread waited for the disk */
+  uint64_t disk_waits;
+  bool direct_refused;
+  int refused_error;
+} cs_io_counters;
+void cs_io_get_counters(cs_trace_io *io, cs_io_counters *c);
+
+/* Write what is queued, stop the thread and free the spares (the file
+ * descriptors stay open: they are the caller's). */
+void cs_io_stop(cs_trace_io *io);
+
+/* fork(): the prepare/parent pair keeps the queue consistent across
+ * fork; in the child (no thread) everything is freed, nothing written. */
+void cs_io_atfork_prepare(cs_trace_io *io);
+void cs_io_atfork_parent(cs_trace_io *io);
+void cs_io_abandon_in_child(cs_trace_io *io);
+
+/* Newlines in p[0, n): the lines a chunk holds. */
+uint64_t cs_io_count_lines(const char *p, size_t n);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * src/plugin/trace/trace_jsonl.h — the JSONL trace sink: where an ended event
+ * (a ProxyStep, a Coll, ...) becomes one line of the per-process trace file.
+ * The format is documented in docs/trace-format.md; keep them in step.
+ * Writer thread only.
+ */
+#ifndef CCLSCOPE_TRACE_JSONL_H
+#define CCLSCOPE_TRACE_JSONL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "assembler.h"
+#include "clock.h"
+#include "completion.h"
+#include "cursor.h"
+#include "event_types.h"
+#include "host_info.h"
+#include "out_dir.h"
+#include "trace_file.h"
+
+/* What the sink needs to know about the process it writes for. */
+typedef struct {
+  pid_t pid;
+  pid_t ppid;
+  bool forked_child;
+  const char *hostname;
+  const char *run_id;
+  const char *dir;
+  cs_out_dir *out_dir; /* `dir`, opened once (filled in by the writer) */
+  const cs_host_info *host;
+  const cs_clock_cal *cal;
+  int mask;
+  const char *mask_source;
+  bool mode_trace;
+  bool mode_metrics;
+  uint64_t ring_bytes;
+  uint16_t handle_tag;
+  cs_tf_direct_mode direct_io; /* CCLSCOPE_DIRECT_IO */
+} cs_trace_env;
+
+/* Process-wide counters shown in finalize and end records. */
+typedef struct {
+  const cs_asm_counters *asm_counters;
+  uint64_t dropped_starts;
+  uint64_t dropped_states;
+  uint64_t dropped_stops;
+  uint64_t null_handles;
+  uint64_t foreign_handles;
+  uint64_t sampled_out;        /* left out by CCLSCOPE_SAMPLE* */
+  uint64_t too_small;          /* left out by CCLSCOPE_MIN_BYTES */
+  uint64_t ring_high_water;    /* units */
+  uint64_t ring_inline_allocs; /* first callbacks that found no spare ring */
+  uint64_t threads;
+} cs_trace_counters;
+
+/* Pre-formatted pieces that repeat on every line (writer-side speed). */
+#define CS_TRACE_TID_CACHE 256
+#define CS_TRACE_CTX_CACHE 64
+typedef struct {
+  int32_t tid;
+  uint8_t len;
+  char text[48]; /* ,"pid":P,"tid":T} */
+} cs_tid_piece;
+typedef struct {
+  uint32_t ctx; /* 0 = empty */
+  bool has_comm;
+  uint8_t len;
+  char text[64]; /* "ctx":N,"commId":"0x..." */
+} cs_ctx_piece;
+typedef struct {
+  cs_cur_ts_cache ts;
+  cs_tid_piece tids[CS_TRACE_TID_CACHE];
+  cs_ctx_piece ctxs[CS_TRACE_CTX_CACHE];
+  char event_head[CS_EV_COUNT][80]; /* {"recordType":"event","type":"…","id": */
+  uint8_t event_head_len[CS_EV_COUNT];
+  char state_head[31][64]; /* {"name":"…","id":N,"ts": */
+  uint8_t state_head_len[31];
+} cs_trace_pieces;
+
+typedef struct {
+  cs_trace_file file;
+  cs_trace_env env;
+  int default_abi; /* the ABI of the newest context (for state names) */
+  uint64_t events_written;
+  cs_trace_pieces pieces;
+} cs_trace_sink;
+
+/* Open `<dir>/trace_<run>_<host>_pid<PID>.jsonl` and write the process
+ * record. False when the file cannot be created (warned once). */
+bool cs_trace_open(cs_trace_sink *t, const cs_trace_env *env);
+
+void cs_trace_event(cs_trace_sink *t, const cs_event *e);
+/* The derived `timing` record of a Coll/P2p/CeColl. */
+void cs_trace_timing(cs_trace_sink *t, const cs_timing *r);
+void cs_trace_late_state(cs_trace_sink *t, uint64_t id, const cs_state_rec *s,
+                         int32_t tid, uint8_t etype, uint32_t ctx,
+                         int32_t rank);
+void cs_trace_thread(cs_trace_sink *t, int32_t tid, const char *name,
+                     uint64_t raw_ts);
+void cs_trace_ctx_init(cs_trace_sink *t, uint32_t serial);
+void cs_trace_ctx_finalize(cs_trace_sink *t, uint32_t serial, uint64_t raw_ts,
+                           int32_t tid, const cs_trace_counters *c);
+void cs_trace_mark(cs_trace_sink *t, uint64_t raw_ts, int32_t tid,
+                   const char *kind, const char *label, int64_t step);
+/* The last line: why the file ends and every counter. */
+void cs_trace_process_end(cs_trace_sink *t, const char *reason,
+                          const cs_trace_counters *c);
+
+/* Write whole pages when enough is buffered (cs_tf_bulk_due). */
+void cs_trace_write_bulk(cs_trace_sink *t);
+/* Bring the file up to date (without waiting for the disk). */
+void cs_trace_flush(cs_trace_sink *t);
+/* ... and wait until it is in the file. */
+void cs_trace_sync(cs_trace_sink *t);
+void cs_trace_close(cs_trace_sink *t);
+
+#endif
