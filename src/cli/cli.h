@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "trace_reader.h"
+#include "read/trace_reader.h"
 
 enum {
   EXIT_OK = 0,       /* done, nothing to report */

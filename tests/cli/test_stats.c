@@ -15,12 +15,12 @@
 
 #include <cmocka.h>
 
-#include "fit.h"
-#include "intern.h"
-#include "lanes.h"
-#include "nccl_model.h"
-#include "stats.h"
-#include "u64map.h"
+#include "convert/lanes.h"
+#include "summary/fit.h"
+#include "summary/nccl_model.h"
+#include "summary/stats.h"
+#include "util/intern.h"
+#include "util/u64map.h"
 
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

@@ -32,9 +32,9 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
-#include "record.h"
-#include "trace_reader.h"
-#include "u64map.h"
+#include "read/record.h"
+#include "read/trace_reader.h"
+#include "util/u64map.h"
 
 static int failures;
 
