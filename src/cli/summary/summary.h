@@ -1,8 +1,9 @@
 /*
- * src/cli/summary/summary.h — the data model of `cclscope summary`, shared by
- * its parts: cmd_summary.c (reading, dispatch), summary_colls.c (per-collective
- * statistics), summary_stragglers.c (cross-rank matching), summary_network.c
- * (rank pairs, channels), summary_print.c (tables and JSON).
+ * src/cli/summary/summary.h — the data model of `cclscope summary`, shared
+ * by its parts: summary_collect.c (reading, dispatch, communicators, file
+ * health), summary_colls.c (per-collective statistics), summary_stragglers.c
+ * (cross-rank matching), summary_network.c (rank pairs, channels),
+ * summary_print.c (tables and JSON). cmd_summary.c is the command only.
  *
  * Everything is keyed by numbers (u64map) and aggregated while streaming;
  * the only state that waits is a collective instance until every rank of
@@ -208,7 +209,9 @@ void summary_print_json(summary *s);
 /* The same JSON to `out` (cmd_view embeds it in the page). */
 void summary_print_json_to(summary *s, FILE *out);
 
-/* cmd_summary.c */
+/* summary_collect.c */
+/* The communicator `comm_id`, added (zeroed) when new; NULL when out of
+ * memory. */
 comm_info *summary_comm(summary *s, uint64_t comm_id);
 /* Read every record of `in` into `s` (zeroed, options set) and finish the
  * analysis, ready to print. Returns 0, 1 when an input could not be read
