@@ -11,15 +11,15 @@
  * that was killed...). Output: "FILE:LINE: error[code]: message
  * (invariant)", one per line, then a one-line verdict.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check/id_table.h"
 #include "cli.h"
+#include "cli_options.h"
 #include "read/record.h"
 #include "read/trace_reader.h"
 #include "util/jsonw.h"
@@ -962,55 +962,44 @@ static void print_json(const checker *c) {
   jw_flush(&w);
 }
 
+static const cli_option check_options[] = {{"json", false, 'j'},
+                                           {"max-findings", true, 'm'},
+                                           {"no-notes", false, 'n'},
+                                           {NULL, false, 0}};
+
+static const cli_command_line check_command_line = {.cmd = "check",
+                                                    .options = check_options};
+
 int cmd_check(int argc, char **argv) {
-  static const struct option longs[] = {
-      {"json", no_argument, NULL, 'j'},
-      {"max-findings", required_argument, NULL, 'm'},
-      {"no-notes", no_argument, NULL, 'n'},
-      {"help", no_argument, NULL, OPT_HELP},
-      {"quiet", no_argument, NULL, OPT_QUIET},
-      {"progress", no_argument, NULL, OPT_PROGRESS},
-      {NULL, 0, NULL, 0}};
   checker c;
   memset(&c, 0, sizeof c);
   c.max_per_code = 20;
   c.notes = true;
-  optind = 0;
-  opterr = 0;
+  cli_parser p;
+  cli_parse_begin(&p, &check_command_line, argc, argv);
   int o;
-  while ((o = getopt_long(argc, argv, "hq", longs, NULL)) != -1) {
+  while ((o = cli_parse_next(&p)) > 0) {
     switch (o) {
     case 'j':
       c.json = true;
       break;
     case 'm': {
-      char *end;
-      errno = 0;
-      unsigned long long v = strtoull(optarg, &end, 10);
-      if (*optarg == '\0' || *end || errno)
+      long long v;
+      if (!cli_number(p.value, 0, LLONG_MAX, &v))
         return usage_error("check", "--max-findings needs a number, not '%s'",
-                           optarg);
-      c.max_per_code = v;
+                           p.value);
+      c.max_per_code = (uint64_t)v;
       break;
     }
     case 'n':
       c.notes = false;
       break;
-    case OPT_HELP:
-      help_print("check", stdout);
-      return EXIT_OK;
-    case OPT_QUIET:
-    case OPT_PROGRESS:
-      cli_global_option(o);
-      break;
-    default:
-      return usage_error("check", "unknown option '%s'", argv[optind - 1]);
     }
   }
-  if (optind >= argc)
-    return usage_error("check", "give a trace folder or files");
+  if (o == CLI_PARSE_EXIT)
+    return p.status;
   tr_inputs in;
-  if (!tr_inputs_collect(&in, argc - optind, argv + optind))
+  if (!tr_inputs_collect(&in, p.ninputs, p.inputs))
     return EXIT_FINDINGS;
   c.ids = calloc(in.n, sizeof *c.ids);
   rec_scratch *s = malloc(sizeof *s);

@@ -9,100 +9,57 @@
  * counted).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "read/ordered_reader.h"
 
-bool parse_memory_mb(const char *text, size_t *bytes) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (*text == '\0' || *end || errno || v < 1 || v > (1ull << 20))
-    return false;
-  *bytes = (size_t)v << 20;
-  return true;
-}
+static const cli_option merge_options[] = {
+    {"order", true, 'r'}, {"memory-mb", true, 'w'}, {NULL, false, 0}};
 
-int memory_option(const char *cmd, const char *text, size_t *bytes) {
-  if (parse_memory_mb(text, bytes))
-    return 0;
-  return usage_error(cmd, "--memory-mb needs a number of MiB, not '%s'", text);
-}
+static const cli_command_line merge_command_line = {.cmd = "merge",
+                                                    .options = merge_options,
+                                                    .output_usage = "-o FILE",
+                                                    .output_needs_value =
+                                                        "-o needs a file name"};
 
 int cmd_merge(int argc, char **argv) {
-  static const struct option longs[] = {
-      {"output", required_argument, NULL, 'o'},
-      {"order", required_argument, NULL, 'r'},
-      {"memory-mb", required_argument, NULL, 'w'},
-      {"help", no_argument, NULL, OPT_HELP},
-      {"quiet", no_argument, NULL, OPT_QUIET},
-      {"progress", no_argument, NULL, OPT_PROGRESS},
-      {NULL, 0, NULL, 0}};
-  const char *output = NULL;
   ord_mode mode = ORD_START;
   size_t memory = 256u << 20;
-  optind = 0;
-  opterr = 0;
+  cli_parser p;
+  cli_parse_begin(&p, &merge_command_line, argc, argv);
   int o;
-  while ((o = getopt_long(argc, argv, "ho:q", longs, NULL)) != -1) {
+  while ((o = cli_parse_next(&p)) > 0) {
     switch (o) {
-    case 'o':
-      output = optarg;
-      break;
     case 'r':
-      if (strcmp(optarg, "start") == 0)
+      if (strcmp(p.value, "start") == 0)
         mode = ORD_START;
-      else if (strcmp(optarg, "end") == 0)
+      else if (strcmp(p.value, "end") == 0)
         mode = ORD_END;
       else
         return usage_error("merge", "--order is 'start' or 'end', not '%s'",
-                           optarg);
+                           p.value);
       break;
     case 'w':
-      if (memory_option("merge", optarg, &memory) != 0)
+      if (memory_option("merge", p.value, &memory) != 0)
         return EXIT_USAGE;
       break;
-    case OPT_HELP:
-      help_print("merge", stdout);
-      return EXIT_OK;
-    case OPT_QUIET:
-    case OPT_PROGRESS:
-      cli_global_option(o);
-      break;
-    default:
-      if (optopt == 'o')
-        return usage_error("merge", "-o needs a file name");
-      return usage_error("merge", "unknown option '%s'", argv[optind - 1]);
     }
   }
-  if (!output)
-    return usage_error("merge", "say where to write with -o FILE");
-  if (optind >= argc)
-    return usage_error("merge", "give a trace folder or files");
+  if (o == CLI_PARSE_EXIT)
+    return p.status;
+  const char *output = p.output;
   tr_inputs in;
-  if (!tr_inputs_collect(&in, argc - optind, argv + optind))
+  if (!tr_inputs_collect(&in, p.ninputs, p.inputs))
     return EXIT_FINDINGS;
-  bool to_stdout = strcmp(output, "-") == 0;
-  struct stat out_st;
-  if (!to_stdout && stat(output, &out_st) == 0) {
-    for (size_t i = 0; i < in.n; i++) {
-      struct stat in_st;
-      if (stat(in.paths[i], &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
-          in_st.st_ino == out_st.st_ino) {
-        fprintf(stderr,
-                "cclscope merge: the output '%s' is also an input (write it "
-                "outside the trace folder)\n",
-                output);
-        tr_inputs_free(&in);
-        return EXIT_USAGE;
-      }
-    }
+  if (output_is_an_input("merge", output, &in)) {
+    tr_inputs_free(&in);
+    return EXIT_USAGE;
   }
+  bool to_stdout = strcmp(output, "-") == 0;
   if (nothing_to_convert("merge", &in)) {
     tr_inputs_free(&in);
     return EXIT_FINDINGS;

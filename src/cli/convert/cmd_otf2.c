@@ -17,13 +17,13 @@
  * Without libotf2 at build time the command exists and says so.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_options.h"
 
 #ifndef CCLSCOPE_HAVE_OTF2
 
@@ -506,45 +506,31 @@ static int run(otf2_out *o, const tr_inputs *in, size_t memory) {
   return status;
 }
 
+static const cli_option otf2_options[] = {{"memory-mb", true, 'w'},
+                                          {NULL, false, 0}};
+
+static const cli_command_line otf2_command_line = {
+    .cmd = "otf2",
+    .options = otf2_options,
+    .output_usage = "-o ARCHIVE",
+    .output_needs_value = "-o needs an archive folder name"};
+
 int cmd_otf2(int argc, char **argv) {
-  static const struct option longs[] = {
-      {"output", required_argument, NULL, 'o'},
-      {"memory-mb", required_argument, NULL, 'w'},
-      {"help", no_argument, NULL, OPT_HELP},
-      {"quiet", no_argument, NULL, OPT_QUIET},
-      {"progress", no_argument, NULL, OPT_PROGRESS},
-      {NULL, 0, NULL, 0}};
-  const char *output = NULL;
   size_t memory = 256u << 20;
-  optind = 0;
-  opterr = 0;
+  cli_parser parser;
+  cli_parse_begin(&parser, &otf2_command_line, argc, argv);
   int opt;
-  while ((opt = getopt_long(argc, argv, "ho:q", longs, NULL)) != -1) {
+  while ((opt = cli_parse_next(&parser)) > 0) {
     switch (opt) {
-    case 'o':
-      output = optarg;
-      break;
     case 'w':
-      if (memory_option("otf2", optarg, &memory) != 0)
+      if (memory_option("otf2", parser.value, &memory) != 0)
         return EXIT_USAGE;
       break;
-    case OPT_HELP:
-      help_print("otf2", stdout);
-      return EXIT_OK;
-    case OPT_QUIET:
-    case OPT_PROGRESS:
-      cli_global_option(opt);
-      break;
-    default:
-      if (optopt == 'o')
-        return usage_error("otf2", "-o needs an archive folder name");
-      return usage_error("otf2", "unknown option '%s'", argv[optind - 1]);
     }
   }
-  if (!output)
-    return usage_error("otf2", "say where to write with -o ARCHIVE");
-  if (optind >= argc)
-    return usage_error("otf2", "give a trace folder or files");
+  if (opt == CLI_PARSE_EXIT)
+    return parser.status;
+  const char *output = parser.output;
   struct stat st;
   if (stat(output, &st) == 0) {
     fprintf(stderr,
@@ -553,7 +539,7 @@ int cmd_otf2(int argc, char **argv) {
     return EXIT_FINDINGS;
   }
   tr_inputs in;
-  if (!tr_inputs_collect(&in, argc - optind, argv + optind))
+  if (!tr_inputs_collect(&in, parser.ninputs, parser.inputs))
     return EXIT_FINDINGS;
   if (nothing_to_convert("otf2", &in)) {
     tr_inputs_free(&in);

@@ -13,12 +13,12 @@
  * and one counter bin per process (plus the sort's --memory-mb).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "convert/timeline.h"
 #include "read/ordered_reader.h"
 #include "util/jsonw.h"
@@ -655,87 +655,69 @@ static int run(perfetto *p, const tr_inputs *in, size_t memory, FILE *out) {
   return status;
 }
 
+static const cli_option perfetto_options[] = {{"memory-mb", true, 'w'},
+                                              {"no-flows", false, 'n'},
+                                              {"states", false, 's'},
+                                              {"bin-us", true, 'b'},
+                                              {NULL, false, 0}};
+
+static const cli_command_line perfetto_command_line = {
+    .cmd = "perfetto",
+    .options = perfetto_options,
+    .output_usage = "-o FILE",
+    .output_needs_value = "-o needs a file name"};
+
 int cmd_perfetto(int argc, char **argv) {
-  static const struct option longs[] = {
-      {"output", required_argument, NULL, 'o'},
-      {"memory-mb", required_argument, NULL, 'w'},
-      {"no-flows", no_argument, NULL, 'n'},
-      {"states", no_argument, NULL, 's'},
-      {"bin-us", required_argument, NULL, 'b'},
-      {"help", no_argument, NULL, OPT_HELP},
-      {"quiet", no_argument, NULL, OPT_QUIET},
-      {"progress", no_argument, NULL, OPT_PROGRESS},
-      {NULL, 0, NULL, 0}};
-  const char *output = NULL;
   size_t memory = 256u << 20;
-  perfetto *p = calloc(1, sizeof *p);
-  if (!p) {
-    fprintf(stderr, "cclscope perfetto: out of memory\n");
-    return EXIT_FINDINGS;
-  }
-  p->flows = true;
-  p->bin_ns = 1000000;
-  int status = EXIT_OK;
-  optind = 0;
-  opterr = 0;
+  bool flows = true, states = false;
+  int64_t bin_ns = 1000000;
+  cli_parser parser;
+  cli_parse_begin(&parser, &perfetto_command_line, argc, argv);
   int o;
-  while (status == EXIT_OK &&
-         (o = getopt_long(argc, argv, "ho:q", longs, NULL)) != -1) {
+  while ((o = cli_parse_next(&parser)) > 0) {
     switch (o) {
-    case 'o':
-      output = optarg;
-      break;
     case 'w':
-      if (memory_option("perfetto", optarg, &memory) != 0)
-        status = EXIT_USAGE;
+      if (memory_option("perfetto", parser.value, &memory) != 0)
+        return EXIT_USAGE;
       break;
     case 'n':
-      p->flows = false;
+      flows = false;
       break;
     case 's':
-      p->states = true;
+      states = true;
       break;
     case 'b': {
-      char *end;
-      long long v = strtoll(optarg, &end, 10);
-      if (*optarg == '\0' || *end || v < 1 || v > 1000000000)
-        status = usage_error("perfetto", "--bin-us needs a positive number");
-      else
-        p->bin_ns = v * 1000;
+      long long us;
+      if (!cli_number(parser.value, 1, 1000000000, &us))
+        return usage_error("perfetto", "--bin-us needs a positive number");
+      bin_ns = us * 1000;
       break;
     }
-    case OPT_HELP:
-      help_print("perfetto", stdout);
-      free(p);
-      return EXIT_OK;
-    case OPT_QUIET:
-    case OPT_PROGRESS:
-      cli_global_option(o);
-      break;
-    default:
-      status = optopt == 'o' ? usage_error("perfetto", "-o needs a file name")
-                             : usage_error("perfetto", "unknown option '%s'",
-                                           argv[optind - 1]);
     }
   }
-  if (status == EXIT_OK && !output)
-    status = usage_error("perfetto", "say where to write with -o FILE");
-  if (status == EXIT_OK && optind >= argc)
-    status = usage_error("perfetto", "give a trace folder or files");
-  if (status != EXIT_OK) {
-    free(p);
-    return status;
-  }
+  if (o == CLI_PARSE_EXIT)
+    return parser.status;
+  const char *output = parser.output;
   tr_inputs in;
-  if (!tr_inputs_collect(&in, argc - optind, argv + optind)) {
-    free(p);
+  if (!tr_inputs_collect(&in, parser.ninputs, parser.inputs))
     return EXIT_FINDINGS;
+  if (output_is_an_input("perfetto", output, &in)) {
+    tr_inputs_free(&in);
+    return EXIT_USAGE;
   }
   if (nothing_to_convert("perfetto", &in)) {
     tr_inputs_free(&in);
-    free(p);
     return EXIT_FINDINGS;
   }
+  perfetto *p = calloc(1, sizeof *p);
+  if (!p) {
+    fprintf(stderr, "cclscope perfetto: out of memory\n");
+    tr_inputs_free(&in);
+    return EXIT_FINDINGS;
+  }
+  p->flows = flows;
+  p->states = states;
+  p->bin_ns = bin_ns;
   bool to_stdout = strcmp(output, "-") == 0;
   FILE *out = to_stdout ? stdout : fopen(output, "w");
   if (!out) {
@@ -756,7 +738,7 @@ int cmd_perfetto(int argc, char **argv) {
     rc = run(p, &in, memory, out);
   if (rc < 0)
     fprintf(stderr, "cclscope perfetto: out of memory\n");
-  status = rc == 0 ? EXIT_OK : EXIT_FINDINGS;
+  int status = rc == 0 ? EXIT_OK : EXIT_FINDINGS;
   if (fflush(out) != 0 || ferror(out)) {
     fprintf(stderr, "cclscope perfetto: writing '%s' failed: %s\n", output,
             strerror(errno));

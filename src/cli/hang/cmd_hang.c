@@ -7,12 +7,12 @@
  * Exit status: 0 no snapshot says an operation is hung, 1 a hang is
  * reported (or an input could not be read), 2 usage error.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "hang/hang.h"
 
 typedef struct {
@@ -21,22 +21,24 @@ typedef struct {
   hang_print_options print;
 } options;
 
-static int parse(int argc, char **argv, options *o) {
-  static const struct option longs[] = {
-      {"json", no_argument, NULL, 'j'},
-      {"max-ranks", required_argument, NULL, 'm'},
-      {"no-traces", no_argument, NULL, 'n'},
-      {"help", no_argument, NULL, OPT_HELP},
-      {"quiet", no_argument, NULL, OPT_QUIET},
-      {"progress", no_argument, NULL, OPT_PROGRESS},
-      {NULL, 0, NULL, 0}};
+static const cli_option hang_options[] = {{"json", false, 'j'},
+                                          {"max-ranks", true, 'm'},
+                                          {"no-traces", false, 'n'},
+                                          {NULL, false, 0}};
+
+static const cli_command_line hang_command_line = {
+    .cmd = "hang",
+    .options = hang_options,
+    .inputs_missing = "give the run's folder (or snapshot and trace files)"};
+
+/* CLI_PARSE_DONE (inputs in *p) or CLI_PARSE_EXIT (exit with p->status). */
+static int parse(options *o, cli_parser *p, int argc, char **argv) {
   o->json = false;
   o->traces = true;
   o->print.max_ranks = 32;
-  optind = 0;
-  opterr = 0;
+  cli_parse_begin(p, &hang_command_line, argc, argv);
   int c;
-  while ((c = getopt_long(argc, argv, "hq", longs, NULL)) != -1) {
+  while ((c = cli_parse_next(p)) > 0) {
     switch (c) {
     case 'j':
       o->json = true;
@@ -45,39 +47,26 @@ static int parse(int argc, char **argv, options *o) {
       o->traces = false;
       break;
     case 'm': {
-      char *end;
-      long v = strtol(optarg, &end, 10);
-      if (*optarg == '\0' || *end || v < 0 || v > 1000000)
-        return usage_error("hang", "--max-ranks needs a number (0 = all)");
+      long long v;
+      if (!cli_number(p->value, 0, 1000000, &v)) {
+        p->status = usage_error("hang", "--max-ranks needs a number (0 = all)");
+        return CLI_PARSE_EXIT;
+      }
       o->print.max_ranks = (size_t)v;
       break;
     }
-    case OPT_HELP:
-      help_print("hang", stdout);
-      return -1;
-    case OPT_QUIET:
-    case OPT_PROGRESS:
-      cli_global_option(c);
-      break;
-    default:
-      return usage_error("hang", "unknown option '%s'", argv[optind - 1]);
     }
   }
-  if (optind >= argc)
-    return usage_error("hang", "give the run's folder (or snapshot and "
-                               "trace files)");
-  return EXIT_OK;
+  return c;
 }
 
 int cmd_hang(int argc, char **argv) {
   options o;
-  int rc = parse(argc, argv, &o);
-  if (rc < 0)
-    return EXIT_OK; /* --help */
-  if (rc != EXIT_OK)
-    return rc;
+  cli_parser p;
+  if (parse(&o, &p, argc, argv) == CLI_PARSE_EXIT)
+    return p.status;
   hang_inputs in;
-  if (!hang_inputs_collect(&in, argc - optind, argv + optind))
+  if (!hang_inputs_collect(&in, p.ninputs, p.inputs))
     return EXIT_FINDINGS;
   if (in.snapshots.n == 0 && in.traces.n == 0) {
     fprintf(stderr,
@@ -104,7 +93,7 @@ int cmd_hang(int argc, char **argv) {
   } else {
     hang_print_text(&db, &report, &o.print);
   }
-  rc = !ok || !read_ok || db.hung_ops ? EXIT_FINDINGS : EXIT_OK;
+  int rc = !ok || !read_ok || db.hung_ops ? EXIT_FINDINGS : EXIT_OK;
   hang_report_free(&report);
   hang_db_free(&db);
   hang_inputs_free(&in);

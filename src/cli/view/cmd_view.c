@@ -10,13 +10,12 @@
  * (view_page.h): it opens offline, from a file, with no network access.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "summary/summary.h"
 #include "view/view_data.h"
 #include "view/view_page.h"
@@ -163,76 +162,50 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
   return rc < -1 ? -1 : rc;
 }
 
-static bool is_an_input(const char *output, const tr_inputs *in) {
-  struct stat out_st, in_st;
-  if (stat(output, &out_st) != 0)
-    return false;
-  for (size_t i = 0; i < in->n; i++)
-    if (stat(in->paths[i], &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
-        in_st.st_ino == out_st.st_ino)
-      return true;
-  return false;
-}
+static const cli_option view_cli_options[] = {
+    {"memory-mb", true, 'w'}, {"no-summary", false, 'n'}, {NULL, false, 0}};
 
-static int parse_options(view_options *o, int argc, char **argv) {
-  static const struct option longs[] = {
-      {"output", required_argument, NULL, 'o'},
-      {"memory-mb", required_argument, NULL, 'w'},
-      {"no-summary", no_argument, NULL, 'n'},
-      {"help", no_argument, NULL, OPT_HELP},
-      {"quiet", no_argument, NULL, OPT_QUIET},
-      {"progress", no_argument, NULL, OPT_PROGRESS},
-      {NULL, 0, NULL, 0}};
-  optind = 0;
-  opterr = 0;
+static const cli_command_line view_command_line = {
+    .cmd = "view",
+    .options = view_cli_options,
+    .output_usage = "-o FILE.html",
+    .output_needs_value = "-o needs a file name"};
+
+/* CLI_PARSE_DONE (inputs in *p) or CLI_PARSE_EXIT (exit with p->status). */
+static int parse_options(view_options *o, cli_parser *p, int argc,
+                         char **argv) {
+  cli_parse_begin(p, &view_command_line, argc, argv);
   int c;
-  while ((c = getopt_long(argc, argv, "ho:q", longs, NULL)) != -1) {
+  while ((c = cli_parse_next(p)) > 0) {
     switch (c) {
-    case 'o':
-      o->output = optarg;
-      break;
     case 'w':
-      if (memory_option("view", optarg, &o->memory) != 0)
-        return EXIT_USAGE;
+      if (memory_option("view", p->value, &o->memory) != 0) {
+        p->status = EXIT_USAGE;
+        return CLI_PARSE_EXIT;
+      }
       break;
     case 'n':
       o->summary = false;
       break;
-    case OPT_HELP:
-      help_print("view", stdout);
-      return -1;
-    case OPT_QUIET:
-    case OPT_PROGRESS:
-      cli_global_option(c);
-      break;
-    default:
-      return optopt == 'o'
-                 ? usage_error("view", "-o needs a file name")
-                 : usage_error("view", "unknown option '%s'", argv[optind - 1]);
     }
   }
-  if (!o->output)
-    return usage_error("view", "say where to write with -o FILE.html");
-  if (optind >= argc)
-    return usage_error("view", "give a trace folder or files");
-  return EXIT_OK;
+  o->output = p->output;
+  return c;
 }
 
 int cmd_view(int argc, char **argv) {
   view_options o = {NULL, 256u << 20, true};
-  int status = parse_options(&o, argc, argv);
-  if (status < 0)
-    return EXIT_OK; /* --help */
-  if (status != EXIT_OK)
-    return status;
+  cli_parser p;
+  if (parse_options(&o, &p, argc, argv) == CLI_PARSE_EXIT)
+    return p.status;
   tr_inputs in;
-  if (!tr_inputs_collect(&in, argc - optind, argv + optind))
+  if (!tr_inputs_collect(&in, p.ninputs, p.inputs))
     return EXIT_FINDINGS;
-  bool to_stdout = strcmp(o.output, "-") == 0;
-  if (!to_stdout && is_an_input(o.output, &in)) {
+  if (output_is_an_input("view", o.output, &in)) {
     tr_inputs_free(&in);
-    return usage_error("view", "the output '%s' is also an input", o.output);
+    return EXIT_USAGE;
   }
+  bool to_stdout = strcmp(o.output, "-") == 0;
   if (nothing_to_convert("view", &in)) {
     tr_inputs_free(&in);
     return EXIT_FINDINGS;
@@ -247,7 +220,7 @@ int cmd_view(int argc, char **argv) {
   static char pagebuf[1 << 20];
   setvbuf(page, pagebuf, _IOFBF, sizeof pagebuf);
   int rc = write_page(&o, &in, page); /* failures reported */
-  status = rc == 0 ? EXIT_OK : EXIT_FINDINGS;
+  int status = rc == 0 ? EXIT_OK : EXIT_FINDINGS;
   if (fflush(page) != 0 || ferror(page)) {
     fprintf(stderr, "cclscope view: writing '%s' failed: %s\n", o.output,
             strerror(errno));
