@@ -1,6 +1,8 @@
 /*
  * src/cli/cli.h — what the subcommands share: exit statuses, global
- * options, the command entry points and usage-error helpers.
+ * options, the command entry points and usage-error helpers. Defined in
+ * cli_common.c, help.c (help_print) and each folder's cmd_*.c (cmd_*);
+ * option parsing is cli_options.h.
  */
 #ifndef CCLSCOPE_CLI_CLI_H
 #define CCLSCOPE_CLI_CLI_H

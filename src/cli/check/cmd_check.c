@@ -20,11 +20,11 @@
 #include "check/id_table.h"
 #include "cli.h"
 #include "cli_options.h"
-#include "read/record.h"
 #include "read/trace_reader.h"
+#include "read/trace_record.h"
 #include "util/jsonw.h"
+#include "util/pair_map.h"
 #include "util/progress.h"
-#include "util/u64map.h"
 
 /* ---- findings ---- */
 
@@ -166,7 +166,7 @@ typedef struct {
   id_table ids;
   ref *refs;
   size_t nrefs, cap_refs, compact_at;
-  u64map ctxs; /* ctx -> CTX_* bits | (first use line << 8) */
+  pair_map ctxs; /* ctx -> CTX_* bits | (first use line << 8) */
   uint64_t per_code[F_CODE_COUNT];
   uint64_t records;
   uint64_t event_lines;
@@ -415,7 +415,7 @@ static void check_event(checker *c, file_check *fc, rec_scratch *s,
              "ProfilerFinalize");
       return;
     }
-    uint64_t *bits = u64map_put(&fc->ctxs, (uint64_t)ctx, 0, 0, NULL);
+    uint64_t *bits = pair_map_put(&fc->ctxs, (uint64_t)ctx, 0, 0, NULL);
     if (bits) {
       if (init && (*bits & CTX_INIT))
         report(c, fc, line, F_LIFECYCLE, "second ProfilerInit for ctx %" PRId64,
@@ -500,7 +500,7 @@ static void check_event(checker *c, file_check *fc, rec_scratch *s,
     report(c, fc, line, F_MISSING_KEY, "%s without \"ctx\" or \"commId\"",
            tname);
   if (r->has_ctx) {
-    uint64_t *bits = u64map_put(&fc->ctxs, (uint64_t)r->ctx, 0, 0, NULL);
+    uint64_t *bits = pair_map_put(&fc->ctxs, (uint64_t)r->ctx, 0, 0, NULL);
     if (bits && !(*bits & CTX_USED))
       *bits |= CTX_USED | (line << 8);
   }
@@ -618,7 +618,7 @@ static void finish_file(checker *c, file_check *fc) {
            "their parent's start did not fit in a full ring",
            fc->parents_dropped);
   for (size_t i = 0; i < fc->ctxs.cap; i++) {
-    const u64map_slot *sl = &fc->ctxs.slots[i];
+    const pair_map_slot *sl = &fc->ctxs.slots[i];
     if (!sl->used)
       continue;
     uint64_t bits = sl->value;
@@ -770,7 +770,7 @@ static void check_file(checker *c, uint32_t index, const char *path,
   fc.index = index;
   fc.compact_at = 65536;
   id_table_init(&fc.ids);
-  u64map_init(&fc.ctxs);
+  pair_map_init(&fc.ctxs);
   tr_file tf;
   int err = tr_open(&tf, path, 1 << 20);
   if (err) {
@@ -790,7 +790,7 @@ static void check_file(checker *c, uint32_t index, const char *path,
   c->records += fc.records;
   finish_file(c, &fc);
   id_table_free(&fc.ids);
-  u64map_free(&fc.ctxs);
+  pair_map_free(&fc.ctxs);
   free(fc.refs);
 }
 
@@ -850,8 +850,8 @@ static void resolve_foreign(checker *c, const tr_inputs *in, rec_scratch *s) {
   if (c->nfrefs == 0)
     return;
   /* wanted[(file, id)] = 1 once seen */
-  u64map wanted;
-  u64map_init(&wanted);
+  pair_map wanted;
+  pair_map_init(&wanted);
   long *targets = malloc(c->nfrefs * sizeof *targets);
   bool *needed = calloc(in->n, sizeof *needed);
   if (!targets || !needed) {
@@ -862,7 +862,7 @@ static void resolve_foreign(checker *c, const tr_inputs *in, rec_scratch *s) {
   for (size_t i = 0; i < c->nfrefs; i++) {
     targets[i] = target_file(c, in, &c->frefs[i]);
     if (targets[i] >= 0) {
-      u64map_put(&wanted, (uint64_t)targets[i], c->frefs[i].id, 0, NULL);
+      pair_map_put(&wanted, (uint64_t)targets[i], c->frefs[i].id, 0, NULL);
       needed[targets[i]] = true;
     }
   }
@@ -876,7 +876,7 @@ static void resolve_foreign(checker *c, const tr_inputs *in, rec_scratch *s) {
       uint64_t id;
       if (!event_id_of_line(tf.line, tf.line_len, s, &id))
         continue;
-      uint64_t *v = u64map_get(&wanted, f, id);
+      uint64_t *v = pair_map_get(&wanted, f, id);
       if (v)
         *v = 1;
     }
@@ -898,7 +898,7 @@ static void resolve_foreign(checker *c, const tr_inputs *in, rec_scratch *s) {
         elsewhere++;
         continue;
       }
-      uint64_t *v = u64map_get(&wanted, (uint64_t)t, x->id);
+      uint64_t *v = pair_map_get(&wanted, (uint64_t)t, x->id);
       if (!v || *v == 0)
         report(c, &fc, x->line, F_PARENT_FOREIGN,
                "PXN parent 0x%" PRIx64 " of event 0x%" PRIx64
@@ -914,7 +914,7 @@ static void resolve_foreign(checker *c, const tr_inputs *in, rec_scratch *s) {
   }
   free(targets);
   free(needed);
-  u64map_free(&wanted);
+  pair_map_free(&wanted);
 }
 
 /* ---- command ---- */

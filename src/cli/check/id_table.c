@@ -11,14 +11,14 @@
 
 void id_table_init(id_table *t) {
   memset(t, 0, sizeof *t);
-  u64map_init(&t->page_of);
+  pair_map_init(&t->page_of);
 }
 
 void id_table_free(id_table *t) {
   for (size_t i = 0; i < t->npages; i++)
     free(t->pages[i]);
   free(t->pages);
-  u64map_free(&t->page_of);
+  pair_map_free(&t->page_of);
   memset(t, 0, sizeof *t);
 }
 
@@ -32,7 +32,7 @@ id_entry *id_table_slot(id_table *t, uint64_t id) {
   if (page)
     return &page[id & (PAGE_IDS - 1)];
   bool inserted;
-  uint64_t *pi = u64map_put(&t->page_of, id >> PAGE_BITS, 0, 0, &inserted);
+  uint64_t *pi = pair_map_put(&t->page_of, id >> PAGE_BITS, 0, 0, &inserted);
   if (!pi)
     return NULL;
   if (inserted) {
@@ -40,7 +40,7 @@ id_entry *id_table_slot(id_table *t, uint64_t id) {
       size_t ncap = t->cap ? t->cap * 2 : 16;
       id_entry **np = realloc(t->pages, ncap * sizeof *np);
       if (!np) {
-        u64map_remove(&t->page_of, id >> PAGE_BITS, 0);
+        pair_map_remove(&t->page_of, id >> PAGE_BITS, 0);
         return NULL;
       }
       t->pages = np;
@@ -48,7 +48,7 @@ id_entry *id_table_slot(id_table *t, uint64_t id) {
     }
     page = calloc(PAGE_IDS, sizeof *page);
     if (!page) {
-      u64map_remove(&t->page_of, id >> PAGE_BITS, 0);
+      pair_map_remove(&t->page_of, id >> PAGE_BITS, 0);
       return NULL;
     }
     t->pages[t->npages++] = page;
@@ -64,7 +64,7 @@ const id_entry *id_table_find(const id_table *t, uint64_t id) {
   if (cached)
     return cached[id & (PAGE_IDS - 1)].line ? &cached[id & (PAGE_IDS - 1)]
                                             : NULL;
-  const uint64_t *pi = u64map_get(&t->page_of, id >> PAGE_BITS, 0);
+  const uint64_t *pi = pair_map_get(&t->page_of, id >> PAGE_BITS, 0);
   if (!pi)
     return NULL;
   const id_entry *e = &t->pages[*pi - 1][id & (PAGE_IDS - 1)];

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/u64map.h"
+#include "util/pair_map.h"
 
 typedef struct {
   int64_t start_ns;
@@ -22,7 +22,7 @@ typedef struct {
 } id_entry;
 
 typedef struct {
-  u64map page_of; /* id >> 12 -> page index + 1 */
+  pair_map page_of; /* id >> 12 -> page index + 1 */
   id_entry **pages;
   size_t npages;
   size_t cap;

@@ -80,7 +80,7 @@ typedef struct {
   size_t nregions, cap_regions;
   comm_def *comms;
   size_t ncomms, cap_comms;
-  u64map comm_index;        /* comm_id -> index + 1 */
+  pair_map comm_index;      /* comm_id -> index + 1 */
   OTF2_EvtWriter **writers; /* per track */
   size_t cap_writers;
   OTF2_AttributeList *attrs;
@@ -153,7 +153,7 @@ static uint32_t region_for(otf2_out *o, const char *name, OTF2_RegionRole r) {
 
 static comm_def *comm_for(otf2_out *o, uint64_t comm_id, const tl_ctx *c) {
   bool inserted;
-  uint64_t *idx = u64map_put(&o->comm_index, comm_id, 0, 0, &inserted);
+  uint64_t *idx = pair_map_put(&o->comm_index, comm_id, 0, 0, &inserted);
   if (!idx)
     return NULL;
   if (inserted) {
@@ -161,7 +161,7 @@ static comm_def *comm_for(otf2_out *o, uint64_t comm_id, const tl_ctx *c) {
       size_t ncap = o->cap_comms ? o->cap_comms * 2 : 8;
       comm_def *nc = realloc(o->comms, ncap * sizeof *nc);
       if (!nc) {
-        u64map_remove(&o->comm_index, comm_id, 0);
+        pair_map_remove(&o->comm_index, comm_id, 0);
         return NULL;
       }
       o->comms = nc;
@@ -552,7 +552,7 @@ int cmd_otf2(int argc, char **argv) {
   }
   intern_init(&o->strings);
   intern_init(&o->region_names);
-  u64map_init(&o->comm_index);
+  pair_map_init(&o->comm_index);
   int status = EXIT_FINDINGS;
   o->archive = OTF2_Archive_Open(output, "traces", OTF2_FILEMODE_WRITE,
                                  OTF2_CHUNK_SIZE_MIN, 4 * 1024 * 1024,
@@ -587,7 +587,7 @@ int cmd_otf2(int argc, char **argv) {
   free(o->comms);
   free(o->regions);
   free(o->writers);
-  u64map_free(&o->comm_index);
+  pair_map_free(&o->comm_index);
   free(o);
   tr_inputs_free(&in);
   return status;

@@ -39,7 +39,7 @@ typedef struct {
 /* The last `cap` events drawn, exactly (FIFO eviction): an arrow to a
  * parent drawn more than `cap` events earlier is the only one missed. */
 typedef struct {
-  u64map index; /* (file, id) -> ring slot + 1 */
+  pair_map index; /* (file, id) -> ring slot + 1 */
   drawn_event *ring;
   size_t cap, next, n;
 } event_cache;
@@ -70,8 +70,8 @@ typedef struct {
   bool have_base;
   event_cache parents;
   event_cache steps;
-  u64map tag_to_file; /* (handleTag, pid) -> file + 1; (tag, -1) too */
-  u64map colls;       /* (comm, func|seq) -> coll_link index + 1 */
+  pair_map tag_to_file; /* (handleTag, pid) -> file + 1; (tag, -1) too */
+  pair_map colls;       /* (comm, func|seq) -> coll_link index + 1 */
   coll_link *links;
   size_t nlinks, cap_links;
   size_t *free_links; /* slots of completed instances, reused */
@@ -86,7 +86,7 @@ typedef struct {
 /* ---- small helpers ---- */
 
 static bool cache_init(event_cache *c, int bits) {
-  u64map_init(&c->index);
+  pair_map_init(&c->index);
   c->cap = (size_t)1 << bits;
   c->next = c->n = 0;
   c->ring = calloc(c->cap, sizeof *c->ring);
@@ -94,14 +94,14 @@ static bool cache_init(event_cache *c, int bits) {
 }
 
 static void cache_free(event_cache *c) {
-  u64map_free(&c->index);
+  pair_map_free(&c->index);
   free(c->ring);
 }
 
 static void cache_put(event_cache *c, size_t file, uint64_t id, uint32_t pid,
                       uint32_t tid, int64_t start) {
   bool inserted;
-  uint64_t *slot = u64map_put(&c->index, file, id, 0, &inserted);
+  uint64_t *slot = pair_map_put(&c->index, file, id, 0, &inserted);
   if (!slot)
     return;
   if (!inserted) { /* the same id again (a duplicate): update */
@@ -113,8 +113,8 @@ static void cache_put(event_cache *c, size_t file, uint64_t id, uint32_t pid,
   }
   size_t at = c->next;
   if (c->n == c->cap) {
-    u64map_remove(&c->index, c->ring[at].file, c->ring[at].id);
-    slot = u64map_get(&c->index, file, id); /* removal may move it */
+    pair_map_remove(&c->index, c->ring[at].file, c->ring[at].id);
+    slot = pair_map_get(&c->index, file, id); /* removal may move it */
   } else {
     c->n++;
   }
@@ -125,7 +125,7 @@ static void cache_put(event_cache *c, size_t file, uint64_t id, uint32_t pid,
 
 static const drawn_event *cache_get(const event_cache *c, size_t file,
                                     uint64_t id) {
-  const uint64_t *slot = u64map_get(&c->index, file, id);
+  const uint64_t *slot = pair_map_get(&c->index, file, id);
   return slot ? &c->ring[*slot - 1] : NULL;
 }
 
@@ -284,9 +284,9 @@ static void write_states(perfetto *p, const rec *r, rec_scratch *sc,
 
 static long file_of_foreign(perfetto *p, uint64_t raw, int64_t origin_pid) {
   uint32_t tag = (uint32_t)(raw >> 48);
-  const uint64_t *f = u64map_get(&p->tag_to_file, tag, (uint64_t)origin_pid);
+  const uint64_t *f = pair_map_get(&p->tag_to_file, tag, (uint64_t)origin_pid);
   if (!f)
-    f = u64map_get(&p->tag_to_file, tag, UINT64_MAX);
+    f = pair_map_get(&p->tag_to_file, tag, UINT64_MAX);
   return f ? (long)*f - 1 : -1;
 }
 
@@ -330,12 +330,12 @@ static void collective_arrow(perfetto *p, const rec *r, rec_scratch *sc,
   const tl_ctx *c = tl_ctx_of(&p->tl, file, r->ctx);
   int nranks = c && c->nranks > 0 ? (int)c->nranks : 0;
   if (p->colls.n >= MAX_WAITING_COLLS) {
-    u64map_clear(&p->colls); /* instances that never completed */
+    pair_map_clear(&p->colls); /* instances that never completed */
     p->nlinks = 0;
     p->nfree = 0;
   }
   bool inserted;
-  uint64_t *idx = u64map_put(&p->colls, r->comm_id, key, 0, &inserted);
+  uint64_t *idx = pair_map_put(&p->colls, r->comm_id, key, 0, &inserted);
   if (!idx)
     return;
   if (inserted) {
@@ -351,7 +351,7 @@ static void collective_arrow(perfetto *p, const rec *r, rec_scratch *sc,
         if (!nl || !nf) {
           if (nl)
             p->links = nl;
-          u64map_remove(&p->colls, r->comm_id, key);
+          pair_map_remove(&p->colls, r->comm_id, key);
           return;
         }
         p->links = nl;
@@ -376,7 +376,7 @@ static void collective_arrow(perfetto *p, const rec *r, rec_scratch *sc,
   l->start = r->start.ts;
   if (++l->seen >= nranks && nranks > 0) {
     p->free_links[p->nfree++] = *idx - 1;
-    u64map_remove(&p->colls, r->comm_id, key);
+    pair_map_remove(&p->colls, r->comm_id, key);
   }
 }
 
@@ -575,8 +575,9 @@ static int run(perfetto *p, const tr_inputs *in, size_t memory, FILE *out) {
     const ord_identity *id = &rd.files[i].id;
     if (!id->has_tag)
       continue;
-    u64map_put(&p->tag_to_file, id->handle_tag, (uint64_t)id->pid, i + 1, NULL);
-    u64map_put(&p->tag_to_file, id->handle_tag, UINT64_MAX, i + 1, NULL);
+    pair_map_put(&p->tag_to_file, id->handle_tag, (uint64_t)id->pid, i + 1,
+                 NULL);
+    pair_map_put(&p->tag_to_file, id->handle_tag, UINT64_MAX, i + 1, NULL);
   }
   rec_scratch *sc = malloc(sizeof *sc);
   p->bins = malloc((rd.n ? rd.n : 1) * sizeof *p->bins);
@@ -729,8 +730,8 @@ int cmd_perfetto(int argc, char **argv) {
   }
   static char outbuf[1 << 20];
   setvbuf(out, outbuf, _IOFBF, sizeof outbuf);
-  u64map_init(&p->tag_to_file);
-  u64map_init(&p->colls);
+  pair_map_init(&p->tag_to_file);
+  pair_map_init(&p->colls);
   intern_init(&p->funcs);
   int rc = -1;
   if (tl_init(&p->tl, in.n) && cache_init(&p->parents, PARENT_CACHE_BITS) &&
@@ -749,8 +750,8 @@ int cmd_perfetto(int argc, char **argv) {
   tl_free(&p->tl);
   cache_free(&p->parents);
   cache_free(&p->steps);
-  u64map_free(&p->tag_to_file);
-  u64map_free(&p->colls);
+  pair_map_free(&p->tag_to_file);
+  pair_map_free(&p->colls);
   intern_free(&p->funcs);
   free(p->links);
   free(p->free_links);

@@ -10,9 +10,9 @@
 
 bool tl_init(timeline *t, size_t nfiles) {
   memset(t, 0, sizeof *t);
-  u64map_init(&t->group_index);
-  u64map_init(&t->thread_names);
-  u64map_init(&t->ctx_index);
+  pair_map_init(&t->group_index);
+  pair_map_init(&t->thread_names);
+  pair_map_init(&t->ctx_index);
   intern_init(&t->names);
   t->nfiles = nfiles;
   t->next_local = calloc(nfiles ? nfiles : 1, sizeof *t->next_local);
@@ -26,9 +26,9 @@ void tl_free(timeline *t) {
   free(t->tracks);
   free(t->next_local);
   free(t->ctxs);
-  u64map_free(&t->group_index);
-  u64map_free(&t->thread_names);
-  u64map_free(&t->ctx_index);
+  pair_map_free(&t->group_index);
+  pair_map_free(&t->thread_names);
+  pair_map_free(&t->ctx_index);
   intern_free(&t->names);
   memset(t, 0, sizeof *t);
 }
@@ -45,7 +45,7 @@ void tl_note(timeline *t, size_t file, const rec *r) {
     int64_t tid;
     uint32_t id = name_id(t, js_get(r->f, K_name));
     if (id && js_to_i64(js_get(r->f, K_tid), &tid))
-      u64map_put(&t->thread_names, file, (uint64_t)tid, id, NULL);
+      pair_map_put(&t->thread_names, file, (uint64_t)tid, id, NULL);
     return;
   }
   if (r->rt != RT_EVENT || r->et != ET_LIFECYCLE || !r->has_ctx ||
@@ -53,14 +53,14 @@ void tl_note(timeline *t, size_t file, const rec *r) {
     return;
   bool inserted;
   uint64_t *idx =
-      u64map_put(&t->ctx_index, file, (uint64_t)r->ctx, 0, &inserted);
+      pair_map_put(&t->ctx_index, file, (uint64_t)r->ctx, 0, &inserted);
   if (!idx || !inserted)
     return;
   if (t->nctxs == t->cap_ctxs) {
     size_t ncap = t->cap_ctxs ? t->cap_ctxs * 2 : 16;
     tl_ctx *nc = realloc(t->ctxs, ncap * sizeof *nc);
     if (!nc) {
-      u64map_remove(&t->ctx_index, file, (uint64_t)r->ctx);
+      pair_map_remove(&t->ctx_index, file, (uint64_t)r->ctx);
       return;
     }
     t->ctxs = nc;
@@ -80,7 +80,7 @@ void tl_note(timeline *t, size_t file, const rec *r) {
 const tl_ctx *tl_ctx_of(const timeline *t, size_t file, int64_t ctx) {
   if (ctx < 0)
     return NULL;
-  const uint64_t *idx = u64map_get(&t->ctx_index, file, (uint64_t)ctx);
+  const uint64_t *idx = pair_map_get(&t->ctx_index, file, (uint64_t)ctx);
   return idx ? &t->ctxs[*idx - 1] : NULL;
 }
 
@@ -89,7 +89,7 @@ static tl_group *group_for(timeline *t, size_t file, int64_t ctx,
   uint64_t a = ((uint64_t)file << 32) | (uint32_t)(ctx + 1);
   bool inserted;
   uint64_t *idx =
-      u64map_put(&t->group_index, a, (uint64_t)os_tid, 0, &inserted);
+      pair_map_put(&t->group_index, a, (uint64_t)os_tid, 0, &inserted);
   if (!idx)
     return NULL;
   if (!inserted)
@@ -98,7 +98,7 @@ static tl_group *group_for(timeline *t, size_t file, int64_t ctx,
     size_t ncap = t->cap_groups ? t->cap_groups * 2 : 16;
     tl_group *ng = realloc(t->groups, ncap * sizeof *ng);
     if (!ng) {
-      u64map_remove(&t->group_index, a, (uint64_t)os_tid);
+      pair_map_remove(&t->group_index, a, (uint64_t)os_tid);
       return NULL;
     }
     t->groups = ng;
@@ -186,7 +186,7 @@ void tl_track_name(const timeline *t, const tl_track *k, char *buf,
     snprintf(thread, sizeof thread, "completion (timing records)");
   } else {
     const uint64_t *nm =
-        u64map_get(&t->thread_names, k->file, (uint64_t)k->os_tid);
+        pair_map_get(&t->thread_names, k->file, (uint64_t)k->os_tid);
     if (nm)
       snprintf(thread, sizeof thread, "%s (%" PRId64 ")",
                intern_str(&t->names, (uint32_t)*nm), k->os_tid);

@@ -17,9 +17,9 @@
 #include <stdint.h>
 
 #include "convert/lanes.h"
-#include "read/record.h"
+#include "read/trace_record.h"
 #include "util/intern.h"
-#include "util/u64map.h"
+#include "util/pair_map.h"
 
 #define TL_COMPLETION_TID INT64_MIN /* the pseudo-thread of timing records */
 
@@ -51,17 +51,17 @@ typedef struct {
 typedef struct {
   tl_group *groups;
   size_t ngroups, cap_groups;
-  u64map group_index; /* (file << 32 | ctx + 1, tid) -> group + 1 */
+  pair_map group_index; /* (file << 32 | ctx + 1, tid) -> group + 1 */
   tl_track *tracks;
   size_t ntracks, cap_tracks;
   uint32_t *next_local; /* per file */
   size_t nfiles;
   intern_tab names;
-  u64map thread_names; /* (file, tid) -> intern id */
+  pair_map thread_names; /* (file, tid) -> intern id */
   tl_ctx *ctxs;
   size_t nctxs, cap_ctxs;
-  u64map ctx_index;  /* (file, ctx) -> ctx + 1 */
-  uint64_t unplaced; /* events that found no lane (too many overlaps) */
+  pair_map ctx_index; /* (file, ctx) -> ctx + 1 */
+  uint64_t unplaced;  /* events that found no lane (too many overlaps) */
 } timeline;
 
 bool tl_init(timeline *t, size_t nfiles);

@@ -1,6 +1,8 @@
 /*
  * src/cli/hang/hang.h — `cclscope hang`: the data model and the steps of the
- * command (docs/hang.md, docs/cli.md).
+ * command (docs/hang.md, docs/cli.md). The module's header: it declares the
+ * functions of every hang_*.c but hang_explain.c (hang_explain.h), each
+ * group under the name of the file that defines it.
  *
  * What is read (hang_db): one `source` per in-flight snapshot
  * (inflight_*.json) and per trace file of a process that has no snapshot;

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "hang/hang.h"
-#include "read/record.h"
-#include "util/u64map.h"
+#include "read/trace_record.h"
+#include "util/pair_map.h"
 
 static bool snapshot_of(const hang_db *db, const char *host, int64_t pid) {
   for (size_t i = 0; i < db->nsources; i++) {
@@ -40,7 +40,7 @@ static bool has_true(const rec *r, const char *key) {
 }
 
 /* Event and timing records both carry commId, rank and func at the top
- * (record.h decodes them for events only). */
+ * (trace_record.h decodes them for events only). */
 static hang_progress *progress_of(hang_db *db, size_t si, const js_fields *f) {
   uint64_t comm;
   int64_t rank;
@@ -98,17 +98,17 @@ static void on_timing(hang_db *db, size_t si, const rec *r) {
 /* A ProxyOp or KernelCh reclaimed when its communicator was finalized:
  * its collective never completed (the process aborted or finalized while
  * it hung), whatever the timing record that follows says. */
-static void on_reclaimed(const rec *r, u64map *aborted) {
+static void on_reclaimed(const rec *r, pair_map *aborted) {
   if ((r->et != ET_PROXY_OP && r->et != ET_KERNEL_CH) ||
       r->end != END_RECLAIMED || r->parent != PAR_LOCAL ||
       !js_str_eq(js_get(r->f, K_reclaimReason), "finalize"))
     return;
   bool inserted;
-  u64map_put(aborted, r->parent_id, 0, 1, &inserted);
+  pair_map_put(aborted, r->parent_id, 0, 1, &inserted);
 }
 
 static void on_record(hang_db *db, size_t si, const rec *r, rec_scratch *sc,
-                      u64map *aborted) {
+                      pair_map *aborted) {
   hang_source *s = &db->sources[si];
   int64_t t = rec_write_time(r);
   if (t != INT64_MIN && t > s->last_ts_ns)
@@ -126,7 +126,7 @@ static void on_record(hang_db *db, size_t si, const rec *r, rec_scratch *sc,
   case RT_TIMING: {
     uint64_t id;
     if (!js_to_hex_u64(js_get(r->f, K_eventId), &id) ||
-        !u64map_get(aborted, id, 0))
+        !pair_map_get(aborted, id, 0))
       on_timing(db, si, r);
     break;
   }
@@ -219,8 +219,8 @@ bool hang_read_trace(hang_db *db, const char *path) {
   rec r;
   size_t si = SIZE_MAX;
   bool ok = true, skipped = false;
-  u64map aborted; /* Coll ids whose children were reclaimed at finalize */
-  u64map_init(&aborted);
+  pair_map aborted; /* Coll ids whose children were reclaimed at finalize */
+  pair_map_init(&aborted);
   int got;
   while ((got = tr_next(&f)) == 1) {
     if (si != SIZE_MAX && skippable(f.line, f.line_len)) {
@@ -264,7 +264,7 @@ bool hang_read_trace(hang_db *db, const char *path) {
     if (t > db->sources[si].last_ts_ns)
       db->sources[si].last_ts_ns = t;
   }
-  u64map_free(&aborted);
+  pair_map_free(&aborted);
   free(sc);
   tr_close(&f);
   return ok;

@@ -39,8 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "read/record.h"
 #include "read/trace_reader.h"
+#include "read/trace_record.h"
 #include "util/progress.h"
 
 typedef enum { ORD_LOCKSTEP, ORD_START, ORD_END } ord_mode;

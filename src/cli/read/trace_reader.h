@@ -4,7 +4,7 @@
  * Owns: turning the command line's DIR|FILE... into a sorted list of trace
  * files, and reading one file line by line with a bounded buffer, keeping
  * the line number (for file:line messages) and noticing a last line that
- * has no newline (a truncated write). Records are decoded by record.h;
+ * has no newline (a truncated write). Records are decoded by trace_record.h;
  * `pad` lines are returned like any other (callers skip RT_PAD).
  */
 #ifndef CCLSCOPE_CLI_TRACE_READER_H

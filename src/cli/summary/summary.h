@@ -4,8 +4,10 @@
  * health), summary_colls.c (per-collective statistics), summary_stragglers.c
  * (cross-rank matching), summary_network.c (rank pairs, channels),
  * summary_print.c (tables and JSON). cmd_summary.c is the command only.
+ * The module's header: each group of declarations is under the name of the
+ * file that defines it.
  *
- * Everything is keyed by numbers (u64map) and aggregated while streaming;
+ * Everything is keyed by numbers (pair_map) and aggregated while streaming;
  * the only state that waits is a collective instance until every rank of
  * its communicator reported it (files are read in lock step, so that is a
  * short window).
@@ -17,12 +19,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "read/record.h"
 #include "read/trace_reader.h"
+#include "read/trace_record.h"
 #include "summary/fit.h"
-#include "summary/stats.h"
+#include "summary/log_hist.h"
 #include "util/intern.h"
-#include "util/u64map.h"
+#include "util/pair_map.h"
 
 /* Where a duration comes from. The first three are the `source` of timing
  * records; SRC_ENQUEUE is the fallback when there are none: the Coll/P2p
@@ -103,11 +105,11 @@ typedef struct {
 } worst_instance;
 
 typedef struct {
-  u64map index;                /* (comm, func|timing|seq) -> instance pointer */
+  pair_map index;              /* (comm, func|timing|seq) -> instance pointer */
   uint64_t waiting_high_water; /* most instances waiting at once */
   rank_row *ranks;
   size_t nranks, cap_ranks;
-  u64map rank_index;      /* (comm, rank|timing) -> rank_row index + 1 */
+  pair_map rank_index;    /* (comm, rank|timing) -> rank_row index + 1 */
   uint64_t matched[2];    /* instances with >= 2 ranks, [timing] */
   uint64_t incomplete[2]; /* of which missing some rank */
   uint64_t single[2];     /* only one rank seen: not comparable */
@@ -143,11 +145,11 @@ typedef struct {
 typedef struct {
   link_row *links;
   size_t nlinks, cap_links;
-  u64map link_index;  /* (comm, from|to|side) -> index + 1 */
-  u64map min_by_size; /* (link index, bytes) -> min transfer ns */
+  pair_map link_index;  /* (comm, from|to|side) -> index + 1 */
+  pair_map min_by_size; /* (link index, bytes) -> min transfer ns */
   channel_row *channels;
   size_t nchannels, cap_channels;
-  u64map channel_index; /* (comm, rank|channel) -> index + 1 */
+  pair_map channel_index; /* (comm, rank|channel) -> index + 1 */
   uint64_t steps_used;
   uint64_t steps_without_size;
 } network_state;
@@ -176,11 +178,11 @@ typedef struct {
   intern_tab funcs;   /* function names: small ids, part of keys */
   comm_info *comms;
   size_t ncomms, cap_comms;
-  u64map comm_index; /* comm_id -> index + 1 */
+  pair_map comm_index; /* comm_id -> index + 1 */
   /* per-collective statistics */
   coll_row *colls;
   size_t ncolls, cap_colls;
-  u64map coll_index;
+  pair_map coll_index;
   uint64_t timing_records, coll_events; /* inputs seen */
   straggler_state strag;
   network_state net;

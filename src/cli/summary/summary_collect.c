@@ -15,7 +15,7 @@
 
 comm_info *summary_comm(summary *s, uint64_t comm_id) {
   bool inserted;
-  uint64_t *idx = u64map_put(&s->comm_index, comm_id, 0, 0, &inserted);
+  uint64_t *idx = pair_map_put(&s->comm_index, comm_id, 0, 0, &inserted);
   if (!idx)
     return NULL;
   if (!inserted)
@@ -24,7 +24,7 @@ comm_info *summary_comm(summary *s, uint64_t comm_id) {
     size_t ncap = s->cap_comms ? s->cap_comms * 2 : 16;
     comm_info *nc = realloc(s->comms, ncap * sizeof *nc);
     if (!nc) {
-      u64map_remove(&s->comm_index, comm_id, 0);
+      pair_map_remove(&s->comm_index, comm_id, 0);
       return NULL;
     }
     s->comms = nc;
@@ -138,22 +138,22 @@ void summary_free(summary *s) {
   for (size_t i = 0; i < s->ncolls; i++)
     lhist_free(&s->colls[i].dur);
   free(s->colls);
-  u64map_free(&s->coll_index);
+  pair_map_free(&s->coll_index);
   free(s->comms);
-  u64map_free(&s->comm_index);
+  pair_map_free(&s->comm_index);
   intern_free(&s->strings);
   intern_free(&s->funcs);
   strag_finish(s);
-  u64map_free(&s->strag.index);
+  pair_map_free(&s->strag.index);
   free(s->strag.ranks);
-  u64map_free(&s->strag.rank_index);
+  pair_map_free(&s->strag.rank_index);
   for (size_t i = 0; i < s->net.nlinks; i++)
     lhist_free(&s->net.links[i].step_mbps);
   free(s->net.links);
-  u64map_free(&s->net.link_index);
-  u64map_free(&s->net.min_by_size);
+  pair_map_free(&s->net.link_index);
+  pair_map_free(&s->net.min_by_size);
   free(s->net.channels);
-  u64map_free(&s->net.channel_index);
+  pair_map_free(&s->net.channel_index);
   free(s->health);
 }
 

@@ -57,7 +57,7 @@ static coll_row *row_for(summary *s, uint64_t comm, uint32_t func,
   uint64_t key =
       (bytes << 7) | ((uint64_t)(func < 32 ? func : 31) << 2) | (uint64_t)src;
   bool inserted;
-  uint64_t *idx = u64map_put(&s->coll_index, comm, key, 0, &inserted);
+  uint64_t *idx = pair_map_put(&s->coll_index, comm, key, 0, &inserted);
   if (!idx)
     return NULL;
   if (!inserted)
@@ -66,7 +66,7 @@ static coll_row *row_for(summary *s, uint64_t comm, uint32_t func,
     size_t ncap = s->cap_colls ? s->cap_colls * 2 : 64;
     coll_row *nr = realloc(s->colls, ncap * sizeof *nr);
     if (!nr) {
-      u64map_remove(&s->coll_index, comm, key);
+      pair_map_remove(&s->coll_index, comm, key);
       return NULL;
     }
     s->colls = nr;

@@ -76,7 +76,7 @@ static link_row *link_for(network_state *n, uint64_t comm, int32_t from,
                  ((uint64_t)((uint32_t)to & 0x7FFFFFFFu) << 1) |
                  (uint64_t)send_side;
   bool inserted;
-  uint64_t *idx = u64map_put(&n->link_index, comm, key, 0, &inserted);
+  uint64_t *idx = pair_map_put(&n->link_index, comm, key, 0, &inserted);
   if (!idx)
     return NULL;
   if (inserted) {
@@ -84,7 +84,7 @@ static link_row *link_for(network_state *n, uint64_t comm, int32_t from,
       size_t ncap = n->cap_links ? n->cap_links * 2 : 64;
       link_row *nl = realloc(n->links, ncap * sizeof *nl);
       if (!nl) {
-        u64map_remove(&n->link_index, comm, key);
+        pair_map_remove(&n->link_index, comm, key);
         return NULL;
       }
       n->links = nl;
@@ -120,7 +120,7 @@ static void add_transfer(network_state *n, uint64_t comm, int32_t from,
     lhist_add(&l->step_mbps, (int64_t)((double)bytes * 1e3 / (double)ns));
   bool inserted;
   uint64_t *m =
-      u64map_put(&n->min_by_size, index, bytes, (uint64_t)ns, &inserted);
+      pair_map_put(&n->min_by_size, index, bytes, (uint64_t)ns, &inserted);
   if (m && !inserted && (uint64_t)ns < *m)
     *m = (uint64_t)ns;
 }
@@ -129,7 +129,7 @@ static void add_channel(network_state *n, uint64_t comm, int32_t rank,
                         int32_t channel, uint64_t bytes, int64_t ns) {
   uint64_t key = ((uint64_t)(uint32_t)rank << 32) | (uint32_t)channel;
   bool inserted;
-  uint64_t *idx = u64map_put(&n->channel_index, comm, key, 0, &inserted);
+  uint64_t *idx = pair_map_put(&n->channel_index, comm, key, 0, &inserted);
   if (!idx)
     return;
   if (inserted) {
@@ -137,7 +137,7 @@ static void add_channel(network_state *n, uint64_t comm, int32_t rank,
       size_t ncap = n->cap_channels ? n->cap_channels * 2 : 64;
       channel_row *nc = realloc(n->channels, ncap * sizeof *nc);
       if (!nc) {
-        u64map_remove(&n->channel_index, comm, key);
+        pair_map_remove(&n->channel_index, comm, key);
         return;
       }
       n->channels = nc;
@@ -203,7 +203,7 @@ void net_add_step(summary *s, const rec *r, rec_scratch *sc) {
 void net_finish(summary *s) {
   network_state *n = &s->net;
   for (size_t i = 0; i < n->min_by_size.cap; i++) {
-    const u64map_slot *sl = &n->min_by_size.slots[i];
+    const pair_map_slot *sl = &n->min_by_size.slots[i];
     if (!sl->used || sl->a >= n->nlinks)
       continue;
     link_row *l = &n->links[sl->a];

@@ -20,7 +20,7 @@ static const char *comm_label(const summary *s, uint64_t comm, char *buf,
                               size_t cap) {
   if (comm == 0)
     return "(unknown)";
-  const uint64_t *idx = u64map_get(&s->comm_index, comm, 0);
+  const uint64_t *idx = pair_map_get(&s->comm_index, comm, 0);
   if (idx && s->comms[*idx - 1].name[0])
     return s->comms[*idx - 1].name;
   snprintf(buf, cap, "0x%" PRIx64, comm);
@@ -28,7 +28,7 @@ static const char *comm_label(const summary *s, uint64_t comm, char *buf,
 }
 
 static const char *comm_name(const summary *s, uint64_t comm) {
-  const uint64_t *idx = u64map_get(&s->comm_index, comm, 0);
+  const uint64_t *idx = pair_map_get(&s->comm_index, comm, 0);
   return idx ? s->comms[*idx - 1].name : "";
 }
 
@@ -205,9 +205,9 @@ static void prepare(summary *s) {
     qsort(s->net.channels, s->net.nchannels, sizeof *s->net.channels,
           cmp_channels);
   /* indexes into the sorted arrays are no longer valid: drop them */
-  u64map_clear(&s->coll_index);
-  u64map_clear(&s->net.link_index);
-  u64map_clear(&s->net.channel_index);
+  pair_map_clear(&s->coll_index);
+  pair_map_clear(&s->net.link_index);
+  pair_map_clear(&s->net.channel_index);
 }
 
 static bool straggler_basis_timing(const summary *s) {

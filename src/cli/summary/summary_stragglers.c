@@ -31,7 +31,7 @@ static rank_row *rank_row_for(straggler_state *st, uint64_t comm, int32_t rank,
                               bool timing) {
   uint64_t key = ((uint64_t)(uint32_t)rank << 1) | (uint64_t)timing;
   bool inserted;
-  uint64_t *idx = u64map_put(&st->rank_index, comm, key, 0, &inserted);
+  uint64_t *idx = pair_map_put(&st->rank_index, comm, key, 0, &inserted);
   if (!idx)
     return NULL;
   if (!inserted)
@@ -40,7 +40,7 @@ static rank_row *rank_row_for(straggler_state *st, uint64_t comm, int32_t rank,
     size_t ncap = st->cap_ranks ? st->cap_ranks * 2 : 64;
     rank_row *nr = realloc(st->ranks, ncap * sizeof *nr);
     if (!nr) {
-      u64map_remove(&st->rank_index, comm, key);
+      pair_map_remove(&st->rank_index, comm, key);
       return NULL;
     }
     st->ranks = nr;
@@ -142,14 +142,14 @@ void strag_add(summary *s, uint64_t comm_id, uint32_t func, uint64_t seq,
   straggler_state *st = &s->strag;
   uint64_t key = inst_key(func, timing, seq);
   bool inserted;
-  uint64_t *slot = u64map_put(&st->index, comm_id, key, 0, &inserted);
+  uint64_t *slot = pair_map_put(&st->index, comm_id, key, 0, &inserted);
   if (!slot)
     return;
   instance *in = (instance *)(uintptr_t)*slot;
   if (inserted) {
     in = calloc(1, sizeof *in);
     if (!in) {
-      u64map_remove(&st->index, comm_id, key);
+      pair_map_remove(&st->index, comm_id, key);
       return;
     }
     in->comm_id = comm_id;
@@ -183,7 +183,7 @@ void strag_add(summary *s, uint64_t comm_id, uint32_t func, uint64_t seq,
   in->nseen++;
   if (in->nranks > 0 && in->nseen >= in->nranks) {
     score(st, in);
-    u64map_remove(&st->index, comm_id, key);
+    pair_map_remove(&st->index, comm_id, key);
     drop(in);
   }
 }
@@ -197,5 +197,5 @@ void strag_finish(summary *s) {
     score(st, in);
     drop(in);
   }
-  u64map_clear(&st->index);
+  pair_map_clear(&st->index);
 }

@@ -8,14 +8,14 @@
 
 void intern_init(intern_tab *t) {
   memset(t, 0, sizeof *t);
-  u64map_init(&t->index);
+  pair_map_init(&t->index);
 }
 
 void intern_free(intern_tab *t) {
   for (size_t i = 0; i < t->n; i++)
     free(t->strs[i]);
   free(t->strs);
-  u64map_free(&t->index);
+  pair_map_free(&t->index);
   memset(t, 0, sizeof *t);
 }
 
@@ -33,7 +33,7 @@ uint32_t intern_id(intern_tab *t, const char *s, size_t n) {
   /* (hash, probe) -> id; a different string with the same hash takes the
    * next probe number. */
   for (uint64_t probe = 0;; probe++) {
-    uint64_t *id = u64map_get(&t->index, h, probe);
+    uint64_t *id = pair_map_get(&t->index, h, probe);
     if (!id)
       break;
     const char *have = t->strs[*id - 1];
@@ -54,9 +54,9 @@ uint32_t intern_id(intern_tab *t, const char *s, size_t n) {
   memcpy(copy, s, n);
   copy[n] = '\0';
   uint64_t probe = 0;
-  while (u64map_get(&t->index, h, probe))
+  while (pair_map_get(&t->index, h, probe))
     probe++;
-  if (!u64map_put(&t->index, h, probe, t->n + 1, NULL)) {
+  if (!pair_map_put(&t->index, h, probe, t->n + 1, NULL)) {
     free(copy);
     return 0;
   }

@@ -9,13 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util/u64map.h"
+#include "util/pair_map.h"
 
 typedef struct {
   char **strs; /* strs[id - 1] */
   size_t n;
   size_t cap;
-  u64map index; /* (hash, length) -> id; collisions chained by probing b */
+  pair_map index; /* (hash, length) -> id; collisions chained by probing b */
 } intern_tab;
 
 void intern_init(intern_tab *t);

@@ -322,40 +322,40 @@ bool view_data_add(view_data *v, const rec *r, size_t file, int64_t key,
 /* ---- resolving and writing ---- */
 
 static void resolve(view_data *v, const ord_reader *rd) {
-  u64map rows, tags;
-  u64map_init(&rows);
-  u64map_init(&tags);
+  pair_map rows, tags;
+  pair_map_init(&rows);
+  pair_map_init(&tags);
   for (size_t i = 0; i < v->nev; i++)
     if (v->ev[i].has_id)
-      u64map_put(&rows, v->ev[i].file, v->ev[i].id, i + 1, NULL);
+      pair_map_put(&rows, v->ev[i].file, v->ev[i].id, i + 1, NULL);
   for (size_t i = 0; i < rd->n; i++) {
     const ord_identity *id = &rd->files[i].id;
     if (!id->has_tag)
       continue;
-    u64map_put(&tags, id->handle_tag, (uint64_t)id->pid, i + 1, NULL);
-    u64map_put(&tags, id->handle_tag, UINT64_MAX, i + 1, NULL);
+    pair_map_put(&tags, id->handle_tag, (uint64_t)id->pid, i + 1, NULL);
+    pair_map_put(&tags, id->handle_tag, UINT64_MAX, i + 1, NULL);
   }
   for (size_t i = 0; i < v->nev; i++) {
     view_event *e = &v->ev[i];
     const uint64_t *row = NULL;
     if (e->pk == PAR_LOCAL) {
-      row = u64map_get(&rows, e->file, e->parent_ref);
+      row = pair_map_get(&rows, e->file, e->parent_ref);
     } else if (e->pk == PAR_FOREIGN) {
       uint64_t tag = e->parent_ref >> 48;
-      const uint64_t *f = u64map_get(&tags, tag, (uint64_t)e->origin_pid);
+      const uint64_t *f = pair_map_get(&tags, tag, (uint64_t)e->origin_pid);
       if (!f)
-        f = u64map_get(&tags, tag, UINT64_MAX);
+        f = pair_map_get(&tags, tag, UINT64_MAX);
       if (f)
-        row = u64map_get(&rows, *f - 1, e->parent_ref & PXN_ID_MASK);
+        row = pair_map_get(&rows, *f - 1, e->parent_ref & PXN_ID_MASK);
     }
     e->parent = row ? (int64_t)*row - 1 : -1;
   }
   for (size_t i = 0; i < v->ntm; i++) {
-    const uint64_t *row = u64map_get(&rows, v->tm[i].file, v->tm[i].event_id);
+    const uint64_t *row = pair_map_get(&rows, v->tm[i].file, v->tm[i].event_id);
     v->tm[i].ev = row ? (int64_t)*row - 1 : -1;
   }
-  u64map_free(&rows);
-  u64map_free(&tags);
+  pair_map_free(&rows);
+  pair_map_free(&tags);
 }
 
 #define COLUMN(w, name, n, expr)                                               \
@@ -402,7 +402,7 @@ static void write_tracks(view_data *v, jsonw *w) {
     const uint64_t *nm =
         tk->os_tid == TL_COMPLETION_TID
             ? NULL
-            : u64map_get(&t->thread_names, tk->file, (uint64_t)tk->os_tid);
+            : pair_map_get(&t->thread_names, tk->file, (uint64_t)tk->os_tid);
     jw_str(w, nm ? intern_str(&t->names, (uint32_t)*nm) : "");
     jw_key(w, "lane");
     jw_i64(w, tk->lane);

@@ -1,5 +1,5 @@
 /*
- * src/cli/summary/stats.h — quantiles of durations with bounded memory.
+ * src/cli/summary/log_hist.h — quantiles of durations with bounded memory.
  *
  * A log-bucket histogram (HDR-style): values below 128 are counted exactly;
  * a value v >= 128 with leading bit e falls into one of 128 equal
@@ -10,8 +10,8 @@
  * histogram of durations between 1 us and 1 s uses at most 11 rows).
  * Count, sum, min and max are exact.
  */
-#ifndef CCLSCOPE_CLI_STATS_H
-#define CCLSCOPE_CLI_STATS_H
+#ifndef CCLSCOPE_CLI_LOG_HIST_H
+#define CCLSCOPE_CLI_LOG_HIST_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * src/cli/read/record.h — one trace line as typed fields
+ * src/cli/read/trace_record.h — one trace line as typed fields
  * (docs/trace-format.md).
  *
  * Owns: record and event type names, and decoding the fields that every
@@ -8,8 +8,8 @@
  * on demand (details, states, counters...). A record is only valid until
  * the next line is decoded with the same scratch.
  */
-#ifndef CCLSCOPE_CLI_RECORD_H
-#define CCLSCOPE_CLI_RECORD_H
+#ifndef CCLSCOPE_CLI_TRACE_RECORD_H
+#define CCLSCOPE_CLI_TRACE_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>

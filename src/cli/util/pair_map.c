@@ -1,7 +1,7 @@
 /*
- * src/cli/util/u64map.c — see u64map.h.
+ * src/cli/util/pair_map.c — see pair_map.h.
  */
-#include "util/u64map.h"
+#include "util/pair_map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,27 +14,27 @@ static uint64_t mix(uint64_t a, uint64_t b) {
   return h;
 }
 
-void u64map_init(u64map *m) {
+void pair_map_init(pair_map *m) {
   memset(m, 0, sizeof *m);
 }
 
-void u64map_free(u64map *m) {
+void pair_map_free(pair_map *m) {
   free(m->slots);
   memset(m, 0, sizeof *m);
 }
 
-void u64map_clear(u64map *m) {
+void pair_map_clear(pair_map *m) {
   if (m->slots)
     memset(m->slots, 0, m->cap * sizeof *m->slots);
   m->n = 0;
 }
 
-uint64_t *u64map_get(const u64map *m, uint64_t a, uint64_t b) {
+uint64_t *pair_map_get(const pair_map *m, uint64_t a, uint64_t b) {
   if (!m->cap)
     return NULL;
   size_t mask = m->cap - 1;
   for (size_t i = mix(a, b) & mask;; i = (i + 1) & mask) {
-    u64map_slot *s = &m->slots[i];
+    pair_map_slot *s = &m->slots[i];
     if (!s->used)
       return NULL;
     if (s->a == a && s->b == b)
@@ -42,13 +42,13 @@ uint64_t *u64map_get(const u64map *m, uint64_t a, uint64_t b) {
   }
 }
 
-static bool grow(u64map *m) {
+static bool grow(pair_map *m) {
   size_t ncap = m->cap ? m->cap * 2 : 64;
-  u64map_slot *ns = calloc(ncap, sizeof *ns);
+  pair_map_slot *ns = calloc(ncap, sizeof *ns);
   if (!ns)
     return false;
   for (size_t i = 0; i < m->cap; i++) {
-    u64map_slot *s = &m->slots[i];
+    pair_map_slot *s = &m->slots[i];
     if (!s->used)
       continue;
     size_t j = mix(s->a, s->b) & (ncap - 1);
@@ -62,14 +62,14 @@ static bool grow(u64map *m) {
   return true;
 }
 
-uint64_t *u64map_put(u64map *m, uint64_t a, uint64_t b, uint64_t initial,
-                     bool *inserted) {
+uint64_t *pair_map_put(pair_map *m, uint64_t a, uint64_t b, uint64_t initial,
+                       bool *inserted) {
   if ((m->n + 1) * 4 > m->cap * 3 && !grow(m))
     return NULL;
   size_t mask = m->cap - 1;
   size_t i = mix(a, b) & mask;
   for (;; i = (i + 1) & mask) {
-    u64map_slot *s = &m->slots[i];
+    pair_map_slot *s = &m->slots[i];
     if (!s->used)
       break;
     if (s->a == a && s->b == b) {
@@ -88,7 +88,7 @@ uint64_t *u64map_put(u64map *m, uint64_t a, uint64_t b, uint64_t initial,
   return &m->slots[i].value;
 }
 
-bool u64map_remove(u64map *m, uint64_t a, uint64_t b) {
+bool pair_map_remove(pair_map *m, uint64_t a, uint64_t b) {
   if (!m->cap)
     return false;
   size_t mask = m->cap - 1;

@@ -1,8 +1,8 @@
 /*
- * src/cli/summary/stats.c — the log-bucket histogram (see stats.h for the
+ * src/cli/summary/log_hist.c — the log-bucket histogram (see log_hist.h for the
  * error).
  */
-#include "summary/stats.h"
+#include "summary/log_hist.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,8 @@
 /*
- * src/cli/read/record.c — decoding trace lines into `rec` (see record.h).
+ * src/cli/read/trace_record.c — decoding trace lines into `rec` (see
+ * trace_record.h).
  */
-#include "read/record.h"
+#include "read/trace_record.h"
 
 #include <string.h>
 
