@@ -12,9 +12,13 @@
 
 #include "cli.h"
 
-/* The value getopt_long returns for -o/--output. */
-enum { OPT_OUTPUT = 'o' };
+/* What getopt_long returns for -o/--output and --memory-mb. */
+enum {
+  OPT_OUTPUT = 'o',
+  OPT_MEMORY = OPT_PROGRESS + 1 /* below OPT_FIRST_PRIVATE (cli.h) */
+};
 
+static const char default_output_needs_value[] = "-o needs a file name";
 static const char default_inputs_missing[] = "give a trace folder or files";
 
 static void add_long(cli_parser *p, size_t *n, const char *name,
@@ -42,6 +46,9 @@ void cli_parse_begin(cli_parser *p, const cli_command_line *line, int argc,
   }
   if (line->output_usage)
     add_long(p, &n, "output", true, OPT_OUTPUT);
+  if (line->memory_mb)
+    add_long(p, &n, "memory-mb", true, OPT_MEMORY);
+  p->memory_bytes = CLI_DEFAULT_MEMORY_BYTES;
   add_long(p, &n, "help", false, OPT_HELP);
   add_long(p, &n, "quiet", false, OPT_QUIET);
   add_long(p, &n, "progress", false, OPT_PROGRESS);
@@ -95,9 +102,19 @@ int cli_parse_next(cli_parser *p) {
     case OPT_OUTPUT:
       p->output = optarg;
       break;
+    case OPT_MEMORY:
+      if (!parse_memory_mb(optarg, &p->memory_bytes))
+        return stop(p,
+                    usage_error(line->cmd,
+                                "--memory-mb needs a number of MiB, not '%s'",
+                                optarg));
+      break;
     case ':':
       if (optopt == OPT_OUTPUT)
-        return stop(p, usage_error(line->cmd, "%s", line->output_needs_value));
+        return stop(p, usage_error(line->cmd, "%s",
+                                   line->output_needs_value
+                                       ? line->output_needs_value
+                                       : default_output_needs_value));
       return stop(
           p, usage_error(line->cmd, "%s needs a value", p->argv[optind - 1]));
     case '?':
@@ -126,12 +143,6 @@ bool parse_memory_mb(const char *text, size_t *bytes) {
     return false;
   *bytes = (size_t)mib << 20;
   return true;
-}
-
-int memory_option(const char *cmd, const char *text, size_t *bytes) {
-  if (parse_memory_mb(text, bytes))
-    return 0;
-  return usage_error(cmd, "--memory-mb needs a number of MiB, not '%s'", text);
 }
 
 bool output_is_an_input(const char *cmd, const char *output,

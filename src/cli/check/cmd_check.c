@@ -967,8 +967,10 @@ static const cli_option check_options[] = {{"json", false, 'j'},
                                            {"no-notes", false, 'n'},
                                            {NULL, false, 0}};
 
-static const cli_command_line check_command_line = {.cmd = "check",
-                                                    .options = check_options};
+static const cli_command_line check_command_line = {
+    .cmd = "check",
+    .options = check_options,
+};
 
 int cmd_check(int argc, char **argv) {
   checker c;

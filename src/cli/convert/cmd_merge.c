@@ -17,18 +17,18 @@
 #include "cli_options.h"
 #include "read/ordered_reader.h"
 
-static const cli_option merge_options[] = {
-    {"order", true, 'r'}, {"memory-mb", true, 'w'}, {NULL, false, 0}};
+static const cli_option merge_options[] = {{"order", true, 'r'},
+                                           {NULL, false, 0}};
 
-static const cli_command_line merge_command_line = {.cmd = "merge",
-                                                    .options = merge_options,
-                                                    .output_usage = "-o FILE",
-                                                    .output_needs_value =
-                                                        "-o needs a file name"};
+static const cli_command_line merge_command_line = {
+    .cmd = "merge",
+    .options = merge_options,
+    .output_usage = "-o FILE",
+    .memory_mb = true,
+};
 
 int cmd_merge(int argc, char **argv) {
   ord_mode mode = ORD_START;
-  size_t memory = 256u << 20;
   cli_parser p;
   cli_parse_begin(&p, &merge_command_line, argc, argv);
   int o;
@@ -42,10 +42,6 @@ int cmd_merge(int argc, char **argv) {
       else
         return usage_error("merge", "--order is 'start' or 'end', not '%s'",
                            p.value);
-      break;
-    case 'w':
-      if (memory_option("merge", p.value, &memory) != 0)
-        return EXIT_USAGE;
       break;
     }
   }
@@ -75,7 +71,7 @@ int cmd_merge(int argc, char **argv) {
   setvbuf(out, outbuf, _IOFBF, sizeof outbuf);
   ord_reader rd;
   int status = EXIT_OK;
-  if (!ord_open(&rd, &in, mode, memory, "merge")) {
+  if (!ord_open(&rd, &in, mode, p.memory_bytes, "merge")) {
     fprintf(stderr, "cclscope merge: %s\n",
             rd.failed ? "sorting failed" : "out of memory");
     status = EXIT_FINDINGS;

@@ -506,29 +506,18 @@ static int run(otf2_out *o, const tr_inputs *in, size_t memory) {
   return status;
 }
 
-static const cli_option otf2_options[] = {{"memory-mb", true, 'w'},
-                                          {NULL, false, 0}};
-
 static const cli_command_line otf2_command_line = {
     .cmd = "otf2",
-    .options = otf2_options,
     .output_usage = "-o ARCHIVE",
-    .output_needs_value = "-o needs an archive folder name"};
+    .output_needs_value = "-o needs an archive folder name",
+    .memory_mb = true,
+};
 
 int cmd_otf2(int argc, char **argv) {
-  size_t memory = 256u << 20;
   cli_parser parser;
   cli_parse_begin(&parser, &otf2_command_line, argc, argv);
-  int opt;
-  while ((opt = cli_parse_next(&parser)) > 0) {
-    switch (opt) {
-    case 'w':
-      if (memory_option("otf2", parser.value, &memory) != 0)
-        return EXIT_USAGE;
-      break;
-    }
-  }
-  if (opt == CLI_PARSE_EXIT)
+  /* no options of its own: the next answer ends the options */
+  if (cli_parse_next(&parser) == CLI_PARSE_EXIT)
     return parser.status;
   const char *output = parser.output;
   struct stat st;
@@ -565,7 +554,7 @@ int cmd_otf2(int argc, char **argv) {
     OTF2_Archive_SetFlushCallbacks(o->archive, &flush, NULL);
     OTF2_Archive_SetSerialCollectiveCallbacks(o->archive);
     OTF2_Archive_OpenEvtFiles(o->archive);
-    int rc = run(o, &in, memory);
+    int rc = run(o, &in, parser.memory_bytes);
     if (rc < 0)
       fprintf(stderr, "cclscope otf2: out of memory\n");
     if (OTF2_Archive_Close(o->archive) != OTF2_SUCCESS) {

@@ -656,8 +656,7 @@ static int run(perfetto *p, const tr_inputs *in, size_t memory, FILE *out) {
   return status;
 }
 
-static const cli_option perfetto_options[] = {{"memory-mb", true, 'w'},
-                                              {"no-flows", false, 'n'},
+static const cli_option perfetto_options[] = {{"no-flows", false, 'n'},
                                               {"states", false, 's'},
                                               {"bin-us", true, 'b'},
                                               {NULL, false, 0}};
@@ -666,10 +665,10 @@ static const cli_command_line perfetto_command_line = {
     .cmd = "perfetto",
     .options = perfetto_options,
     .output_usage = "-o FILE",
-    .output_needs_value = "-o needs a file name"};
+    .memory_mb = true,
+};
 
 int cmd_perfetto(int argc, char **argv) {
-  size_t memory = 256u << 20;
   bool flows = true, states = false;
   int64_t bin_ns = 1000000;
   cli_parser parser;
@@ -677,10 +676,6 @@ int cmd_perfetto(int argc, char **argv) {
   int o;
   while ((o = cli_parse_next(&parser)) > 0) {
     switch (o) {
-    case 'w':
-      if (memory_option("perfetto", parser.value, &memory) != 0)
-        return EXIT_USAGE;
-      break;
     case 'n':
       flows = false;
       break;
@@ -736,7 +731,7 @@ int cmd_perfetto(int argc, char **argv) {
   int rc = -1;
   if (tl_init(&p->tl, in.n) && cache_init(&p->parents, PARENT_CACHE_BITS) &&
       cache_init(&p->steps, STEP_CACHE_BITS))
-    rc = run(p, &in, memory, out);
+    rc = run(p, &in, parser.memory_bytes, out);
   if (rc < 0)
     fprintf(stderr, "cclscope perfetto: out of memory\n");
   int status = rc == 0 ? EXIT_OK : EXIT_FINDINGS;

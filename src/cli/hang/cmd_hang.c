@@ -29,7 +29,8 @@ static const cli_option hang_options[] = {{"json", false, 'j'},
 static const cli_command_line hang_command_line = {
     .cmd = "hang",
     .options = hang_options,
-    .inputs_missing = "give the run's folder (or snapshot and trace files)"};
+    .inputs_missing = "give the run's folder (or snapshot and trace files)",
+};
 
 /* CLI_PARSE_DONE (inputs in *p) or CLI_PARSE_EXIT (exit with p->status). */
 static int parse(options *o, cli_parser *p, int argc, char **argv) {

@@ -13,7 +13,9 @@ static const cli_option summary_options[] = {
     {"json", false, 'j'}, {"top", true, 't'}, {NULL, false, 0}};
 
 static const cli_command_line summary_command_line = {
-    .cmd = "summary", .options = summary_options};
+    .cmd = "summary",
+    .options = summary_options,
+};
 
 int cmd_summary(int argc, char **argv) {
   bool json = false;

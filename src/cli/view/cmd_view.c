@@ -162,14 +162,15 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
   return rc < -1 ? -1 : rc;
 }
 
-static const cli_option view_cli_options[] = {
-    {"memory-mb", true, 'w'}, {"no-summary", false, 'n'}, {NULL, false, 0}};
+static const cli_option view_cli_options[] = {{"no-summary", false, 'n'},
+                                              {NULL, false, 0}};
 
 static const cli_command_line view_command_line = {
     .cmd = "view",
     .options = view_cli_options,
     .output_usage = "-o FILE.html",
-    .output_needs_value = "-o needs a file name"};
+    .memory_mb = true,
+};
 
 /* CLI_PARSE_DONE (inputs in *p) or CLI_PARSE_EXIT (exit with p->status). */
 static int parse_options(view_options *o, cli_parser *p, int argc,
@@ -178,23 +179,18 @@ static int parse_options(view_options *o, cli_parser *p, int argc,
   int c;
   while ((c = cli_parse_next(p)) > 0) {
     switch (c) {
-    case 'w':
-      if (memory_option("view", p->value, &o->memory) != 0) {
-        p->status = EXIT_USAGE;
-        return CLI_PARSE_EXIT;
-      }
-      break;
     case 'n':
       o->summary = false;
       break;
     }
   }
   o->output = p->output;
+  o->memory = p->memory_bytes;
   return c;
 }
 
 int cmd_view(int argc, char **argv) {
-  view_options o = {NULL, 256u << 20, true};
+  view_options o = {NULL, CLI_DEFAULT_MEMORY_BYTES, true};
   cli_parser p;
   if (parse_options(&o, &p, argc, argv) == CLI_PARSE_EXIT)
     return p.status;
