@@ -1,6 +1,8 @@
 /*
  * src/cli/cli.h — what the subcommands share: exit statuses, global
- * options, the command entry points and usage-error helpers.
+ * options, the command entry points and usage-error helpers. Defined in
+ * cli_common.c, help.c (help_print) and each folder's cmd_*.c (cmd_*);
+ * option parsing is cli_options.h.
  */
 #ifndef CCLSCOPE_CLI_CLI_H
 #define CCLSCOPE_CLI_CLI_H
@@ -9,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "trace_reader.h"
+#include "read/trace_reader.h"
 
 enum {
   EXIT_OK = 0,       /* done, nothing to report */
@@ -40,20 +42,17 @@ bool help_print(const char *cmd, FILE *out);
 int usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* A --memory-mb value (merge, perfetto, otf2) in bytes; false if invalid. */
-bool parse_memory_mb(const char *text, size_t *bytes);
-/* --memory-mb for `cmd`: 0 when parsed into *bytes, else the usage error's
- * exit status (the message is printed). */
-int memory_option(const char *cmd, const char *text, size_t *bytes);
 /* merge, perfetto, otf2, view: when no input holds a record (files empty,
  * or only blank or invalid lines), says so on stderr and returns true; the
  * command then exits EXIT_FINDINGS without creating its output. */
 bool nothing_to_convert(const char *cmd, const tr_inputs *in);
 /* -q/--quiet and --progress, which every command accepts before or after
- * its name: set the global flag. */
+ * its name: set the global flag (cli_options.c reads them). */
 void cli_global_option(int opt);
 
-/* Long options every subcommand accepts (value of getopt's `val`). */
+/* Options every subcommand accepts (cli_options.c), as getopt's `val`;
+ * a command's own options that have no letter count from
+ * OPT_FIRST_PRIVATE. */
 enum {
   OPT_HELP = 'h',
   OPT_QUIET = 'q',

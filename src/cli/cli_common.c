@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "ordered_reader.h"
+#include "read/ordered_reader.h"
 
 cli_options cli_globals;
 

@@ -18,8 +18,8 @@
 #include <cmocka.h>
 
 #include "cli.h"
-#include "ordered_reader.h"
-#include "trace_reader.h"
+#include "read/ordered_reader.h"
+#include "read/trace_reader.h"
 
 static char dir[256];
 

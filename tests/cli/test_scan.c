@@ -1,6 +1,6 @@
 /*
  * tests/cli/test_scan.c — the JSONL scanner and record decoding
- * (src/cli/jsonl_scan.c, record.c): spans, escapes, nesting, invalid
+ * (src/cli/read/jsonl_scan.c, trace_record.c): spans, escapes, nesting, invalid
  * input with its offset, exact timestamps, hex ids, key prediction when
  * the key order changes, unknown keys.
  */
@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "jsonl_scan.h"
-#include "record.h"
+#include "read/jsonl_scan.h"
+#include "read/trace_record.h"
 
 static js_value num(const char *s) {
   js_value v = {s, strlen(s), JS_NUMBER, false};

@@ -1,7 +1,7 @@
 /*
  * tests/cli/test_stats.c — the numbers behind `summary`: the log-bucket
  * histogram's error bound, the least-squares fit, the bus-bandwidth
- * factors; and the containers: u64map (with deletions), intern tables,
+ * factors; and the containers: pair_map (with deletions), intern tables,
  * lane placement.
  */
 #include <math.h>
@@ -15,12 +15,12 @@
 
 #include <cmocka.h>
 
-#include "fit.h"
-#include "intern.h"
-#include "lanes.h"
-#include "nccl_model.h"
-#include "stats.h"
-#include "u64map.h"
+#include "convert/lanes.h"
+#include "summary/fit.h"
+#include "summary/log_hist.h"
+#include "summary/nccl_model.h"
+#include "util/intern.h"
+#include "util/pair_map.h"
 
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -165,21 +165,21 @@ static void bus_factors(void **state) {
 
 static void map_insert_remove(void **state) {
   (void)state;
-  u64map m;
-  u64map_init(&m);
+  pair_map m;
+  pair_map_init(&m);
   enum { N = 5000 };
   for (uint64_t i = 0; i < N; i++) {
     bool inserted;
-    uint64_t *v = u64map_put(&m, i % 7, i, i * 3, &inserted);
+    uint64_t *v = pair_map_put(&m, i % 7, i, i * 3, &inserted);
     assert_non_null(v);
     assert_true(inserted);
   }
   assert_int_equal(m.n, N);
   for (uint64_t i = 0; i < N; i += 2)
-    assert_true(u64map_remove(&m, i % 7, i));
-  assert_false(u64map_remove(&m, 0, 0));
+    assert_true(pair_map_remove(&m, i % 7, i));
+  assert_false(pair_map_remove(&m, 0, 0));
   for (uint64_t i = 0; i < N; i++) {
-    uint64_t *v = u64map_get(&m, i % 7, i);
+    uint64_t *v = pair_map_get(&m, i % 7, i);
     if (i % 2) {
       assert_non_null(v);
       assert_int_equal(*v, i * 3);
@@ -188,10 +188,10 @@ static void map_insert_remove(void **state) {
     }
   }
   bool inserted;
-  uint64_t *v = u64map_put(&m, 1, 1, 99, &inserted);
+  uint64_t *v = pair_map_put(&m, 1, 1, 99, &inserted);
   assert_false(inserted);
   assert_int_equal(*v, 3);
-  u64map_free(&m);
+  pair_map_free(&m);
 }
 
 static void intern_ids(void **state) {

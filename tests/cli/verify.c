@@ -32,9 +32,9 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
-#include "record.h"
-#include "trace_reader.h"
-#include "u64map.h"
+#include "read/trace_reader.h"
+#include "read/trace_record.h"
+#include "util/pair_map.h"
 
 static int failures;
 
@@ -409,11 +409,11 @@ static void verify_perfetto(const options *o) {
   const cJSON *events = cJSON_GetObjectItem(doc, "traceEvents");
   CHECK(cJSON_IsArray(events), "no traceEvents array");
   CHECK(cJSON_IsObject(cJSON_GetObjectItem(doc, "otherData")), "no otherData");
-  u64map flows, named, processes, xtracks;
-  u64map_init(&flows);
-  u64map_init(&named);
-  u64map_init(&processes);
-  u64map_init(&xtracks);
+  pair_map flows, named, processes, xtracks;
+  pair_map_init(&flows);
+  pair_map_init(&named);
+  pair_map_init(&processes);
+  pair_map_init(&xtracks);
   uint64_t nx = 0, nstate = 0, ntiming = 0, parent_flows = 0, coll_flows = 0;
   const cJSON *e;
   size_t nspans = 0, cap = 1024;
@@ -441,7 +441,7 @@ static void verify_perfetto(const options *o) {
         ntiming++;
       else
         nx++;
-      u64map_put(&xtracks, track, 0, 0, NULL);
+      pair_map_put(&xtracks, track, 0, 0, NULL);
       if (cat && !strcmp(cat, "state"))
         break; /* nested inside their event: not a separate check */
       if (nspans == cap) {
@@ -459,7 +459,7 @@ static void verify_perfetto(const options *o) {
       double id = num(e, "id");
       CHECK(!isnan(id) && !isnan(num(e, "ts")), "flow without id or ts");
       bool inserted;
-      uint64_t *v = u64map_put(&flows, (uint64_t)id, 0, 0, &inserted);
+      uint64_t *v = pair_map_put(&flows, (uint64_t)id, 0, 0, &inserted);
       *v += ph[0] == 's' ? 1 : 1000;
       if (ph[0] == 'f') {
         CHECK(str(e, "bp") && !strcmp(str(e, "bp"), "e"),
@@ -480,9 +480,9 @@ static void verify_perfetto(const options *o) {
     case 'M': {
       const char *name = str(e, "name");
       if (name && !strcmp(name, "thread_name"))
-        u64map_put(&named, track, 0, 0, NULL);
+        pair_map_put(&named, track, 0, 0, NULL);
       if (name && !strcmp(name, "process_name"))
-        u64map_put(&processes, (uint64_t)pid, 0, 0, NULL);
+        pair_map_put(&processes, (uint64_t)pid, 0, 0, NULL);
       break;
     }
     default:
@@ -497,10 +497,10 @@ static void verify_perfetto(const options *o) {
             flows.slots[i].value / 1000);
   for (size_t i = 0; i < xtracks.cap; i++)
     if (xtracks.slots[i].used) {
-      CHECK(u64map_get(&named, xtracks.slots[i].a, 0) != NULL,
+      CHECK(pair_map_get(&named, xtracks.slots[i].a, 0) != NULL,
             "track %" PRIu64 ":%" PRIu64 " has no thread_name",
             xtracks.slots[i].a >> 32, xtracks.slots[i].a & 0xffffffff);
-      CHECK(u64map_get(&processes, xtracks.slots[i].a >> 32, 0) != NULL,
+      CHECK(pair_map_get(&processes, xtracks.slots[i].a >> 32, 0) != NULL,
             "pid %" PRIu64 " has no process_name", xtracks.slots[i].a >> 32);
     }
   CHECK(nx == tc.events,
@@ -548,10 +548,10 @@ static void verify_perfetto(const options *o) {
          nx, tc.events, ntiming, parent_flows, coll_flows, xtracks.n);
   free(spans);
   free(span_track);
-  u64map_free(&flows);
-  u64map_free(&named);
-  u64map_free(&processes);
-  u64map_free(&xtracks);
+  pair_map_free(&flows);
+  pair_map_free(&named);
+  pair_map_free(&processes);
+  pair_map_free(&xtracks);
   cJSON_Delete(doc);
   free(text);
 }

@@ -14,12 +14,10 @@
 
 #include <cmocka.h>
 
-/* The plugin's headers come first in the include path: the CLI's are named
- * by path where a plugin header has the same name. */
-#include "../../src/cli/hang.h"   /* the CLI's reading of step states */
-#include "../../src/cli/record.h" /* the CLI's parser */
-#include "event_types.h"          /* the plugin's writer-side names */
+#include "event_types.h" /* the plugin's writer-side names */
+#include "hang/hang.h"   /* the CLI's reading of step states */
 #include "nccl_names.h"
+#include "read/trace_record.h" /* the CLI's parser */
 
 static js_value string_value(const char *s) {
   js_value v = {.ptr = s, .len = strlen(s), .type = JS_STRING};

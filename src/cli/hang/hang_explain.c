@@ -1,0 +1,479 @@
+/*
+ * src/cli/hang/hang_explain.c — the sentences of `cclscope hang` (see
+ * hang_explain.h). The state semantics are NCCL's (docs/nccl-behaviour.md
+ * §6.9); docs/hang.md has the same table for users.
+ */
+#include "hang/hang_explain.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+  char *p;
+  size_t cap, len;
+} sbuf;
+
+static void sb_init(sbuf *b, char *p, size_t cap) {
+  b->p = p;
+  b->cap = cap;
+  b->len = 0;
+  if (cap)
+    p[0] = '\0';
+}
+
+__attribute__((format(printf, 2, 3))) static void
+sb_printf(sbuf *b, const char *fmt, ...) {
+  if (b->len + 1 >= b->cap)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+  va_end(ap);
+  if (n > 0)
+    b->len += (size_t)n < b->cap - b->len ? (size_t)n : b->cap - b->len - 1;
+}
+
+void hang_head_meaning(const hang_head *h, char *buf, size_t cap) {
+  switch (h->wait) {
+  case HW_PEER_DATA:
+    snprintf(buf, cap, "data from rank %" PRId64 " has not arrived", h->peer);
+    break;
+  case HW_PEER_BUFFER:
+    snprintf(buf, cap, "rank %" PRId64 " has no buffer free to receive it",
+             h->peer);
+    break;
+  case HW_NETWORK:
+    snprintf(buf, cap, "handed to the network, not completed");
+    break;
+  case HW_GPU_PRODUCE:
+    snprintf(buf, cap, "its GPU has not produced the data");
+    break;
+  case HW_GPU_FLUSH:
+    snprintf(buf, cap, "arrived, the flush to its GPU has not completed");
+    break;
+  case HW_GPU_CONSUME:
+    snprintf(buf, cap, "arrived, its GPU has not taken it");
+    break;
+  case HW_OTHER:
+    snprintf(buf, cap, "a state this version does not interpret");
+    break;
+  default:
+    snprintf(buf, cap, "receive not posted yet");
+    break;
+  }
+}
+
+void hang_head_text(const hang_head *h, char *buf, size_t cap) {
+  snprintf(buf, cap,
+           "channel %" PRId64 ", %s rank %" PRId64 ": ProxyStep %" PRId64
+           " in %s for %.1f s",
+           h->channel, h->is_send ? "send to" : "recv from", h->peer, h->step,
+           h->state[0] ? h->state : "(no state)", h->idle_s);
+}
+
+void hang_rank_label(const hang_rank *hr, char *buf, size_t cap) {
+  if (hr->src && hr->src->hostname[0])
+    snprintf(buf, cap, "rank %" PRId64 " (%s, pid %" PRId64 ")", hr->rank,
+             hr->src->hostname, hr->src->pid);
+  else
+    snprintf(buf, cap, "rank %" PRId64, hr->rank);
+}
+
+void hang_ranges(const int64_t *ranks, size_t n, char *buf, size_t cap) {
+  sbuf b;
+  sb_init(&b, buf, cap);
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
+      j++;
+    if (b.len + 24 >= cap) {
+      sb_printf(&b, "%s...", i ? ", " : "");
+      return;
+    }
+    if (j == i)
+      sb_printf(&b, "%s%" PRId64, i ? ", " : "", ranks[i]);
+    else
+      sb_printf(&b, "%s%" PRId64 "-%" PRId64, i ? ", " : "", ranks[i],
+                ranks[j]);
+    i = j + 1;
+  }
+}
+
+void hang_what(const hang_group *g, char *buf, size_t cap) {
+  if (g->has_seq && g->has_newest)
+    snprintf(buf, cap, "%s seqNumber %" PRIu64, g->func, g->newest);
+  else
+    snprintf(buf, cap, "%s", g->func);
+}
+
+/* "seqNumber 40999" or "none" */
+static void seq_or_none(bool has, uint64_t seq, char *buf, size_t cap) {
+  if (has)
+    snprintf(buf, cap, "seqNumber %" PRIu64, seq);
+  else
+    snprintf(buf, cap, "none");
+}
+
+/* Hung operations of the same process in other groups. */
+static void elsewhere(const hang_db *db, const hang_group *g,
+                      const hang_rank *hr, sbuf *b) {
+  if (!hr->m || hr->src->is_trace)
+    return;
+  int shown = 0;
+  for (size_t i = 0; i < db->nmembers && shown < 2; i++) {
+    const hang_member *m = &db->members[i];
+    if (m->source != hr->m->source)
+      continue;
+    for (size_t k = 0; k < m->nops && shown < 2; k++) {
+      const hang_op *op = &m->ops[k];
+      if (!op->hung || op->pxn ||
+          (m->comm_id == g->comm_id && strcmp(op->func, g->func) == 0))
+        continue;
+      sb_printf(b, "%s %s", shown ? ";" : "",
+                op->func[0] ? op->func : op->type);
+      if (op->has_seq)
+        sb_printf(b, " seqNumber %" PRIu64, op->seq);
+      sb_printf(b, " of comm 0x%" PRIx64, m->comm_id);
+      if (m->comm_name[0])
+        sb_printf(b, " \"%s\"", m->comm_name);
+      sb_printf(b, " (rank %" PRId64 "), no progress for %.1f s", m->rank,
+                op->idle_s);
+      shown++;
+    }
+  }
+}
+
+static void why_never_started(const hang_db *db, const hang_group *g,
+                              const hang_rank *hr, sbuf *b) {
+  if (!g->has_seq) {
+    sb_printf(b,
+              "rank %" PRId64 " has no Send or Recv of this communicator in "
+              "flight (its snapshot), yet stuck ranks wait on it: it has not "
+              "posted the matching receive or send.",
+              hr->rank);
+    return;
+  }
+  char last[48], what[96];
+  seq_or_none(hr->has_started, hr->last_started, last, sizeof last);
+  hang_what(g, what, sizeof what);
+  size_t started = 0;
+  for (int64_t r = 0; r < g->nranks; r++)
+    started += g->ranks[r].has_started && g->has_newest &&
+               g->ranks[r].last_started >= g->newest;
+  sb_printf(b,
+            "rank %" PRId64 " never started %s: the last %s it started is %s "
+            "(%s), while %zu rank%s did.",
+            hr->rank, what, g->func, last,
+            hr->src->is_trace ? "from its trace; it has no snapshot"
+                              : "from its snapshot",
+            started, started == 1 ? "" : "s");
+  size_t before = b->len;
+  sb_printf(b, " Its process is stuck elsewhere:");
+  size_t mark = b->len;
+  elsewhere(db, g, hr, b);
+  if (b->len == mark) {
+    b->len = before;
+    b->p[before] = '\0';
+  } else {
+    sb_printf(b, ".");
+  }
+}
+
+static void why_silent(const hang_group *g, const hang_rank *hr, int64_t first,
+                       sbuf *b) {
+  if (!hr->src) {
+    sb_printf(b,
+              "rank %" PRId64 " has neither a snapshot nor a trace here: its "
+              "process wrote nothing to this folder (it did not load "
+              "cclscope, wrote elsewhere, or died before its first write), "
+              "so nothing says it ever reached this collective.",
+              hr->rank);
+    return;
+  }
+  char what[96];
+  hang_what(g, what, sizeof what);
+  sb_printf(b,
+            "rank %" PRId64 " has no snapshot, but its trace says it "
+            "enqueued %s and did not finish it.",
+            hr->rank, what);
+  if (hr->src->last_ts_ns != INT64_MIN && first) {
+    double dt = (double)(hr->src->last_ts_ns - first) / 1e9;
+    if (dt >= 0)
+      sb_printf(b,
+                " It was still writing %.1f s after the first snapshot, so "
+                "its own watchdog should have reported it: it may be off "
+                "there (CCLSCOPE_HANG_TIMEOUT=0), or the rank was progressing.",
+                dt);
+    else
+      sb_printf(b, " Its trace ends %.1f s before the first snapshot.", -dt);
+  }
+  if (!hr->src->has_end)
+    sb_printf(b, " The trace has no processEnd: the process was killed, "
+                 "crashed or still runs.");
+  else if (hr->evidence == HE_SILENT)
+    sb_printf(b, " The trace ends with processEnd: the process finalized.");
+}
+
+static void why_own(const hang_group *g, const hang_rank *hr, bool brief,
+                    sbuf *b) {
+  const hang_head *h = hr->evidence_head;
+  char head[160];
+  hang_head_text(h, head, sizeof head);
+  switch (hr->evidence) {
+  case HE_GPU_CONSUME:
+    if (h->wait == HW_GPU_FLUSH)
+      sb_printf(b,
+                "rank %" PRId64 ": the flush of data that arrived from rank "
+                "%" PRId64 " to its GPU does not complete (%s)",
+                hr->rank, h->peer, head);
+    else
+      sb_printf(b,
+                "rank %" PRId64 ": its GPU does not take data that arrived "
+                "from rank %" PRId64 " (%s)",
+                hr->rank, h->peer, head);
+    break;
+  case HE_NETWORK:
+    sb_printf(b,
+              "rank %" PRId64 ": a send to rank %" PRId64 " was handed to the "
+              "network and has not completed (%s)",
+              hr->rank, h->peer, head);
+    break;
+  default: /* HE_GPU_PRODUCE */
+    sb_printf(b,
+              "rank %" PRId64 ": its GPU has not produced the data to send "
+              "to rank %" PRId64 " (%s)",
+              hr->rank, h->peer, head);
+    break;
+  }
+  sb_printf(b, ", and it waits on no peer.");
+  if (brief)
+    return;
+  int others = 0;
+  for (size_t i = 0; i < hr->nheads && others < 3; i++) {
+    const hang_head *o = hr->heads[i];
+    if (o == h || o->wait == HW_NONE)
+      continue;
+    char text[160], meaning[96];
+    hang_head_text(o, text, sizeof text);
+    hang_head_meaning(o, meaning, sizeof meaning);
+    sb_printf(b, "%s%s (%s)", others ? "; " : " Also: ", text, meaning);
+    others++;
+  }
+  if (others)
+    sb_printf(b, ".");
+  if (hr->node_mates && hr->evidence != HE_NETWORK) {
+    int64_t mates[64];
+    size_t n = 0;
+    for (int64_t r = 0; r < g->nranks && n < 64; r++)
+      if (r != hr->rank && g->ranks[r].src &&
+          strcmp(g->ranks[r].src->hostname, hr->src->hostname) == 0)
+        mates[n++] = r;
+    char list[256];
+    hang_ranges(mates, n, list, sizeof list);
+    sb_printf(b,
+              " Caveat: rank%s %s share%s its host, and NCCL does not profile "
+              "transfers inside a node (NVLink, PCIe, shared memory): its "
+              "kernel may be held up by %s.",
+              n == 1 ? "" : "s", list, n == 1 ? "s" : "",
+              n == 1 ? "that rank" : "one of them");
+  }
+}
+
+void hang_why(const hang_db *db, const hang_group *g, const hang_rank *hr,
+              bool brief, char *buf, size_t cap) {
+  sbuf b;
+  sb_init(&b, buf, cap);
+  char what[96];
+  hang_what(g, what, sizeof what);
+  switch (hr->evidence) {
+  case HE_NEVER_STARTED:
+    why_never_started(db, g, hr, &b);
+    break;
+  case HE_SILENT:
+  case HE_QUIET:
+    why_silent(g, hr, db->oldest_ts_ns, &b);
+    break;
+  case HE_GPU_CONSUME:
+  case HE_NETWORK:
+  case HE_GPU_PRODUCE:
+    why_own(g, hr, brief, &b);
+    break;
+  case HE_WAITED_DONE:
+    sb_printf(&b,
+              "rank %" PRId64 " %s %s, yet other ranks wait on it: the ranks "
+              "may not agree on which collective this is (called in a "
+              "different order or with different arguments), or the data "
+              "was lost.",
+              hr->rank,
+              hr->status == HS_MOVING ? "is still progressing in"
+                                      : "finished (or is past)",
+              what);
+    break;
+  case HE_NO_DETAIL:
+    if (hr->stuck && hr->stuck->has_seq)
+      sb_printf(&b, "rank %" PRId64 " is stuck in %s seqNumber %" PRIu64,
+                hr->rank, g->func, hr->stuck->seq);
+    else
+      sb_printf(&b, "rank %" PRId64 " is stuck in %s", hr->rank, what);
+    if (hr->stuck)
+      sb_printf(&b,
+                " (no progress for %.1f s; %d network operation%s and %d "
+                "kernel channel%s in flight)",
+                hr->stuck->idle_s, hr->stuck->proxy_ops,
+                hr->stuck->proxy_ops == 1 ? "" : "s", hr->stuck->kernel_chs,
+                hr->stuck->kernel_chs == 1 ? "" : "s");
+    sb_printf(&b, ", and no ProxyStep in flight says what it waits for.");
+    break;
+  default:
+    break;
+  }
+}
+
+void hang_waiters(const hang_group *g, const hang_rank *hr, char *buf,
+                  size_t cap) {
+  sbuf b;
+  sb_init(&b, buf, cap);
+  size_t shown = 0;
+  for (int64_t r = 0; r < g->nranks; r++) {
+    const hang_rank *w = &g->ranks[r];
+    const hang_head *via = NULL;
+    for (size_t i = 0; i < w->nheads && !via; i++) {
+      const hang_head *h = w->heads[i];
+      if ((h->wait == HW_PEER_DATA || h->wait == HW_PEER_BUFFER) &&
+          h->peer == hr->rank && r != hr->rank)
+        via = h;
+    }
+    if (!via)
+      continue;
+    if (shown == 6) {
+      sb_printf(&b, ", ...");
+      break;
+    }
+    char meaning[96];
+    hang_head_meaning(via, meaning, sizeof meaning);
+    sb_printf(&b,
+              "%srank %" PRId64 " waits on rank %" PRId64 " (channel %" PRId64
+              ", %s: %s)",
+              shown ? "; " : "", r, hr->rank, via->channel, via->state,
+              meaning);
+    shown++;
+  }
+  if (hr->reach > hr->waited_by)
+    sb_printf(&b, "%s%zu more stuck rank%s wait%s on it through others",
+              shown ? "; " : "", hr->reach - hr->waited_by,
+              hr->reach - hr->waited_by == 1 ? "" : "s",
+              hr->reach - hr->waited_by == 1 ? "s" : "");
+  if (b.len)
+    sb_printf(&b, ".");
+}
+
+void hang_advice(const hang_group *g, const hang_rank *hr, char *buf,
+                 size_t cap) {
+  char where[160] = "its process";
+  if (hr->src && hr->src->hostname[0])
+    snprintf(where, sizeof where, "pid %" PRId64 " on %s", hr->src->pid,
+             hr->src->hostname);
+  switch (hr->evidence) {
+  case HE_NEVER_STARTED:
+    snprintf(buf, cap,
+             "Look at what %s does instead of this collective (py-spy dump "
+             "--pid, gdb -p): compute, data loading, I/O, an exception, or "
+             "collectives called in a different order on this rank.",
+             where);
+    break;
+  case HE_SILENT:
+  case HE_QUIET:
+    snprintf(buf, cap,
+             "Find rank %" PRId64 "'s process: is it alive (a process killed "
+             "by a signal or the OOM killer leaves its peers waiting "
+             "forever), and where is it (py-spy dump --pid, gdb -p)?",
+             hr->rank);
+    break;
+  case HE_GPU_CONSUME:
+  case HE_GPU_PRODUCE:
+    snprintf(buf, cap,
+             "Look at the GPU of %s: a kernel queued before this collective "
+             "on its stream may not finish (a spinning kernel, a collective "
+             "of another communicator), or the GPU faulted (nvidia-smi; "
+             "dmesg | grep -i xid); py-spy dump --pid shows where its host "
+             "thread is.",
+             where);
+    break;
+  case HE_NETWORK:
+    snprintf(buf, cap,
+             "Check the network path from %s to the host of rank %" PRId64
+             ": NIC port state and error counters (ibstat, perfquery, "
+             "ethtool -S), link flaps (dmesg), the switch; a proxy thread "
+             "(\"NCCL Progress\") of rank %" PRId64 " that stopped looks the "
+             "same.",
+             hr->src ? hr->src->hostname : "its host",
+             hr->evidence_head ? hr->evidence_head->peer : -1, hr->rank);
+    break;
+  case HE_WAITED_DONE:
+    snprintf(buf, cap,
+             "Compare the order of collective calls on the ranks (the "
+             "function and seqNumber each is in).");
+    break;
+  case HE_NO_DETAIL:
+    snprintf(buf, cap,
+             "Record ProxySteps (CCLSCOPE_MASK=default,proxystep) so that the "
+             "next snapshot says what each transfer waits for.");
+    break;
+  default:
+    buf[0] = '\0';
+    break;
+  }
+  (void)g;
+}
+
+void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
+  const hang_rank *first = g->nculprits ? &g->ranks[g->culprits[0]] : NULL;
+  switch (g->confidence) {
+  case HC_HIGH:
+    snprintf(buf, cap, "%s",
+             g->top == HE_NEVER_STARTED && !g->has_seq
+                 ? "its own snapshot has nothing of this communicator in "
+                   "flight while a peer waits on it"
+             : g->top == HE_NEVER_STARTED
+                 ? "its own progress counters say it never reached the "
+                   "collective"
+                 : "the data is there and its GPU does not take it, and no "
+                   "other rank shows anything like it");
+    break;
+  case HC_MEDIUM:
+    snprintf(
+        buf, cap, "%s",
+        g->top == HE_SILENT
+            ? "without a snapshot the rank says nothing for itself: its "
+              "watchdog may also be off"
+        : g->top == HE_QUIET
+            ? "every stuck rank waits on it and its trace puts it in the "
+              "collective, but without a snapshot it says nothing for itself"
+        : g->top == HE_NETWORK
+            ? "a send the network does not complete points at the link as "
+              "much as at the rank"
+        : first && first->node_mates
+            ? "transfers inside its node are not recorded, so a node-mate "
+              "may hold it up"
+            : "its GPU may also be waiting for inputs the profiler does not "
+              "show");
+    break;
+  case HC_LOW:
+    snprintf(buf, cap, "%s",
+             g->nculprits > 1
+                 ? "several ranks show the same kind of evidence; they are "
+                   "listed by how many stuck ranks wait on each"
+                 : "the evidence is indirect");
+    break;
+  default:
+    snprintf(buf, cap, "%s",
+             g->ncycle
+                 ? "every stuck rank waits on another rank"
+                 : "No rank stands out: the snapshots have no ProxySteps, "
+                   "which say what each transfer waits for "
+                   "(CCLSCOPE_MASK=default,proxystep records them)");
+    break;
+  }
+}

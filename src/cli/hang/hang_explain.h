@@ -1,0 +1,39 @@
+/*
+ * src/cli/hang/hang_explain.h — the sentences of `cclscope hang`: what a
+ * waiting step means, why a rank is the culprit, who waits on it, what to
+ * check, and how sure the verdict is. Shared by the text and JSON outputs so
+ * that both say the same thing.
+ */
+#ifndef CCLSCOPE_CLI_HANG_EXPLAIN_H
+#define CCLSCOPE_CLI_HANG_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hang/hang.h"
+
+/* "data from rank 3 has not arrived" */
+void hang_head_meaning(const hang_head *h, char *buf, size_t cap);
+/* "channel 0, recv from rank 1: ProxyStep 0 in RecvWait for 48.0 s" */
+void hang_head_text(const hang_head *h, char *buf, size_t cap);
+/* "rank 1 (node7, pid 4827)" */
+void hang_rank_label(const hang_rank *hr, char *buf, size_t cap);
+/* "0-3, 7" (at most `cap` bytes, "..." when cut) */
+void hang_ranges(const int64_t *ranks, size_t n, char *buf, size_t cap);
+/* "AllReduce seqNumber 41000" or "Send/Recv" */
+void hang_what(const hang_group *g, char *buf, size_t cap);
+
+/* Why this candidate is one: one or more sentences (`brief`: the main
+ * evidence only, without its other waits and caveats). */
+void hang_why(const hang_db *db, const hang_group *g, const hang_rank *hr,
+              bool brief, char *buf, size_t cap);
+/* Who waits on it, directly and through others. "" when nobody. */
+void hang_waiters(const hang_group *g, const hang_rank *hr, char *buf,
+                  size_t cap);
+/* What to look at next. */
+void hang_advice(const hang_group *g, const hang_rank *hr, char *buf,
+                 size_t cap);
+/* Why the confidence is what it is. */
+void hang_confidence_why(const hang_group *g, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,480 @@
+/*
+ * src/cli/read/ordered_reader.c — many files as one ordered stream: lock step,
+ * or an external merge sort by start or end time (see ordered_reader.h).
+ */
+#include "read/ordered_reader.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RUN_BUFFER (256u << 10)
+
+/* ---- reading one file ---- */
+
+static void note_identity(ord_file *f, const rec *r) {
+  if (r->rt == RT_PROCESS_END)
+    f->id.has_process_end = true;
+  if (r->rt != RT_PROCESS || f->id.has_process)
+    return;
+  f->id.has_process = true;
+  js_str_copy(js_get(r->f, K_hostname), f->id.host, sizeof f->id.host);
+  if (!js_to_i64(js_get(r->f, K_pid), &f->id.pid))
+    f->id.pid = -1;
+  uint64_t tag;
+  if (js_to_hex_u64(js_get(r->f, K_handleTag), &tag)) {
+    f->id.has_tag = true;
+    f->id.handle_tag = (uint32_t)tag;
+  }
+}
+
+/* Read the next record of `f` into `r` (decoded with `s`); false at EOF. */
+static bool read_record(ord_reader *o, ord_file *f, rec_scratch *s, rec *r) {
+  while (!f->eof) {
+    int got = tr_next(&f->tf);
+    if (got <= 0) {
+      if (got < 0)
+        fprintf(stderr, "cclscope: error reading '%s': %s\n", f->path,
+                strerror(f->tf.error));
+      f->eof = true;
+      break;
+    }
+    o->bytes_done += f->tf.bytes_read - f->bytes_counted;
+    f->bytes_counted = f->tf.bytes_read;
+    progress_update(&o->prog, o->bytes_done);
+    if (!rec_decode(r, s, f->tf.line, f->tf.line_len)) {
+      o->invalid++;
+      continue;
+    }
+    if (r->rt == RT_PAD)
+      continue;
+    note_identity(f, r);
+    return true;
+  }
+  return false;
+}
+
+static int64_t key_of(const ord_reader *o, ord_file *f, const rec *r) {
+  int64_t k = o->mode == ORD_START ? rec_start_time(r) : rec_write_time(r);
+  if (k == INT64_MIN)
+    k = f->last_key;
+  else
+    f->last_key = k;
+  return k;
+}
+
+static bool open_file(ord_reader *o, ord_file *f, size_t bufsize) {
+  int err = tr_open(&f->tf, f->path, bufsize);
+  if (err) {
+    fprintf(stderr, "cclscope: cannot open '%s': %s\n", f->path, strerror(err));
+    o->unreadable_files++;
+    f->eof = true;
+    f->tf.fd = -1;
+    return false;
+  }
+  f->opened = true;
+  return true;
+}
+
+/* ---- generic binary heap of indexes ---- */
+
+typedef bool (*less_fn)(const ord_reader *o, size_t a, size_t b);
+
+static void heap_push(ord_reader *o, size_t v, less_fn less) {
+  size_t i = o->nheap++;
+  while (i > 0) {
+    size_t parent = (i - 1) / 2;
+    if (!less(o, v, o->heap[parent]))
+      break;
+    o->heap[i] = o->heap[parent];
+    i = parent;
+  }
+  o->heap[i] = v;
+}
+
+static size_t heap_pop(ord_reader *o, less_fn less) {
+  size_t top = o->heap[0];
+  size_t last = o->heap[--o->nheap];
+  size_t i = 0;
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, m = i;
+    size_t best = last;
+    if (l < o->nheap && less(o, o->heap[l], best)) {
+      m = l;
+      best = o->heap[l];
+    }
+    if (r < o->nheap && less(o, o->heap[r], best))
+      m = r;
+    if (m == i)
+      break;
+    o->heap[i] = o->heap[m];
+    i = m;
+  }
+  if (o->nheap > 0)
+    o->heap[i] = last;
+  return top;
+}
+
+/* ---- ORD_LOCKSTEP ---- */
+
+static bool file_less(const ord_reader *o, size_t a, size_t b) {
+  const ord_file *fa = &o->files[a], *fb = &o->files[b];
+  if (fa->cur_key != fb->cur_key)
+    return fa->cur_key < fb->cur_key;
+  return a < b;
+}
+
+static void lockstep_advance(ord_reader *o, size_t fi) {
+  ord_file *f = &o->files[fi];
+  f->has_cur = read_record(o, f, f->scratch, &f->cur);
+  if (!f->has_cur)
+    return;
+  f->cur_key = key_of(o, f, &f->cur);
+  heap_push(o, fi, file_less);
+}
+
+/* ---- ORD_START / ORD_END: sorting chunks ---- */
+
+static int cmp_items(const void *a, const void *b) {
+  const ord_item *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* qsort's base must not be NULL, even for zero items (C11 7.22.5): the
+ * items array is not allocated until the first record arrives. */
+static void sort_chunk(ord_reader *o) {
+  if (o->nitems > 1)
+    qsort(o->items, o->nitems, sizeof *o->items, cmp_items);
+}
+
+static ord_run *new_run(ord_reader *o) {
+  if (o->nruns == o->cap_runs) {
+    size_t ncap = o->cap_runs ? o->cap_runs * 2 : 8;
+    ord_run *nr = realloc(o->runs, ncap * sizeof *nr);
+    if (!nr)
+      return NULL;
+    o->runs = nr;
+    o->cap_runs = ncap;
+  }
+  ord_run *r = &o->runs[o->nruns++];
+  memset(r, 0, sizeof *r);
+  r->fd = -1;
+  return r;
+}
+
+static int temp_file(void) {
+  const char *dir = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/cclscope-sort-XXXXXX",
+           dir && *dir ? dir : "/tmp");
+  int fd = mkstemp(path);
+  if (fd < 0) {
+    fprintf(stderr, "cclscope: cannot create a temporary file in '%s': %s\n",
+            dir && *dir ? dir : "/tmp", strerror(errno));
+    return -1;
+  }
+  unlink(path); /* gone when closed, whatever happens */
+  return fd;
+}
+
+/* Sort the chunk in memory and write it to a temporary file. */
+static bool spill(ord_reader *o) {
+  if (o->nitems == 0)
+    return true;
+  sort_chunk(o);
+  ord_run *r = new_run(o);
+  int fd = r ? temp_file() : -1;
+  if (fd < 0)
+    return false;
+  r->fd = fd;
+  FILE *out = fdopen(dup(fd), "w");
+  if (!out) {
+    fprintf(stderr, "cclscope: cannot write a temporary file: %s\n",
+            strerror(errno));
+    return false;
+  }
+  static char buf[1 << 20];
+  setvbuf(out, buf, _IOFBF, sizeof buf);
+  for (size_t i = 0; i < o->nitems; i++) {
+    const ord_item *it = &o->items[i];
+    fwrite(it, sizeof *it, 1, out);
+    fwrite(o->arena + it->off, 1, it->len, out);
+    o->spilled_bytes += sizeof *it + it->len;
+  }
+  bool ok = fflush(out) == 0 && !ferror(out);
+  int err = errno;
+  fclose(out);
+  if (!ok) {
+    fprintf(stderr,
+            "cclscope: writing a temporary file failed: %s (set "
+            "TMPDIR to a folder with room, or raise --memory-mb)\n",
+            strerror(err));
+    return false;
+  }
+  if (lseek(fd, 0, SEEK_SET) < 0)
+    return false;
+  r->cap = RUN_BUFFER;
+  r->buf = malloc(r->cap);
+  o->nitems = 0;
+  o->arena_used = 0;
+  return r->buf != NULL;
+}
+
+/* Add one record to the chunk being collected, spilling when full. */
+static bool collect(ord_reader *o, size_t fi, const rec *r, uint64_t line_no,
+                    int64_t key) {
+  size_t item_bytes = (o->nitems + 1) * sizeof(ord_item);
+  if (o->arena_used + r->len + item_bytes > o->memory_bytes && o->nitems > 0 &&
+      !spill(o))
+    return false;
+  if (o->arena_used + r->len > o->arena_cap) {
+    /* only a line longer than the whole budget gets here */
+    size_t ncap = o->arena_used + r->len;
+    char *na = realloc(o->arena, ncap);
+    if (!na)
+      return false;
+    o->arena = na;
+    o->arena_cap = ncap;
+  }
+  if (o->nitems == o->cap_items) {
+    size_t ncap = o->cap_items ? o->cap_items * 2 : 4096;
+    ord_item *ni = realloc(o->items, ncap * sizeof *ni);
+    if (!ni)
+      return false;
+    o->items = ni;
+    o->cap_items = ncap;
+  }
+  ord_item *it = &o->items[o->nitems++];
+  it->key = key;
+  it->seq = o->seq++;
+  it->line_no = line_no;
+  it->file = (uint32_t)fi;
+  it->len = (uint32_t)r->len;
+  it->off = o->arena_used;
+  memcpy(o->arena + o->arena_used, r->line, r->len);
+  o->arena_used += r->len;
+  return true;
+}
+
+/* Read every input into sorted chunks. */
+static bool sort_inputs(ord_reader *o) {
+  rec r;
+  for (size_t fi = 0; fi < o->n; fi++) {
+    ord_file *f = &o->files[fi];
+    if (!open_file(o, f, 1u << 20))
+      continue;
+    while (read_record(o, f, o->out_scratch, &r)) {
+      if (r.len > UINT32_MAX)
+        continue;
+      if (!collect(o, fi, &r, f->tf.line_no, key_of(o, f, &r)))
+        return false;
+    }
+    tr_close(&f->tf);
+    f->opened = false;
+  }
+  /* the last chunk stays in memory (it is empty when nothing was read) */
+  sort_chunk(o);
+  ord_run *last = new_run(o);
+  if (!last)
+    return false;
+  last->in_memory = true;
+  last->items = o->items;
+  last->n = o->nitems;
+  return true;
+}
+
+/* Next record of a run into run->cur; false at its end. */
+static bool run_next(ord_reader *o, ord_run *r) {
+  if (r->in_memory) {
+    if (r->pos >= r->n)
+      return false;
+    r->cur = r->items[r->pos++];
+    r->cur_text = o->arena + r->cur.off;
+    return true;
+  }
+  for (;;) {
+    size_t avail = r->fill - r->at;
+    if (avail >= sizeof(ord_item)) {
+      ord_item head;
+      memcpy(&head, r->buf + r->at, sizeof head);
+      if (avail >= sizeof head + head.len) {
+        r->cur = head;
+        r->cur_text = r->buf + r->at + sizeof head;
+        r->at += sizeof head + head.len;
+        return true;
+      }
+      if (sizeof head + head.len > r->cap) {
+        char *nb = realloc(r->buf, sizeof head + head.len);
+        if (!nb) {
+          o->failed = true;
+          return false;
+        }
+        r->buf = nb;
+        r->cap = sizeof head + head.len;
+      }
+    }
+    if (r->eof)
+      return false;
+    memmove(r->buf, r->buf + r->at, avail);
+    r->fill = avail;
+    r->at = 0;
+    ssize_t got = read(r->fd, r->buf + r->fill, r->cap - r->fill);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      fprintf(stderr, "cclscope: reading a temporary file failed: %s\n",
+              strerror(errno));
+      o->failed = true;
+      return false;
+    }
+    if (got == 0)
+      r->eof = true;
+    r->fill += (size_t)got;
+  }
+}
+
+static bool run_less(const ord_reader *o, size_t a, size_t b) {
+  const ord_item *x = &o->runs[a].cur, *y = &o->runs[b].cur;
+  return cmp_items(x, y) < 0;
+}
+
+/* ---- public ---- */
+
+bool ord_inputs_empty(const tr_inputs *in, uint64_t *invalid_lines) {
+  *invalid_lines = 0;
+  rec_scratch *s = malloc(sizeof *s);
+  if (!s)
+    return false; /* cannot tell: let the reading pass decide */
+  rec_scratch_init(s);
+  bool empty = true;
+  for (size_t i = 0; i < in->n && empty; i++) {
+    tr_file tf;
+    if (tr_open(&tf, in->paths[i], 64u << 10) != 0) {
+      empty = false; /* the reading pass reports it */
+      break;
+    }
+    rec r;
+    int got = 0;
+    while (empty && (got = tr_next(&tf)) > 0) {
+      if (!rec_decode(&r, s, tf.line, tf.line_len))
+        (*invalid_lines)++;
+      else if (r.rt != RT_PAD)
+        empty = false;
+    }
+    if (got < 0)
+      empty = false; /* a read error: the reading pass reports it */
+    tr_close(&tf);
+  }
+  free(s);
+  return empty;
+}
+
+bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
+              size_t memory_bytes, const char *progress_label) {
+  memset(o, 0, sizeof *o);
+  o->mode = mode;
+  o->n = in->n;
+  o->files = calloc(in->n ? in->n : 1, sizeof *o->files);
+  o->out_scratch = malloc(sizeof *o->out_scratch);
+  if (!o->files || !o->out_scratch)
+    return false;
+  rec_scratch_init(o->out_scratch);
+  progress_start(&o->prog, progress_label, in->total_bytes);
+  for (size_t i = 0; i < in->n; i++) {
+    ord_file *f = &o->files[i];
+    f->path = in->paths[i];
+    f->last_key = INT64_MIN;
+    f->id.pid = -1;
+    f->tf.fd = -1;
+  }
+  if (mode == ORD_LOCKSTEP) {
+    o->heap = calloc(in->n ? in->n : 1, sizeof *o->heap);
+    if (!o->heap)
+      return false;
+    /* smaller read buffers when there are many files */
+    size_t bufsize = in->n > 64 ? (256u << 10) : (1u << 20);
+    for (size_t i = 0; i < in->n; i++) {
+      ord_file *f = &o->files[i];
+      if (!open_file(o, f, bufsize))
+        continue;
+      f->scratch = malloc(sizeof *f->scratch);
+      if (!f->scratch)
+        return false;
+      rec_scratch_init(f->scratch);
+      lockstep_advance(o, i);
+    }
+    return true;
+  }
+  o->memory_bytes = memory_bytes; /* tiny budgets (tests) just spill often */
+  o->arena_cap = memory_bytes < 4096 ? 4096 : memory_bytes;
+  o->arena = malloc(o->arena_cap);
+  if (!o->arena || !sort_inputs(o)) {
+    o->failed = true;
+    return false;
+  }
+  o->heap = calloc(o->nruns, sizeof *o->heap);
+  if (!o->heap)
+    return false;
+  for (size_t i = 0; i < o->nruns; i++)
+    if (run_next(o, &o->runs[i]))
+      heap_push(o, i, run_less);
+  return !o->failed;
+}
+
+const rec *ord_next(ord_reader *o, ord_where *where) {
+  less_fn less = o->mode == ORD_LOCKSTEP ? file_less : run_less;
+  if (o->has_pending) {
+    /* what was handed out last time stays valid until now */
+    o->has_pending = false;
+    if (o->mode == ORD_LOCKSTEP)
+      lockstep_advance(o, o->pending);
+    else if (run_next(o, &o->runs[o->pending]))
+      heap_push(o, o->pending, less);
+  }
+  if (o->nheap == 0)
+    return NULL;
+  size_t top = heap_pop(o, less);
+  o->pending = top;
+  o->has_pending = true;
+  o->records++;
+  if (o->mode == ORD_LOCKSTEP) {
+    ord_file *f = &o->files[top];
+    o->out = f->cur;
+    where->file = top;
+    where->line_no = f->tf.line_no;
+    where->key = f->cur_key;
+    return &o->out;
+  }
+  const ord_run *r = &o->runs[top];
+  where->file = r->cur.file;
+  where->line_no = r->cur.line_no;
+  where->key = r->cur.key;
+  rec_decode(&o->out, o->out_scratch, r->cur_text, r->cur.len);
+  return &o->out;
+}
+
+void ord_close(ord_reader *o) {
+  progress_finish(&o->prog);
+  for (size_t i = 0; i < o->n; i++) {
+    ord_file *f = &o->files[i];
+    if (f->opened)
+      tr_close(&f->tf);
+    free(f->scratch);
+  }
+  for (size_t i = 0; i < o->nruns; i++) {
+    if (o->runs[i].fd >= 0)
+      close(o->runs[i].fd);
+    free(o->runs[i].buf);
+  }
+  free(o->runs);
+  free(o->files);
+  free(o->heap);
+  free(o->items);
+  free(o->arena);
+  free(o->out_scratch);
+  memset(o, 0, sizeof *o);
+}

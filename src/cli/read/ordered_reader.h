@@ -1,0 +1,152 @@
+/*
+ * src/cli/read/ordered_reader.h — the records of many files as one stream.
+ *
+ * Modes:
+ *
+ *  ORD_LOCKSTEP  records in the order of the time they were written (an
+ *                event's stop or endTs, other records' ts), files read in
+ *                lock step. Nothing is copied or buffered beyond one
+ *                current line per file, each line is decoded once. The
+ *                order is only approximate (files are not strictly sorted
+ *                by write time); used by `summary`, which needs no order,
+ *                only that files advance together so that state waiting
+ *                for all ranks (collective instances) stays small.
+ *
+ *  ORD_START     records exactly by start time (events' start.ts, timing
+ *                records' start, others' ts; ties keep input order: files
+ *                by name, then lines). Used by merge, perfetto, otf2.
+ *  ORD_END       exactly by the time each record was written (events'
+ *                stop.ts or endTs, timing records' stop, others' ts).
+ *
+ * A file is written as events end (and the plugin's writer batches work),
+ * so no window of bounded size sorts it in general. ORD_START and ORD_END
+ * therefore sort externally: ord_open reads every input once, sorting
+ * chunks of at most `memory_bytes` (lines plus 40 bytes each) and spilling
+ * each full chunk to an unlinked temporary file in $TMPDIR (or /tmp); the
+ * last chunk stays in memory, so a trace that fits needs no disk at all.
+ * ord_next then merges the sorted chunks. Memory: `memory_bytes` plus one
+ * 256 KiB read buffer per spilled chunk; disk: at most the input's size.
+ *
+ * Lines that are not JSON objects are skipped and counted (`invalid`);
+ * `pad` records are skipped. The first `process` record of each file gives
+ * the file's identity (host, pid, handleTag). Records without a time take
+ * the key of the record before them in their file.
+ */
+#ifndef CCLSCOPE_CLI_ORDERED_READER_H
+#define CCLSCOPE_CLI_ORDERED_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "read/trace_reader.h"
+#include "read/trace_record.h"
+#include "util/progress.h"
+
+typedef enum { ORD_LOCKSTEP, ORD_START, ORD_END } ord_mode;
+
+typedef struct {
+  char host[128];
+  int64_t pid;
+  bool has_tag;
+  uint32_t handle_tag;
+  bool has_process; /* its first record was a process record */
+  bool has_process_end;
+} ord_identity;
+
+typedef struct {
+  const char *path;
+  tr_file tf;
+  bool opened;
+  bool eof;
+  ord_identity id;
+  int64_t last_key;       /* keys of records without a time inherit this */
+  uint64_t bytes_counted; /* of tf.bytes_read, already in bytes_done */
+  /* ORD_LOCKSTEP: the current line, decoded in `scratch` */
+  rec_scratch *scratch;
+  rec cur;
+  bool has_cur;
+  int64_t cur_key;
+} ord_file;
+
+/* One record of a sorted chunk. */
+typedef struct {
+  int64_t key;
+  uint64_t seq; /* global read order: ties keep input order */
+  uint64_t line_no;
+  uint32_t file;
+  uint32_t len;
+  size_t off; /* in memory: offset of the text in the arena */
+} ord_item;
+
+/* A sorted chunk being merged: in memory (the last one) or spilled. */
+typedef struct {
+  bool in_memory;
+  /* in memory */
+  ord_item *items;
+  size_t n, pos;
+  /* spilled: a temporary file of [ord_item][text] in order */
+  int fd;
+  char *buf;
+  size_t cap, fill, at;
+  bool eof;
+  /* the current record */
+  ord_item cur;
+  const char *cur_text;
+} ord_run;
+
+typedef struct {
+  ord_mode mode;
+  ord_file *files;
+  size_t n;
+  /* ORD_LOCKSTEP: heap of file indexes; ORD_START/END: heap of runs */
+  size_t *heap;
+  size_t nheap;
+  size_t pending;   /* index (file or run) to advance on the next call */
+  bool has_pending; /* its record was handed out last time */
+  /* ORD_START/ORD_END: sorting */
+  char *arena;
+  size_t arena_cap, arena_used;
+  ord_item *items;
+  size_t nitems, cap_items;
+  size_t memory_bytes;
+  ord_run *runs;
+  size_t nruns, cap_runs;
+  uint64_t seq;
+  uint64_t spilled_bytes;
+  rec_scratch *out_scratch;
+  rec out;
+  /* statistics */
+  uint64_t records;
+  uint64_t invalid; /* lines that are not JSON objects (skipped) */
+  uint64_t unreadable_files;
+  uint64_t bytes_done; /* read from all files so far (progress) */
+  bool failed;         /* a temporary file could not be written or read */
+  progress prog;
+} ord_reader;
+
+/* Where the record returned by ord_next comes from. */
+typedef struct {
+  size_t file;
+  uint64_t line_no;
+  int64_t key;
+} ord_where;
+
+/* True when no input holds a record: every file is empty or has only
+ * blank, invalid or pad lines (*invalid_lines counts the blank and invalid
+ * ones). Reads each file only up to its first record, so it is cheap on a
+ * real trace. A file that cannot be opened or read counts as holding
+ * records: the reading pass (ord_open) reports it. */
+bool ord_inputs_empty(const tr_inputs *in, uint64_t *invalid_lines);
+
+/* Open every input (ORD_START/ORD_END: read and sort them all, see above).
+ * Files that cannot be opened are reported on stderr and skipped. False
+ * when out of memory or a temporary file fails (with a message). */
+bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
+              size_t memory_bytes, const char *progress_label);
+/* Next record, or NULL at the end (check o->failed). Valid until the next
+ * call. */
+const rec *ord_next(ord_reader *o, ord_where *where);
+void ord_close(ord_reader *o);
+
+#endif

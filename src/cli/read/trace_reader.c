@@ -1,0 +1,202 @@
+/*
+ * src/cli/read/trace_reader.c — input listing and buffered line reading.
+ */
+#include "read/trace_reader.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool push_path(tr_inputs *in, size_t *cap, const char *path,
+                      uint64_t size) {
+  if (in->n == *cap) {
+    size_t ncap = *cap ? *cap * 2 : 16;
+    char **p = realloc(in->paths, ncap * sizeof *p);
+    if (!p)
+      return false;
+    in->paths = p;
+    *cap = ncap;
+  }
+  in->paths[in->n] = strdup(path);
+  if (!in->paths[in->n])
+    return false;
+  in->n++;
+  in->total_bytes += size;
+  return true;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static bool collect_dir(tr_inputs *in, size_t *cap, const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "cclscope: cannot open '%s': %s\n", dir, strerror(errno));
+    return false;
+  }
+  size_t first = in->n;
+  struct dirent *e;
+  bool ok = true;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.' || !ends_with(e->d_name, ".jsonl"))
+      continue;
+    char path[4096];
+    struct stat st;
+    if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >=
+        (int)sizeof path)
+      continue;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+      continue;
+    if (!push_path(in, cap, path, (uint64_t)st.st_size)) {
+      ok = false;
+      break;
+    }
+  }
+  closedir(d);
+  if (!ok) {
+    fprintf(stderr, "cclscope: out of memory listing '%s'\n", dir);
+    return false;
+  }
+  if (in->n == first) {
+    fprintf(stderr, "cclscope: no *.jsonl trace files in '%s'\n", dir);
+    return false;
+  }
+  qsort(in->paths + first, in->n - first, sizeof *in->paths, cmp_str);
+  return true;
+}
+
+bool tr_inputs_collect(tr_inputs *in, int argc, char **argv) {
+  size_t cap = 0;
+  memset(in, 0, sizeof *in);
+  for (int i = 0; i < argc; i++) {
+    struct stat st;
+    if (stat(argv[i], &st) != 0) {
+      fprintf(stderr, "cclscope: cannot open '%s': %s\n", argv[i],
+              strerror(errno));
+      tr_inputs_free(in);
+      return false;
+    }
+    bool ok = S_ISDIR(st.st_mode)
+                  ? collect_dir(in, &cap, argv[i])
+                  : push_path(in, &cap, argv[i], (uint64_t)st.st_size);
+    if (!ok) {
+      tr_inputs_free(in);
+      return false;
+    }
+  }
+  if (in->n == 0) {
+    fprintf(stderr, "cclscope: no input (give a trace folder or files)\n");
+    return false;
+  }
+  return true;
+}
+
+void tr_inputs_free(tr_inputs *in) {
+  for (size_t i = 0; i < in->n; i++)
+    free(in->paths[i]);
+  free(in->paths);
+  memset(in, 0, sizeof *in);
+}
+
+int tr_open(tr_file *f, const char *path, size_t bufsize) {
+  memset(f, 0, sizeof *f);
+  f->path = path;
+  f->fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (f->fd < 0)
+    return errno;
+#ifdef POSIX_FADV_SEQUENTIAL
+  posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+  f->cap = bufsize < 4096 ? 4096 : bufsize;
+  f->buf = malloc(f->cap);
+  if (!f->buf) {
+    close(f->fd);
+    f->fd = -1;
+    return ENOMEM;
+  }
+  return 0;
+}
+
+/* Make room and read more; returns bytes added, 0 at EOF, -1 on error. */
+static ssize_t refill(tr_file *f) {
+  if (f->pos > 0) {
+    memmove(f->buf, f->buf + f->pos, f->fill - f->pos);
+    f->fill -= f->pos;
+    f->pos = 0;
+  }
+  if (f->fill == f->cap) {
+    size_t ncap = f->cap * 2;
+    char *nb = realloc(f->buf, ncap);
+    if (!nb) {
+      f->error = ENOMEM;
+      return -1;
+    }
+    f->buf = nb;
+    f->cap = ncap;
+  }
+  for (;;) {
+    ssize_t n = read(f->fd, f->buf + f->fill, f->cap - f->fill);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      f->error = errno;
+      return -1;
+    }
+    f->fill += (size_t)n;
+    f->bytes_read += (uint64_t)n;
+    return n;
+  }
+}
+
+int tr_next(tr_file *f) {
+  size_t scanned = 0; /* bytes after pos already known to hold no '\n' */
+  for (;;) {
+    char *start = f->buf + f->pos;
+    size_t avail = f->fill - f->pos;
+    char *nl =
+        avail > scanned ? memchr(start + scanned, '\n', avail - scanned) : NULL;
+    if (nl) {
+      f->line = start;
+      f->line_len = (size_t)(nl - start);
+      f->line_unterminated = false;
+      f->pos += f->line_len + 1;
+      f->line_no++;
+      return 1;
+    }
+    scanned = avail;
+    if (f->eof) {
+      if (avail == 0)
+        return 0;
+      f->line = start;
+      f->line_len = avail;
+      f->line_unterminated = true;
+      f->pos = f->fill;
+      f->line_no++;
+      return 1;
+    }
+    ssize_t n = refill(f);
+    if (n < 0)
+      return -1;
+    if (n == 0)
+      f->eof = true;
+  }
+}
+
+void tr_close(tr_file *f) {
+  if (f->fd >= 0)
+    close(f->fd);
+  free(f->buf);
+  f->fd = -1;
+  f->buf = NULL;
+}

@@ -1,0 +1,197 @@
+/*
+ * src/cli/read/trace_record.c — decoding trace lines into `rec` (see
+ * trace_record.h).
+ */
+#include "read/trace_record.h"
+
+#include <string.h>
+
+#include "nccl_names.h"
+
+/* NCCL's types are the shared vocabulary's (src/common/nccl_names.h, same
+ * numbering); "unknown" and the plugin's own lifecycle record are ours. */
+const char *ev_type_json_name(ev_type t) {
+  if (t == ET_LIFECYCLE)
+    return "ProfilerLifecycle";
+  const char *name = nccl_event_json_name((int)t);
+  return name ? name : "unknown";
+}
+
+const char *ev_type_short_name(ev_type t) {
+  if (t == ET_LIFECYCLE)
+    return "ProfilerLifecycle";
+  const char *name = nccl_event_name((int)t);
+  return name ? name : "unknown";
+}
+
+ev_type ev_type_from_json(const js_value *v) {
+  if (!v || v->type != JS_STRING)
+    return ET_UNKNOWN;
+  int t = nccl_event_from_json_name(v->ptr, v->len);
+  if (t >= 0)
+    return (ev_type)t;
+  if (js_str_eq(v, "ProfilerLifecycle"))
+    return ET_LIFECYCLE;
+  return ET_UNKNOWN;
+}
+
+uint32_t ev_legal_parents(ev_type child) {
+  if (child == ET_LIFECYCLE)
+    return 0;                                  /* no parent */
+  return nccl_event_legal_parents((int)child); /* unknown: anything goes */
+}
+
+void rec_scratch_init(rec_scratch *s) {
+  js_fields_init(&s->top);
+  js_fields_init(&s->point);
+  js_fields_init(&s->sub);
+  js_fields_init(&s->state);
+}
+
+static rec_type rec_type_from_json(const js_value *v) {
+  if (!v || v->type != JS_STRING)
+    return RT_UNKNOWN;
+  static const struct {
+    const char *name;
+    rec_type rt;
+  } names[] = {{"event", RT_EVENT},   {"process", RT_PROCESS},
+               {"thread", RT_THREAD}, {"timing", RT_TIMING},
+               {"state", RT_STATE},   {"mark", RT_MARK},
+               {"pad", RT_PAD},       {"processEnd", RT_PROCESS_END}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (js_str_eq(v, names[i].name))
+      return names[i].rt;
+  return RT_UNKNOWN;
+}
+
+bool rec_point_decode(const js_value *v, js_fields *scratch, const char *base,
+                      rec_point *out) {
+  out->present = false;
+  out->ts = 0;
+  out->pid = -1;
+  out->tid = -1;
+  if (!v || v->type != JS_OBJECT)
+    return false;
+  if (!js_fields_decode(scratch, v->ptr, v->ptr + v->len, base, false))
+    return false;
+  if (!js_to_ns(js_get(scratch, K_ts), &out->ts))
+    return false;
+  js_to_i64(js_get(scratch, K_pid), &out->pid);
+  js_to_i64(js_get(scratch, K_tid), &out->tid);
+  out->present = true;
+  return true;
+}
+
+static end_kind end_from_json(const js_value *v) {
+  if (!v)
+    return END_NONE;
+  if (js_str_eq(v, "stopped"))
+    return END_STOPPED;
+  if (js_str_eq(v, "reclaimed"))
+    return END_RECLAIMED;
+  if (js_str_eq(v, "inflight"))
+    return END_INFLIGHT;
+  return END_BAD;
+}
+
+static void decode_parent(rec *r, const js_fields *f) {
+  const js_value *pid = js_get(f, K_parentId);
+  const js_value *status = js_get(f, K_parentStatus);
+  r->parent = PAR_NONE;
+  r->parent_id = 0;
+  r->parent_raw = 0;
+  if (pid && pid->type != JS_NULL) {
+    r->parent =
+        js_to_hex_u64(pid, &r->parent_id) && !status ? PAR_LOCAL : PAR_BAD;
+    return;
+  }
+  if (!status)
+    return;
+  const js_value *raw = js_get(f, K_parentRaw);
+  if (js_str_eq(status, "foreign")) {
+    r->parent = js_to_hex_u64(raw, &r->parent_raw) ? PAR_FOREIGN : PAR_BAD;
+  } else if (js_str_eq(status, "unknown")) {
+    if (!raw)
+      raw = js_get(f, K_parentHint);
+    r->parent = js_to_hex_u64(raw, &r->parent_raw) ? PAR_UNKNOWN : PAR_BAD;
+  } else if (js_str_eq(status, "dropped")) {
+    r->parent = PAR_DROPPED;
+  } else {
+    r->parent = PAR_BAD;
+  }
+}
+
+static void decode_event(rec *r, rec_scratch *s) {
+  js_fields *f = &s->top;
+  r->et = ev_type_from_json(js_get(f, K_type));
+  r->has_id = js_to_hex_u64(js_get(f, K_id), &r->id);
+  decode_parent(r, f);
+  r->has_ctx = js_to_i64(js_get(f, K_ctx), &r->ctx);
+  r->has_comm = js_to_hex_u64(js_get(f, K_commId), &r->comm_id);
+  if (!js_to_i64(js_get(f, K_rank), &r->rank))
+    r->rank = -1;
+  rec_point_decode(js_get(f, K_start), &s->point, r->line, &r->start);
+  rec_point_decode(js_get(f, K_stop), &s->point, r->line, &r->stop);
+  r->end = end_from_json(js_get(f, K_end));
+  r->has_end_ts = js_to_ns(js_get(f, K_endTs), &r->end_ts);
+  if (r->et == ET_LIFECYCLE && r->end == END_NONE && r->stop.present)
+    r->end = END_STOPPED; /* lifecycle records carry no "end" */
+}
+
+bool rec_decode(rec *r, rec_scratch *s, const char *line, size_t len) {
+  memset(r, 0, sizeof *r);
+  r->line = line;
+  r->len = len;
+  r->f = &s->top;
+  r->rank = -1;
+  if (!js_fields_decode(&s->top, line, line + len, line, true))
+    return false;
+  r->rt = rec_type_from_json(js_get(&s->top, K_recordType));
+  if (r->rt == RT_EVENT)
+    decode_event(r, s);
+  r->has_ts = js_to_ns(js_get(&s->top, K_ts), &r->ts);
+  return true;
+}
+
+int64_t rec_end_time(const rec *r) {
+  if (r->stop.present)
+    return r->stop.ts;
+  if (r->has_end_ts)
+    return r->end_ts;
+  return INT64_MIN;
+}
+
+static int64_t timing_field(const rec *r, js_key k) {
+  int64_t v;
+  if (js_to_ns(js_get(r->f, k), &v))
+    return v;
+  return INT64_MIN;
+}
+
+int64_t rec_write_time(const rec *r) {
+  switch (r->rt) {
+  case RT_EVENT: {
+    int64_t t = rec_end_time(r);
+    return t != INT64_MIN ? t : (r->start.present ? r->start.ts : INT64_MIN);
+  }
+  case RT_TIMING: {
+    int64_t t = timing_field(r, K_stop);
+    return t != INT64_MIN ? t : timing_field(r, K_start);
+  }
+  case RT_STATE:
+    return INT64_MIN; /* its ts is inside "state" */
+  default:
+    return r->has_ts ? r->ts : INT64_MIN;
+  }
+}
+
+int64_t rec_start_time(const rec *r) {
+  switch (r->rt) {
+  case RT_EVENT:
+    return r->start.present ? r->start.ts : INT64_MIN;
+  case RT_TIMING:
+    return timing_field(r, K_start);
+  default:
+    return r->has_ts ? r->ts : INT64_MIN;
+  }
+}

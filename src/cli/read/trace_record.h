@@ -1,0 +1,144 @@
+/*
+ * src/cli/read/trace_record.h — one trace line as typed fields
+ * (docs/trace-format.md).
+ *
+ * Owns: record and event type names, and decoding the fields that every
+ * command needs (record type, event identity, parent, owner, start/stop,
+ * end) from a line. Everything else stays as js_value spans in `top`, read
+ * on demand (details, states, counters...). A record is only valid until
+ * the next line is decoded with the same scratch.
+ */
+#ifndef CCLSCOPE_CLI_TRACE_RECORD_H
+#define CCLSCOPE_CLI_TRACE_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "read/jsonl_scan.h"
+
+typedef enum {
+  RT_UNKNOWN = 0, /* a recordType this build does not know (or none) */
+  RT_PROCESS,
+  RT_THREAD,
+  RT_EVENT, /* NCCL events and ProfilerLifecycle records */
+  RT_TIMING,
+  RT_STATE,
+  RT_MARK,
+  RT_PAD,
+  RT_PROCESS_END
+} rec_type;
+
+/* Event types: the numbering of NCCL's type bits (bit index), as in the
+ * plugin, so that parent-type tables can be bit masks. */
+typedef enum {
+  ET_GROUP = 0,
+  ET_COLL = 1,
+  ET_P2P = 2,
+  ET_PROXY_OP = 3,
+  ET_PROXY_STEP = 4,
+  ET_PROXY_CTRL = 5,
+  ET_KERNEL_CH = 6,
+  ET_NET_PLUGIN = 7,
+  ET_GROUP_API = 8,
+  ET_COLL_API = 9,
+  ET_P2P_API = 10,
+  ET_KERNEL_LAUNCH = 11,
+  ET_CE_COLL = 12,
+  ET_CE_SYNC = 13,
+  ET_CE_BATCH = 14,
+  ET_KERNEL_PHASE = 15,
+  ET_UNKNOWN = 16, /* "unknown" or a name this build does not know */
+  ET_LIFECYCLE = 17,
+  ET_COUNT = 18
+} ev_type;
+
+typedef enum {
+  END_NONE = 0, /* no "end" key */
+  END_STOPPED,
+  END_RECLAIMED,
+  END_INFLIGHT,
+  END_BAD /* a value this build does not know */
+} end_kind;
+
+typedef enum {
+  PAR_NONE = 0, /* parentId null, no parentStatus */
+  PAR_LOCAL,    /* parentId names an event of this file */
+  PAR_FOREIGN,  /* PXN: parentRaw names an event of another process */
+  PAR_UNKNOWN,  /* parentStatus "unknown" */
+  PAR_DROPPED,  /* parentStatus "dropped": the parent's record was dropped */
+  PAR_BAD       /* malformed parent fields */
+} parent_kind;
+
+/* {ts, pid, tid} of start/stop. */
+typedef struct {
+  int64_t ts; /* ns since the epoch */
+  int64_t pid;
+  int64_t tid;
+  bool present; /* an object with a valid ts */
+} rec_point;
+
+/* Scratch space reused from line to line (one per reader). */
+typedef struct {
+  js_fields top;
+  js_fields point;
+  js_fields sub; /* details, counters, timing sub-objects */
+  js_fields state;
+} rec_scratch;
+
+typedef struct {
+  rec_type rt;
+  const char *line;
+  size_t len;
+  js_fields *f; /* top-level members */
+  /* RT_EVENT */
+  ev_type et;
+  bool has_id;
+  uint64_t id;
+  parent_kind parent;
+  uint64_t parent_id;  /* PAR_LOCAL */
+  uint64_t parent_raw; /* PAR_FOREIGN, PAR_UNKNOWN (raw or hint) */
+  bool has_ctx;
+  int64_t ctx;
+  bool has_comm;
+  uint64_t comm_id;
+  int64_t rank; /* -1 when absent */
+  rec_point start;
+  rec_point stop;
+  end_kind end;
+  bool has_end_ts;
+  int64_t end_ts;
+  /* RT_PROCESS, RT_THREAD, RT_MARK, RT_PROCESS_END: "ts" if present */
+  bool has_ts;
+  int64_t ts;
+} rec;
+
+void rec_scratch_init(rec_scratch *s);
+
+/* Decode one line (without its newline). Returns false when the line is
+ * not a JSON object; s->top.error/error_at say why. A valid object with an
+ * unknown recordType decodes as RT_UNKNOWN. */
+bool rec_decode(rec *r, rec_scratch *s, const char *line, size_t len);
+
+/* Decode a {ts,pid,tid} object. */
+bool rec_point_decode(const js_value *v, js_fields *scratch, const char *base,
+                      rec_point *out);
+
+/* Time the record was written (events: stop or endTs; others: ts) and the
+ * time it starts (events: start; timing: start; others: ts). INT64_MIN when
+ * the record has no time. */
+int64_t rec_write_time(const rec *r);
+int64_t rec_start_time(const rec *r);
+
+/* End time of an event: stop.ts, else endTs, else INT64_MIN. */
+int64_t rec_end_time(const rec *r);
+
+ev_type ev_type_from_json(const js_value *v);
+const char *ev_type_json_name(ev_type t);  /* "ncclProfileColl" */
+const char *ev_type_short_name(ev_type t); /* "Coll" */
+
+/* Legal parent types of a child type, as bits of ev_type (mirrors the
+ * plugin's check, src/plugin/assembler.c). */
+uint32_t ev_legal_parents(ev_type child);
+
+#endif

@@ -1,0 +1,225 @@
+/*
+ * src/cli/summary/summary.h — the data model of `cclscope summary`, shared
+ * by its parts: summary_collect.c (reading, dispatch, communicators, file
+ * health), summary_colls.c (per-collective statistics), summary_stragglers.c
+ * (cross-rank matching), summary_network.c (rank pairs, channels),
+ * summary_print.c (tables and JSON). cmd_summary.c is the command only.
+ * The module's header: each group of declarations is under the name of the
+ * file that defines it.
+ *
+ * Everything is keyed by numbers (pair_map) and aggregated while streaming;
+ * the only state that waits is a collective instance until every rank of
+ * its communicator reported it (files are read in lock step, so that is a
+ * short window).
+ */
+#ifndef CCLSCOPE_CLI_SUMMARY_H
+#define CCLSCOPE_CLI_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "read/trace_reader.h"
+#include "read/trace_record.h"
+#include "summary/fit.h"
+#include "summary/log_hist.h"
+#include "util/intern.h"
+#include "util/pair_map.h"
+
+/* Where a duration comes from. The first three are the `source` of timing
+ * records; SRC_ENQUEUE is the fallback when there are none: the Coll/P2p
+ * event's own span (enqueue on the host). */
+typedef enum {
+  SRC_GPU = 0,
+  SRC_PROXY,
+  SRC_HOST,
+  SRC_ENQUEUE,
+  SRC_COUNT
+} dur_source;
+
+const char *dur_source_name(dur_source s);
+
+/* A communicator, from ProfilerLifecycle records. */
+typedef struct {
+  uint64_t comm_id;
+  char name[64];
+  int nranks;
+} comm_info;
+
+/* One row of the per-collective table: (comm, func, bytes, source). */
+typedef struct {
+  uint64_t comm_id;
+  uint32_t func;  /* id in `funcs` */
+  uint64_t bytes; /* message size, see summary_colls.c */
+  dur_source source;
+  int nranks;
+  uint32_t algo, proto; /* intern ids of the first seen; mixed flags */
+  bool algo_mixed, proto_mixed;
+  lhist dur; /* ns */
+} coll_row;
+
+/* One rank of one collective instance. */
+typedef struct {
+  int64_t arrival;    /* apiTs, else enqueue start (ns) */
+  int64_t completion; /* stop (ns) */
+  int32_t rank;
+} inst_rank;
+
+/* A collective matched across ranks by (comm, func, seqNumber). */
+typedef struct {
+  uint64_t comm_id;
+  uint64_t seq;
+  uint64_t bytes;
+  uint32_t func;
+  bool timing; /* from timing records (else enqueue events) */
+  int nranks;  /* expected; 0 when unknown */
+  int nseen;
+  int cap;
+  inst_rank *ranks;
+} instance;
+
+/* Straggler aggregates of one rank of one communicator. */
+typedef struct {
+  uint64_t comm_id;
+  int32_t rank;
+  bool timing;
+  uint64_t instances;
+  uint64_t times_last;
+  int64_t wait_sum; /* when last: its arrival - median arrival (ns) */
+  int64_t wait_max;
+  int64_t arrival_off_sum;    /* arrival - median arrival, every instance */
+  int64_t completion_off_sum; /* completion - median completion */
+} rank_row;
+
+#define WORST_KEEP 10
+
+typedef struct {
+  uint64_t comm_id;
+  uint32_t func;
+  uint64_t seq;
+  uint64_t bytes;
+  int nranks_seen;
+  int32_t last_rank;
+  int64_t spread; /* last arrival - first arrival */
+  int64_t wait;   /* last arrival - median arrival */
+} worst_instance;
+
+typedef struct {
+  pair_map index;              /* (comm, func|timing|seq) -> instance pointer */
+  uint64_t waiting_high_water; /* most instances waiting at once */
+  rank_row *ranks;
+  size_t nranks, cap_ranks;
+  pair_map rank_index;    /* (comm, rank|timing) -> rank_row index + 1 */
+  uint64_t matched[2];    /* instances with >= 2 ranks, [timing] */
+  uint64_t incomplete[2]; /* of which missing some rank */
+  uint64_t single[2];     /* only one rank seen: not comparable */
+  uint64_t duplicates;    /* the same rank twice in one instance */
+  worst_instance worst[2][WORST_KEEP];
+  int nworst[2];
+} straggler_state;
+
+/* A direction of a rank pair: (comm, from, to, measured on which side). */
+typedef struct {
+  uint64_t comm_id;
+  int32_t from, to;
+  bool send_side; /* true: SendWait -> stop of send steps; false: recv */
+  uint64_t transfers;
+  uint64_t bytes;
+  int64_t busy_ns;
+  lsq avg; /* every transfer: x = bytes, y = us */
+  lsq min; /* filled at the end from min_by_size */
+  uint32_t distinct_sizes;
+  lhist step_mbps; /* each transfer's bytes / time, in MB/s (10^6 B/s) */
+} link_row;
+
+/* Per (comm, rank, channel) send traffic. */
+typedef struct {
+  uint64_t comm_id;
+  int32_t rank;
+  int32_t channel;
+  uint64_t bytes;
+  int64_t busy_ns;
+  uint64_t steps;
+} channel_row;
+
+typedef struct {
+  link_row *links;
+  size_t nlinks, cap_links;
+  pair_map link_index;  /* (comm, from|to|side) -> index + 1 */
+  pair_map min_by_size; /* (link index, bytes) -> min transfer ns */
+  channel_row *channels;
+  size_t nchannels, cap_channels;
+  pair_map channel_index; /* (comm, rank|channel) -> index + 1 */
+  uint64_t steps_used;
+  uint64_t steps_without_size;
+} network_state;
+
+/* Per file: how it ended, what was lost. */
+typedef struct {
+  const char *path;
+  char host[64];
+  int64_t pid;
+  bool has_end;
+  bool has_counters; /* from processEnd, else the last ProfilerFinalize */
+  uint64_t started, dropped_starts, dropped_states, dropped_stops;
+  uint64_t reclaimed, inflight, lines_lost;
+  uint64_t
+      reclaimed_by[4]; /* abandoned, parent-stopped, no-progress, finalize */
+} file_health;
+
+typedef struct {
+  /* options */
+  bool json;
+  int top; /* rows of "worst" lists */
+  /* inputs */
+  uint64_t files, records, bytes, invalid_lines;
+  int64_t first_ts, last_ts;
+  intern_tab strings; /* algo, proto names */
+  intern_tab funcs;   /* function names: small ids, part of keys */
+  comm_info *comms;
+  size_t ncomms, cap_comms;
+  pair_map comm_index; /* comm_id -> index + 1 */
+  /* per-collective statistics */
+  coll_row *colls;
+  size_t ncolls, cap_colls;
+  pair_map coll_index;
+  uint64_t timing_records, coll_events; /* inputs seen */
+  straggler_state strag;
+  network_state net;
+  file_health *health;
+} summary;
+
+/* summary_colls.c */
+void colls_add_timing(summary *s, const rec *r, rec_scratch *sc);
+void colls_add_event(summary *s, const rec *r, rec_scratch *sc);
+/* Whether timing records exist: then SRC_ENQUEUE rows are not shown. */
+bool colls_use_timing(const summary *s);
+
+/* summary_stragglers.c */
+void strag_add(summary *s, uint64_t comm_id, uint32_t func, uint64_t seq,
+               uint64_t bytes, bool timing, int nranks, int32_t rank,
+               int64_t arrival, int64_t completion);
+void strag_finish(summary *s); /* flush instances still waiting */
+
+/* summary_network.c */
+void net_add_step(summary *s, const rec *r, rec_scratch *sc);
+void net_finish(summary *s); /* MIN-mode fits */
+
+/* summary_print.c */
+void summary_print_text(summary *s);
+void summary_print_json(summary *s);
+/* The same JSON to `out` (cmd_view embeds it in the page). */
+void summary_print_json_to(summary *s, FILE *out);
+
+/* summary_collect.c */
+/* The communicator `comm_id`, added (zeroed) when new; NULL when out of
+ * memory. */
+comm_info *summary_comm(summary *s, uint64_t comm_id);
+/* Read every record of `in` into `s` (zeroed, options set) and finish the
+ * analysis, ready to print. Returns 0, 1 when an input could not be read
+ * (reported on stderr; the rest was read), -1 when out of memory (nothing
+ * said yet). Free with summary_free in any case. */
+int summary_collect(summary *s, const tr_inputs *in);
+void summary_free(summary *s);
+
+#endif

@@ -1,0 +1,191 @@
+/*
+ * src/cli/summary/summary_collect.c — reading traces into the summary's
+ * data model (summary.h): every record once (files in lock step,
+ * ordered_reader.h ORD_LOCKSTEP), handed to the part of the analysis that
+ * wants it (summary_colls.c, summary_network.c); the communicator table and
+ * each file's health (how it ended, what was lost) are kept here. Used by
+ * `summary` (cmd_summary.c) and `view` (view/cmd_view.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "read/ordered_reader.h"
+#include "summary/summary.h"
+
+comm_info *summary_comm(summary *s, uint64_t comm_id) {
+  bool inserted;
+  uint64_t *idx = pair_map_put(&s->comm_index, comm_id, 0, 0, &inserted);
+  if (!idx)
+    return NULL;
+  if (!inserted)
+    return &s->comms[*idx - 1];
+  if (s->ncomms == s->cap_comms) {
+    size_t ncap = s->cap_comms ? s->cap_comms * 2 : 16;
+    comm_info *nc = realloc(s->comms, ncap * sizeof *nc);
+    if (!nc) {
+      pair_map_remove(&s->comm_index, comm_id, 0);
+      return NULL;
+    }
+    s->comms = nc;
+    s->cap_comms = ncap;
+  }
+  comm_info *c = &s->comms[s->ncomms++];
+  memset(c, 0, sizeof *c);
+  c->comm_id = comm_id;
+  *idx = s->ncomms;
+  return c;
+}
+
+static void read_health_counters(file_health *h, const js_value *v,
+                                 rec_scratch *sc, const char *base) {
+  if (!v || v->type != JS_OBJECT ||
+      !js_fields_decode(&sc->state, v->ptr, v->ptr + v->len, base, false))
+    return;
+  const js_fields *f = &sc->state;
+  h->has_counters = true;
+  js_to_u64(js_get(f, K_eventsStarted), &h->started);
+  js_to_u64(js_get(f, K_droppedStarts), &h->dropped_starts);
+  js_to_u64(js_get(f, K_droppedStates), &h->dropped_states);
+  js_to_u64(js_get(f, K_droppedStops), &h->dropped_stops);
+  js_to_u64(js_get(f, K_reclaimed), &h->reclaimed);
+  js_to_u64(js_get(f, K_inflight), &h->inflight);
+  const js_value *by = js_get(f, K_reclaimedByReason);
+  js_iter it;
+  js_value k, val;
+  if (by && js_object_begin(&it, by->ptr, by->ptr + by->len, base)) {
+    static const char *const reasons[4] = {"abandoned", "parent-stopped",
+                                           "no-progress", "finalize"};
+    while (js_object_next(&it, &k, &val))
+      for (int i = 0; i < 4; i++)
+        if (js_str_eq(&k, reasons[i]))
+          js_to_u64(&val, &h->reclaimed_by[i]);
+  }
+}
+
+static void on_lifecycle(summary *s, const rec *r, file_health *h,
+                         rec_scratch *sc) {
+  const js_fields *f = r->f;
+  if (js_str_eq(js_get(f, K_func), "ProfilerInit")) {
+    if (!r->has_comm)
+      return;
+    comm_info *c = summary_comm(s, r->comm_id);
+    if (!c)
+      return;
+    int64_t nranks;
+    if (js_to_i64(js_get(f, K_nranks), &nranks) && nranks > 0)
+      c->nranks = (int)nranks;
+    if (!c->name[0])
+      js_str_copy(js_get(f, K_commName), c->name, sizeof c->name);
+  } else if (!h->has_end) {
+    /* the last ProfilerFinalize stands in for a missing processEnd */
+    const js_value *d = js_get(f, K_details);
+    if (d && d->type == JS_OBJECT &&
+        js_fields_decode(&sc->sub, d->ptr, d->ptr + d->len, r->line, false)) {
+      const js_value *pc = js_get(&sc->sub, K_processCounters);
+      if (pc) {
+        js_value v = *pc;
+        read_health_counters(h, &v, sc, r->line);
+      }
+    }
+  }
+}
+
+static void on_record(summary *s, const rec *r, file_health *h,
+                      rec_scratch *sc) {
+  int64_t t = rec_start_time(r);
+  if (t != INT64_MIN && (s->first_ts == 0 || t < s->first_ts))
+    s->first_ts = t;
+  t = rec_write_time(r);
+  if (t != INT64_MIN && t > s->last_ts)
+    s->last_ts = t;
+  switch (r->rt) {
+  case RT_EVENT:
+    switch (r->et) {
+    case ET_LIFECYCLE:
+      on_lifecycle(s, r, h, sc);
+      break;
+    case ET_COLL:
+    case ET_P2P:
+    case ET_CE_COLL:
+      colls_add_event(s, r, sc);
+      break;
+    case ET_PROXY_STEP:
+      net_add_step(s, r, sc);
+      break;
+    default:
+      break;
+    }
+    break;
+  case RT_TIMING:
+    colls_add_timing(s, r, sc);
+    break;
+  case RT_PROCESS:
+    js_str_copy(js_get(r->f, K_hostname), h->host, sizeof h->host);
+    js_to_i64(js_get(r->f, K_pid), &h->pid);
+    break;
+  case RT_PROCESS_END:
+    h->has_end = true;
+    js_to_u64(js_get(r->f, K_linesLost), &h->lines_lost);
+    read_health_counters(h, js_get(r->f, K_counters), sc, r->line);
+    break;
+  default:
+    break;
+  }
+}
+
+void summary_free(summary *s) {
+  for (size_t i = 0; i < s->ncolls; i++)
+    lhist_free(&s->colls[i].dur);
+  free(s->colls);
+  pair_map_free(&s->coll_index);
+  free(s->comms);
+  pair_map_free(&s->comm_index);
+  intern_free(&s->strings);
+  intern_free(&s->funcs);
+  strag_finish(s);
+  pair_map_free(&s->strag.index);
+  free(s->strag.ranks);
+  pair_map_free(&s->strag.rank_index);
+  for (size_t i = 0; i < s->net.nlinks; i++)
+    lhist_free(&s->net.links[i].step_mbps);
+  free(s->net.links);
+  pair_map_free(&s->net.link_index);
+  pair_map_free(&s->net.min_by_size);
+  free(s->net.channels);
+  pair_map_free(&s->net.channel_index);
+  free(s->health);
+}
+
+int summary_collect(summary *s, const tr_inputs *in) {
+  intern_init(&s->strings);
+  intern_init(&s->funcs);
+  s->files = in->n;
+  s->bytes = in->total_bytes;
+  s->health = calloc(in->n, sizeof *s->health);
+  ord_reader rd;
+  rec_scratch *sc = malloc(sizeof *sc);
+  if (!s->health || !sc || !ord_open(&rd, in, ORD_LOCKSTEP, 0, "summary")) {
+    free(sc);
+    return -1;
+  }
+  int status = EXIT_OK;
+  rec_scratch_init(sc);
+  for (size_t i = 0; i < in->n; i++) {
+    s->health[i].path = in->paths[i];
+    s->health[i].pid = -1;
+  }
+  ord_where w;
+  const rec *r;
+  while ((r = ord_next(&rd, &w)) != NULL)
+    on_record(s, r, &s->health[w.file], sc);
+  s->records = rd.records;
+  s->invalid_lines = rd.invalid;
+  if (rd.unreadable_files)
+    status = EXIT_FINDINGS;
+  ord_close(&rd);
+  strag_finish(s);
+  net_finish(s);
+  free(sc);
+  return status;
+}

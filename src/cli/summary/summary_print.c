@@ -1,0 +1,854 @@
+/*
+ * src/cli/summary/summary_print.c — `summary` output: aligned tables for
+ * people, JSON (--json) for machines. Both show the same numbers; docs/cli.md
+ * describes every column and key.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary/nccl_model.h"
+#include "summary/summary.h"
+#include "summary/table.h"
+#include "util/jsonw.h"
+
+/* ---- shared helpers ---- */
+
+static const summary *sort_ctx; /* qsort has no context argument */
+
+static const char *comm_label(const summary *s, uint64_t comm, char *buf,
+                              size_t cap) {
+  if (comm == 0)
+    return "(unknown)";
+  const uint64_t *idx = pair_map_get(&s->comm_index, comm, 0);
+  if (idx && s->comms[*idx - 1].name[0])
+    return s->comms[*idx - 1].name;
+  snprintf(buf, cap, "0x%" PRIx64, comm);
+  return buf;
+}
+
+static const char *comm_name(const summary *s, uint64_t comm) {
+  const uint64_t *idx = pair_map_get(&s->comm_index, comm, 0);
+  return idx ? s->comms[*idx - 1].name : "";
+}
+
+static const char *human_bytes(uint64_t b, char *buf, size_t cap) {
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  double v = (double)b;
+  while (v >= 1024.0 && u < 4 && (b % 1024 == 0 || v >= 10240.0)) {
+    v /= 1024.0;
+    b /= 1024;
+    u++;
+  }
+  if (v == (double)(uint64_t)v)
+    snprintf(buf, cap, "%" PRIu64 " %s", (uint64_t)v, units[u]);
+  else
+    snprintf(buf, cap, "%.1f %s", v, units[u]);
+  return buf;
+}
+
+static double us(int64_t ns) {
+  return (double)ns / 1e3;
+}
+
+/* Bandwidth in GB/s of `bytes` in `ns` (bytes per ns = GB/s). */
+static double gbps(uint64_t bytes, int64_t ns) {
+  return ns > 0 ? (double)bytes / (double)ns : 0.0;
+}
+
+/* Fit -> latency (us) and bandwidth (GB/s); false when not determined. */
+static bool fit_model(const lsq *l, double *lat_us, double *bw_gbps,
+                      double *r2) {
+  lsq_result r = lsq_solve(l);
+  if (!r.ok || r.slope <= 0)
+    return false;
+  *lat_us = r.intercept;
+  *bw_gbps = 1.0 / r.slope / 1e3; /* slope us/byte -> bytes/us -> GB/s */
+  *r2 = r.r2;
+  return true;
+}
+
+/* ---- sorting ---- */
+
+static int cmp_colls(const void *a, const void *b) {
+  const coll_row *x = a, *y = b;
+  int c =
+      strcmp(comm_name(sort_ctx, x->comm_id), comm_name(sort_ctx, y->comm_id));
+  if (c)
+    return c;
+  if (x->comm_id != y->comm_id)
+    return x->comm_id < y->comm_id ? -1 : 1;
+  c = strcmp(intern_str(&sort_ctx->funcs, x->func),
+             intern_str(&sort_ctx->funcs, y->func));
+  if (c)
+    return c;
+  if (x->bytes != y->bytes)
+    return x->bytes < y->bytes ? -1 : 1;
+  return (int)x->source - (int)y->source;
+}
+
+/* Who cost the others the most time first: the total wait caused when
+ * arriving last, then how often it was last. */
+static int cmp_ranks(const void *a, const void *b) {
+  const rank_row *x = *(rank_row *const *)a, *y = *(rank_row *const *)b;
+  if (x->wait_sum != y->wait_sum)
+    return x->wait_sum > y->wait_sum ? -1 : 1;
+  if (x->times_last != y->times_last)
+    return x->times_last > y->times_last ? -1 : 1;
+  if (x->comm_id != y->comm_id)
+    return x->comm_id < y->comm_id ? -1 : 1;
+  return x->rank - y->rank;
+}
+
+static int cmp_links(const void *a, const void *b) {
+  const link_row *x = a, *y = b;
+  if (x->comm_id != y->comm_id)
+    return x->comm_id < y->comm_id ? -1 : 1;
+  if (x->from != y->from)
+    return x->from - y->from;
+  if (x->to != y->to)
+    return x->to - y->to;
+  return (int)y->send_side - (int)x->send_side;
+}
+
+/* Bandwidth used to rank links: MIN fit, else AVG fit, else bytes/busy. */
+static double link_bw(const link_row *l) {
+  double lat, bw, r2;
+  if (fit_model(&l->min, &lat, &bw, &r2))
+    return bw;
+  if (fit_model(&l->avg, &lat, &bw, &r2))
+    return bw;
+  return gbps(l->bytes, l->busy_ns);
+}
+
+static int cmp_slowest(const void *a, const void *b) {
+  const link_row *x = *(link_row *const *)a, *y = *(link_row *const *)b;
+  double bx = link_bw(x), by = link_bw(y);
+  if (bx != by)
+    return bx < by ? -1 : 1;
+  return cmp_links(x, y);
+}
+
+static int cmp_channels(const void *a, const void *b) {
+  const channel_row *x = a, *y = b;
+  if (x->comm_id != y->comm_id)
+    return x->comm_id < y->comm_id ? -1 : 1;
+  if (x->rank != y->rank)
+    return x->rank - y->rank;
+  return x->channel - y->channel;
+}
+
+/* Ranks of the chosen basis, sorted (caller frees). */
+static rank_row **sorted_ranks(const summary *s, bool timing, size_t *n) {
+  rank_row **v = malloc((s->strag.nranks + 1) * sizeof *v);
+  *n = 0;
+  if (!v)
+    return NULL;
+  for (size_t i = 0; i < s->strag.nranks; i++)
+    if (s->strag.ranks[i].timing == timing)
+      v[(*n)++] = &s->strag.ranks[i];
+  qsort(v, *n, sizeof *v, cmp_ranks);
+  return v;
+}
+
+/* Per (comm, rank): summary over its channels. */
+typedef struct {
+  uint64_t comm_id;
+  int32_t rank;
+  int channels;
+  uint64_t bytes_min, bytes_max;
+  int64_t busy_min, busy_max, busy_sum;
+} channel_summary;
+
+static size_t summarize_channels(const summary *s, channel_summary *out) {
+  size_t n = 0;
+  const channel_row *c = s->net.channels;
+  for (size_t i = 0; i < s->net.nchannels; i++) {
+    if (n == 0 || out[n - 1].comm_id != c[i].comm_id ||
+        out[n - 1].rank != c[i].rank) {
+      channel_summary *x = &out[n++];
+      memset(x, 0, sizeof *x);
+      x->comm_id = c[i].comm_id;
+      x->rank = c[i].rank;
+      x->bytes_min = x->bytes_max = c[i].bytes;
+      x->busy_min = x->busy_max = c[i].busy_ns;
+    }
+    channel_summary *x = &out[n - 1];
+    x->channels++;
+    x->busy_sum += c[i].busy_ns;
+    if (c[i].bytes < x->bytes_min)
+      x->bytes_min = c[i].bytes;
+    if (c[i].bytes > x->bytes_max)
+      x->bytes_max = c[i].bytes;
+    if (c[i].busy_ns < x->busy_min)
+      x->busy_min = c[i].busy_ns;
+    if (c[i].busy_ns > x->busy_max)
+      x->busy_max = c[i].busy_ns;
+  }
+  return n;
+}
+
+static double imbalance(const channel_summary *x) {
+  double mean = (double)x->busy_sum / (double)x->channels;
+  return mean > 0 ? (double)x->busy_max / mean : 1.0;
+}
+
+static void prepare(summary *s) {
+  sort_ctx = s;
+  /* qsort must not get a NULL base, even with no elements */
+  if (s->ncolls)
+    qsort(s->colls, s->ncolls, sizeof *s->colls, cmp_colls);
+  if (s->net.nlinks)
+    qsort(s->net.links, s->net.nlinks, sizeof *s->net.links, cmp_links);
+  if (s->net.nchannels)
+    qsort(s->net.channels, s->net.nchannels, sizeof *s->net.channels,
+          cmp_channels);
+  /* indexes into the sorted arrays are no longer valid: drop them */
+  pair_map_clear(&s->coll_index);
+  pair_map_clear(&s->net.link_index);
+  pair_map_clear(&s->net.channel_index);
+}
+
+static bool straggler_basis_timing(const summary *s) {
+  return s->strag.matched[1] > 0;
+}
+
+/* Rows of the collectives table that are shown. */
+static bool coll_shown(const summary *s, const coll_row *r) {
+  return colls_use_timing(s) ? r->source != SRC_ENQUEUE
+                             : r->source == SRC_ENQUEUE;
+}
+
+/* ---- text ---- */
+
+static void print_colls_text(const summary *s) {
+  bool timing = colls_use_timing(s);
+  printf("\nCollectives (per rank and call)");
+  if (timing)
+    printf(": durations from the plugin's timing records (source: gpu = "
+           "kernel, proxy = network, host = enqueue only)\n");
+  else
+    printf(": NO timing records in this trace, so durations are the "
+           "host-side enqueue spans of the Coll/P2p events (source "
+           "\"enqueue\"), not completion times\n");
+  table t;
+  table_init(&t, "llrlrrrrrrll", "comm", "func", "bytes", "source", "count",
+             "p50 us", "p90 us", "p99 us", "algBw GB/s", "busBw GB/s", "algo",
+             "proto");
+  for (size_t i = 0; i < s->ncolls; i++) {
+    const coll_row *r = &s->colls[i];
+    if (!coll_shown(s, r))
+      continue;
+    char cb[32], bb[32];
+    int64_t p50 = lhist_quantile(&r->dur, 0.5);
+    const char *func = intern_str(&s->funcs, r->func);
+    double alg = gbps(r->bytes, p50);
+    table_cell(&t, "%s", comm_label(s, r->comm_id, cb, sizeof cb));
+    table_cell(&t, "%s", func);
+    table_cell(&t, "%s", human_bytes(r->bytes, bb, sizeof bb));
+    table_cell(&t, "%s", dur_source_name(r->source));
+    table_cell(&t, "%" PRIu64, r->dur.count);
+    table_cell(&t, "%.3f", us(p50));
+    table_cell(&t, "%.3f", us(lhist_quantile(&r->dur, 0.9)));
+    table_cell(&t, "%.3f", us(lhist_quantile(&r->dur, 0.99)));
+    table_cell(&t, "%.3f", alg);
+    table_cell(&t, "%.3f", alg * nccl_bus_factor(func, r->nranks));
+    table_cell(&t, "%s%s", r->algo ? intern_str(&s->strings, r->algo) : "-",
+               r->algo_mixed ? "+" : "");
+    table_cell(&t, "%s%s", r->proto ? intern_str(&s->strings, r->proto) : "-",
+               r->proto_mixed ? "+" : "");
+  }
+  if (t.nrows)
+    table_print(&t, stdout, "  ");
+  else
+    printf("  (no Coll, P2p or timing records)\n");
+  table_free(&t);
+}
+
+static void print_stragglers_text(const summary *s) {
+  bool timing = straggler_basis_timing(s);
+  const straggler_state *st = &s->strag;
+  printf("\nStragglers (arrival = %s, completion = %s)\n",
+         timing ? "apiTs of timing records" : "start of the Coll event",
+         timing ? "timing stop" : "Coll stop (enqueued)");
+  printf("  %" PRIu64 " collective instances matched across ranks by (comm, "
+         "func, seqNumber); %" PRIu64 " incomplete (a rank missing), %" PRIu64
+         " seen on one rank only\n",
+         st->matched[timing], st->incomplete[timing], st->single[timing]);
+  size_t n;
+  rank_row **rows = sorted_ranks(s, timing, &n);
+  if (!rows || n == 0) {
+    printf("  (nothing to compare)\n");
+    free(rows);
+    return;
+  }
+  table t;
+  table_init(&t, "lrrrrrrrrr", "comm", "rank", "instances", "last", "last %",
+             "wait caused us", "wait when last us", "max wait us",
+             "arrival-median us", "completion-median us");
+  size_t shown = n < (size_t)s->top ? n : (size_t)s->top;
+  for (size_t i = 0; i < shown; i++) {
+    const rank_row *r = rows[i];
+    char cb[32];
+    double inst = r->instances ? (double)r->instances : 1.0;
+    table_cell(&t, "%s", comm_label(s, r->comm_id, cb, sizeof cb));
+    table_cell(&t, "%d", r->rank);
+    table_cell(&t, "%" PRIu64, r->instances);
+    table_cell(&t, "%" PRIu64, r->times_last);
+    table_cell(&t, "%.1f", 100.0 * (double)r->times_last / inst);
+    table_cell(&t, "%.3f", us(r->wait_sum));
+    table_cell(&t, "%.3f",
+               r->times_last ? us(r->wait_sum) / (double)r->times_last : 0.0);
+    table_cell(&t, "%.3f", us(r->wait_max));
+    table_cell(&t, "%+.3f", us(r->arrival_off_sum) / inst);
+    table_cell(&t, "%+.3f", us(r->completion_off_sum) / inst);
+  }
+  table_print(&t, stdout, "  ");
+  table_free(&t);
+  if (shown < n)
+    printf("  … %zu more (comm, rank) rows (--top N shows more)\n", n - shown);
+  free(rows);
+  int nw = st->nworst[timing] < s->top ? st->nworst[timing] : s->top;
+  if (nw == 0)
+    return;
+  printf("  Worst instances (largest arrival spread):\n");
+  table_init(&t, "llrrrrrr", "comm", "func", "seq", "bytes", "ranks",
+             "last rank", "spread us", "wait us");
+  for (int i = 0; i < nw; i++) {
+    const worst_instance *w = &st->worst[timing][i];
+    char cb[32], bb[32];
+    table_cell(&t, "%s", comm_label(s, w->comm_id, cb, sizeof cb));
+    table_cell(&t, "%s", intern_str(&s->funcs, w->func));
+    table_cell(&t, "%" PRIu64, w->seq);
+    table_cell(&t, "%s", human_bytes(w->bytes, bb, sizeof bb));
+    table_cell(&t, "%d", w->nranks_seen);
+    table_cell(&t, "%d", w->last_rank);
+    table_cell(&t, "%.3f", us(w->spread));
+    table_cell(&t, "%.3f", us(w->wait));
+  }
+  table_print(&t, stdout, "    ");
+  table_free(&t);
+}
+
+static void fit_cells(table *t, const lsq *l) {
+  double lat, bw, r2;
+  if (fit_model(l, &lat, &bw, &r2)) {
+    table_cell(t, "%.3f", lat);
+    table_cell(t, "%.3f", bw);
+    table_cell(t, "%.4f", r2);
+  } else {
+    table_cell(t, "-");
+    table_cell(t, "-");
+    table_cell(t, "-");
+  }
+}
+
+#define SLOWEST_MIN_BYTES (UINT64_C(1) << 20)
+
+static void link_cells(const summary *s, table *t, const link_row *l) {
+  char cb[32], bb[32];
+  table_cell(t, "%s", comm_label(s, l->comm_id, cb, sizeof cb));
+  table_cell(t, "%d→%d", l->from, l->to);
+  table_cell(t, "%s", l->send_side ? "send" : "recv");
+  table_cell(t, "%" PRIu64, l->transfers);
+  table_cell(t, "%s", human_bytes(l->bytes, bb, sizeof bb));
+}
+
+static void print_network_text(const summary *s) {
+  const network_state *n = &s->net;
+  printf("\nNetwork (ProxyStep transfers; p50 = median of each transfer's "
+         "bytes/time; fit: time = latency + bytes / bandwidth, AVG = every "
+         "transfer, MIN = fastest per size)\n");
+  if (n->nlinks == 0) {
+    printf("  (no ProxyStep events with sizes: enable the proxystep event "
+           "mask and use a network transport)\n");
+    return;
+  }
+  printf("  %" PRIu64 " steps used, %" PRIu64 " without a size or state\n",
+         n->steps_used, n->steps_without_size);
+  table t;
+  table_init(&t, "llrrrrrrrrrrr", "comm", "pair", "side", "transfers", "bytes",
+             "p50 GB/s", "AVG lat us", "AVG GB/s", "AVG R²", "MIN lat us",
+             "MIN GB/s", "MIN R²", "sizes");
+  for (size_t i = 0; i < n->nlinks; i++) {
+    const link_row *l = &n->links[i];
+    link_cells(s, &t, l);
+    table_cell(&t, "%.3f", (double)lhist_quantile(&l->step_mbps, 0.5) / 1e3);
+    fit_cells(&t, &l->avg);
+    fit_cells(&t, &l->min);
+    table_cell(&t, "%u", l->distinct_sizes);
+  }
+  table_print(&t, stdout, "  ");
+  table_free(&t);
+  const link_row **v = malloc(n->nlinks * sizeof *v);
+  if (!v)
+    return;
+  /* Links that moved almost nothing (a 4-byte AllReduce) have no
+   * meaningful bandwidth: rank only those with real traffic. */
+  size_t nv = 0;
+  for (size_t i = 0; i < n->nlinks; i++)
+    if (n->links[i].bytes >= SLOWEST_MIN_BYTES)
+      v[nv++] = &n->links[i];
+  qsort(v, nv, sizeof *v, cmp_slowest);
+  size_t k = nv < (size_t)s->top ? nv : (size_t)s->top;
+  if (k == 0) {
+    free(v);
+    return;
+  }
+  printf("  Slowest links (by MIN-mode bandwidth, links that moved at least "
+         "1 MiB):\n");
+  table_init(&t, "llrrr", "comm", "pair", "side", "GB/s", "busy us");
+  for (size_t i = 0; i < k; i++) {
+    char cb[32];
+    table_cell(&t, "%s", comm_label(s, v[i]->comm_id, cb, sizeof cb));
+    table_cell(&t, "%d→%d", v[i]->from, v[i]->to);
+    table_cell(&t, "%s", v[i]->send_side ? "send" : "recv");
+    table_cell(&t, "%.3f", link_bw(v[i]));
+    table_cell(&t, "%.3f", us(v[i]->busy_ns));
+  }
+  table_print(&t, stdout, "    ");
+  table_free(&t);
+  free(v);
+}
+
+static void print_channels_text(const summary *s) {
+  if (s->net.nchannels == 0)
+    return;
+  channel_summary *cs = malloc(s->net.nchannels * sizeof *cs);
+  if (!cs)
+    return;
+  size_t n = summarize_channels(s, cs);
+  printf("\nChannels (send steps per channel; imbalance = busiest channel / "
+         "mean busy time)\n");
+  table t;
+  table_init(&t, "lrrrrrrr", "comm", "rank", "channels", "bytes min",
+             "bytes max", "busy min us", "busy max us", "imbalance");
+  for (size_t i = 0; i < n; i++) {
+    char cb[32], b1[32], b2[32];
+    table_cell(&t, "%s", comm_label(s, cs[i].comm_id, cb, sizeof cb));
+    table_cell(&t, "%d", cs[i].rank);
+    table_cell(&t, "%d", cs[i].channels);
+    table_cell(&t, "%s", human_bytes(cs[i].bytes_min, b1, sizeof b1));
+    table_cell(&t, "%s", human_bytes(cs[i].bytes_max, b2, sizeof b2));
+    table_cell(&t, "%.3f", us(cs[i].busy_min));
+    table_cell(&t, "%.3f", us(cs[i].busy_max));
+    table_cell(&t, "%.3f", imbalance(&cs[i]));
+  }
+  table_print(&t, stdout, "  ");
+  table_free(&t);
+  free(cs);
+}
+
+static bool health_notable(const file_health *h) {
+  return !h->has_end || h->dropped_starts || h->dropped_states ||
+         h->dropped_stops || h->reclaimed || h->inflight || h->lines_lost;
+}
+
+static void print_health_text(const summary *s) {
+  uint64_t tot[7] = {0};
+  size_t notable = 0, killed = 0;
+  for (size_t i = 0; i < s->files; i++) {
+    const file_health *h = &s->health[i];
+    tot[0] += h->dropped_starts;
+    tot[1] += h->dropped_states;
+    tot[2] += h->dropped_stops;
+    tot[3] += h->reclaimed;
+    tot[4] += h->inflight;
+    tot[5] += h->lines_lost;
+    tot[6] += h->started;
+    notable += health_notable(h);
+    killed += !h->has_end;
+  }
+  printf("\nDrops and reclaims: %" PRIu64 " events started; dropped %" PRIu64
+         " starts, %" PRIu64 " states, %" PRIu64 " stops; %" PRIu64
+         " reclaimed; %" PRIu64 " in flight at exit; %" PRIu64
+         " lines lost; %zu file%s without processEnd\n",
+         tot[6], tot[0], tot[1], tot[2], tot[3], tot[4], tot[5], killed,
+         killed == 1 ? "" : "s");
+  if (!notable)
+    return;
+  table t;
+  table_init(&t, "llrrrrrrr", "file", "end", "dropped starts", "dropped states",
+             "dropped stops", "reclaimed", "abandon/parent/noprog/final",
+             "inflight", "lines lost");
+  for (size_t i = 0; i < s->files; i++) {
+    const file_health *h = &s->health[i];
+    if (!health_notable(h))
+      continue;
+    const char *base = strrchr(h->path, '/');
+    table_cell(&t, "%s", base ? base + 1 : h->path);
+    table_cell(&t, "%s", h->has_end ? "processEnd" : "killed?");
+    table_cell(&t, "%" PRIu64, h->dropped_starts);
+    table_cell(&t, "%" PRIu64, h->dropped_states);
+    table_cell(&t, "%" PRIu64, h->dropped_stops);
+    table_cell(&t, "%" PRIu64, h->reclaimed);
+    table_cell(&t, "%" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64,
+               h->reclaimed_by[0], h->reclaimed_by[1], h->reclaimed_by[2],
+               h->reclaimed_by[3]);
+    table_cell(&t, "%" PRIu64, h->inflight);
+    table_cell(&t, "%" PRIu64, h->lines_lost);
+  }
+  table_print(&t, stdout, "  ");
+  table_free(&t);
+}
+
+void summary_print_text(summary *s) {
+  prepare(s);
+  printf("cclscope summary: %" PRIu64 " file%s, %" PRIu64 " records, %.1f MB, "
+         "%.3f ms of trace\n",
+         s->files, s->files == 1 ? "" : "s", s->records, (double)s->bytes / 1e6,
+         s->last_ts > s->first_ts ? (double)(s->last_ts - s->first_ts) / 1e6
+                                  : 0.0);
+  if (s->invalid_lines)
+    printf("  %" PRIu64 " invalid lines skipped (run `cclscope check`)\n",
+           s->invalid_lines);
+  printf("\nCommunicators\n");
+  table t;
+  table_init(&t, "llr", "commId", "name", "ranks");
+  for (size_t i = 0; i < s->ncomms; i++) {
+    if (s->comms[i].comm_id == 0)
+      continue;
+    table_cell(&t, "0x%" PRIx64, s->comms[i].comm_id);
+    table_cell(&t, "%s", s->comms[i].name[0] ? s->comms[i].name : "-");
+    table_cell(&t, "%d", s->comms[i].nranks);
+  }
+  table_print(&t, stdout, "  ");
+  table_free(&t);
+  print_colls_text(s);
+  print_stragglers_text(s);
+  print_network_text(s);
+  print_channels_text(s);
+  print_health_text(s);
+}
+
+/* ---- JSON ---- */
+
+static void json_comm(jsonw *w, const summary *s, uint64_t comm) {
+  jw_key(w, "commId");
+  if (comm)
+    jw_hex(w, comm);
+  else
+    jw_null(w);
+  jw_key(w, "commName");
+  jw_str(w, comm_name(s, comm));
+}
+
+static void json_fit(jsonw *w, const char *key, const lsq *l) {
+  double lat, bw, r2;
+  jw_key(w, key);
+  if (!fit_model(l, &lat, &bw, &r2)) {
+    jw_null(w);
+    return;
+  }
+  jw_obj_begin(w);
+  jw_key(w, "latencyUs");
+  jw_double(w, lat, 3);
+  jw_key(w, "bandwidthGBs");
+  jw_double(w, bw, 4);
+  jw_key(w, "r2");
+  jw_double(w, r2, 5);
+  jw_key(w, "points");
+  jw_u64(w, l->n);
+  jw_obj_end(w);
+}
+
+static void json_colls(jsonw *w, const summary *s) {
+  bool timing = colls_use_timing(s);
+  jw_key(w, "collectives");
+  jw_obj_begin(w);
+  jw_key(w, "basis");
+  jw_str(w, timing ? "timing" : "enqueue");
+  jw_key(w, "timingRecords");
+  jw_u64(w, s->timing_records);
+  jw_key(w, "collEvents");
+  jw_u64(w, s->coll_events);
+  jw_key(w, "rows");
+  jw_arr_begin(w);
+  for (size_t i = 0; i < s->ncolls; i++) {
+    const coll_row *r = &s->colls[i];
+    if (!coll_shown(s, r))
+      continue;
+    const char *func = intern_str(&s->funcs, r->func);
+    int64_t p50 = lhist_quantile(&r->dur, 0.5);
+    double alg = gbps(r->bytes, p50);
+    jw_newline(w);
+    jw_obj_begin(w);
+    json_comm(w, s, r->comm_id);
+    jw_key(w, "func");
+    jw_str(w, func);
+    jw_key(w, "bytes");
+    jw_u64(w, r->bytes);
+    jw_key(w, "source");
+    jw_str(w, dur_source_name(r->source));
+    jw_key(w, "nranks");
+    jw_i64(w, r->nranks);
+    jw_key(w, "count");
+    jw_u64(w, r->dur.count);
+    jw_key(w, "p50Us");
+    jw_double(w, us(p50), 3);
+    jw_key(w, "p90Us");
+    jw_double(w, us(lhist_quantile(&r->dur, 0.9)), 3);
+    jw_key(w, "p99Us");
+    jw_double(w, us(lhist_quantile(&r->dur, 0.99)), 3);
+    jw_key(w, "meanUs");
+    jw_double(w, lhist_mean(&r->dur) / 1e3, 3);
+    jw_key(w, "minUs");
+    jw_double(w, us(r->dur.min), 3);
+    jw_key(w, "maxUs");
+    jw_double(w, us(r->dur.max), 3);
+    jw_key(w, "algBwGBs");
+    jw_double(w, alg, 4);
+    jw_key(w, "busBwGBs");
+    jw_double(w, alg * nccl_bus_factor(func, r->nranks), 4);
+    jw_key(w, "algo");
+    jw_str(w, r->algo ? intern_str(&s->strings, r->algo) : NULL);
+    jw_key(w, "proto");
+    jw_str(w, r->proto ? intern_str(&s->strings, r->proto) : NULL);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+  jw_obj_end(w);
+}
+
+static void json_stragglers(jsonw *w, const summary *s) {
+  bool timing = straggler_basis_timing(s);
+  const straggler_state *st = &s->strag;
+  jw_key(w, "stragglers");
+  jw_obj_begin(w);
+  jw_key(w, "basis");
+  jw_str(w, timing ? "timing" : "enqueue");
+  jw_key(w, "instances");
+  jw_u64(w, st->matched[timing]);
+  jw_key(w, "incomplete");
+  jw_u64(w, st->incomplete[timing]);
+  jw_key(w, "singleRank");
+  jw_u64(w, st->single[timing]);
+  jw_key(w, "duplicates");
+  jw_u64(w, st->duplicates);
+  jw_key(w, "waitingHighWater");
+  jw_u64(w, st->waiting_high_water);
+  jw_key(w, "ranks");
+  jw_arr_begin(w);
+  size_t n;
+  rank_row **rows = sorted_ranks(s, timing, &n);
+  for (size_t i = 0; rows && i < n; i++) {
+    const rank_row *r = rows[i];
+    double inst = r->instances ? (double)r->instances : 1.0;
+    jw_newline(w);
+    jw_obj_begin(w);
+    json_comm(w, s, r->comm_id);
+    jw_key(w, "rank");
+    jw_i64(w, r->rank);
+    jw_key(w, "instances");
+    jw_u64(w, r->instances);
+    jw_key(w, "timesLast");
+    jw_u64(w, r->times_last);
+    jw_key(w, "lastFraction");
+    jw_double(w, (double)r->times_last / inst, 4);
+    jw_key(w, "meanWaitUs");
+    jw_double(w, r->times_last ? us(r->wait_sum) / (double)r->times_last : 0,
+              3);
+    jw_key(w, "maxWaitUs");
+    jw_double(w, us(r->wait_max), 3);
+    jw_key(w, "meanArrivalOffsetUs");
+    jw_double(w, us(r->arrival_off_sum) / inst, 3);
+    jw_key(w, "meanCompletionOffsetUs");
+    jw_double(w, us(r->completion_off_sum) / inst, 3);
+    jw_obj_end(w);
+  }
+  free(rows);
+  jw_arr_end(w);
+  jw_key(w, "worst");
+  jw_arr_begin(w);
+  for (int i = 0; i < st->nworst[timing] && i < s->top; i++) {
+    const worst_instance *x = &st->worst[timing][i];
+    jw_obj_begin(w);
+    json_comm(w, s, x->comm_id);
+    jw_key(w, "func");
+    jw_str(w, intern_str(&s->funcs, x->func));
+    jw_key(w, "seqNumber");
+    jw_u64(w, x->seq);
+    jw_key(w, "bytes");
+    jw_u64(w, x->bytes);
+    jw_key(w, "ranks");
+    jw_i64(w, x->nranks_seen);
+    jw_key(w, "lastRank");
+    jw_i64(w, x->last_rank);
+    jw_key(w, "spreadUs");
+    jw_double(w, us(x->spread), 3);
+    jw_key(w, "waitUs");
+    jw_double(w, us(x->wait), 3);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+  jw_obj_end(w);
+}
+
+static void json_link(jsonw *w, const summary *s, const link_row *l) {
+  jw_obj_begin(w);
+  json_comm(w, s, l->comm_id);
+  jw_key(w, "from");
+  jw_i64(w, l->from);
+  jw_key(w, "to");
+  jw_i64(w, l->to);
+  jw_key(w, "side");
+  jw_str(w, l->send_side ? "send" : "recv");
+  jw_key(w, "transfers");
+  jw_u64(w, l->transfers);
+  jw_key(w, "bytes");
+  jw_u64(w, l->bytes);
+  jw_key(w, "busyUs");
+  jw_double(w, us(l->busy_ns), 3);
+  jw_key(w, "distinctSizes");
+  jw_u64(w, l->distinct_sizes);
+  jw_key(w, "p50StepGBs");
+  jw_double(w, (double)lhist_quantile(&l->step_mbps, 0.5) / 1e3, 4);
+  json_fit(w, "avg", &l->avg);
+  json_fit(w, "min", &l->min);
+  jw_obj_end(w);
+}
+
+static void json_network(jsonw *w, const summary *s) {
+  const network_state *n = &s->net;
+  jw_key(w, "network");
+  jw_obj_begin(w);
+  jw_key(w, "stepsUsed");
+  jw_u64(w, n->steps_used);
+  jw_key(w, "stepsWithoutSize");
+  jw_u64(w, n->steps_without_size);
+  jw_key(w, "links");
+  jw_arr_begin(w);
+  for (size_t i = 0; i < n->nlinks; i++) {
+    jw_newline(w);
+    json_link(w, s, &n->links[i]);
+  }
+  jw_arr_end(w);
+  jw_key(w, "slowest");
+  jw_arr_begin(w);
+  const link_row **v = malloc((n->nlinks + 1) * sizeof *v);
+  if (v) {
+    for (size_t i = 0; i < n->nlinks; i++)
+      v[i] = &n->links[i];
+    qsort(v, n->nlinks, sizeof *v, cmp_slowest);
+    for (size_t i = 0; i < n->nlinks && i < (size_t)s->top; i++)
+      json_link(w, s, v[i]);
+    free(v);
+  }
+  jw_arr_end(w);
+  jw_key(w, "channels");
+  jw_arr_begin(w);
+  channel_summary *cs = malloc((s->net.nchannels + 1) * sizeof *cs);
+  size_t nc = cs ? summarize_channels(s, cs) : 0;
+  for (size_t i = 0; i < nc; i++) {
+    jw_newline(w);
+    jw_obj_begin(w);
+    json_comm(w, s, cs[i].comm_id);
+    jw_key(w, "rank");
+    jw_i64(w, cs[i].rank);
+    jw_key(w, "channels");
+    jw_i64(w, cs[i].channels);
+    jw_key(w, "bytesMin");
+    jw_u64(w, cs[i].bytes_min);
+    jw_key(w, "bytesMax");
+    jw_u64(w, cs[i].bytes_max);
+    jw_key(w, "busyMinUs");
+    jw_double(w, us(cs[i].busy_min), 3);
+    jw_key(w, "busyMaxUs");
+    jw_double(w, us(cs[i].busy_max), 3);
+    jw_key(w, "imbalance");
+    jw_double(w, imbalance(&cs[i]), 4);
+    jw_obj_end(w);
+  }
+  free(cs);
+  jw_arr_end(w);
+  jw_obj_end(w);
+}
+
+static void json_health(jsonw *w, const summary *s) {
+  jw_key(w, "health");
+  jw_arr_begin(w);
+  for (size_t i = 0; i < s->files; i++) {
+    const file_health *h = &s->health[i];
+    jw_newline(w);
+    jw_obj_begin(w);
+    jw_key(w, "file");
+    jw_str(w, h->path);
+    jw_key(w, "host");
+    jw_str(w, h->host);
+    jw_key(w, "pid");
+    jw_i64(w, h->pid);
+    jw_key(w, "processEnd");
+    jw_bool(w, h->has_end);
+    jw_key(w, "eventsStarted");
+    jw_u64(w, h->started);
+    jw_key(w, "droppedStarts");
+    jw_u64(w, h->dropped_starts);
+    jw_key(w, "droppedStates");
+    jw_u64(w, h->dropped_states);
+    jw_key(w, "droppedStops");
+    jw_u64(w, h->dropped_stops);
+    jw_key(w, "reclaimed");
+    jw_u64(w, h->reclaimed);
+    jw_key(w, "reclaimedByReason");
+    jw_obj_begin(w);
+    static const char *const reasons[4] = {"abandoned", "parent-stopped",
+                                           "no-progress", "finalize"};
+    for (int k = 0; k < 4; k++) {
+      jw_key(w, reasons[k]);
+      jw_u64(w, h->reclaimed_by[k]);
+    }
+    jw_obj_end(w);
+    jw_key(w, "inflight");
+    jw_u64(w, h->inflight);
+    jw_key(w, "linesLost");
+    jw_u64(w, h->lines_lost);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+}
+
+void summary_print_json(summary *s) {
+  summary_print_json_to(s, stdout);
+}
+
+void summary_print_json_to(summary *s, FILE *out) {
+  prepare(s);
+  jsonw w;
+  jw_init(&w, out);
+  jw_obj_begin(&w);
+  jw_key(&w, "inputs");
+  jw_obj_begin(&w);
+  jw_key(&w, "files");
+  jw_u64(&w, s->files);
+  jw_key(&w, "records");
+  jw_u64(&w, s->records);
+  jw_key(&w, "bytes");
+  jw_u64(&w, s->bytes);
+  jw_key(&w, "invalidLines");
+  jw_u64(&w, s->invalid_lines);
+  jw_key(&w, "firstTs");
+  jw_ns_as_us(&w, s->first_ts);
+  jw_key(&w, "lastTs");
+  jw_ns_as_us(&w, s->last_ts);
+  jw_obj_end(&w);
+  jw_key(&w, "comms");
+  jw_arr_begin(&w);
+  for (size_t i = 0; i < s->ncomms; i++) {
+    if (s->comms[i].comm_id == 0)
+      continue;
+    jw_obj_begin(&w);
+    json_comm(&w, s, s->comms[i].comm_id);
+    jw_key(&w, "nranks");
+    jw_i64(&w, s->comms[i].nranks);
+    jw_obj_end(&w);
+  }
+  jw_arr_end(&w);
+  json_colls(&w, s);
+  json_stragglers(&w, s);
+  json_network(&w, s);
+  json_health(&w, s);
+  jw_obj_end(&w);
+  jw_newline(&w);
+  jw_flush(&w);
+}

@@ -1,0 +1,201 @@
+/*
+ * src/cli/summary/summary_stragglers.c — which rank makes the others wait.
+ *
+ * A collective instance is (communicator, function, seqNumber): NCCL's
+ * per-function counter is the same on every rank for the same collective.
+ * Each rank reports its arrival (apiTs of the timing record, else the start
+ * of its enqueue) and completion (stop). When every rank of the
+ * communicator has reported (nranks from the lifecycle or timing records),
+ * the instance is scored and forgotten:
+ *   spread  = last arrival - first arrival
+ *   wait    = last arrival - median arrival (how long a typical rank waited
+ *             for the last one); the last rank is "last" when spread > 0
+ *   per rank: arrival - median arrival, completion - median completion.
+ * Instances still waiting at the end (a rank's file or event missing) are
+ * scored with the ranks they have (>= 2) and counted as incomplete.
+ * Timing-record instances and enqueue-event instances are kept apart.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary/summary.h"
+
+#define SEQ_BITS 56
+
+static uint64_t inst_key(uint32_t func, bool timing, uint64_t seq) {
+  return ((uint64_t)(func & 0x7F) << 57) | ((uint64_t)timing << SEQ_BITS) |
+         (seq & ((UINT64_C(1) << SEQ_BITS) - 1));
+}
+
+static rank_row *rank_row_for(straggler_state *st, uint64_t comm, int32_t rank,
+                              bool timing) {
+  uint64_t key = ((uint64_t)(uint32_t)rank << 1) | (uint64_t)timing;
+  bool inserted;
+  uint64_t *idx = pair_map_put(&st->rank_index, comm, key, 0, &inserted);
+  if (!idx)
+    return NULL;
+  if (!inserted)
+    return &st->ranks[*idx - 1];
+  if (st->nranks == st->cap_ranks) {
+    size_t ncap = st->cap_ranks ? st->cap_ranks * 2 : 64;
+    rank_row *nr = realloc(st->ranks, ncap * sizeof *nr);
+    if (!nr) {
+      pair_map_remove(&st->rank_index, comm, key);
+      return NULL;
+    }
+    st->ranks = nr;
+    st->cap_ranks = ncap;
+  }
+  rank_row *row = &st->ranks[st->nranks++];
+  memset(row, 0, sizeof *row);
+  row->comm_id = comm;
+  row->rank = rank;
+  row->timing = timing;
+  *idx = st->nranks;
+  return row;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int64_t median(int64_t *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_i64);
+  return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+}
+
+static void keep_worst(straggler_state *st, const worst_instance *w,
+                       bool timing) {
+  worst_instance *list = st->worst[timing];
+  int *n = &st->nworst[timing];
+  int pos = *n;
+  while (pos > 0 && list[pos - 1].spread < w->spread)
+    pos--;
+  if (pos >= WORST_KEEP)
+    return;
+  int last = *n < WORST_KEEP ? *n : WORST_KEEP - 1;
+  memmove(&list[pos + 1], &list[pos], (size_t)(last - pos) * sizeof *list);
+  list[pos] = *w;
+  if (*n < WORST_KEEP)
+    (*n)++;
+}
+
+static void score(straggler_state *st, const instance *in) {
+  int n = in->nseen;
+  bool t = in->timing;
+  if (n < 2) {
+    st->single[t]++;
+    return;
+  }
+  st->matched[t]++;
+  if (in->nranks > 0 && n < in->nranks)
+    st->incomplete[t]++;
+  int64_t *arr = malloc(2 * (size_t)n * sizeof *arr);
+  if (!arr)
+    return;
+  int64_t *comp = arr + n;
+  int last = 0;
+  int64_t first_arrival = in->ranks[0].arrival;
+  for (int i = 0; i < n; i++) {
+    arr[i] = in->ranks[i].arrival;
+    comp[i] = in->ranks[i].completion;
+    if (in->ranks[i].arrival > in->ranks[last].arrival)
+      last = i;
+    if (in->ranks[i].arrival < first_arrival)
+      first_arrival = in->ranks[i].arrival;
+  }
+  int64_t med_a = median(arr, n), med_c = median(comp, n);
+  free(arr);
+  for (int i = 0; i < n; i++) {
+    rank_row *row = rank_row_for(st, in->comm_id, in->ranks[i].rank, t);
+    if (!row)
+      continue;
+    row->instances++;
+    row->arrival_off_sum += in->ranks[i].arrival - med_a;
+    row->completion_off_sum += in->ranks[i].completion - med_c;
+  }
+  int64_t spread = in->ranks[last].arrival - first_arrival;
+  if (spread <= 0)
+    return;
+  int64_t wait = in->ranks[last].arrival - med_a;
+  rank_row *row = rank_row_for(st, in->comm_id, in->ranks[last].rank, t);
+  if (row) {
+    row->times_last++;
+    row->wait_sum += wait;
+    if (wait > row->wait_max)
+      row->wait_max = wait;
+  }
+  worst_instance w = {in->comm_id,          in->func, in->seq, in->bytes, n,
+                      in->ranks[last].rank, spread,   wait};
+  keep_worst(st, &w, t);
+}
+
+static void drop(instance *in) {
+  free(in->ranks);
+  free(in);
+}
+
+void strag_add(summary *s, uint64_t comm_id, uint32_t func, uint64_t seq,
+               uint64_t bytes, bool timing, int nranks, int32_t rank,
+               int64_t arrival, int64_t completion) {
+  straggler_state *st = &s->strag;
+  uint64_t key = inst_key(func, timing, seq);
+  bool inserted;
+  uint64_t *slot = pair_map_put(&st->index, comm_id, key, 0, &inserted);
+  if (!slot)
+    return;
+  instance *in = (instance *)(uintptr_t)*slot;
+  if (inserted) {
+    in = calloc(1, sizeof *in);
+    if (!in) {
+      pair_map_remove(&st->index, comm_id, key);
+      return;
+    }
+    in->comm_id = comm_id;
+    in->seq = seq;
+    in->func = func;
+    in->bytes = bytes;
+    in->timing = timing;
+    *slot = (uint64_t)(uintptr_t)in;
+    if (st->index.n > st->waiting_high_water)
+      st->waiting_high_water = st->index.n;
+  }
+  if (nranks > 0 && in->nranks <= 0)
+    in->nranks = nranks;
+  for (int i = 0; i < in->nseen; i++) {
+    if (in->ranks[i].rank == rank) {
+      st->duplicates++;
+      return;
+    }
+  }
+  if (in->nseen == in->cap) {
+    int ncap = in->cap ? in->cap * 2 : (in->nranks > 0 ? in->nranks : 8);
+    inst_rank *nr = realloc(in->ranks, (size_t)ncap * sizeof *nr);
+    if (!nr)
+      return;
+    in->ranks = nr;
+    in->cap = ncap;
+  }
+  in->ranks[in->nseen].rank = rank;
+  in->ranks[in->nseen].arrival = arrival;
+  in->ranks[in->nseen].completion = completion;
+  in->nseen++;
+  if (in->nranks > 0 && in->nseen >= in->nranks) {
+    score(st, in);
+    pair_map_remove(&st->index, comm_id, key);
+    drop(in);
+  }
+}
+
+void strag_finish(summary *s) {
+  straggler_state *st = &s->strag;
+  for (size_t i = 0; i < st->index.cap; i++) {
+    if (!st->index.slots[i].used)
+      continue;
+    instance *in = (instance *)(uintptr_t)st->index.slots[i].value;
+    score(st, in);
+    drop(in);
+  }
+  pair_map_clear(&st->index);
+}

@@ -1,0 +1,234 @@
+/*
+ * src/cli/util/jsonw.c — see jsonw.h.
+ */
+#include "util/jsonw.h"
+
+#include <math.h>
+#include <string.h>
+
+void jw_init(jsonw *w, FILE *out) {
+  w->out = out;
+  w->depth = 0;
+  w->after_key = false;
+  w->n = 0;
+  memset(w->need_comma, 0, sizeof w->need_comma);
+}
+
+void jw_flush(jsonw *w) {
+  if (w->n)
+    fwrite(w->buf, 1, w->n, w->out);
+  w->n = 0;
+  fflush(w->out);
+}
+
+static void put(jsonw *w, const char *s, size_t n) {
+  if (w->n + n > JW_BUF) {
+    fwrite(w->buf, 1, w->n, w->out);
+    w->n = 0;
+    if (n > JW_BUF) {
+      fwrite(s, 1, n, w->out);
+      return;
+    }
+  }
+  memcpy(w->buf + w->n, s, n);
+  w->n += n;
+}
+
+static void put1(jsonw *w, char c) {
+  if (w->n == JW_BUF) {
+    fwrite(w->buf, 1, w->n, w->out);
+    w->n = 0;
+  }
+  w->buf[w->n++] = c;
+}
+
+static void before_value(jsonw *w) {
+  if (w->after_key) {
+    w->after_key = false;
+    return;
+  }
+  if (w->depth > 0 && w->depth <= JW_MAX_DEPTH) {
+    if (w->need_comma[w->depth - 1])
+      put1(w, ',');
+    w->need_comma[w->depth - 1] = true;
+  }
+}
+
+static void open_(jsonw *w, char c) {
+  before_value(w);
+  put1(w, c);
+  if (w->depth < JW_MAX_DEPTH)
+    w->need_comma[w->depth] = false;
+  w->depth++;
+}
+
+static void close_(jsonw *w, char c) {
+  if (w->depth > 0)
+    w->depth--;
+  put1(w, c);
+}
+
+void jw_obj_begin(jsonw *w) {
+  open_(w, '{');
+}
+void jw_obj_end(jsonw *w) {
+  close_(w, '}');
+}
+void jw_arr_begin(jsonw *w) {
+  open_(w, '[');
+}
+void jw_arr_end(jsonw *w) {
+  close_(w, ']');
+}
+
+static void put_escaped(jsonw *w, const char *s, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  size_t run = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c != '"' && c != '\\')
+      continue;
+    put(w, s + run, i - run);
+    run = i + 1;
+    switch (c) {
+    case '"':
+      put(w, "\\\"", 2);
+      break;
+    case '\\':
+      put(w, "\\\\", 2);
+      break;
+    case '\n':
+      put(w, "\\n", 2);
+      break;
+    case '\t':
+      put(w, "\\t", 2);
+      break;
+    default: {
+      char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+      put(w, esc, 6);
+    }
+    }
+  }
+  put(w, s + run, n - run);
+}
+
+void jw_key(jsonw *w, const char *key) {
+  before_value(w);
+  put1(w, '"');
+  put_escaped(w, key, strlen(key));
+  put(w, "\":", 2);
+  w->after_key = true;
+}
+
+void jw_strn(jsonw *w, const char *s, size_t n) {
+  before_value(w);
+  put1(w, '"');
+  put_escaped(w, s, n);
+  put1(w, '"');
+}
+
+void jw_str(jsonw *w, const char *s) {
+  if (!s) {
+    jw_null(w);
+    return;
+  }
+  jw_strn(w, s, strlen(s));
+}
+
+/* Decimal digits of v, ending at `end`; returns the first. */
+static char *digits(char *end, uint64_t v) {
+  char *p = end;
+  do {
+    *--p = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  return p;
+}
+
+static void put_u64(jsonw *w, uint64_t v) {
+  char tmp[24];
+  char *end = tmp + sizeof tmp;
+  char *p = digits(end, v);
+  put(w, p, (size_t)(end - p));
+}
+
+void jw_u64(jsonw *w, uint64_t v) {
+  before_value(w);
+  put_u64(w, v);
+}
+
+void jw_i64(jsonw *w, int64_t v) {
+  before_value(w);
+  if (v < 0) {
+    put1(w, '-');
+    put_u64(w, (uint64_t)0 - (uint64_t)v);
+  } else {
+    put_u64(w, (uint64_t)v);
+  }
+}
+
+void jw_double(jsonw *w, double v, int decimals) {
+  before_value(w);
+  if (!isfinite(v)) {
+    put(w, "null", 4);
+    return;
+  }
+  char tmp[64];
+  int n = snprintf(tmp, sizeof tmp, "%.*f", decimals, v);
+  if (n > 0)
+    put(w, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+void jw_bool(jsonw *w, bool v) {
+  before_value(w);
+  if (v)
+    put(w, "true", 4);
+  else
+    put(w, "false", 5);
+}
+
+void jw_null(jsonw *w) {
+  before_value(w);
+  put(w, "null", 4);
+}
+
+void jw_hex(jsonw *w, uint64_t v) {
+  static const char hex[] = "0123456789abcdef";
+  char tmp[24];
+  char *end = tmp + sizeof tmp, *p = end;
+  *--p = '"';
+  do {
+    *--p = hex[v & 15];
+    v >>= 4;
+  } while (v);
+  *--p = 'x';
+  *--p = '0';
+  *--p = '"';
+  before_value(w);
+  put(w, p, (size_t)(end - p));
+}
+
+void jw_ns_as_us(jsonw *w, int64_t ns) {
+  before_value(w);
+  uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+  char tmp[32];
+  char *end = tmp + sizeof tmp, *p = end;
+  unsigned frac = (unsigned)(mag % 1000);
+  *--p = (char)('0' + frac % 10);
+  *--p = (char)('0' + frac / 10 % 10);
+  *--p = (char)('0' + frac / 100);
+  *--p = '.';
+  p = digits(p, mag / 1000);
+  if (ns < 0)
+    *--p = '-';
+  put(w, p, (size_t)(end - p));
+}
+
+void jw_raw(jsonw *w, const char *text, size_t n) {
+  before_value(w);
+  put(w, text, n);
+}
+
+void jw_newline(jsonw *w) {
+  put1(w, '\n');
+}

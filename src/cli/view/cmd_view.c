@@ -1,0 +1,234 @@
+/*
+ * src/cli/view/cmd_view.c — `cclscope view DIR -o timeline.html`: one
+ * self-contained HTML page with an interactive timeline of the traces.
+ *
+ * Two passes over the inputs: the `summary` analysis (files in lock step,
+ * summary_collect), whose JSON is embedded for the page's summary panel,
+ * then every record in exact start order (ordered_reader ORD_START, as for
+ * perfetto) into the page's data (view_data.h). The page itself is the
+ * web/ template with its style sheet and scripts compiled in
+ * (view_page.h): it opens offline, from a file, with no network access.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_options.h"
+#include "summary/summary.h"
+#include "view/view_data.h"
+#include "view/view_page.h"
+
+typedef struct {
+  const char *output;
+  size_t memory;
+  bool summary;
+} view_options;
+
+/* The summary's JSON in memory (NULL, 0 when not wanted or failed). */
+static int summary_json(const tr_inputs *in, char **text, size_t *len) {
+  *text = NULL;
+  *len = 0;
+  summary *s = calloc(1, sizeof *s);
+  if (!s)
+    return -1;
+  s->top = 5;
+  s->json = true;
+  int rc = summary_collect(s, in);
+  if (rc >= 0) {
+    FILE *mem = open_memstream(text, len);
+    if (mem) {
+      summary_print_json_to(s, mem);
+      if (fclose(mem) != 0) {
+        free(*text);
+        *text = NULL;
+        *len = 0;
+        rc = -1;
+      }
+    } else {
+      rc = -1;
+    }
+  }
+  summary_free(s);
+  free(s);
+  return rc;
+}
+
+/* Reads the events into `v` while writing the extra block; 0, 1 (an input
+ * could not be read) or -1 (out of memory, temporary files). */
+static int read_events(view_data *v, ord_reader *rd, uint64_t total,
+                       FILE *page) {
+  FILE *extra = view_json_stream(page);
+  if (!extra)
+    return -1;
+  view_page_extra_begin(page);
+  fflush(page);
+  /* the sort has its own bar (reading); this one is the merge and page */
+  progress bar;
+  uint64_t done = 0, block_start = 0;
+  progress_start(&bar, "view: page", total);
+  ord_where where;
+  const rec *r;
+  int rc = 0;
+  while ((r = ord_next(rd, &where)) != NULL) {
+    if (!view_data_add(v, r, where.file, where.key, extra)) {
+      rc = -1;
+      break;
+    }
+    done += r->len + 1;
+    progress_update(&bar, done);
+    if (v->extra_bytes - block_start >= VIEW_EXTRA_BLOCK) {
+      fflush(extra); /* to `page`, before writing there directly */
+      view_page_extra_next(page);
+      block_start = v->extra_bytes;
+    }
+  }
+  progress_finish(&bar);
+  if (fclose(extra) != 0)
+    rc = -1;
+  if (rc == 0 && (rd->failed || v->oom))
+    rc = -1;
+  if (rc == 0 && rd->unreadable_files)
+    rc = 1;
+  return rc;
+}
+
+static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
+  char *sum = NULL;
+  size_t sum_len = 0;
+  if (o->summary && summary_json(in, &sum, &sum_len) < 0) {
+    fprintf(stderr, "cclscope view: the summary failed (out of memory); "
+                    "the page has none\n");
+    free(sum);
+    sum = NULL;
+    sum_len = 0;
+  }
+  view_data *v = malloc(sizeof *v);
+  ord_reader rd;
+  if (!v || !view_data_init(v, in->n)) {
+    free(v);
+    free(sum);
+    return -1;
+  }
+  if (!ord_open(&rd, in, ORD_START, o->memory, "view")) {
+    view_data_free(v);
+    free(v);
+    free(sum);
+    return -1;
+  }
+  int rc = -2;
+  uint64_t records = 0;
+  size_t nfiles = rd.n;
+  if (view_page_head(page)) {
+    rc = read_events(v, &rd, in->total_bytes, page);
+    records = rd.records;
+    if (rc >= 0) {
+      view_page_data_begin(page);
+      fflush(page);
+      FILE *data = view_json_stream(page);
+      if (!data) {
+        rc = -1;
+      } else {
+        view_data_write(v, &rd, data, sum, sum_len);
+        if (fclose(data) != 0 || v->oom)
+          rc = -1;
+        else if (!view_page_tail(page))
+          rc = -2;
+      }
+    }
+  }
+  if (rc == -2)
+    fprintf(stderr, "cclscope view: the page template is broken (web/ assets "
+                    "missing from this build)\n");
+  else if (rc == -1)
+    fprintf(stderr, "cclscope view: out of memory or temporary files "
+                    "failed\n");
+  ord_close(&rd); /* erases the progress bar: say what was done after */
+  if (rc >= 0 && !cli_globals.quiet) {
+    fprintf(stderr,
+            "cclscope view: %" PRIu64 " records from %zu files -> %zu events "
+            "and %zu timing records on %zu tracks, %zu marks\n",
+            records, nfiles, v->nev, v->ntm, v->tl.ntracks, v->nmarks);
+    if (v->tl.unplaced)
+      fprintf(stderr,
+              "cclscope view: %" PRIu64 " events left out: more than %d "
+              "overlapping events on one thread\n",
+              v->tl.unplaced, LANE_MAX_PER_GROUP);
+  }
+  view_data_free(v);
+  free(v);
+  free(sum);
+  return rc < -1 ? -1 : rc;
+}
+
+static const cli_option view_cli_options[] = {{"no-summary", false, 'n'},
+                                              {NULL, false, 0}};
+
+static const cli_command_line view_command_line = {
+    .cmd = "view",
+    .options = view_cli_options,
+    .output_usage = "-o FILE.html",
+    .memory_mb = true,
+};
+
+/* CLI_PARSE_DONE (inputs in *p) or CLI_PARSE_EXIT (exit with p->status). */
+static int parse_options(view_options *o, cli_parser *p, int argc,
+                         char **argv) {
+  cli_parse_begin(p, &view_command_line, argc, argv);
+  int c;
+  while ((c = cli_parse_next(p)) > 0) {
+    switch (c) {
+    case 'n':
+      o->summary = false;
+      break;
+    }
+  }
+  o->output = p->output;
+  o->memory = p->memory_bytes;
+  return c;
+}
+
+int cmd_view(int argc, char **argv) {
+  view_options o = {NULL, CLI_DEFAULT_MEMORY_BYTES, true};
+  cli_parser p;
+  if (parse_options(&o, &p, argc, argv) == CLI_PARSE_EXIT)
+    return p.status;
+  tr_inputs in;
+  if (!tr_inputs_collect(&in, p.ninputs, p.inputs))
+    return EXIT_FINDINGS;
+  if (output_is_an_input("view", o.output, &in)) {
+    tr_inputs_free(&in);
+    return EXIT_USAGE;
+  }
+  bool to_stdout = strcmp(o.output, "-") == 0;
+  if (nothing_to_convert("view", &in)) {
+    tr_inputs_free(&in);
+    return EXIT_FINDINGS;
+  }
+  FILE *page = to_stdout ? stdout : fopen(o.output, "w");
+  if (!page) {
+    fprintf(stderr, "cclscope view: cannot create '%s': %s\n", o.output,
+            strerror(errno));
+    tr_inputs_free(&in);
+    return EXIT_FINDINGS;
+  }
+  static char pagebuf[1 << 20];
+  setvbuf(page, pagebuf, _IOFBF, sizeof pagebuf);
+  int rc = write_page(&o, &in, page); /* failures reported */
+  int status = rc == 0 ? EXIT_OK : EXIT_FINDINGS;
+  if (fflush(page) != 0 || ferror(page)) {
+    fprintf(stderr, "cclscope view: writing '%s' failed: %s\n", o.output,
+            strerror(errno));
+    status = EXIT_FINDINGS;
+  }
+  if (!to_stdout && fclose(page) != 0 && status == EXIT_OK) {
+    fprintf(stderr, "cclscope view: writing '%s' failed: %s\n", o.output,
+            strerror(errno));
+    status = EXIT_FINDINGS;
+  }
+  if (!to_stdout && rc < 0)
+    remove(o.output); /* no half page */
+  tr_inputs_free(&in);
+  return status;
+}

@@ -1,0 +1,570 @@
+/*
+ * src/cli/view/view_data.c — see view_data.h.
+ */
+#include "view/view_data.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/jsonw.h"
+
+#define PXN_ID_MASK ((UINT64_C(1) << 47) - 1)
+
+bool view_data_init(view_data *v, size_t nfiles) {
+  memset(v, 0, sizeof *v);
+  intern_init(&v->strings);
+  v->sc = malloc(sizeof *v->sc);
+  if (!v->sc || !tl_init(&v->tl, nfiles)) {
+    free(v->sc);
+    v->sc = NULL;
+    return false;
+  }
+  rec_scratch_init(v->sc);
+  return true;
+}
+
+void view_data_free(view_data *v) {
+  tl_free(&v->tl);
+  intern_free(&v->strings);
+  free(v->ev);
+  free(v->tm);
+  free(v->marks);
+  free(v->buf);
+  free(v->sc);
+  memset(v, 0, sizeof *v);
+}
+
+static bool grow(void **p, size_t *cap, size_t n, size_t size) {
+  if (n < *cap)
+    return true;
+  size_t ncap = *cap ? *cap * 2 : 1024;
+  void *np = realloc(*p, ncap * size);
+  if (!np)
+    return false;
+  *p = np;
+  *cap = ncap;
+  return true;
+}
+
+static uint32_t str_id(view_data *v, const char *s) {
+  return s && s[0] ? intern_id(&v->strings, s, strlen(s)) : 0;
+}
+
+static uint32_t str_of(view_data *v, const js_value *val) {
+  char buf[256];
+  if (!val || val->type != JS_STRING || !js_str_copy(val, buf, sizeof buf))
+    return 0;
+  return str_id(v, buf);
+}
+
+/* ---- the extra line: the record's other keys, times made relative ---- */
+
+static void put(view_data *v, const char *s, size_t n) {
+  if (v->nbuf + n + 1 > v->cap_buf) {
+    size_t ncap = v->cap_buf ? v->cap_buf : 1024;
+    while (ncap < v->nbuf + n + 1)
+      ncap *= 2;
+    char *nb = realloc(v->buf, ncap);
+    if (!nb) {
+      v->oom = true;
+      return;
+    }
+    v->buf = nb;
+    v->cap_buf = ncap;
+  }
+  memcpy(v->buf + v->nbuf, s, n);
+  v->nbuf += n;
+}
+
+static void put_key(view_data *v, const js_value *k) {
+  put(v, "\"", 1);
+  put(v, k->ptr, k->len);
+  put(v, "\":", 2);
+}
+
+static bool is_time_key(const js_value *k) {
+  static const char *const keys[] = {"ts",    "lastTs", "apiTs",
+                                     "start", "stop",   "endTs"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (k->len == strlen(keys[i]) && memcmp(k->ptr, keys[i], k->len) == 0)
+      return true;
+  return false;
+}
+
+/* A value, with the numbers of time keys as ns since base (recursively). */
+static void put_value(view_data *v, const js_value *val, bool time_key,
+                      const char *base, int depth) {
+  int64_t ns;
+  if (time_key && val->type == JS_NUMBER && js_to_ns(val, &ns)) {
+    char num[32];
+    int n = snprintf(num, sizeof num, "%" PRId64, ns - v->base);
+    put(v, num, (size_t)n);
+    return;
+  }
+  js_iter it;
+  js_value k, e;
+  if (val->type == JS_OBJECT && depth < 16 &&
+      js_object_begin(&it, val->ptr, val->ptr + val->len, base)) {
+    bool first = true;
+    put(v, "{", 1);
+    while (js_object_next(&it, &k, &e)) {
+      if (!first)
+        put(v, ",", 1);
+      first = false;
+      put_key(v, &k);
+      put_value(v, &e, is_time_key(&k), base, depth + 1);
+    }
+    put(v, "}", 1);
+    return;
+  }
+  if (val->type == JS_ARRAY && depth < 16 &&
+      js_array_begin(&it, val->ptr, val->ptr + val->len, base)) {
+    bool first = true;
+    put(v, "[", 1);
+    while (js_array_next(&it, &e)) {
+      if (!first)
+        put(v, ",", 1);
+      first = false;
+      put_value(v, &e, false, base, depth + 1);
+    }
+    put(v, "]", 1);
+    return;
+  }
+  if (val->type == JS_STRING) {
+    put(v, "\"", 1);
+    put(v, val->ptr, val->len);
+    put(v, "\"", 1);
+  } else {
+    put(v, val->ptr, val->len);
+  }
+}
+
+/* Keys an event's columns already hold exactly (web/README.md). */
+static bool in_columns(const js_value *k) {
+  static const char *const keys[] = {
+      "recordType", "type", "id",    "parentId", "ctx", "commId",
+      "rank",       "func", "start", "duration", "end"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (k->len == strlen(keys[i]) && memcmp(k->ptr, keys[i], k->len) == 0)
+      return true;
+  return false;
+}
+
+/* Write the record's keys (less `skip_columns` ones) as one line. */
+static uint32_t extra_line(view_data *v, const rec *r, bool skip_columns,
+                           bool skip_stop, FILE *extra) {
+  js_iter it;
+  js_value k, val;
+  v->nbuf = 0;
+  put(v, "{", 1);
+  bool first = true;
+  if (js_object_begin(&it, r->line, r->line + r->len, r->line)) {
+    while (js_object_next(&it, &k, &val)) {
+      if (js_str_eq(&k, "recordType") || (skip_columns && in_columns(&k)) ||
+          (skip_stop && js_str_eq(&k, "stop")) ||
+          (skip_columns && r->end != END_BAD && js_str_eq(&k, "endTs")))
+        continue;
+      if (!first)
+        put(v, ",", 1);
+      first = false;
+      put_key(v, &k);
+      put_value(v, &val, is_time_key(&k), r->line, 0);
+    }
+  }
+  put(v, "}\n", 2);
+  if (!v->oom) {
+    fwrite(v->buf, 1, v->nbuf, extra);
+    v->extra_bytes += v->nbuf;
+  }
+  return v->lines++;
+}
+
+/* ---- records ---- */
+
+static int64_t details_seq(view_data *v, const rec *r) {
+  const js_value *d = js_get(r->f, K_details);
+  uint64_t seq;
+  if ((r->et == ET_COLL || r->et == ET_CE_COLL) && d && d->type == JS_OBJECT &&
+      js_fields_decode(&v->sc->sub, d->ptr, d->ptr + d->len, r->line, false) &&
+      js_to_u64(js_get(&v->sc->sub, K_seqNumber), &seq) && seq <= INT64_MAX)
+    return (int64_t)seq;
+  return -1;
+}
+
+static bool add_event(view_data *v, const rec *r, size_t file, FILE *extra) {
+  if (!r->start.present) {
+    v->skipped++;
+    return true;
+  }
+  int64_t start = r->start.ts, end = rec_end_time(r);
+  if (end == INT64_MIN || end < start)
+    end = start;
+  long track = tl_place(&v->tl, file, r->has_ctx ? r->ctx : -1, r->start.tid,
+                        start, end, 0, NULL, NULL);
+  if (track < 0)
+    return true; /* counted in tl.unplaced */
+  if (!grow((void **)&v->ev, &v->cap_ev, v->nev, sizeof *v->ev))
+    return false;
+  view_event *e = &v->ev[v->nev++];
+  memset(e, 0, sizeof *e);
+  e->start = start - v->base;
+  e->dur = end - start;
+  e->rank = r->rank;
+  e->seq = details_seq(v, r);
+  e->has_id = r->has_id;
+  e->id = r->id;
+  e->pk = (uint8_t)r->parent;
+  e->parent_ref = r->parent == PAR_LOCAL ? r->parent_id : r->parent_raw;
+  e->parent = -1;
+  if (!js_to_i64(js_get(r->f, K_originPid), &e->origin_pid))
+    e->origin_pid = -1;
+  e->track = (uint32_t)track;
+  e->file = (uint32_t)file;
+  char name[160];
+  tl_event_name(r, &v->sc->sub, false, name, sizeof name);
+  e->name = str_id(v, name);
+  e->func = str_of(v, js_get(r->f, K_func));
+  e->type = (uint8_t)r->et;
+  e->end = r->end == END_STOPPED     ? 0
+           : r->end == END_RECLAIMED ? 1
+           : r->end == END_INFLIGHT  ? 2
+                                     : 3;
+  if (r->et == ET_LIFECYCLE && r->end == END_STOPPED)
+    e->end = 0;
+  /* stop is implied (start + dur, same pid/tid) for a plain stopped event */
+  bool plain_stop = r->end == END_STOPPED && r->stop.present &&
+                    r->stop.pid == r->start.pid && r->stop.tid == r->start.tid;
+  e->line = extra_line(v, r, true, plain_stop, extra);
+  return !v->oom;
+}
+
+static bool add_timing(view_data *v, const rec *r, size_t file, FILE *extra) {
+  int64_t start, stop, ctx = -1;
+  if (!js_to_ns(js_get(r->f, K_start), &start) ||
+      !js_to_ns(js_get(r->f, K_stop), &stop)) {
+    v->skipped++;
+    return true;
+  }
+  if (stop < start)
+    stop = start;
+  js_to_i64(js_get(r->f, K_ctx), &ctx);
+  long track = tl_place(&v->tl, file, ctx, TL_COMPLETION_TID, start, stop, 0,
+                        NULL, NULL);
+  if (track < 0)
+    return true;
+  if (!grow((void **)&v->tm, &v->cap_tm, v->ntm, sizeof *v->tm))
+    return false;
+  view_timing *t = &v->tm[v->ntm++];
+  memset(t, 0, sizeof *t);
+  t->start = start - v->base;
+  t->dur = stop - start;
+  t->ev = -1;
+  if (!js_to_hex_u64(js_get(r->f, K_eventId), &t->event_id))
+    t->event_id = UINT64_MAX;
+  t->track = (uint32_t)track;
+  t->file = (uint32_t)file;
+  char func[64] = "?", source[16] = "?", name[96];
+  js_str_copy(js_get(r->f, K_func), func, sizeof func);
+  js_str_copy(js_get(r->f, K_source), source, sizeof source);
+  snprintf(name, sizeof name, "%s (%s)", func, source);
+  t->name = str_id(v, name);
+  t->source = str_id(v, source);
+  t->line = extra_line(v, r, false, false, extra);
+  return !v->oom;
+}
+
+static bool add_mark(view_data *v, const rec *r, size_t file) {
+  if (!r->has_ts) {
+    v->skipped++;
+    return true;
+  }
+  if (!grow((void **)&v->marks, &v->cap_marks, v->nmarks, sizeof *v->marks))
+    return false;
+  view_mark *m = &v->marks[v->nmarks++];
+  m->ts = r->ts - v->base;
+  m->file = (uint32_t)file;
+  m->kind = 0;
+  js_iter it;
+  js_value k, val;
+  if (js_object_begin(&it, r->line, r->line + r->len, r->line))
+    while (js_object_next(&it, &k, &val))
+      if (js_str_eq(&k, "kind"))
+        m->kind = str_of(v, &val);
+  m->label = str_of(v, js_get(r->f, K_label));
+  if (!js_to_i64(js_get(r->f, K_step), &m->step))
+    m->step = INT64_MIN;
+  return true;
+}
+
+bool view_data_add(view_data *v, const rec *r, size_t file, int64_t key,
+                   FILE *extra) {
+  if (!v->have_base && key != INT64_MIN) {
+    v->base = key - key % 1000000000; /* a whole second */
+    v->have_base = true;
+  }
+  tl_note(&v->tl, file, r);
+  switch (r->rt) {
+  case RT_EVENT:
+    return add_event(v, r, file, extra);
+  case RT_TIMING:
+    return add_timing(v, r, file, extra);
+  case RT_MARK:
+    return add_mark(v, r, file);
+  case RT_STATE:
+    v->late_states++;
+    return true;
+  default:
+    return true;
+  }
+}
+
+/* ---- resolving and writing ---- */
+
+static void resolve(view_data *v, const ord_reader *rd) {
+  pair_map rows, tags;
+  pair_map_init(&rows);
+  pair_map_init(&tags);
+  for (size_t i = 0; i < v->nev; i++)
+    if (v->ev[i].has_id)
+      pair_map_put(&rows, v->ev[i].file, v->ev[i].id, i + 1, NULL);
+  for (size_t i = 0; i < rd->n; i++) {
+    const ord_identity *id = &rd->files[i].id;
+    if (!id->has_tag)
+      continue;
+    pair_map_put(&tags, id->handle_tag, (uint64_t)id->pid, i + 1, NULL);
+    pair_map_put(&tags, id->handle_tag, UINT64_MAX, i + 1, NULL);
+  }
+  for (size_t i = 0; i < v->nev; i++) {
+    view_event *e = &v->ev[i];
+    const uint64_t *row = NULL;
+    if (e->pk == PAR_LOCAL) {
+      row = pair_map_get(&rows, e->file, e->parent_ref);
+    } else if (e->pk == PAR_FOREIGN) {
+      uint64_t tag = e->parent_ref >> 48;
+      const uint64_t *f = pair_map_get(&tags, tag, (uint64_t)e->origin_pid);
+      if (!f)
+        f = pair_map_get(&tags, tag, UINT64_MAX);
+      if (f)
+        row = pair_map_get(&rows, *f - 1, e->parent_ref & PXN_ID_MASK);
+    }
+    e->parent = row ? (int64_t)*row - 1 : -1;
+  }
+  for (size_t i = 0; i < v->ntm; i++) {
+    const uint64_t *row = pair_map_get(&rows, v->tm[i].file, v->tm[i].event_id);
+    v->tm[i].ev = row ? (int64_t)*row - 1 : -1;
+  }
+  pair_map_free(&rows);
+  pair_map_free(&tags);
+}
+
+#define COLUMN(w, name, n, expr)                                               \
+  do {                                                                         \
+    jw_key(w, name);                                                           \
+    jw_arr_begin(w);                                                           \
+    for (size_t i = 0; i < (n); i++)                                           \
+      jw_i64(w, (int64_t)(expr));                                              \
+    jw_arr_end(w);                                                             \
+  } while (0)
+
+static void write_tracks(view_data *v, jsonw *w) {
+  const timeline *t = &v->tl;
+  jw_key(w, "tracks");
+  jw_arr_begin(w);
+  for (size_t k = 0; k < t->ntracks; k++) {
+    const tl_track *tk = &t->tracks[k];
+    const tl_ctx *c = tl_ctx_of(t, tk->file, tk->ctx);
+    jw_obj_begin(w);
+    jw_key(w, "file");
+    jw_u64(w, tk->file);
+    jw_key(w, "ctx");
+    jw_i64(w, tk->ctx);
+    jw_key(w, "comm");
+    jw_str(w, c && c->name ? intern_str(&t->names, c->name) : "");
+    jw_key(w, "commId");
+    if (c && c->has_comm)
+      jw_hex(w, c->comm_id);
+    else
+      jw_null(w);
+    jw_key(w, "rank");
+    jw_i64(w, c ? c->rank : -1);
+    jw_key(w, "nranks");
+    jw_i64(w, c ? c->nranks : -1);
+    jw_key(w, "completion");
+    jw_bool(w, tk->os_tid == TL_COMPLETION_TID);
+    jw_key(w, "tid");
+    if (tk->os_tid == TL_COMPLETION_TID) {
+      jw_null(w);
+    } else {
+      jw_i64(w, tk->os_tid);
+    }
+    jw_key(w, "thread");
+    const uint64_t *nm =
+        tk->os_tid == TL_COMPLETION_TID
+            ? NULL
+            : pair_map_get(&t->thread_names, tk->file, (uint64_t)tk->os_tid);
+    jw_str(w, nm ? intern_str(&t->names, (uint32_t)*nm) : "");
+    jw_key(w, "lane");
+    jw_i64(w, tk->lane);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+}
+
+static void write_files(jsonw *w, const ord_reader *rd) {
+  jw_key(w, "files");
+  jw_arr_begin(w);
+  for (size_t i = 0; i < rd->n; i++) {
+    const ord_identity *id = &rd->files[i].id;
+    const char *path = rd->files[i].path;
+    const char *slash = strrchr(path, '/');
+    jw_obj_begin(w);
+    jw_key(w, "path");
+    jw_str(w, slash ? slash + 1 : path);
+    jw_key(w, "host");
+    jw_str(w, id->has_process ? id->host : "");
+    jw_key(w, "pid");
+    jw_i64(w, id->has_process ? id->pid : -1);
+    jw_key(w, "tag");
+    if (id->has_tag)
+      jw_hex(w, id->handle_tag);
+    else
+      jw_null(w);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+}
+
+static void write_events(view_data *v, jsonw *w) {
+  const view_event *e = v->ev;
+  size_t n = v->nev;
+  jw_key(w, "events");
+  jw_obj_begin(w);
+  jw_newline(w);
+  COLUMN(w, "track", n, e[i].track);
+  jw_newline(w);
+  COLUMN(w, "start", n, e[i].start);
+  jw_newline(w);
+  COLUMN(w, "dur", n, e[i].dur);
+  jw_newline(w);
+  COLUMN(w, "type", n, e[i].type);
+  COLUMN(w, "name", n, e[i].name);
+  COLUMN(w, "func", n, e[i].func);
+  COLUMN(w, "end", n, e[i].end);
+  jw_newline(w);
+  /* ids are < 2^47 in cclscope traces; -1 for none or one too large */
+  COLUMN(w, "id", n,
+         e[i].has_id && e[i].id < (UINT64_C(1) << 53) ? (int64_t)e[i].id : -1);
+  COLUMN(w, "parent", n, e[i].parent);
+  COLUMN(w, "pk", n, e[i].pk);
+  COLUMN(w, "rank", n, e[i].rank);
+  COLUMN(w, "seq", n, e[i].seq);
+  jw_newline(w);
+  COLUMN(w, "line", n, e[i].line);
+  jw_obj_end(w);
+  jw_newline(w);
+}
+
+static void write_timing(view_data *v, jsonw *w) {
+  const view_timing *t = v->tm;
+  size_t n = v->ntm;
+  jw_key(w, "timing");
+  jw_obj_begin(w);
+  COLUMN(w, "track", n, t[i].track);
+  COLUMN(w, "start", n, t[i].start);
+  COLUMN(w, "dur", n, t[i].dur);
+  COLUMN(w, "ev", n, t[i].ev);
+  COLUMN(w, "name", n, t[i].name);
+  COLUMN(w, "source", n, t[i].source);
+  COLUMN(w, "line", n, t[i].line);
+  jw_obj_end(w);
+  jw_newline(w);
+}
+
+static void write_marks(view_data *v, jsonw *w) {
+  jw_key(w, "marks");
+  jw_arr_begin(w);
+  for (size_t i = 0; i < v->nmarks; i++) {
+    const view_mark *m = &v->marks[i];
+    jw_obj_begin(w);
+    jw_key(w, "file");
+    jw_u64(w, m->file);
+    jw_key(w, "ts");
+    jw_i64(w, m->ts);
+    jw_key(w, "kind");
+    jw_str(w, intern_str(&v->strings, m->kind));
+    jw_key(w, "label");
+    jw_str(w, intern_str(&v->strings, m->label));
+    jw_key(w, "step");
+    if (m->step == INT64_MIN)
+      jw_null(w);
+    else
+      jw_i64(w, m->step);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+}
+
+void view_data_write(view_data *v, const ord_reader *rd, FILE *out,
+                     const char *summary_json, size_t summary_len) {
+  resolve(v, rd);
+  jsonw *w = malloc(sizeof *w);
+  if (!w) {
+    v->oom = true;
+    return;
+  }
+  jw_init(w, out);
+  jw_obj_begin(w);
+  jw_key(w, "format");
+  jw_u64(w, 1);
+  jw_key(w, "producer");
+  jw_str(w, "cclscope view " CCLSCOPE_VERSION);
+  jw_key(w, "baseUs"); /* a string: exact beyond 2^53 */
+  char base[32];
+  snprintf(base, sizeof base, "%" PRId64, v->base / 1000);
+  jw_str(w, base);
+  jw_key(w, "inputs");
+  jw_obj_begin(w);
+  jw_key(w, "files");
+  jw_u64(w, rd->n);
+  jw_key(w, "records");
+  jw_u64(w, rd->records);
+  jw_key(w, "invalidLines");
+  jw_u64(w, rd->invalid);
+  jw_key(w, "unplaced");
+  jw_u64(w, v->tl.unplaced);
+  jw_key(w, "withoutTime");
+  jw_u64(w, v->skipped);
+  jw_key(w, "lateStates");
+  jw_u64(w, v->late_states);
+  jw_obj_end(w);
+  jw_key(w, "types");
+  jw_arr_begin(w);
+  for (int t = 0; t < ET_COUNT; t++)
+    jw_str(w, ev_type_short_name((ev_type)t));
+  jw_arr_end(w);
+  jw_newline(w);
+  jw_key(w, "strings");
+  jw_arr_begin(w);
+  jw_str(w, "");
+  for (size_t i = 0; i < v->strings.n; i++)
+    jw_str(w, v->strings.strs[i]);
+  jw_arr_end(w);
+  jw_newline(w);
+  write_files(w, rd);
+  jw_newline(w);
+  write_tracks(v, w);
+  jw_newline(w);
+  write_events(v, w);
+  write_timing(v, w);
+  write_marks(v, w);
+  jw_newline(w);
+  jw_key(w, "summary");
+  if (summary_json && summary_len)
+    jw_raw(w, summary_json, summary_len);
+  else
+    jw_null(w);
+  jw_obj_end(w);
+  jw_flush(w);
+  free(w);
+}

@@ -1,0 +1,98 @@
+/*
+ * src/cli/view/view_data.h — what `cclscope view` embeds in its page: the
+ * events of the traces as columns, ready for the canvas timeline of web/.
+ *
+ * Records are fed in exact start order (ordered_reader ORD_START). Each
+ * event is placed on a track of timeline.h (file x communicator context x
+ * thread x lane, so that the events of a track nest) and kept as one fixed
+ * row of numbers; timing records go to a per-context "completion" track;
+ * marks and communicator names are kept as they come. Whatever a details
+ * panel needs beyond the columns (descriptor details, states, reclaim
+ * reason, ...) is written at once, one JSON object per line, to the
+ * "extra" stream (view_data_line), with every timestamp rewritten as an
+ * integer number of ns since the page's base time, so memory holds only
+ * the columns. view_data_write then writes the columns, with parents,
+ * PXN parents and timing records resolved to row numbers. The layout of
+ * both is documented in web/README.md.
+ */
+#ifndef CCLSCOPE_CLI_VIEW_DATA_H
+#define CCLSCOPE_CLI_VIEW_DATA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "convert/timeline.h"
+#include "read/ordered_reader.h"
+#include "util/intern.h"
+
+typedef struct {
+  int64_t start; /* ns since base */
+  int64_t dur;   /* ns (end - start; 0 when the event has no end) */
+  int64_t rank;  /* -1 when absent */
+  int64_t seq;   /* seqNumber of Coll/CeColl, else -1 */
+  uint64_t id;
+  uint64_t parent_ref; /* local parentId, or PXN/unknown raw value */
+  int64_t parent;      /* row of the parent (resolved at the end), -1 */
+  int64_t origin_pid;  /* PXN: originPid, else -1 */
+  uint32_t track;
+  uint32_t file;
+  uint32_t name; /* strings: display name ("AllReduce", "ProxyStep send") */
+  uint32_t func; /* strings: func, 0 if none */
+  uint32_t line; /* its line in the extra stream */
+  uint8_t type;  /* ev_type */
+  uint8_t end;   /* 0 stopped, 1 reclaimed, 2 inflight, 3 other */
+  uint8_t pk;    /* parent_kind */
+  bool has_id;
+} view_event;
+
+typedef struct {
+  int64_t start, dur;
+  int64_t ev; /* row of its Coll/P2p/CeColl, -1 when not found */
+  uint64_t event_id;
+  uint32_t track, file, line;
+  uint32_t source; /* strings: gpu, proxy, host */
+  uint32_t name;   /* strings: "AllReduce (gpu)" */
+} view_timing;
+
+typedef struct {
+  int64_t ts;
+  int64_t step; /* INT64_MIN when none */
+  uint32_t file;
+  uint32_t kind;  /* strings */
+  uint32_t label; /* strings */
+} view_mark;
+
+typedef struct {
+  timeline tl;
+  intern_tab strings; /* id 0 is "" */
+  int64_t base;       /* ns since the epoch of time 0 (a whole second) */
+  bool have_base;
+  view_event *ev;
+  size_t nev, cap_ev;
+  view_timing *tm;
+  size_t ntm, cap_tm;
+  view_mark *marks;
+  size_t nmarks, cap_marks;
+  uint32_t lines;       /* lines written to the extra stream */
+  uint64_t extra_bytes; /* bytes written to the extra stream */
+  uint64_t late_states, skipped;
+  char *buf; /* one extra line being built */
+  size_t nbuf, cap_buf;
+  bool oom;
+  rec_scratch *sc;
+} view_data;
+
+bool view_data_init(view_data *v, size_t nfiles);
+void view_data_free(view_data *v);
+/* Take one record (in start order; `key` is its sort key); its extra line,
+ * if any, goes to `extra`. False when out of memory. */
+bool view_data_add(view_data *v, const rec *r, size_t file, int64_t key,
+                   FILE *extra);
+/* Resolve parents and timing records, then write the data object
+ * (web/README.md) to `out`; `summary_json` (may be NULL) is embedded as
+ * it is. */
+void view_data_write(view_data *v, const ord_reader *rd, FILE *out,
+                     const char *summary_json, size_t summary_len);
+
+#endif
