@@ -13,6 +13,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "debug_check.h"
 #include "log.h"
 
 #define PAD_RECORD_HEAD "{\"recordType\":\"pad\""
@@ -214,8 +215,14 @@ static void after_failure(cs_trace_file *f, const cs_io_failure *x,
  * (page-aligned offset and length) or an ordinary one, and keep buf[n, len)
  * at the front of the buffer, whose memory stays page-aligned. */
 static void hand_off(cs_trace_file *f, size_t n, bool direct, int64_t now_ns) {
+  /* Whole lines only; a direct write is whole pages at a page offset. */
+  CS_DEBUG_CHECK(n > 0 && n <= f->buf.len);
+  CS_DEBUG_CHECK(f->buf.data[n - 1] == '\n');
+  CS_DEBUG_CHECK(!direct ||
+                 (f->written % CS_TF_PAGE == 0 && n % CS_TF_PAGE == 0));
   size_t rest = f->buf.len - n;
   uint64_t rest_lines = cs_io_count_lines(f->buf.data + n, rest);
+  CS_DEBUG_CHECK(rest_lines <= f->buf_lines);
   uint64_t lines = f->buf_lines - rest_lines;
   char *job;
   size_t job_cap;

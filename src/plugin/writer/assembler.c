@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "context.h"
+#include "debug_check.h"
 #include "event_types.h"
 #include "handle.h"
 #include "nccl_names.h"
@@ -372,14 +373,33 @@ static void reclaim_open_steps(cs_assembler *a, cs_event *op,
   }
 }
 
+/* Every accepted start ends exactly once or is still live; every reclaimed
+ * event has one reason (debug builds only, debug_check.h). */
+static void check_accounting(const cs_assembler *a) {
+  CS_DEBUG_CHECK(a->c.starts ==
+                 a->c.ended[CS_END_STOPPED] + a->c.ended[CS_END_RECLAIMED] +
+                     a->c.ended[CS_END_INFLIGHT] + a->c.live_now);
+  uint64_t reasons = 0;
+  for (int i = 0; i < CS_RECLAIM_COUNT; i++)
+    reasons += a->c.reclaimed[i];
+  CS_DEBUG_CHECK(reasons == a->c.ended[CS_END_RECLAIMED]);
+  CS_DEBUG_CHECK(a->c.live_now <= a->c.live_high_water);
+}
+
 static void end_event(cs_assembler *a, cs_event *e, cs_end_kind end,
                       cs_reclaim_reason reason, uint64_t end_raw) {
+  CS_DEBUG_CHECK(a->c.live_now > 0);
+  CS_DEBUG_CHECK(live_get(a, e->id) == e); /* ends once, while live */
   e->end = (uint8_t)end;
   e->reclaim = (uint8_t)reason;
   if (end != CS_END_STOPPED)
     e->end_raw = end_raw;
   live_remove(a, e);
   a->c.live_now--;
+  a->c.ended[end]++;
+  if (end == CS_END_RECLAIMED)
+    a->c.reclaimed[reason]++;
+  check_accounting(a); /* before its open steps end (below) */
   if (e->etype == CS_EV_PROXY_STEP && e->parent_kind == CS_PARENT_LOCAL) {
     cs_event *op = live_get(a, e->parent);
     if (op && op->etype == CS_EV_PROXY_OP) {
@@ -391,9 +411,6 @@ static void end_event(cs_assembler *a, cs_event *e, cs_end_kind end,
   }
   if (e->etype == CS_EV_PROXY_OP)
     reclaim_open_steps(a, e, end == CS_END_STOPPED ? e->stop_raw : end_raw);
-  a->c.ended[end]++;
-  if (end == CS_END_RECLAIMED)
-    a->c.reclaimed[reason]++;
   if (a->cfg.on_event)
     a->cfg.on_event(a->cfg.arg, e);
   ended_remember(a, e, end == CS_END_STOPPED ? e->stop_raw : end_raw);
@@ -555,6 +572,7 @@ static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
     a->c.parents_dropped++;
   if (a->c.live_now > a->c.live_high_water)
     a->c.live_high_water = a->c.live_now;
+  check_accounting(a);
   if (e->etype == CS_EV_PROXY_STEP)
     note_step_start(a, e, parent.live);
   if (a->cfg.on_start)
