@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/e2e/bridges.sh — the NVTX and CUPTI bridges (src/plugin/bridge.h)
+# tests/e2e/bridges.sh — the NVTX and CUPTI bridges (src/plugin/hot/bridge.h)
 # through ncclemu, with tests/bad_plugins/nvtx_recorder as the NVTX tool and
 # tests/bad_plugins/fake_cupti as libcupti.
 # usage: bridges.sh CASE NCCLEMU PLUGIN CHECK_TRUTH CHECK_BRIDGES RECORDER

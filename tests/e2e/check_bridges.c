@@ -1,5 +1,5 @@
 /*
- * tests/e2e/check_bridges.c — what the bridges (src/plugin/bridge.h) told
+ * tests/e2e/check_bridges.c — what the bridges (src/plugin/hot/bridge.h) told
  * the tools, against the trace the plugin wrote in the same run.
  *
  * usage:
