@@ -2,7 +2,7 @@
  * bench/bench_plugin.c — what a profiler plugin costs NCCL's threads.
  *
  * Two measurements, both against the do-nothing plugin
- * (tests/bad_plugins/nop_plugin.c) in the same run, because this machine's
+ * (tests/stand_in_plugins/nop_plugin.c) in the same run, because this machine's
  * timings drift:
  *
  *   overhead  Each producer thread replays the callbacks NCCL makes for one

@@ -1,8 +1,8 @@
 /*
  * include/nccl/profiler.h — one include for every profiler ABI version
  * (v1..v7) and the network-plugin descriptors. Used by the plugin
- * (src/plugin), the emulator (src/emu) and the test plugins
- * (tests/bad_plugins).
+ * (src/plugin), the emulator (src/emu) and the stand-in plugins
+ * (tests/stand_in_plugins/).
  */
 #ifndef CCLSCOPE_NCCL_PROFILER_H
 #define CCLSCOPE_NCCL_PROFILER_H

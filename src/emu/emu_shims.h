@@ -46,7 +46,7 @@ emu_delivery emu_shim_record(const emu_plugin *p, void *eHandle, int state,
 emu_delivery emu_shim_stop(const emu_plugin *p, void *eHandle);
 int emu_shim_finalize(const emu_plugin *p, void *context);
 
-/* Pure conversions, exposed for unit tests (tests/emu/test_shims.c).
+/* Pure conversions, exposed for unit tests (tests/emu/test_emu_units.c).
  * Each returns false when that version's adapter drops the event. */
 bool emu_convert_v1(const ncclProfilerEventDescr_v7_t *in,
                     ncclProfilerEventDescr_v1_t *out);

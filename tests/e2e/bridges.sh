@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# tests/e2e/bridges.sh — the NVTX and CUPTI bridges (src/plugin/bridge.h)
-# through ncclemu, with tests/bad_plugins/nvtx_recorder as the NVTX tool and
-# tests/bad_plugins/fake_cupti as libcupti.
+# tests/e2e/bridges.sh — the NVTX and CUPTI bridges (src/plugin/hot/bridge.h)
+# through ncclemu, with tests/stand_in_plugins/nvtx_recorder as the NVTX tool and
+# tests/stand_in_plugins/fake_cupti as libcupti.
 # usage: bridges.sh CASE NCCLEMU PLUGIN CHECK_TRUTH CHECK_BRIDGES RECORDER
 #                   FAKE_CUPTI_DIR [ncclemu options...]
 #   nvtx          CCLSCOPE_NVTX=1, --step-marks: the trace is still exact

@@ -1,5 +1,5 @@
 /*
- * tests/e2e/check_bridges.c — what the bridges (src/plugin/bridge.h) told
+ * tests/e2e/check_bridges.c — what the bridges (src/plugin/hot/bridge.h) told
  * the tools, against the trace the plugin wrote in the same run.
  *
  * usage:
@@ -10,7 +10,7 @@
  *   check_bridges cupti-fail TRACE_DIR FAKE_CUPTI_BASE
  *
  * nvtx: for every trace file (one per process) the NVTX recorder's file
- * RECORDER_BASE.<pid> (tests/bad_plugins/nvtx_recorder.c) must hold:
+ * RECORDER_BASE.<pid> (tests/stand_in_plugins/nvtx_recorder.c) must hold:
  *   - per thread: depth never negative, every push popped by the end;
  *   - per category: as many ranges as the trace has events of that type
  *     (GroupApi, CollApi, P2pApi, KernelLaunch, Group, Coll, P2p, CeColl),

@@ -4,8 +4,8 @@
  * produce: an event stopped on another thread than the one that started
  * it, stops out of LIFO order, repeated and foreign stops, a stack deeper
  * than the limit, a KernelLaunch stopped elsewhere. The real plugin is
- * driven directly; tests/bad_plugins/nvtx_recorder and fake_cupti record what
- * the tools saw. Each case runs in a child process (NVTX attaches a tool
+ * driven directly; tests/stand_in_plugins/nvtx_recorder and fake_cupti record
+ * what the tools saw. Each case runs in a child process (NVTX attaches a tool
  * once per process); the parent reads the child's recordings.
  */
 #include <setjmp.h>

@@ -137,8 +137,9 @@ ev_type ev_type_from_json(const js_value *v);
 const char *ev_type_json_name(ev_type t);  /* "ncclProfileColl" */
 const char *ev_type_short_name(ev_type t); /* "Coll" */
 
-/* Legal parent types of a child type, as bits of ev_type (mirrors the
- * plugin's check, src/plugin/assembler.c). */
+/* Legal parent types of a child type, as bits of ev_type: the shared table
+ * of src/common/nccl_names.c, which the plugin's assembler
+ * (src/plugin/writer/assembler.c) checks too. */
 uint32_t ev_legal_parents(ev_type child);
 
 #endif

@@ -6,10 +6,10 @@
  *   algBw = bytes / duration;  busBw = algBw * factor(func, nranks)
  *   AllReduce 2(n-1)/n; AllGather, ReduceScatter, AlltoAll, Gather,
  *   Scatter (n-1)/n; Broadcast, Reduce, Send, Recv, SendRecv 1.
- * Message size as the plugin's timing records define it (src/plugin/
- * completion.c): count x sizeof(datatype), times nranks for AllGather,
- * ReduceScatter, AlltoAll, Gather and Scatter (nccl-tests report the whole
- * buffer; NCCL's count is one rank's part).
+ * Message size as the plugin's timing records define it
+ * (src/plugin/writer/completion.c): count x sizeof(datatype), times nranks for
+ * AllGather, ReduceScatter, AlltoAll, Gather and Scatter (nccl-tests report the
+ * whole buffer; NCCL's count is one rank's part).
  */
 #ifndef CCLSCOPE_CLI_NCCL_MODEL_H
 #define CCLSCOPE_CLI_NCCL_MODEL_H

@@ -1,7 +1,7 @@
 /*
  * src/emu/scenarios/scenario_initfail.c — two communicators per rank (world and
  * a split with the same members); the split is destroyed first. With a plugin
- * whose init fails for the second communicator (tests/bad_plugins/
+ * whose init fails for the second communicator (tests/stand_in_plugins/
  * bad_init_error), NCCL's refcount is decremented twice: the library is
  * dlclose'd while the world comm lives, its later events are dropped and
  * its finalize is never called (§2, §10.15).

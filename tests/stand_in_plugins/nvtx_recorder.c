@@ -1,5 +1,5 @@
 /*
- * tests/bad_plugins/nvtx_recorder.c — an NVTX tool for tests: an injection
+ * tests/stand_in_plugins/nvtx_recorder.c — an NVTX tool for tests: an injection
  * library that NVTX v3 loads from NVTX_INJECTION64_PATH, recording every
  * NVTX call it receives, one JSON object per line, to
  * $NVTX_RECORDER_FILE.<pid>:

@@ -1,7 +1,7 @@
 /*
- * tests/bad_plugins/bad_null_args.c — BREAKS nccl-behaviour §3.4/§10.8: reads
- * eStateArgs for every state, but NCCL passes NULL for the GroupApi states
- * 23/24. The worker crashes at the first collective.
+ * tests/stand_in_plugins/bad_null_args.c — BREAKS nccl-behaviour §3.4/§10.8:
+ * reads eStateArgs for every state, but NCCL passes NULL for the GroupApi
+ * states 23/24. The worker crashes at the first collective.
  */
 #include "bad_plugin_common.h"
 

@@ -1,6 +1,6 @@
 /*
- * tests/bad_plugins/bad_unwritten_handle.c — BREAKS nccl-behaviour §3.1: does
- * not write *eHandle for every third ProxyStep it decides to ignore, so
+ * tests/stand_in_plugins/bad_unwritten_handle.c — BREAKS nccl-behaviour §3.1:
+ * does not write *eHandle for every third ProxyStep it decides to ignore, so
  * NCCL keeps the recycled slot's stale handle and later passes it to
  * recordEventState/stopEvent. ncclemu --check reports it.
  */

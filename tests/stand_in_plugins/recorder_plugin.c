@@ -1,5 +1,5 @@
 /*
- * tests/bad_plugins/recorder_plugin.c — a correct plugin that writes down
+ * tests/stand_in_plugins/recorder_plugin.c — a correct plugin that writes down
  * exactly what it receives, for the tests of what each ABI version is
  * delivered (tests/emu/check_delivery.c). Exports ncclProfiler_v1 .. v7
  * (ncclemu --abi N picks one). For every call one JSON line goes to

@@ -1,7 +1,7 @@
 /*
- * tests/bad_plugins/bad_slow.c — BREAKS the hot-path invariant (invariant 3,
- * docs/invariants.md): sleeps 150 ms inside startEvent for the first
- * ProxyOp (as a plugin doing file I/O or taking a contended lock would).
+ * tests/stand_in_plugins/bad_slow.c — BREAKS the hot-path rule (invariant 3,
+ * docs/invariants.md): sleeps 150 ms inside startEvent for the first ProxyOp
+ * (as a plugin doing file I/O or taking a contended lock would).
  * ncclemu --check reports a callback that blocked longer than
  * --max-callback-ms.
  */

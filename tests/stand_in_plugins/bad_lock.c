@@ -1,5 +1,5 @@
 /*
- * tests/bad_plugins/bad_lock.c — BREAKS the hot-path invariant (invariant 3,
+ * tests/stand_in_plugins/bad_lock.c — BREAKS the hot-path rule (invariant 3,
  * docs/invariants.md) with a contended lock: startEvent for the first
  * ProxyOp takes a mutex that another thread of the plugin (as a flush
  * thread would) holds for 150 ms.

@@ -1,7 +1,7 @@
 /*
- * tests/bad_plugins/bad_null_stop.c — BREAKS nccl-behaviour §3.2: stopEvent
- * reads through its handle without a NULL check. With the NetPlugin bit
- * off (its default mask), every IB QP completion still calls
+ * tests/stand_in_plugins/bad_null_stop.c — BREAKS nccl-behaviour §3.2:
+ * stopEvent reads through its handle without a NULL check. With the NetPlugin
+ * bit off (its default mask), every IB QP completion still calls
  * stopEvent(NULL) — the worker crashes.
  */
 #include "bad_plugin_common.h"

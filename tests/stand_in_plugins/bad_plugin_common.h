@@ -1,5 +1,5 @@
 /*
- * tests/bad_plugins/bad_plugin_common.h — the correct skeleton that every
+ * tests/stand_in_plugins/bad_plugin_common.h — the correct skeleton that every
  * deliberately broken test plugin starts from: a v6 plugin with real
  * handle objects (so dereferencing a local parent is fine), all events on
  * (BAD_MASK overrides), contexts in static memory. Each bad_*.c replaces

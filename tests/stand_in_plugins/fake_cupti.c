@@ -1,6 +1,6 @@
 /*
- * tests/bad_plugins/fake_cupti.c — a stand-in libcupti.so for tests of the
- * CUPTI bridge (src/plugin/bridge_cupti.c). It exports the two functions
+ * tests/stand_in_plugins/fake_cupti.c — a stand-in libcupti.so for tests of the
+ * CUPTI bridge (src/plugin/hot/bridge_cupti.c). It exports the two functions
  * the bridge uses and nothing else (so a plugin that tried to subscribe
  * would not find cuptiSubscribe), keeps CUPTI's per-thread, per-kind
  * stacks of external ids, and writes one line per call to

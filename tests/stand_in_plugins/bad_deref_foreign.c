@@ -1,8 +1,8 @@
 /*
- * tests/bad_plugins/bad_deref_foreign.c — BREAKS nccl-behaviour §6.14: reads
- * through `context` and `parentObj` of proxy-side events without comparing
- * proxyOp.pid with getpid(). Harmless for local events; under PXN across
- * processes those pointers belong to another process and must fault
+ * tests/stand_in_plugins/bad_deref_foreign.c — BREAKS nccl-behaviour §6.14:
+ * reads through `context` and `parentObj` of proxy-side events without
+ * comparing proxyOp.pid with getpid(). Harmless for local events; under PXN
+ * across processes those pointers belong to another process and must fault
  * (ncclemu --check aliases them into a guard page), so the worker dies.
  */
 #include "bad_plugin_common.h"

@@ -1,5 +1,5 @@
 /*
- * tests/bad_plugins/nop_plugin.c — a correct do-nothing profiler plugin:
+ * tests/stand_in_plugins/nop_plugin.c — a correct do-nothing profiler plugin:
  * exports ncclProfiler_v1 .. v7, enables every event (or NOP_PLUGIN_MASK),
  * writes a non-NULL handle for every event and ignores everything else. It is
  * the baseline of the emulator's cost measurement and of the sanitizer runs.

@@ -1,6 +1,6 @@
 /*
- * tests/bad_plugins/bad_init_error.c — BREAKS nccl-behaviour §2: returns an
- * error from init for every second communicator of the process. NCCL then
+ * tests/stand_in_plugins/bad_init_error.c — BREAKS nccl-behaviour §2: returns
+ * an error from init for every second communicator of the process. NCCL then
  * unloads once, continues to call the plugin for that comm, and unloads
  * again at its finalize: the library is dlclose'd while other comms live.
  * ncclemu --check reports the error; the initfail scenario shows the rest.
