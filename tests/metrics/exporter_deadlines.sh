@@ -38,6 +38,12 @@ job() {
   env CCLSCOPE_DIR="$work/$name" "$@" "$driver" "$plugin" $N $HOLD 2>>"$work/$name.log" &
   job_pid=$!
 }
+# go NAME: let a job that waits for METRICS_DRIVER_GO run its collectives;
+# its time counts from now
+go() {
+  now_ms >"$work/$1.start"
+  : >"$work/$1.go"
+}
 # finish NAME: wait for the job, record its wall time in ms
 finish() {
   wait "$job_pid" || fail "$1: the driver failed"
@@ -77,16 +83,21 @@ finish s500
 within s500 $((DEADLINE * 1000))
 [ "$(cat "$work/s500.port.requests" 2>/dev/null || echo 0)" -ge 1 ] || fail "s500: the collector saw no push"
 
-# 3. A /metrics client sending one byte every 0.5 s.
-job trickle CCLSCOPE_PROM_PORT=$((20000 + RANDOM % 20000))
+# 3. A /metrics client sending one byte every 0.5 s. The job holds until
+# the client is connected (METRICS_DRIVER_GO), and its time counts from
+# there: a busy host may start the client late.
+job trickle CCLSCOPE_PROM_PORT=$((20000 + RANDOM % 20000)) METRICS_DRIVER_GO="$work/trickle.go"
 wait_for "$work/trickle.log" "serving metrics at"
 $peers trickle "$(http_port "$work/trickle.log")" >"$work/trickler.log" 2>&1 & pids+=($!)
+wait_for "$work/trickler.log" "connected"
+go trickle
 finish trickle
 within trickle 0
 wait_for "$work/trickler.log" "closed after"
 
 # 4. 200 idle /metrics connections; a scrape still gets its answer at once.
-job idle CCLSCOPE_PROM_PORT=$((20000 + RANDOM % 20000))
+# The job holds until they are open and the scrape is done.
+job idle CCLSCOPE_PROM_PORT=$((20000 + RANDOM % 20000)) METRICS_DRIVER_GO="$work/idle.go"
 wait_for "$work/idle.log" "serving metrics at"
 port=$(http_port "$work/idle.log")
 $peers idle "$port" 200 >"$work/idlers.log" 2>&1 & pids+=($!)
@@ -96,6 +107,7 @@ curl -sf --max-time 10 "http://127.0.0.1:$port/metrics" >"$work/scrape.txt" ||
   fail "idle: no answer to a scrape within 10 s while 200 idle connections are open"
 grep -q '^# TYPE cclscope_plugin_callbacks_total counter' "$work/scrape.txt" ||
   fail "idle: the scrape did not return the exposition"
+go idle
 finish idle
 within idle 0
 echo "PASS"

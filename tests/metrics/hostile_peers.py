@@ -7,7 +7,8 @@ tests/metrics/exporter_deadlines.sh:
   status PORTFILE CODE     a collector that answers every request with CODE
                            (counts requests in PORTFILE.requests)
   trickle PORT             a /metrics client sending one byte every 0.5 s
-                           until the server closes the connection
+                           until the server closes the connection; prints
+                           "connected" once connected
   idle PORT N              N connections to /metrics that send nothing;
                            prints "open N" once they are all connected, then
                            holds them until killed
@@ -84,6 +85,7 @@ def status(portfile, code):
 
 def trickle(port):
     conn = socket.create_connection(("127.0.0.1", port))
+    print("connected", flush=True)
     start = time.monotonic()
     try:
         for byte in b"GET /metrics HTTP/1.1\r\nHost: x\r\n" * 100:
