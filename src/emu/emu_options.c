@@ -31,7 +31,7 @@ void emu_options_defaults(emu_options *o) {
   o->seed = 1;
   o->check = true;
   o->max_callback_ms = 100.0;
-  o->max_lifecycle_ms = 2000.0;
+  o->max_lifecycle_ms = EMU_DEFAULT_MAX_LIFECYCLE_MS;
   o->pxn_pointers = EMU_PXN_GUARD;
   o->timeout = 300.0;
   o->pace = EMU_PACE_MODEL;
@@ -119,6 +119,7 @@ void emu_options_help(void) {
       "  --max-callback-ms X   slow-callback limit for --check; default 100\n"
       "  --max-lifecycle-ms X  the same for init/finalize (they may start or\n"
       "                        join threads and write files); default 2000\n"
+      "                        (10000 when ncclemu is a sanitizer build)\n"
       "  --pxn-pointers guard|raw  foreign PXN pointers readable here become\n"
       "                        faulting aliases (guard) or stay as is (raw);\n"
       "                        default guard (only with --check)\n"

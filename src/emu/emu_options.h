@@ -17,6 +17,16 @@ enum {
   EMU_WORKER_LOAD_FAILED = 4
 };
 
+/* init/finalize may join the plugin's threads while they write the last
+ * records: CPU work that ASan and TSan make 5-15 times slower. A sanitizer
+ * build of ncclemu (which runs a sanitizer build of the plugin) allows
+ * them more time by default; the plain builds judge them at 2 s. */
+#if CCLSCOPE_SANITIZER_BUILD
+#define EMU_DEFAULT_MAX_LIFECYCLE_MS 10000.0
+#else
+#define EMU_DEFAULT_MAX_LIFECYCLE_MS 2000.0
+#endif
+
 typedef enum { EMU_PACE_MODEL = 0, EMU_PACE_NONE = 1 } emu_pace;
 typedef enum { EMU_HOST_NCCL = 0, EMU_HOST_RCCL = 1 } emu_host;
 typedef enum { EMU_NET_IB = 0, EMU_NET_SOCKET = 1 } emu_net;

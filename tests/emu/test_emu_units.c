@@ -338,6 +338,19 @@ static void test_gpu_clock(void **state) {
   assert_true(g >= now + 5000000 - 1000 && g <= now + 5000000 + 1000);
 }
 
+static void test_check_limits_by_build(void **state) {
+  (void)state;
+  emu_options o;
+  emu_options_defaults(&o);
+  assert_true(o.max_callback_ms == 100.0);
+#if CCLSCOPE_SANITIZER_BUILD
+  /* the plugin's final drain runs 5-15x slower under ASan/TSan */
+  assert_true(o.max_lifecycle_ms == 10000.0);
+#else
+  assert_true(o.max_lifecycle_ms == 2000.0);
+#endif
+}
+
 static void test_rng(void **state) {
   (void)state;
   emu_rng a, b, c;
@@ -407,6 +420,7 @@ int main(void) {
       cmocka_unit_test(test_shim_calls),
       cmocka_unit_test(test_step_formulas),
       cmocka_unit_test(test_gpu_clock),
+      cmocka_unit_test(test_check_limits_by_build),
       cmocka_unit_test(test_rng),
       cmocka_unit_test(test_normalize),
   };
