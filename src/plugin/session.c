@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "bridge.h"
+#include "bridge_cupti.h"
+#include "bridge_nvtx.h"
 #include "clock.h"
 #include "config.h"
 #include "context.h"

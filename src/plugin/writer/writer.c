@@ -497,7 +497,7 @@ static void start_http(const cs_writer_opts *opts) {
   if (!search)
     port += opts->local_rank;
   /* Serve something from the first scrape on, not only after a window. */
-  cs_metrics_render_prometheus(writer.metrics, &writer.metrics->prom);
+  cs_metrics_render_prom_now(writer.metrics);
   cs_http_publish(writer.metrics->prom.data, writer.metrics->prom.len);
   cs_http_start(opts->prom_addr, port, search);
 }
