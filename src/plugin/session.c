@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "bridge.h"
+#include "bridge_cupti.h"
+#include "bridge_nvtx.h"
 #include "clock.h"
 #include "config.h"
 #include "context.h"
@@ -75,7 +77,7 @@ static void fill_writer_opts(cs_writer_opts *o, bool forked_child) {
   o->clock = (cs_clock_kind)atomic_load(&cs_clock_source);
   o->max_live_events = session.cfg.max_live_events;
   o->reclaim_timeout_s = session.cfg.reclaim_timeout_s;
-  o->flush_interval_s = session.cfg.flush_interval_s;
+  o->env.flush_interval_s = session.cfg.flush_interval_s;
   o->timing_timeout_s = session.cfg.timing_timeout_s;
   o->metrics_window_s = session.cfg.metrics_window_s;
   o->metrics_max_series = session.cfg.metrics_max_series;

@@ -8,6 +8,8 @@
  * Coll/P2p with the legacy Group as parent. The `type` field is a uint8_t
  * in all four.
  */
+#include <stddef.h>
+
 #include "emit.h"
 #include "nccl_names.h"
 #include "session.h" /* init is the lifecycle: cs_session_init */
@@ -43,6 +45,30 @@ static void fill_proxy(cs_payload *p, ncclPid_t pid, uint8_t channel, int peer,
   p->proxy_op.is_send = is_send;
 }
 
+/* Every v1..v4 descriptor begins with a uint8_t type and the parent; read
+ * both as bytes at those offsets, whichever of the four layouts it is. */
+#define SAME_HEAD(v)                                                           \
+  _Static_assert(offsetof(v, type) ==                                          \
+                         offsetof(ncclProfilerEventDescr_v1_t, type) &&        \
+                     offsetof(v, parentObj) ==                                 \
+                         offsetof(ncclProfilerEventDescr_v1_t, parentObj),     \
+                 "v1..v4 descriptors differ in their head: " #v)
+SAME_HEAD(ncclProfilerEventDescr_v2_t);
+SAME_HEAD(ncclProfilerEventDescr_v3_t);
+SAME_HEAD(ncclProfilerEventDescr_v4_t);
+#undef SAME_HEAD
+
+static inline __attribute__((always_inline)) cs_etype
+read_legacy(const void *descr, uint32_t allowed, void **parent_obj) {
+  const char *bytes = descr;
+  uint8_t type;
+  memcpy(&type, bytes + offsetof(ncclProfilerEventDescr_v1_t, type),
+         sizeof type);
+  memcpy(parent_obj, bytes + offsetof(ncclProfilerEventDescr_v1_t, parentObj),
+         sizeof *parent_obj);
+  return cs_etype_decode(type, allowed);
+}
+
 static void init_legacy(void **context, int *mask, int abi) {
   cs_init_args a = {.abi = abi, .has_comm_info = false, .mask = mask};
   if (context)
@@ -57,8 +83,10 @@ static ncclResult_t v1_init(void **context, int *eActivationMask) {
 }
 
 static inline __attribute__((always_inline)) void
-fill_v1(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v1_t *d,
-        cs_etype et) {
+fill_v1(cs_rec_start *rec, void *context, const void *descr, cs_etype et,
+        int abi) {
+  const ncclProfilerEventDescr_v1_t *d = descr;
+  (void)abi;
   cs_start_common(rec, context, d->parentObj, d->rank, et,
                   et == CS_EV_PROXY_OP ? d->proxyOp.pid : 0);
   cs_payload *p = &rec->p;
@@ -106,52 +134,17 @@ fill_v1(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v1_t *d,
   }
 }
 
-/* startEvent; with `slow` == false this is the fast path (see emit.h). */
-static inline __attribute__((always_inline)) ncclResult_t
-start_v1(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d,
-         bool slow);
-
+/* startEvent (emit.h): the fast path here, the rest in the slow twin. */
 __attribute__((noinline)) static ncclResult_t
-v1_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d) {
-  return start_v1(context, eHandle, d, true);
-}
-
-static inline __attribute__((always_inline)) ncclResult_t
-start_v1(void *context, void **eHandle, ncclProfilerEventDescr_v1_t *d,
-         bool slow) {
-  if (CS_UNLIKELY(!eHandle))
-    return ncclSuccess;
-  if (CS_UNLIKELY(!d)) {
-    *eHandle = NULL;
-    return ncclSuccess;
-  }
-  cs_etype et = cs_etype_decode(d->type, CS_TYPES_V1);
-  uint32_t policy;
-  cs_gate gate = cs_start_gate(eHandle, et, d->parentObj, slow, &policy);
-  if (CS_UNLIKELY(gate != CS_GATE_RECORD))
-    return gate == CS_GATE_SLOW ? v1_start_slow(context, eHandle, d)
-                                : ncclSuccess;
-  cs_ring *r;
-  cs_rec_start *rec;
-  if (!slow) {
-    rec = cs_start_fast_begin(eHandle, et, &r);
-    if (CS_UNLIKELY(!rec))
-      return v1_start_slow(context, eHandle, d);
-  } else {
-    rec = cs_start_slow_begin(eHandle, et, &r);
-    if (!rec)
-      return ncclSuccess;
-  }
-  fill_v1(rec, context, d, et);
-  if (CS_UNLIKELY(policy) && !cs_policy_admit(rec, r, eHandle))
-    return ncclSuccess;
-  cs_start_commit(r, rec);
-  return ncclSuccess;
+v1_start_slow(void *context, void **eHandle, const void *d) {
+  return cs_start_event(context, eHandle, d, CS_TYPES_V1, 1, read_legacy,
+                        fill_v1, NULL);
 }
 
 static ncclResult_t v1_start(void *context, void **eHandle,
                              ncclProfilerEventDescr_v1_t *d) {
-  return start_v1(context, eHandle, d, false);
+  return cs_start_event(context, eHandle, d, CS_TYPES_V1, 1, read_legacy,
+                        fill_v1, v1_start_slow);
 }
 
 static ncclResult_t v1_state(void *eHandle, ncclProfilerEventState_v1_t state,
@@ -168,8 +161,10 @@ static ncclResult_t v2_init(void **context, int *eActivationMask) {
 }
 
 static inline __attribute__((always_inline)) void
-fill_v2(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v2_t *d,
-        cs_etype et) {
+fill_v2(cs_rec_start *rec, void *context, const void *descr, cs_etype et,
+        int abi) {
+  const ncclProfilerEventDescr_v2_t *d = descr;
+  (void)abi;
   cs_start_common(rec, context, d->parentObj, d->rank, et,
                   et == CS_EV_PROXY_OP ? d->proxyOp.pid : 0);
   cs_payload *p = &rec->p;
@@ -214,52 +209,17 @@ fill_v2(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v2_t *d,
   }
 }
 
-/* startEvent; with `slow` == false this is the fast path (see emit.h). */
-static inline __attribute__((always_inline)) ncclResult_t
-start_v2(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d,
-         bool slow);
-
+/* startEvent (emit.h): the fast path here, the rest in the slow twin. */
 __attribute__((noinline)) static ncclResult_t
-v2_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d) {
-  return start_v2(context, eHandle, d, true);
-}
-
-static inline __attribute__((always_inline)) ncclResult_t
-start_v2(void *context, void **eHandle, ncclProfilerEventDescr_v2_t *d,
-         bool slow) {
-  if (CS_UNLIKELY(!eHandle))
-    return ncclSuccess;
-  if (CS_UNLIKELY(!d)) {
-    *eHandle = NULL;
-    return ncclSuccess;
-  }
-  cs_etype et = cs_etype_decode(d->type, CS_TYPES_V1);
-  uint32_t policy;
-  cs_gate gate = cs_start_gate(eHandle, et, d->parentObj, slow, &policy);
-  if (CS_UNLIKELY(gate != CS_GATE_RECORD))
-    return gate == CS_GATE_SLOW ? v2_start_slow(context, eHandle, d)
-                                : ncclSuccess;
-  cs_ring *r;
-  cs_rec_start *rec;
-  if (!slow) {
-    rec = cs_start_fast_begin(eHandle, et, &r);
-    if (CS_UNLIKELY(!rec))
-      return v2_start_slow(context, eHandle, d);
-  } else {
-    rec = cs_start_slow_begin(eHandle, et, &r);
-    if (!rec)
-      return ncclSuccess;
-  }
-  fill_v2(rec, context, d, et);
-  if (CS_UNLIKELY(policy) && !cs_policy_admit(rec, r, eHandle))
-    return ncclSuccess;
-  cs_start_commit(r, rec);
-  return ncclSuccess;
+v2_start_slow(void *context, void **eHandle, const void *d) {
+  return cs_start_event(context, eHandle, d, CS_TYPES_V1, 2, read_legacy,
+                        fill_v2, NULL);
 }
 
 static ncclResult_t v2_start(void *context, void **eHandle,
                              ncclProfilerEventDescr_v2_t *d) {
-  return start_v2(context, eHandle, d, false);
+  return cs_start_event(context, eHandle, d, CS_TYPES_V1, 2, read_legacy,
+                        fill_v2, v2_start_slow);
 }
 
 static ncclResult_t v2_state(void *eHandle, ncclProfilerEventState_v2_t state,
@@ -274,8 +234,10 @@ static ncclResult_t v3_init(void **context, int *eActivationMask) {
 }
 
 static inline __attribute__((always_inline)) void
-fill_v3(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v3_t *d,
-        cs_etype et) {
+fill_v3(cs_rec_start *rec, void *context, const void *descr, cs_etype et,
+        int abi) {
+  const ncclProfilerEventDescr_v3_t *d = descr;
+  (void)abi;
   cs_start_common(rec, context, d->parentObj, d->rank, et,
                   et == CS_EV_PROXY_OP ? d->proxyOp.pid : 0);
   cs_payload *p = &rec->p;
@@ -327,52 +289,17 @@ fill_v3(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v3_t *d,
   }
 }
 
-/* startEvent; with `slow` == false this is the fast path (see emit.h). */
-static inline __attribute__((always_inline)) ncclResult_t
-start_v3(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d,
-         bool slow);
-
+/* startEvent (emit.h): the fast path here, the rest in the slow twin. */
 __attribute__((noinline)) static ncclResult_t
-v3_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d) {
-  return start_v3(context, eHandle, d, true);
-}
-
-static inline __attribute__((always_inline)) ncclResult_t
-start_v3(void *context, void **eHandle, ncclProfilerEventDescr_v3_t *d,
-         bool slow) {
-  if (CS_UNLIKELY(!eHandle))
-    return ncclSuccess;
-  if (CS_UNLIKELY(!d)) {
-    *eHandle = NULL;
-    return ncclSuccess;
-  }
-  cs_etype et = cs_etype_decode(d->type, CS_TYPES_V3);
-  uint32_t policy;
-  cs_gate gate = cs_start_gate(eHandle, et, d->parentObj, slow, &policy);
-  if (CS_UNLIKELY(gate != CS_GATE_RECORD))
-    return gate == CS_GATE_SLOW ? v3_start_slow(context, eHandle, d)
-                                : ncclSuccess;
-  cs_ring *r;
-  cs_rec_start *rec;
-  if (!slow) {
-    rec = cs_start_fast_begin(eHandle, et, &r);
-    if (CS_UNLIKELY(!rec))
-      return v3_start_slow(context, eHandle, d);
-  } else {
-    rec = cs_start_slow_begin(eHandle, et, &r);
-    if (!rec)
-      return ncclSuccess;
-  }
-  fill_v3(rec, context, d, et);
-  if (CS_UNLIKELY(policy) && !cs_policy_admit(rec, r, eHandle))
-    return ncclSuccess;
-  cs_start_commit(r, rec);
-  return ncclSuccess;
+v3_start_slow(void *context, void **eHandle, const void *d) {
+  return cs_start_event(context, eHandle, d, CS_TYPES_V3, 3, read_legacy,
+                        fill_v3, NULL);
 }
 
 static ncclResult_t v3_start(void *context, void **eHandle,
                              ncclProfilerEventDescr_v3_t *d) {
-  return start_v3(context, eHandle, d, false);
+  return cs_start_event(context, eHandle, d, CS_TYPES_V3, 3, read_legacy,
+                        fill_v3, v3_start_slow);
 }
 
 static ncclResult_t v3_state(void *eHandle, ncclProfilerEventState_v3_t state,
@@ -401,8 +328,10 @@ static ncclResult_t v4_init(void **context, int *eActivationMask,
 }
 
 static inline __attribute__((always_inline)) void
-fill_v4(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v4_t *d,
-        cs_etype et) {
+fill_v4(cs_rec_start *rec, void *context, const void *descr, cs_etype et,
+        int abi) {
+  const ncclProfilerEventDescr_v4_t *d = descr;
+  (void)abi;
   cs_start_common(rec, context, d->parentObj, d->rank, et,
                   et == CS_EV_PROXY_OP ? d->proxyOp.pid : 0);
   cs_payload *p = &rec->p;
@@ -453,52 +382,17 @@ fill_v4(cs_rec_start *rec, void *context, const ncclProfilerEventDescr_v4_t *d,
   }
 }
 
-/* startEvent; with `slow` == false this is the fast path (see emit.h). */
-static inline __attribute__((always_inline)) ncclResult_t
-start_v4(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d,
-         bool slow);
-
+/* startEvent (emit.h): the fast path here, the rest in the slow twin. */
 __attribute__((noinline)) static ncclResult_t
-v4_start_slow(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d) {
-  return start_v4(context, eHandle, d, true);
-}
-
-static inline __attribute__((always_inline)) ncclResult_t
-start_v4(void *context, void **eHandle, ncclProfilerEventDescr_v4_t *d,
-         bool slow) {
-  if (CS_UNLIKELY(!eHandle))
-    return ncclSuccess;
-  if (CS_UNLIKELY(!d)) {
-    *eHandle = NULL;
-    return ncclSuccess;
-  }
-  cs_etype et = cs_etype_decode(d->type, CS_TYPES_V3);
-  uint32_t policy;
-  cs_gate gate = cs_start_gate(eHandle, et, d->parentObj, slow, &policy);
-  if (CS_UNLIKELY(gate != CS_GATE_RECORD))
-    return gate == CS_GATE_SLOW ? v4_start_slow(context, eHandle, d)
-                                : ncclSuccess;
-  cs_ring *r;
-  cs_rec_start *rec;
-  if (!slow) {
-    rec = cs_start_fast_begin(eHandle, et, &r);
-    if (CS_UNLIKELY(!rec))
-      return v4_start_slow(context, eHandle, d);
-  } else {
-    rec = cs_start_slow_begin(eHandle, et, &r);
-    if (!rec)
-      return ncclSuccess;
-  }
-  fill_v4(rec, context, d, et);
-  if (CS_UNLIKELY(policy) && !cs_policy_admit(rec, r, eHandle))
-    return ncclSuccess;
-  cs_start_commit(r, rec);
-  return ncclSuccess;
+v4_start_slow(void *context, void **eHandle, const void *d) {
+  return cs_start_event(context, eHandle, d, CS_TYPES_V3, 4, read_legacy,
+                        fill_v4, NULL);
 }
 
 static ncclResult_t v4_start(void *context, void **eHandle,
                              ncclProfilerEventDescr_v4_t *d) {
-  return start_v4(context, eHandle, d, false);
+  return cs_start_event(context, eHandle, d, CS_TYPES_V3, 4, read_legacy,
+                        fill_v4, v4_start_slow);
 }
 
 static ncclResult_t v4_state(void *eHandle, ncclProfilerEventState_v4_t state,

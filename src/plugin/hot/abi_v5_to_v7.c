@@ -78,10 +78,19 @@ static inline uint64_t our_id_or_zero(void *handle) {
   return cs_handle_is_our_event(v) ? (v & CS_ID_MASK) : 0;
 }
 
+/* The descriptor's type and parent (startEvent, emit.h). */
+static inline __attribute__((always_inline)) cs_etype
+read_modern(const void *descr, uint32_t allowed, void **parent_obj) {
+  const d7 *d = descr;
+  *parent_obj = d->parentObj;
+  return cs_etype_decode(d->type, allowed);
+}
+
 /* Copy one descriptor into a START record (both twins use this). */
 static inline __attribute__((always_inline)) void
-fill_modern(cs_rec_start *rec, void *context, const d7 *d, cs_etype et,
+fill_modern(cs_rec_start *rec, void *context, const void *descr, cs_etype et,
             int abi) {
+  const d7 *d = descr;
   cs_start_common(rec, context, d->parentObj, d->rank, et,
                   et == CS_EV_PROXY_OP ? d->proxyOp.pid : 0);
   cs_payload *p = &rec->p;
@@ -206,42 +215,6 @@ fill_modern(cs_rec_start *rec, void *context, const d7 *d, cs_etype et,
   }
 }
 
-typedef ncclResult_t (*slow_twin)(void *context, void **eHandle, const d7 *d);
-
-/* startEvent for v5..v7. With `slow` == NULL this is the slow twin itself. */
-static inline __attribute__((always_inline)) ncclResult_t
-start_modern(void *context, void **eHandle, const d7 *d, int abi,
-             uint32_t allowed, slow_twin slow) {
-  if (CS_UNLIKELY(!eHandle))
-    return ncclSuccess;
-  if (CS_UNLIKELY(!d)) {
-    *eHandle = NULL;
-    return ncclSuccess;
-  }
-  cs_etype et = cs_etype_decode(d->type, allowed);
-  uint32_t policy;
-  cs_gate gate =
-      cs_start_gate(eHandle, et, d->parentObj, slow == NULL, &policy);
-  if (CS_UNLIKELY(gate != CS_GATE_RECORD))
-    return gate == CS_GATE_SLOW ? slow(context, eHandle, d) : ncclSuccess;
-  cs_ring *r;
-  cs_rec_start *rec;
-  if (slow) {
-    rec = cs_start_fast_begin(eHandle, et, &r);
-    if (CS_UNLIKELY(!rec))
-      return slow(context, eHandle, d);
-  } else {
-    rec = cs_start_slow_begin(eHandle, et, &r);
-    if (!rec)
-      return ncclSuccess;
-  }
-  fill_modern(rec, context, d, et, abi);
-  if (CS_UNLIKELY(policy) && !cs_policy_admit(rec, r, eHandle))
-    return ncclSuccess;
-  cs_start_commit(r, rec);
-  return ncclSuccess;
-}
-
 /* init for v5..v7: the same arguments, only the ABI number differs. */
 static ncclResult_t init_modern(int abi, void **context, uint64_t commId,
                                 int *eActivationMask, const char *commName,
@@ -271,14 +244,16 @@ static ncclResult_t v5_init(void **context, uint64_t commId,
                      nranks, rank, logfn);
 }
 
+/* startEvent (emit.h): the fast path here, the rest in the slow twin. */
 __attribute__((noinline)) static ncclResult_t
-v5_start_slow(void *context, void **eHandle, const d7 *d) {
-  return start_modern(context, eHandle, d, 5, CS_TYPES_V5, NULL);
+v5_start_slow(void *context, void **eHandle, const void *d) {
+  return cs_start_event(context, eHandle, d, CS_TYPES_V5, 5, read_modern,
+                        fill_modern, NULL);
 }
 
 static ncclResult_t v5_start(void *context, void **eHandle, d5 *eDescr) {
-  return start_modern(context, eHandle, (const d7 *)(const void *)eDescr, 5,
-                      CS_TYPES_V5, v5_start_slow);
+  return cs_start_event(context, eHandle, eDescr, CS_TYPES_V5, 5, read_modern,
+                        fill_modern, v5_start_slow);
 }
 
 static ncclResult_t v5_state(void *eHandle, ncclProfilerEventState_v5_t state,
@@ -297,14 +272,16 @@ static ncclResult_t v6_init(void **context, uint64_t commId,
                      nranks, rank, logfn);
 }
 
+/* startEvent (emit.h): the fast path here, the rest in the slow twin. */
 __attribute__((noinline)) static ncclResult_t
-v6_start_slow(void *context, void **eHandle, const d7 *d) {
-  return start_modern(context, eHandle, d, 6, CS_TYPES_V6, NULL);
+v6_start_slow(void *context, void **eHandle, const void *d) {
+  return cs_start_event(context, eHandle, d, CS_TYPES_V6, 6, read_modern,
+                        fill_modern, NULL);
 }
 
 static ncclResult_t v6_start(void *context, void **eHandle, d6 *eDescr) {
-  return start_modern(context, eHandle, (const d7 *)(const void *)eDescr, 6,
-                      CS_TYPES_V6, v6_start_slow);
+  return cs_start_event(context, eHandle, eDescr, CS_TYPES_V6, 6, read_modern,
+                        fill_modern, v6_start_slow);
 }
 
 static ncclResult_t v6_state(void *eHandle, ncclProfilerEventState_v6_t state,
@@ -323,13 +300,16 @@ static ncclResult_t v7_init(void **context, uint64_t commId,
                      nranks, rank, logfn);
 }
 
+/* startEvent (emit.h): the fast path here, the rest in the slow twin. */
 __attribute__((noinline)) static ncclResult_t
-v7_start_slow(void *context, void **eHandle, const d7 *d) {
-  return start_modern(context, eHandle, d, 7, CS_TYPES_V7, NULL);
+v7_start_slow(void *context, void **eHandle, const void *d) {
+  return cs_start_event(context, eHandle, d, CS_TYPES_V7, 7, read_modern,
+                        fill_modern, NULL);
 }
 
 static ncclResult_t v7_start(void *context, void **eHandle, d7 *eDescr) {
-  return start_modern(context, eHandle, eDescr, 7, CS_TYPES_V7, v7_start_slow);
+  return cs_start_event(context, eHandle, eDescr, CS_TYPES_V7, 7, read_modern,
+                        fill_modern, v7_start_slow);
 }
 
 static ncclResult_t v7_state(void *eHandle, ncclProfilerEventState_v7_t state,

@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bridge.h"
+#include "bridge_cupti.h"
+#include "handle.h"
 #include "log.h"
 
 /* Facts from CUPTI's cupti_activity.h / cupti_result.h (our declarations):

@@ -13,7 +13,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "bridge.h"
+#include "bridge_nvtx.h"
+#include "handle.h"
 #include "log.h"
 #include "nccl_names.h"
 

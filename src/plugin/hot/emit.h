@@ -215,6 +215,66 @@ static inline void cs_start_commit(cs_ring *r, cs_rec_start *rec) {
   cs_ring_commit(r, rec->h.units);
 }
 
+/* ---- one startEvent, written once for every ABI version ----
+ *
+ * The adapters differ only in their descriptor, so that is what they pass:
+ *   `allowed`  the event-type bits their ABI may carry (CS_TYPES_Vn);
+ *   `abi`      their version, handed on to `fill`;
+ *   `read`     reads the descriptor's type (decoded with `allowed`) and
+ *              parent, before anything is reserved;
+ *   `fill`     copies the descriptor into the START record, whose head
+ *              (kind, units, type, id, clock) is already written.
+ * Each adapter exports a startEvent that calls cs_start_event with its
+ * out-of-line slow twin as `slow_twin` (the fast path: gate, reserve, fill,
+ * commit, with no call and no saved register); the slow twin calls it
+ * with NULL and takes cs_start_slow_begin and the start policy instead.
+ * Pass constants and functions declared always_inline: everything here is
+ * inlined into each twin, `read` and `fill` included (check with objdump
+ * after changing any of it: the fast twin calls nothing but its slow
+ * twin). */
+typedef cs_etype (*cs_start_read_fn)(const void *descr, uint32_t allowed,
+                                     void **parent_obj);
+typedef void (*cs_start_fill_fn)(cs_rec_start *rec, void *context,
+                                 const void *descr, cs_etype et, int abi);
+typedef ncclResult_t (*cs_start_slow_fn)(void *context, void **eHandle,
+                                         const void *descr);
+
+static inline __attribute__((always_inline)) ncclResult_t
+cs_start_event(void *context, void **eHandle, const void *descr,
+               uint32_t allowed, int abi, cs_start_read_fn read,
+               cs_start_fill_fn fill, cs_start_slow_fn slow_twin) {
+  if (CS_UNLIKELY(!eHandle))
+    return ncclSuccess;
+  if (CS_UNLIKELY(!descr)) {
+    *eHandle = NULL;
+    return ncclSuccess;
+  }
+  bool is_slow_twin = slow_twin == NULL;
+  void *parent_obj;
+  cs_etype et = read(descr, allowed, &parent_obj);
+  uint32_t policy;
+  cs_gate gate = cs_start_gate(eHandle, et, parent_obj, is_slow_twin, &policy);
+  if (CS_UNLIKELY(gate != CS_GATE_RECORD))
+    return gate == CS_GATE_SLOW ? slow_twin(context, eHandle, descr)
+                                : ncclSuccess;
+  cs_ring *r;
+  cs_rec_start *rec;
+  if (!is_slow_twin) {
+    rec = cs_start_fast_begin(eHandle, et, &r);
+    if (CS_UNLIKELY(!rec))
+      return slow_twin(context, eHandle, descr);
+  } else {
+    rec = cs_start_slow_begin(eHandle, et, &r);
+    if (!rec)
+      return ncclSuccess;
+  }
+  fill(rec, context, descr, et, abi);
+  if (CS_UNLIKELY(policy) && !cs_policy_admit(rec, r, eHandle))
+    return ncclSuccess;
+  cs_start_commit(r, rec);
+  return ncclSuccess;
+}
+
 /* Network-plugin descriptor (transient): decode and copy what we know. */
 static inline void cs_fill_net_plugin(cs_rec_start *rec, int64_t plugin_id,
                                       const void *data) {

@@ -5,6 +5,8 @@
  * NULL or foreign handles, a full ring (drop and count), and the start
  * policy (sampling, bridges). Still on NCCL's thread: no lock, no wait.
  */
+#include "bridge_cupti.h"
+#include "bridge_nvtx.h"
 #include "emit.h"
 #include "sampling.h"
 
@@ -30,13 +32,34 @@ cs_rec_start *cs_start_slow_begin(void **eHandle, cs_etype et, cs_ring **ring) {
   return rec;
 }
 
+/* ---- bridges (bridge.h): called while cs_bridges != 0, with the
+ * calling thread's state in its ring ---- */
+
+static void bridges_start(cs_bridge_thread *t, const cs_rec_start *rec,
+                          uint64_t handle) {
+  uint32_t b = atomic_load_explicit(&cs_bridges, memory_order_acquire);
+  uint32_t bit = 1u << rec->h.etype;
+  if ((b & CS_BRIDGE_NVTX) && (bit & CS_BRIDGE_NVTX_TYPES))
+    cs_nvtx_start(t, rec, handle);
+  if ((b & CS_BRIDGE_CUPTI) && (bit & CS_BRIDGE_CUPTI_TYPES))
+    cs_cupti_start(t, handle);
+}
+
+static void bridges_stop(cs_bridge_thread *t, uint64_t handle) {
+  uint32_t b = atomic_load_explicit(&cs_bridges, memory_order_acquire);
+  if (b & CS_BRIDGE_CUPTI)
+    cs_cupti_stop(t, handle);
+  if (b & CS_BRIDGE_NVTX)
+    cs_nvtx_stop(t, handle);
+}
+
 bool cs_policy_admit(cs_rec_start *rec, cs_ring *r, void **eHandle) {
   if (!cs_sampling_keep(rec, r)) {
     *eHandle = cs_handle_sampled_out();
     return false;
   }
   if (atomic_load_explicit(&cs_bridges, memory_order_relaxed))
-    cs_bridge_start(&r->bridge, rec, (uint64_t)(uintptr_t)*eHandle);
+    bridges_start(&r->bridge, rec, (uint64_t)(uintptr_t)*eHandle);
   return true;
 }
 
@@ -92,6 +115,6 @@ ncclResult_t cs_emit_stop_slow(void *eHandle) {
    * dropped: the range was pushed all the same). */
   if (record_stop_slow(r, v) &&
       CS_UNLIKELY(atomic_load_explicit(&cs_bridges, memory_order_relaxed)))
-    cs_bridge_stop(&r->bridge, v);
+    bridges_stop(&r->bridge, v);
   return ncclSuccess;
 }

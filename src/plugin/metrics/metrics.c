@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "event_types.h"
+#include "metrics_otlp.h"
+#include "metrics_prom.h"
 #include "u64map.h"
 
 /* Per-table hash indexes, private to this file. */
@@ -36,18 +38,6 @@ static uint64_t hash_str(uint64_t h, const char *s) {
 
 static uint64_t hash_u64(uint64_t h, uint64_t v) {
   return (h ^ v) * UINT64_C(0x9E3779B97F4A7C15) + 0x632be59bd9b4e019ull;
-}
-
-void cs_metrics_size_label(uint8_t log2, char *out, size_t outlen) {
-  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  if (log2 == 0xFF) {
-    snprintf(out, outlen, "0B");
-    return;
-  }
-  unsigned u = log2 / 10;
-  if (u > 4)
-    u = 4;
-  snprintf(out, outlen, "%llu%s", 1ull << (log2 - 10 * u), units[u]);
 }
 
 static uint8_t size_bucket(uint64_t bytes) {
@@ -267,6 +257,31 @@ static bool fit_link(const cs_fit *f, double *lat, double *bw, double *r2) {
   return true;
 }
 
+/* What the renderers read (metrics_snapshot.h). */
+static cs_metrics_snapshot snapshot_of(const cs_metrics *m) {
+  return (cs_metrics_snapshot){.run_id = m->cfg.run_id,
+                               .hostname = m->cfg.hostname,
+                               .pid = m->cfg.pid,
+                               .service_name = m->cfg.service_name,
+                               .resource_attrs = m->cfg.resource_attrs,
+                               .start_ns = m->start_ns,
+                               .colls = m->colls,
+                               .ncolls = m->ncolls,
+                               .links = m->links,
+                               .nlinks = m->nlinks,
+                               .channels = m->channels,
+                               .nchannels = m->nchannels,
+                               .series_dropped = m->series_dropped,
+                               .health = &m->health,
+                               .steps = &m->steps};
+}
+
+void cs_metrics_render_prom_now(cs_metrics *m) {
+  cs_metrics_snapshot snap = snapshot_of(m);
+  m->prom.len = 0;
+  cs_metrics_render_prometheus(&snap, &m->prom);
+}
+
 void cs_metrics_close_window(cs_metrics *m, int64_t now_ns,
                              const cs_metrics_health *health) {
   for (size_t i = 0; i < m->ncolls; i++) {
@@ -308,10 +323,10 @@ void cs_metrics_close_window(cs_metrics *m, int64_t now_ns,
   while (m->window_end_ns <= now_ns)
     m->window_end_ns += (int64_t)(m->cfg.window_s * 1e9);
   m->windows++;
-  m->prom.len = 0;
-  cs_metrics_render_prometheus(m, &m->prom);
+  cs_metrics_render_prom_now(m);
   if (m->cfg.want_otlp) {
+    cs_metrics_snapshot snap = snapshot_of(m);
     m->otlp.len = 0;
-    cs_metrics_render_otlp(m, now_ns, &m->otlp);
+    cs_metrics_render_otlp(&snap, now_ns, &m->otlp);
   }
 }

@@ -33,77 +33,7 @@
 #include "clock.h"
 #include "completion.h"
 #include "json_writer.h"
-#include "stats.h"
-
-#define CS_METRICS_SIZE_BUCKETS 48 /* log2 of the message size */
-
-typedef struct {
-  uint32_t ctx;
-  char func[24];
-  char algo[20];
-  char proto[12];
-  uint8_t size_log2;
-  uint8_t source; /* cs_timing_source */
-  cs_hist hist;   /* cumulative */
-  uint64_t bytes_total;
-  double algbw_sum_w, busbw_sum_w; /* window */
-  uint64_t bw_n_w;
-  bool has_bw; /* last window had a bandwidth */
-  double algbw_last, busbw_last;
-  double busbw_sum_total; /* whole run, for the end-of-run summary */
-  uint64_t bw_n_total;
-} cs_coll_series;
-
-typedef struct {
-  uint64_t size;
-  double seconds;
-} cs_min_point;
-
-typedef struct {
-  uint32_t ctx;
-  int32_t src, dst;
-  uint64_t transfers_total, bytes_total;
-  cs_fit fit_w;                                /* window, all points */
-  cs_min_point min_w[CS_METRICS_SIZE_BUCKETS]; /* window, per size */
-  bool ok_avg, ok_min;                         /* last window's fits */
-  double lat_avg, bw_avg, r2_avg;
-  double lat_min, bw_min, r2_min;
-  uint64_t points_last;
-} cs_link_series;
-
-typedef struct {
-  uint32_t ctx;
-  int32_t rank;
-  uint8_t channel;
-  uint64_t transfers_total, bytes_total;
-  uint64_t n_w, bytes_w;
-  double seconds_w;
-  bool has_last;
-  double size_last, seconds_last;
-} cs_channel_series;
-
-typedef struct {
-  uint64_t callbacks;
-  uint64_t dropped_starts, dropped_states, dropped_stops;
-  uint64_t reclaimed[CS_RECLAIM_COUNT];
-  uint64_t inflight;
-  uint64_t ring_high_water;
-  uint64_t threads;
-  uint64_t timings[3];
-  uint64_t timings_batched;
-  uint64_t sampled_out; /* operations left out by CCLSCOPE_SAMPLE* */
-  uint64_t too_small;   /* ... by CCLSCOPE_MIN_BYTES */
-  uint64_t hangs;       /* operations reported by the hang watchdog */
-} cs_metrics_health;
-
-/* Training steps marked through the control API (cclscope_step). */
-typedef struct {
-  bool has_step;
-  int64_t step;         /* the latest step number */
-  uint64_t marks_total; /* step marks seen */
-  int64_t last_ns;      /* when the latest step began */
-  cs_hist duration;     /* time from one step mark to the next */
-} cs_metrics_steps;
+#include "metrics_snapshot.h"
 
 typedef struct {
   double window_s;
@@ -156,15 +86,13 @@ static inline bool cs_metrics_window_due(const cs_metrics *m, int64_t now_ns) {
 void cs_metrics_close_window(cs_metrics *m, int64_t now_ns,
                              const cs_metrics_health *health);
 
-/* Renderers (metrics_prom.c, metrics_otlp.c). */
-void cs_metrics_render_prometheus(const cs_metrics *m, cs_jbuf *out);
-void cs_metrics_render_otlp(const cs_metrics *m, int64_t now_ns, cs_jbuf *out);
+/* Render m->prom from the tables as they are now. Closing a window does
+ * this; the writer also calls it once before the first window closes, so
+ * that the first scrape finds something. */
+void cs_metrics_render_prom_now(cs_metrics *m);
 
 /* The end-of-run summary, one line per call of `line` (summary.c). */
 void cs_metrics_summary(const cs_metrics *m,
                         void (*line)(void *arg, const char *text), void *arg);
-
-/* "1MiB" etc. for a size bucket (2^log2 bytes). */
-void cs_metrics_size_label(uint8_t log2, char *out, size_t outlen);
 
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "context.h"
-#include "metrics.h"
+#include "metrics_otlp.h"
 
 #define OTLP_BOUNDS 14 /* 1 µs × 4^k, as the Prometheus exposition */
 
@@ -73,9 +73,9 @@ static void coll_attrs(cs_jbuf *b, const cs_coll_series *s) {
   cs_jbuf_putc(b, ']');
 }
 
-static void times(cs_jbuf *b, const cs_metrics *m, int64_t now_ns) {
+static void times(cs_jbuf *b, const cs_metrics_snapshot *snap, int64_t now_ns) {
   CS_JLIT(b, ",\"startTimeUnixNano\":");
-  u64_str(b, (uint64_t)m->start_ns);
+  u64_str(b, (uint64_t)snap->start_ns);
   CS_JLIT(b, ",\"timeUnixNano\":");
   u64_str(b, (uint64_t)now_ns);
 }
@@ -120,20 +120,20 @@ static void metric_head(cs_jbuf *b, bool *first, const char *name,
   cs_jbuf_putc(b, ',');
 }
 
-static void render_collectives(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
-                               bool *first) {
-  if (!m->ncolls)
+static void render_collectives(const cs_metrics_snapshot *snap, int64_t now_ns,
+                               cs_jbuf *b, bool *first) {
+  if (!snap->ncolls)
     return;
   metric_head(b, first, "cclscope.collective.duration", "s",
               "How long collectives took, by timing source.");
   CS_JLIT(b, "\"histogram\":{\"aggregationTemporality\":2,\"dataPoints\":[");
-  for (size_t i = 0; i < m->ncolls; i++) {
-    const cs_coll_series *s = &m->colls[i];
+  for (size_t i = 0; i < snap->ncolls; i++) {
+    const cs_coll_series *s = &snap->colls[i];
     if (i)
       cs_jbuf_putc(b, ',');
     cs_jbuf_putc(b, '{');
     coll_attrs(b, s);
-    times(b, m, now_ns);
+    times(b, snap, now_ns);
     hist_fields(b, &s->hist);
     cs_jbuf_putc(b, '}');
   }
@@ -143,22 +143,22 @@ static void render_collectives(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
               "Bytes moved by collectives (nccl-tests' size convention).");
   CS_JLIT(b, "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
              "\"dataPoints\":[");
-  for (size_t i = 0; i < m->ncolls; i++) {
+  for (size_t i = 0; i < snap->ncolls; i++) {
     if (i)
       cs_jbuf_putc(b, ',');
     cs_jbuf_putc(b, '{');
-    coll_attrs(b, &m->colls[i]);
-    times(b, m, now_ns);
+    coll_attrs(b, &snap->colls[i]);
+    times(b, snap, now_ns);
     CS_JLIT(b, ",\"asInt\":");
-    u64_str(b, m->colls[i].bytes_total);
+    u64_str(b, snap->colls[i].bytes_total);
     cs_jbuf_putc(b, '}');
   }
   CS_JLIT(b, "]}}");
 
   for (int which = 0; which < 2; which++) {
     bool any = false;
-    for (size_t i = 0; i < m->ncolls; i++)
-      any |= m->colls[i].has_bw;
+    for (size_t i = 0; i < snap->ncolls; i++)
+      any |= snap->colls[i].has_bw;
     if (!any)
       break;
     metric_head(b, first,
@@ -167,8 +167,8 @@ static void render_collectives(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
                 "By/s", "Mean bandwidth over the last window.");
     CS_JLIT(b, "\"gauge\":{\"dataPoints\":[");
     bool first_point = true;
-    for (size_t i = 0; i < m->ncolls; i++) {
-      const cs_coll_series *s = &m->colls[i];
+    for (size_t i = 0; i < snap->ncolls; i++) {
+      const cs_coll_series *s = &snap->colls[i];
       if (!s->has_bw)
         continue;
       if (!first_point)
@@ -196,22 +196,22 @@ static void link_attrs(cs_jbuf *b, const cs_link_series *l, const char *mode) {
   cs_jbuf_putc(b, ']');
 }
 
-static void render_links(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
-                         bool *first) {
-  if (!m->nlinks)
+static void render_links(const cs_metrics_snapshot *snap, int64_t now_ns,
+                         cs_jbuf *b, bool *first) {
+  if (!snap->nlinks)
     return;
   metric_head(b, first, "cclscope.link.bytes", "By",
               "Bytes sent over the network from src_rank to dst_rank.");
   CS_JLIT(b, "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
              "\"dataPoints\":[");
-  for (size_t i = 0; i < m->nlinks; i++) {
+  for (size_t i = 0; i < snap->nlinks; i++) {
     if (i)
       cs_jbuf_putc(b, ',');
     cs_jbuf_putc(b, '{');
-    link_attrs(b, &m->links[i], NULL);
-    times(b, m, now_ns);
+    link_attrs(b, &snap->links[i], NULL);
+    times(b, snap, now_ns);
     CS_JLIT(b, ",\"asInt\":");
-    u64_str(b, m->links[i].bytes_total);
+    u64_str(b, snap->links[i].bytes_total);
     cs_jbuf_putc(b, '}');
   }
   CS_JLIT(b, "]}}");
@@ -220,16 +220,16 @@ static void render_links(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
   static const char *const units[] = {"s", "By/s"};
   for (int which = 0; which < 2; which++) {
     bool any = false;
-    for (size_t i = 0; i < m->nlinks; i++)
-      any |= m->links[i].ok_avg || m->links[i].ok_min;
+    for (size_t i = 0; i < snap->nlinks; i++)
+      any |= snap->links[i].ok_avg || snap->links[i].ok_min;
     if (!any)
       break;
     metric_head(b, first, names[which], units[which],
                 "Fit of time = latency + size / bandwidth (last window).");
     CS_JLIT(b, "\"gauge\":{\"dataPoints\":[");
     bool first_point = true;
-    for (size_t i = 0; i < m->nlinks; i++) {
-      const cs_link_series *l = &m->links[i];
+    for (size_t i = 0; i < snap->nlinks; i++) {
+      const cs_link_series *l = &snap->links[i];
       for (int mode = 0; mode < 2; mode++) {
         if (!(mode ? l->ok_min : l->ok_avg))
           continue;
@@ -252,22 +252,22 @@ static void render_links(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
 }
 
 /* A monotonic sum without attributes (the plugin's own counters). */
-static void plugin_counter(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
-                           bool *first, const char *name,
+static void plugin_counter(const cs_metrics_snapshot *snap, int64_t now_ns,
+                           cs_jbuf *b, bool *first, const char *name,
                            const char *description, uint64_t value) {
   metric_head(b, first, name, "1", description);
   CS_JLIT(b, "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
              "\"dataPoints\":[{\"attributes\":[]");
-  times(b, m, now_ns);
+  times(b, snap, now_ns);
   CS_JLIT(b, ",\"asInt\":");
   u64_str(b, value);
   CS_JLIT(b, "}]}}");
 }
 
-static void render_plugin(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
-                          bool *first) {
-  const cs_metrics_health *h = &m->health;
-  plugin_counter(m, now_ns, b, first, "cclscope.plugin.callbacks",
+static void render_plugin(const cs_metrics_snapshot *snap, int64_t now_ns,
+                          cs_jbuf *b, bool *first) {
+  const cs_metrics_health *h = snap->health;
+  plugin_counter(snap, now_ns, b, first, "cclscope.plugin.callbacks",
                  "Profiler callbacks recorded by this process.", h->callbacks);
   metric_head(b, first, "cclscope.plugin.dropped", "1",
               "Records dropped because a thread's ring was full.");
@@ -281,13 +281,13 @@ static void render_plugin(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
     CS_JLIT(b, "{\"attributes\":[");
     kv_str(b, "kind", kinds[k], true);
     cs_jbuf_putc(b, ']');
-    times(b, m, now_ns);
+    times(b, snap, now_ns);
     CS_JLIT(b, ",\"asInt\":");
     u64_str(b, counts[k]);
     cs_jbuf_putc(b, '}');
   }
   CS_JLIT(b, "]}}");
-  plugin_counter(m, now_ns, b, first, "cclscope.plugin.hangs",
+  plugin_counter(snap, now_ns, b, first, "cclscope.plugin.hangs",
                  "Operations the hang watchdog reported.", h->hangs);
   metric_head(b, first, "cclscope.plugin.events_inflight", "1",
               "Events started and not yet ended.");
@@ -299,9 +299,9 @@ static void render_plugin(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
   CS_JLIT(b, "}]}}");
 }
 
-static void render_steps(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
-                         bool *first) {
-  const cs_metrics_steps *st = &m->steps;
+static void render_steps(const cs_metrics_snapshot *snap, int64_t now_ns,
+                         cs_jbuf *b, bool *first) {
+  const cs_metrics_steps *st = snap->steps;
   if (!st->has_step)
     return;
   metric_head(b, first, "cclscope.step", "1",
@@ -316,7 +316,7 @@ static void render_steps(const cs_metrics *m, int64_t now_ns, cs_jbuf *b,
               "Time from one step mark to the next.");
   CS_JLIT(b, "\"histogram\":{\"aggregationTemporality\":2,\"dataPoints\":[{"
              "\"attributes\":[]");
-  times(b, m, now_ns);
+  times(b, snap, now_ns);
   hist_fields(b, &st->duration);
   CS_JLIT(b, "}]}}");
 }
@@ -350,26 +350,26 @@ static void resource_from_env(cs_jbuf *b, const char *attrs) {
   }
 }
 
-void cs_metrics_render_otlp(const cs_metrics *m, int64_t now_ns, cs_jbuf *b) {
+void cs_metrics_render_otlp(const cs_metrics_snapshot *snap, int64_t now_ns,
+                            cs_jbuf *b) {
   char instance[300];
-  snprintf(instance, sizeof instance, "%s:%d", m->cfg.hostname,
-           (int)m->cfg.pid);
+  snprintf(instance, sizeof instance, "%s:%d", snap->hostname, (int)snap->pid);
   CS_JLIT(b, "{\"resourceMetrics\":[{\"resource\":{\"attributes\":[");
   kv_str(b, "service.name",
-         m->cfg.service_name && *m->cfg.service_name ? m->cfg.service_name
-                                                     : "cclscope",
+         snap->service_name && *snap->service_name ? snap->service_name
+                                                   : "cclscope",
          true);
   kv_str(b, "service.instance.id", instance, false);
-  kv_str(b, "host.name", m->cfg.hostname, false);
-  kv_int(b, "process.pid", m->cfg.pid, false);
-  kv_str(b, "cclscope.run", m->cfg.run_id, false);
-  resource_from_env(b, m->cfg.resource_attrs);
+  kv_str(b, "host.name", snap->hostname, false);
+  kv_int(b, "process.pid", snap->pid, false);
+  kv_str(b, "cclscope.run", snap->run_id, false);
+  resource_from_env(b, snap->resource_attrs);
   CS_JLIT(b, "]},\"scopeMetrics\":[{\"scope\":{\"name\":\"cclscope\","
              "\"version\":\"" CCLSCOPE_VERSION "\"},\"metrics\":[");
   bool first = true;
-  render_steps(m, now_ns, b, &first);
-  render_collectives(m, now_ns, b, &first);
-  render_links(m, now_ns, b, &first);
-  render_plugin(m, now_ns, b, &first);
+  render_steps(snap, now_ns, b, &first);
+  render_collectives(snap, now_ns, b, &first);
+  render_links(snap, now_ns, b, &first);
+  render_plugin(snap, now_ns, b, &first);
   CS_JLIT(b, "]}]}]}");
 }

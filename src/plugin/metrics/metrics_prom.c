@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "context.h"
-#include "metrics.h"
+#include "metrics_prom.h"
 
 /* Histogram bounds exposed: 1 µs × 4^k, k = 0..13 (1 µs .. 67 s). */
 #define PROM_BOUNDS 14
@@ -62,12 +62,12 @@ static void head(cs_jbuf *b, const char *name, const char *type,
 }
 
 /* run, host, and the communicator's rank, comm, comm_name, gpu. */
-static void comm_labels(const cs_metrics *m, cs_jbuf *b, uint32_t ctx,
-                        int rank_override, bool with_rank) {
+static void comm_labels(const cs_metrics_snapshot *snap, cs_jbuf *b,
+                        uint32_t ctx, int rank_override, bool with_rank) {
   char id[24], rank[16];
   const cs_context *c = cs_ctx_get(ctx);
-  label(b, "run", m->cfg.run_id, true);
-  label(b, "host", m->cfg.hostname, false);
+  label(b, "run", snap->run_id, true);
+  label(b, "host", snap->hostname, false);
   if (c && c->has_comm_info)
     snprintf(id, sizeof id, "0x%llx", (unsigned long long)c->comm_id);
   else
@@ -88,10 +88,10 @@ static const char *source_name(uint8_t s) {
   return s == 2 ? "gpu" : s == 1 ? "proxy" : "host";
 }
 
-static void coll_labels(const cs_metrics *m, cs_jbuf *b,
+static void coll_labels(const cs_metrics_snapshot *snap, cs_jbuf *b,
                         const cs_coll_series *s) {
   char size[16];
-  comm_labels(m, b, s->ctx, -1, true);
+  comm_labels(snap, b, s->ctx, -1, true);
   label(b, "func", s->func, false);
   label(b, "algo", s->algo, false);
   label(b, "proto", s->proto, false);
@@ -100,17 +100,17 @@ static void coll_labels(const cs_metrics *m, cs_jbuf *b,
   label(b, "source", source_name(s->source), false);
 }
 
-static void render_collectives(const cs_metrics *m, cs_jbuf *b) {
-  if (!m->ncolls)
+static void render_collectives(const cs_metrics_snapshot *snap, cs_jbuf *b) {
+  if (!snap->ncolls)
     return;
   head(b, "cclscope_collective_duration_seconds", "histogram",
        "How long collectives took, by timing source (gpu, proxy, host "
        "enqueue).");
-  for (size_t i = 0; i < m->ncolls; i++) {
-    const cs_coll_series *s = &m->colls[i];
+  for (size_t i = 0; i < snap->ncolls; i++) {
+    const cs_coll_series *s = &snap->colls[i];
     for (int k = 0; k <= PROM_BOUNDS; k++) {
       CS_JLIT(b, "cclscope_collective_duration_seconds_bucket{");
-      coll_labels(m, b, s);
+      coll_labels(snap, b, s);
       CS_JLIT(b, ",le=");
       char le[24];
       if (k == PROM_BOUNDS)
@@ -125,52 +125,52 @@ static void render_collectives(const cs_metrics *m, cs_jbuf *b) {
       cs_jbuf_putc(b, '\n');
     }
     CS_JLIT(b, "cclscope_collective_duration_seconds_sum{");
-    coll_labels(m, b, s);
+    coll_labels(snap, b, s);
     CS_JLIT(b, "} ");
     number(b, s->hist.sum_s);
     CS_JLIT(b, "\ncclscope_collective_duration_seconds_count{");
-    coll_labels(m, b, s);
+    coll_labels(snap, b, s);
     CS_JLIT(b, "} ");
     cs_jbuf_u64(b, s->hist.count);
     cs_jbuf_putc(b, '\n');
   }
   head(b, "cclscope_collective_bytes_total", "counter",
        "Bytes moved by collectives (nccl-tests' size convention).");
-  for (size_t i = 0; i < m->ncolls; i++) {
+  for (size_t i = 0; i < snap->ncolls; i++) {
     CS_JLIT(b, "cclscope_collective_bytes_total{");
-    coll_labels(m, b, &m->colls[i]);
+    coll_labels(snap, b, &snap->colls[i]);
     CS_JLIT(b, "} ");
-    cs_jbuf_u64(b, m->colls[i].bytes_total);
+    cs_jbuf_u64(b, snap->colls[i].bytes_total);
     cs_jbuf_putc(b, '\n');
   }
   head(b, "cclscope_collective_bus_bandwidth_bytes_per_second", "gauge",
        "Mean bus bandwidth over the last window (nccl-tests busBw).");
-  for (size_t i = 0; i < m->ncolls; i++) {
-    if (!m->colls[i].has_bw)
+  for (size_t i = 0; i < snap->ncolls; i++) {
+    if (!snap->colls[i].has_bw)
       continue;
     CS_JLIT(b, "cclscope_collective_bus_bandwidth_bytes_per_second{");
-    coll_labels(m, b, &m->colls[i]);
+    coll_labels(snap, b, &snap->colls[i]);
     CS_JLIT(b, "} ");
-    number(b, m->colls[i].busbw_last);
+    number(b, snap->colls[i].busbw_last);
     cs_jbuf_putc(b, '\n');
   }
   head(b, "cclscope_collective_algorithm_bandwidth_bytes_per_second", "gauge",
        "Mean algorithm bandwidth over the last window (bytes / duration).");
-  for (size_t i = 0; i < m->ncolls; i++) {
-    if (!m->colls[i].has_bw)
+  for (size_t i = 0; i < snap->ncolls; i++) {
+    if (!snap->colls[i].has_bw)
       continue;
     CS_JLIT(b, "cclscope_collective_algorithm_bandwidth_bytes_per_second{");
-    coll_labels(m, b, &m->colls[i]);
+    coll_labels(snap, b, &snap->colls[i]);
     CS_JLIT(b, "} ");
-    number(b, m->colls[i].algbw_last);
+    number(b, snap->colls[i].algbw_last);
     cs_jbuf_putc(b, '\n');
   }
 }
 
-static void link_labels(const cs_metrics *m, cs_jbuf *b,
+static void link_labels(const cs_metrics_snapshot *snap, cs_jbuf *b,
                         const cs_link_series *l, const char *mode) {
   char r[16];
-  comm_labels(m, b, l->ctx, -1, false);
+  comm_labels(snap, b, l->ctx, -1, false);
   snprintf(r, sizeof r, "%d", (int)l->src);
   label(b, "src_rank", r, false);
   snprintf(r, sizeof r, "%d", (int)l->dst);
@@ -179,16 +179,16 @@ static void link_labels(const cs_metrics *m, cs_jbuf *b,
     label(b, "mode", mode, false);
 }
 
-static void link_gauge(const cs_metrics *m, cs_jbuf *b, const char *name,
-                       const char *help, int which) {
+static void link_gauge(const cs_metrics_snapshot *snap, cs_jbuf *b,
+                       const char *name, const char *help, int which) {
   bool any = false;
-  for (size_t i = 0; i < m->nlinks; i++)
-    any |= m->links[i].ok_avg || m->links[i].ok_min;
+  for (size_t i = 0; i < snap->nlinks; i++)
+    any |= snap->links[i].ok_avg || snap->links[i].ok_min;
   if (!any)
     return;
   head(b, name, "gauge", help);
-  for (size_t i = 0; i < m->nlinks; i++) {
-    const cs_link_series *l = &m->links[i];
+  for (size_t i = 0; i < snap->nlinks; i++) {
+    const cs_link_series *l = &snap->links[i];
     for (int mode = 0; mode < 2; mode++) {
       bool ok = mode ? l->ok_min : l->ok_avg;
       if (!ok)
@@ -198,7 +198,7 @@ static void link_gauge(const cs_metrics *m, cs_jbuf *b, const char *name,
                               : (mode ? l->r2_min : l->r2_avg);
       cs_jbuf_put(b, name, strlen(name));
       cs_jbuf_putc(b, '{');
-      link_labels(m, b, l, mode ? "min" : "avg");
+      link_labels(snap, b, l, mode ? "min" : "avg");
       CS_JLIT(b, "} ");
       number(b, v);
       cs_jbuf_putc(b, '\n');
@@ -206,99 +206,99 @@ static void link_gauge(const cs_metrics *m, cs_jbuf *b, const char *name,
   }
 }
 
-static void render_links(const cs_metrics *m, cs_jbuf *b) {
-  if (!m->nlinks)
+static void render_links(const cs_metrics_snapshot *snap, cs_jbuf *b) {
+  if (!snap->nlinks)
     return;
   head(b, "cclscope_link_transfers_total", "counter",
        "Network send transfers (ProxyStep) from src_rank to dst_rank.");
-  for (size_t i = 0; i < m->nlinks; i++) {
+  for (size_t i = 0; i < snap->nlinks; i++) {
     CS_JLIT(b, "cclscope_link_transfers_total{");
-    link_labels(m, b, &m->links[i], NULL);
+    link_labels(snap, b, &snap->links[i], NULL);
     CS_JLIT(b, "} ");
-    cs_jbuf_u64(b, m->links[i].transfers_total);
+    cs_jbuf_u64(b, snap->links[i].transfers_total);
     cs_jbuf_putc(b, '\n');
   }
   head(b, "cclscope_link_bytes_total", "counter",
        "Bytes sent over the network from src_rank to dst_rank.");
-  for (size_t i = 0; i < m->nlinks; i++) {
+  for (size_t i = 0; i < snap->nlinks; i++) {
     CS_JLIT(b, "cclscope_link_bytes_total{");
-    link_labels(m, b, &m->links[i], NULL);
+    link_labels(snap, b, &snap->links[i], NULL);
     CS_JLIT(b, "} ");
-    cs_jbuf_u64(b, m->links[i].bytes_total);
+    cs_jbuf_u64(b, snap->links[i].bytes_total);
     cs_jbuf_putc(b, '\n');
   }
-  link_gauge(m, b, "cclscope_link_latency_seconds",
+  link_gauge(snap, b, "cclscope_link_latency_seconds",
              "Fitted latency of time = latency + size / bandwidth (last "
              "window; mode avg: all transfers, min: fastest per size).",
              0);
-  link_gauge(m, b, "cclscope_link_bandwidth_bytes_per_second",
+  link_gauge(snap, b, "cclscope_link_bandwidth_bytes_per_second",
              "Fitted bandwidth of one transfer (last window).", 1);
-  link_gauge(m, b, "cclscope_link_fit_r2",
+  link_gauge(snap, b, "cclscope_link_fit_r2",
              "R squared of the latency/bandwidth fit (last window).", 2);
 }
 
-static void channel_labels(const cs_metrics *m, cs_jbuf *b,
+static void channel_labels(const cs_metrics_snapshot *snap, cs_jbuf *b,
                            const cs_channel_series *c) {
   char ch[8];
-  comm_labels(m, b, c->ctx, c->rank, true);
+  comm_labels(snap, b, c->ctx, c->rank, true);
   snprintf(ch, sizeof ch, "%u", c->channel);
   label(b, "channel", ch, false);
 }
 
-static void render_channels(const cs_metrics *m, cs_jbuf *b) {
-  if (!m->nchannels)
+static void render_channels(const cs_metrics_snapshot *snap, cs_jbuf *b) {
+  if (!snap->nchannels)
     return;
   head(b, "cclscope_channel_transfers_total", "counter",
        "Network send transfers per channel.");
-  for (size_t i = 0; i < m->nchannels; i++) {
+  for (size_t i = 0; i < snap->nchannels; i++) {
     CS_JLIT(b, "cclscope_channel_transfers_total{");
-    channel_labels(m, b, &m->channels[i]);
+    channel_labels(snap, b, &snap->channels[i]);
     CS_JLIT(b, "} ");
-    cs_jbuf_u64(b, m->channels[i].transfers_total);
+    cs_jbuf_u64(b, snap->channels[i].transfers_total);
     cs_jbuf_putc(b, '\n');
   }
   head(b, "cclscope_channel_bytes_total", "counter",
        "Bytes sent over the network per channel.");
-  for (size_t i = 0; i < m->nchannels; i++) {
+  for (size_t i = 0; i < snap->nchannels; i++) {
     CS_JLIT(b, "cclscope_channel_bytes_total{");
-    channel_labels(m, b, &m->channels[i]);
+    channel_labels(snap, b, &snap->channels[i]);
     CS_JLIT(b, "} ");
-    cs_jbuf_u64(b, m->channels[i].bytes_total);
+    cs_jbuf_u64(b, snap->channels[i].bytes_total);
     cs_jbuf_putc(b, '\n');
   }
   head(b, "cclscope_channel_transfer_size_bytes", "gauge",
        "Mean transfer size per channel over the last window.");
-  for (size_t i = 0; i < m->nchannels; i++) {
-    if (!m->channels[i].has_last)
+  for (size_t i = 0; i < snap->nchannels; i++) {
+    if (!snap->channels[i].has_last)
       continue;
     CS_JLIT(b, "cclscope_channel_transfer_size_bytes{");
-    channel_labels(m, b, &m->channels[i]);
+    channel_labels(snap, b, &snap->channels[i]);
     CS_JLIT(b, "} ");
-    number(b, m->channels[i].size_last);
+    number(b, snap->channels[i].size_last);
     cs_jbuf_putc(b, '\n');
   }
   head(b, "cclscope_channel_transfer_duration_seconds", "gauge",
        "Mean transfer time per channel over the last window.");
-  for (size_t i = 0; i < m->nchannels; i++) {
-    if (!m->channels[i].has_last)
+  for (size_t i = 0; i < snap->nchannels; i++) {
+    if (!snap->channels[i].has_last)
       continue;
     CS_JLIT(b, "cclscope_channel_transfer_duration_seconds{");
-    channel_labels(m, b, &m->channels[i]);
+    channel_labels(snap, b, &snap->channels[i]);
     CS_JLIT(b, "} ");
-    number(b, m->channels[i].seconds_last);
+    number(b, snap->channels[i].seconds_last);
     cs_jbuf_putc(b, '\n');
   }
 }
 
-static void plugin_sample(const cs_metrics *m, cs_jbuf *b, const char *name,
-                          const char *extra_name, const char *extra_value,
-                          double v) {
+static void plugin_sample(const cs_metrics_snapshot *snap, cs_jbuf *b,
+                          const char *name, const char *extra_name,
+                          const char *extra_value, double v) {
   char pid[16];
-  snprintf(pid, sizeof pid, "%d", (int)m->cfg.pid);
+  snprintf(pid, sizeof pid, "%d", (int)snap->pid);
   cs_jbuf_put(b, name, strlen(name));
   cs_jbuf_putc(b, '{');
-  label(b, "run", m->cfg.run_id, true);
-  label(b, "host", m->cfg.hostname, false);
+  label(b, "run", snap->run_id, true);
+  label(b, "host", snap->hostname, false);
   label(b, "pid", pid, false);
   if (extra_name)
     label(b, extra_name, extra_value, false);
@@ -307,77 +307,77 @@ static void plugin_sample(const cs_metrics *m, cs_jbuf *b, const char *name,
   cs_jbuf_putc(b, '\n');
 }
 
-static void render_plugin(const cs_metrics *m, cs_jbuf *b) {
-  const cs_metrics_health *h = &m->health;
+static void render_plugin(const cs_metrics_snapshot *snap, cs_jbuf *b) {
+  const cs_metrics_health *h = snap->health;
   head(b, "cclscope_plugin_callbacks_total", "counter",
        "Profiler callbacks recorded by this process.");
-  plugin_sample(m, b, "cclscope_plugin_callbacks_total", NULL, NULL,
+  plugin_sample(snap, b, "cclscope_plugin_callbacks_total", NULL, NULL,
                 (double)h->callbacks);
   head(b, "cclscope_plugin_dropped_total", "counter",
        "Records dropped because a thread's ring was full.");
-  plugin_sample(m, b, "cclscope_plugin_dropped_total", "kind", "start",
+  plugin_sample(snap, b, "cclscope_plugin_dropped_total", "kind", "start",
                 (double)h->dropped_starts);
-  plugin_sample(m, b, "cclscope_plugin_dropped_total", "kind", "state",
+  plugin_sample(snap, b, "cclscope_plugin_dropped_total", "kind", "state",
                 (double)h->dropped_states);
-  plugin_sample(m, b, "cclscope_plugin_dropped_total", "kind", "stop",
+  plugin_sample(snap, b, "cclscope_plugin_dropped_total", "kind", "stop",
                 (double)h->dropped_stops);
   head(b, "cclscope_plugin_reclaimed_total", "counter",
        "Events NCCL never stopped, reclaimed by the plugin, by reason.");
   static const char *const reasons[] = {"none", "abandoned", "parent-stopped",
                                         "no-progress", "finalize"};
   for (int r = 1; r < CS_RECLAIM_COUNT; r++)
-    plugin_sample(m, b, "cclscope_plugin_reclaimed_total", "reason", reasons[r],
-                  (double)h->reclaimed[r]);
+    plugin_sample(snap, b, "cclscope_plugin_reclaimed_total", "reason",
+                  reasons[r], (double)h->reclaimed[r]);
   head(b, "cclscope_plugin_events_inflight", "gauge",
        "Events started and not yet ended.");
-  plugin_sample(m, b, "cclscope_plugin_events_inflight", NULL, NULL,
+  plugin_sample(snap, b, "cclscope_plugin_events_inflight", NULL, NULL,
                 (double)h->inflight);
   head(b, "cclscope_plugin_ring_high_water_units", "gauge",
        "Most 64-byte ring units ever waiting for the writer (any thread).");
-  plugin_sample(m, b, "cclscope_plugin_ring_high_water_units", NULL, NULL,
+  plugin_sample(snap, b, "cclscope_plugin_ring_high_water_units", NULL, NULL,
                 (double)h->ring_high_water);
   head(b, "cclscope_plugin_threads", "gauge",
        "Threads that called the plugin.");
-  plugin_sample(m, b, "cclscope_plugin_threads", NULL, NULL,
+  plugin_sample(snap, b, "cclscope_plugin_threads", NULL, NULL,
                 (double)h->threads);
   head(b, "cclscope_plugin_timings_total", "counter",
        "Collective timings derived, by source.");
   static const char *const sources[] = {"host", "proxy", "gpu"};
   for (int s = 0; s < 3; s++)
-    plugin_sample(m, b, "cclscope_plugin_timings_total", "source", sources[s],
-                  (double)h->timings[s]);
+    plugin_sample(snap, b, "cclscope_plugin_timings_total", "source",
+                  sources[s], (double)h->timings[s]);
   head(b, "cclscope_plugin_sampled_out_total", "counter",
        "Operations left out on purpose, by reason (CCLSCOPE_SAMPLE*, "
        "CCLSCOPE_MIN_BYTES).");
-  plugin_sample(m, b, "cclscope_plugin_sampled_out_total", "reason", "sample",
-                (double)h->sampled_out);
-  plugin_sample(m, b, "cclscope_plugin_sampled_out_total", "reason",
+  plugin_sample(snap, b, "cclscope_plugin_sampled_out_total", "reason",
+                "sample", (double)h->sampled_out);
+  plugin_sample(snap, b, "cclscope_plugin_sampled_out_total", "reason",
                 "min_bytes", (double)h->too_small);
   head(b, "cclscope_hangs_total", "counter",
        "Operations the hang watchdog reported (no progress for "
        "CCLSCOPE_HANG_TIMEOUT).");
-  plugin_sample(m, b, "cclscope_hangs_total", NULL, NULL, (double)h->hangs);
+  plugin_sample(snap, b, "cclscope_hangs_total", NULL, NULL, (double)h->hangs);
   head(b, "cclscope_plugin_series_dropped_total", "counter",
        "Metric series not created because a table was full.");
-  plugin_sample(m, b, "cclscope_plugin_series_dropped_total", NULL, NULL,
-                (double)m->series_dropped);
+  plugin_sample(snap, b, "cclscope_plugin_series_dropped_total", NULL, NULL,
+                (double)snap->series_dropped);
 }
 
-static void render_steps(const cs_metrics *m, cs_jbuf *b) {
-  const cs_metrics_steps *st = &m->steps;
+static void render_steps(const cs_metrics_snapshot *snap, cs_jbuf *b) {
+  const cs_metrics_steps *st = snap->steps;
   if (!st->has_step)
     return;
   head(b, "cclscope_step", "gauge",
        "The latest training step marked with cclscope_step().");
-  plugin_sample(m, b, "cclscope_step", NULL, NULL, (double)st->step);
+  plugin_sample(snap, b, "cclscope_step", NULL, NULL, (double)st->step);
   head(b, "cclscope_step_duration_seconds", "histogram",
        "Time from one step mark to the next.");
   char pid[16];
-  snprintf(pid, sizeof pid, "%d", (int)m->cfg.pid);
+  snprintf(pid, sizeof pid, "%d", (int)snap->pid);
   for (int k = 0; k <= PROM_BOUNDS; k++) {
     CS_JLIT(b, "cclscope_step_duration_seconds_bucket{");
-    label(b, "run", m->cfg.run_id, true);
-    label(b, "host", m->cfg.hostname, false);
+    label(b, "run", snap->run_id, true);
+    label(b, "host", snap->hostname, false);
     label(b, "pid", pid, false);
     char le[24];
     if (k == PROM_BOUNDS)
@@ -392,16 +392,17 @@ static void render_steps(const cs_metrics *m, cs_jbuf *b) {
                        : cs_hist_count_le_octave(&st->duration, 2 * k));
     cs_jbuf_putc(b, '\n');
   }
-  plugin_sample(m, b, "cclscope_step_duration_seconds_sum", NULL, NULL,
+  plugin_sample(snap, b, "cclscope_step_duration_seconds_sum", NULL, NULL,
                 st->duration.sum_s);
-  plugin_sample(m, b, "cclscope_step_duration_seconds_count", NULL, NULL,
+  plugin_sample(snap, b, "cclscope_step_duration_seconds_count", NULL, NULL,
                 (double)st->duration.count);
 }
 
-void cs_metrics_render_prometheus(const cs_metrics *m, cs_jbuf *out) {
-  render_steps(m, out);
-  render_collectives(m, out);
-  render_links(m, out);
-  render_channels(m, out);
-  render_plugin(m, out);
+void cs_metrics_render_prometheus(const cs_metrics_snapshot *snap,
+                                  cs_jbuf *out) {
+  render_steps(snap, out);
+  render_collectives(snap, out);
+  render_links(snap, out);
+  render_channels(snap, out);
+  render_plugin(snap, out);
 }

@@ -809,6 +809,7 @@ bool cs_trace_open(cs_trace_sink *t, const cs_trace_env *env) {
   memset(t, 0, sizeof *t);
   t->env = *env;
   t->default_abi = 6;
+  t->last_flush_ns = (int64_t)cs_clock_monotonic_ns();
   build_pieces(t);
   snprintf(stem, sizeof stem, "trace_%s_%s_pid%d", env->run_id, env->hostname,
            (int)env->pid);
@@ -1010,14 +1011,42 @@ void cs_trace_write_bulk(cs_trace_sink *t) {
   cs_tf_write_bulk(&t->file, cs_clock_epoch_now(t->env.cal));
 }
 
-void cs_trace_flush(cs_trace_sink *t) {
-  cs_tf_flush(&t->file, cs_clock_epoch_now(t->env.cal));
+void cs_trace_tick(cs_trace_sink *t, int64_t now_ns, bool force_flush) {
+  int64_t flush_every_ns = (int64_t)(t->env.flush_interval_s * 1e9);
+  if (force_flush ||
+      (t->file.buf.len > 0 && now_ns - t->last_flush_ns >= flush_every_ns)) {
+    cs_tf_flush(&t->file, cs_clock_epoch_now(t->env.cal));
+    t->last_flush_ns = now_ns;
+  } else if (cs_tf_bulk_due(&t->file)) {
+    cs_trace_write_bulk(t);
+  }
 }
 
 void cs_trace_sync(cs_trace_sink *t) {
   cs_tf_sync(&t->file, cs_clock_epoch_now(t->env.cal));
 }
 
+void cs_trace_sync_requested(cs_trace_sink *t) {
+  cs_trace_sync(t);
+  t->last_flush_ns = (int64_t)cs_clock_monotonic_ns();
+}
+
 void cs_trace_close(cs_trace_sink *t) {
   cs_tf_close(&t->file, cs_clock_epoch_now(t->env.cal));
+}
+
+const char *cs_trace_path(const cs_trace_sink *t) {
+  return t->file.path;
+}
+
+void cs_trace_atfork_prepare(cs_trace_sink *t) {
+  cs_tf_atfork_prepare(&t->file);
+}
+
+void cs_trace_atfork_parent(cs_trace_sink *t) {
+  cs_tf_atfork_parent(&t->file);
+}
+
+void cs_trace_abandon(cs_trace_sink *t) {
+  cs_tf_abandon(&t->file);
 }

@@ -38,6 +38,7 @@ typedef struct {
   uint64_t ring_bytes;
   uint16_t handle_tag;
   cs_tf_direct_mode direct_io; /* CCLSCOPE_DIRECT_IO */
+  double flush_interval_s;     /* CCLSCOPE_FLUSH_INTERVAL */
 } cs_trace_env;
 
 /* Process-wide counters shown in finalize and end records. */
@@ -84,6 +85,7 @@ typedef struct {
   cs_trace_env env;
   int default_abi; /* the ABI of the newest context (for state names) */
   uint64_t events_written;
+  int64_t last_flush_ns; /* cs_clock_monotonic_ns of the last flush */
   cs_trace_pieces pieces;
 } cs_trace_sink;
 
@@ -108,12 +110,43 @@ void cs_trace_mark(cs_trace_sink *t, uint64_t raw_ts, int32_t tid,
 void cs_trace_process_end(cs_trace_sink *t, const char *reason,
                           const cs_trace_counters *c);
 
-/* Write whole pages when enough is buffered (cs_tf_bulk_due). */
+/* ---- when the lines go to the file ----
+ *
+ * Lines collect in the file's buffer; the sink decides when they are
+ * handed to the I/O thread. */
+
+/* Write whole pages (all of it without direct I/O) to the I/O thread. */
 void cs_trace_write_bulk(cs_trace_sink *t);
-/* Bring the file up to date (without waiting for the disk). */
-void cs_trace_flush(cs_trace_sink *t);
-/* ... and wait until it is in the file. */
+
+/* While the writer drains the rings, after each record: write whole pages
+ * as soon as enough is buffered, so the buffer stays small. Inline
+ * because it runs once per record. */
+static inline void cs_trace_write_if_due(cs_trace_sink *t) {
+  if (cs_tf_bulk_due(&t->file))
+    cs_trace_write_bulk(t);
+}
+
+/* The writer's periodic call, `now_ns` from cs_clock_monotonic_ns: bring
+ * the file up to date (without waiting for the disk) when `force_flush`,
+ * or when lines have waited CCLSCOPE_FLUSH_INTERVAL since the last flush;
+ * otherwise write whole pages if enough is buffered. */
+void cs_trace_tick(cs_trace_sink *t, int64_t now_ns, bool force_flush);
+
+/* Bring the file up to date and wait until it is in the file. */
 void cs_trace_sync(cs_trace_sink *t);
+/* The same when the application asks for it (cclscope_flush,
+ * cclscope_dump): the flush interval starts again from now. */
+void cs_trace_sync_requested(cs_trace_sink *t);
 void cs_trace_close(cs_trace_sink *t);
+
+/* The file's path, for messages. */
+const char *cs_trace_path(const cs_trace_sink *t);
+
+/* fork(): cs_trace_atfork_prepare and _parent around the fork in the
+ * parent (the I/O thread's queue stays consistent); in the child
+ * cs_trace_abandon forgets the parent's file without writing to it. */
+void cs_trace_atfork_prepare(cs_trace_sink *t);
+void cs_trace_atfork_parent(cs_trace_sink *t);
+void cs_trace_abandon(cs_trace_sink *t);
 
 #endif

@@ -88,7 +88,6 @@ typedef struct {
   int64_t next_calibration_ns;
   int64_t next_tick_ns;
   int64_t next_timing_ns;
-  int64_t last_flush_ns;
 } writer_state;
 
 static writer_state writer = {
@@ -211,8 +210,8 @@ static size_t drain_ring(cs_ring *r) {
     writer.records++;
     /* Write as we go: the buffer stays small (in cache, no page faults)
      * however much a burst left in the rings. */
-    if (writer.trace_open && cs_tf_bulk_due(&writer.trace.file))
-      cs_trace_write_bulk(&writer.trace);
+    if (writer.trace_open)
+      cs_trace_write_if_due(&writer.trace);
     tail += n;
     units += n;
     if ((units & (RELEASE_EVERY_UNITS - 1)) < n)
@@ -263,9 +262,8 @@ static void dump_now(uint64_t ticket, uint64_t raw_ts, int32_t tid) {
   drain_all();
   if (writer.trace_open) {
     cs_trace_mark(&writer.trace, raw_ts, tid, "dump", "", -1);
-    cs_trace_sync(&writer.trace);
+    cs_trace_sync_requested(&writer.trace);
   }
-  writer.last_flush_ns = mono_ns();
   int64_t now = cs_clock_epoch_now(&writer.cal);
   const cs_wd_picture *pic =
       cs_watchdog_picture(writer.watchdog, writer.assembler, now);
@@ -309,8 +307,7 @@ static void handle_message(const cs_ctl_msg *m) {
   case CS_CTL_FLUSH:
     drain_all();
     if (writer.trace_open)
-      cs_trace_sync(&writer.trace);
-    writer.last_flush_ns = mono_ns();
+      cs_trace_sync_requested(&writer.trace);
     break;
   case CS_CTL_DUMP:
     dump_now((uint64_t)m->step, m->raw_ts, m->tid);
@@ -410,16 +407,8 @@ static void periodic(bool force_flush) {
     cs_ring_reap_orphans(on_ring_freed, NULL);
     writer.next_tick_ns = now + TICK_EVERY_NS;
   }
-  if (!writer.trace_open)
-    return;
-  if (force_flush || (writer.trace.file.buf.len > 0 &&
-                      now - writer.last_flush_ns >=
-                          (int64_t)(writer.opts.flush_interval_s * 1e9))) {
-    cs_trace_flush(&writer.trace);
-    writer.last_flush_ns = now;
-  } else if (cs_tf_bulk_due(&writer.trace.file)) {
-    cs_trace_write_bulk(&writer.trace);
-  }
+  if (writer.trace_open)
+    cs_trace_tick(&writer.trace, now, force_flush);
 }
 
 static void finish(void) {
@@ -508,7 +497,7 @@ static void start_http(const cs_writer_opts *opts) {
   if (!search)
     port += opts->local_rank;
   /* Serve something from the first scrape on, not only after a window. */
-  cs_metrics_render_prometheus(writer.metrics, &writer.metrics->prom);
+  cs_metrics_render_prom_now(writer.metrics);
   cs_http_publish(writer.metrics->prom.data, writer.metrics->prom.len);
   cs_http_start(opts->prom_addr, port, search);
 }
@@ -617,7 +606,6 @@ bool cs_writer_start(const cs_writer_opts *opts) {
   writer.next_calibration_ns = mono_ns() + CALIBRATE_EVERY_NS;
   writer.next_tick_ns = mono_ns() + TICK_EVERY_NS;
   writer.next_timing_ns = mono_ns() + TIMING_EVERY_NS;
-  writer.last_flush_ns = mono_ns();
   pthread_condattr_init(&attr);
   pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
   pthread_cond_destroy(&writer.ctl_cond);
@@ -738,7 +726,7 @@ bool cs_writer_running(void) {
 }
 
 const char *cs_writer_trace_path(void) {
-  return writer.trace_open ? writer.trace.file.path : "";
+  return writer.trace_open ? cs_trace_path(&writer.trace) : "";
 }
 
 void cs_writer_atfork_prepare(void) {
@@ -746,12 +734,12 @@ void cs_writer_atfork_prepare(void) {
   pthread_mutex_lock(&writer.ctl_lock);
   if (writer.running &&
       writer.trace_open) /* the I/O thread's queue, consistent */
-    cs_tf_atfork_prepare(&writer.trace.file);
+    cs_trace_atfork_prepare(&writer.trace);
 }
 
 void cs_writer_atfork_parent(void) {
   if (writer.running && writer.trace_open)
-    cs_tf_atfork_parent(&writer.trace.file);
+    cs_trace_atfork_parent(&writer.trace);
   pthread_mutex_unlock(&writer.ctl_lock);
   pthread_mutex_unlock(&writer.state_lock);
 }
@@ -762,7 +750,7 @@ void cs_writer_atfork_child(void) {
    * parent's: close it without writing. */
   if (writer.running) {
     if (writer.trace_open)
-      cs_tf_abandon(&writer.trace.file);
+      cs_trace_abandon(&writer.trace);
     writer.trace_open = false;
     cs_asm_destroy(writer.assembler);
     writer.assembler = NULL;

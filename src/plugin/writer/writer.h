@@ -21,7 +21,6 @@ typedef struct {
   cs_clock_kind clock;
   unsigned max_live_events;
   double reclaim_timeout_s;
-  double flush_interval_s;
   double timing_timeout_s;
   /* Metrics (docs/metrics.md). Aggregated in every mode (for the summary);
    * exported only when env.mode_metrics. */

@@ -1,0 +1,114 @@
+/*
+ * src/plugin/metrics/metrics_snapshot.h — the metrics as the renderers see
+ * them: the series tables metrics.c keeps (their types are declared here),
+ * the plugin's health and steps, and who the process is. metrics.c builds
+ * a cs_metrics_snapshot and hands it to metrics_prom.c and metrics_otlp.c,
+ * which read it and call nothing back: the data flows one way. Writer
+ * thread only.
+ */
+#ifndef CCLSCOPE_METRICS_SNAPSHOT_H
+#define CCLSCOPE_METRICS_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "assembler.h" /* CS_RECLAIM_COUNT */
+#include "stats.h"
+
+#define CS_METRICS_SIZE_BUCKETS 48 /* log2 of the message size */
+
+typedef struct {
+  uint32_t ctx;
+  char func[24];
+  char algo[20];
+  char proto[12];
+  uint8_t size_log2;
+  uint8_t source; /* cs_timing_source */
+  cs_hist hist;   /* cumulative */
+  uint64_t bytes_total;
+  double algbw_sum_w, busbw_sum_w; /* window */
+  uint64_t bw_n_w;
+  bool has_bw; /* last window had a bandwidth */
+  double algbw_last, busbw_last;
+  double busbw_sum_total; /* whole run, for the end-of-run summary */
+  uint64_t bw_n_total;
+} cs_coll_series;
+
+typedef struct {
+  uint64_t size;
+  double seconds;
+} cs_min_point;
+
+typedef struct {
+  uint32_t ctx;
+  int32_t src, dst;
+  uint64_t transfers_total, bytes_total;
+  cs_fit fit_w;                                /* window, all points */
+  cs_min_point min_w[CS_METRICS_SIZE_BUCKETS]; /* window, per size */
+  bool ok_avg, ok_min;                         /* last window's fits */
+  double lat_avg, bw_avg, r2_avg;
+  double lat_min, bw_min, r2_min;
+  uint64_t points_last;
+} cs_link_series;
+
+typedef struct {
+  uint32_t ctx;
+  int32_t rank;
+  uint8_t channel;
+  uint64_t transfers_total, bytes_total;
+  uint64_t n_w, bytes_w;
+  double seconds_w;
+  bool has_last;
+  double size_last, seconds_last;
+} cs_channel_series;
+
+typedef struct {
+  uint64_t callbacks;
+  uint64_t dropped_starts, dropped_states, dropped_stops;
+  uint64_t reclaimed[CS_RECLAIM_COUNT];
+  uint64_t inflight;
+  uint64_t ring_high_water;
+  uint64_t threads;
+  uint64_t timings[3];
+  uint64_t timings_batched;
+  uint64_t sampled_out; /* operations left out by CCLSCOPE_SAMPLE* */
+  uint64_t too_small;   /* ... by CCLSCOPE_MIN_BYTES */
+  uint64_t hangs;       /* operations reported by the hang watchdog */
+} cs_metrics_health;
+
+/* Training steps marked through the control API (cclscope_step). */
+typedef struct {
+  bool has_step;
+  int64_t step;         /* the latest step number */
+  uint64_t marks_total; /* step marks seen */
+  int64_t last_ns;      /* when the latest step began */
+  cs_hist duration;     /* time from one step mark to the next */
+} cs_metrics_steps;
+
+/* Everything a renderer reads. The tables are the aggregator's own (not
+ * copies): valid until the metrics change again, i.e. for the render. */
+typedef struct {
+  /* Who: labels and resource attributes on every series. */
+  const char *run_id;
+  const char *hostname;
+  pid_t pid;
+  const char *service_name;   /* OTLP service.name; NULL or "" = cclscope */
+  const char *resource_attrs; /* OTEL_RESOURCE_ATTRIBUTES, may be NULL */
+  int64_t start_ns;           /* session start: counters count from here */
+  const cs_coll_series *colls;
+  size_t ncolls;
+  const cs_link_series *links;
+  size_t nlinks;
+  const cs_channel_series *channels;
+  size_t nchannels;
+  uint64_t series_dropped; /* series that did not fit a table */
+  const cs_metrics_health *health;
+  const cs_metrics_steps *steps;
+} cs_metrics_snapshot;
+
+/* "1MiB" etc. for a size bucket (2^log2 bytes; 0xFF = 0 bytes). */
+void cs_metrics_size_label(uint8_t log2, char *out, size_t outlen);
+
+#endif
