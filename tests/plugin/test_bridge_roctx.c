@@ -39,8 +39,9 @@ static void *ctx;
 static FILE *log_file; /* the child's logger writes here */
 
 /* NCCL's logger, as the plugin receives it: "W text" or "I text". */
-static void child_logger(ncclDebugLogLevel level, unsigned long flags,
-                         const char *file, int line, const char *fmt, ...) {
+__attribute__((format(printf, 5, 6))) static void
+child_logger(ncclDebugLogLevel level, unsigned long flags, const char *file,
+             int line, const char *fmt, ...) {
   (void)flags;
   (void)file;
   (void)line;
