@@ -551,6 +551,22 @@ static void load_direct_io(cs_config *c) {
     snprintf(c->direct_io, sizeof c->direct_io, "off");
 }
 
+/* CCLSCOPE_ROCTX: off (default), on (1, yes, true: only under RCCL), force
+ * (any host); 0/no/false as off. */
+static void load_roctx(cs_config *c) {
+  static const char *const choices[] = {"off", "on", "force", "1",     "0",
+                                        "yes", "no", "true",  "false", NULL};
+  char v[8];
+  load_choice("CCLSCOPE_ROCTX", v, sizeof v, "off", choices);
+  if (strcmp(v, "force") == 0)
+    snprintf(c->roctx, sizeof c->roctx, "force");
+  else if (strcmp(v, "on") == 0 || strcmp(v, "1") == 0 ||
+           strcmp(v, "yes") == 0 || strcmp(v, "true") == 0)
+    snprintf(c->roctx, sizeof c->roctx, "on");
+  else
+    snprintf(c->roctx, sizeof c->roctx, "off");
+}
+
 /* What is recorded: sampling, size filter, start paused. */
 static void load_selection(cs_config *c) {
   load_count("CCLSCOPE_SAMPLE", &c->sample_coll, 1, 1, 1000000000u);
@@ -607,4 +623,5 @@ void cs_config_load(cs_config *c) {
   load_hang_timeout(c);
   load_bool("CCLSCOPE_NVTX", &c->nvtx, false);
   load_bool("CCLSCOPE_CUPTI", &c->cupti, false);
+  load_roctx(c);
 }

@@ -60,6 +60,7 @@ typedef struct {
   double hang_timeout_s; /* CCLSCOPE_HANG_TIMEOUT, 0 = watchdog off */
   bool nvtx;             /* CCLSCOPE_NVTX=1 */
   bool cupti;            /* CCLSCOPE_CUPTI=1 */
+  char roctx[8];         /* CCLSCOPE_ROCTX: off | on (under RCCL) | force */
   char clock[16];        /* auto | tsc | monotonic */
   char direct_io[8];     /* CCLSCOPE_DIRECT_IO: auto | on | off */
   char host[16];         /* auto | nccl | rccl */

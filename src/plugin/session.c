@@ -14,6 +14,7 @@
 #include "bridge.h"
 #include "bridge_cupti.h"
 #include "bridge_nvtx.h"
+#include "bridge_roctx.h"
 #include "clock.h"
 #include "config.h"
 #include "context.h"
@@ -131,12 +132,21 @@ static void start_bridges(void) {
     b |= CS_BRIDGE_NVTX;
   if (session.cfg.cupti && cs_cupti_session_begin())
     b |= CS_BRIDGE_CUPTI;
+  /* ROCTX only under RCCL unless forced: on NVIDIA's NCCL, NVTX is the
+   * bridge (bridge_roctx.h says so once). */
+  if (strcmp(session.cfg.roctx, "off") != 0 &&
+      cs_roctx_session_begin(strcmp(session.cfg.roctx, "force") == 0,
+                             session.host.kind == CS_HOST_RCCL,
+                             cs_host_kind_name(session.host.kind)))
+    b |= CS_BRIDGE_ROCTX;
   atomic_store_explicit(&cs_bridges, b, memory_order_release);
 }
 
 /* Before the logger is forgotten: their end-of-session lines. */
 static void stop_bridges(void) {
   uint32_t b = atomic_exchange(&cs_bridges, 0);
+  if (b & CS_BRIDGE_ROCTX)
+    cs_roctx_session_end();
   if (b & CS_BRIDGE_CUPTI)
     cs_cupti_session_end();
   if (b & CS_BRIDGE_NVTX)
@@ -177,6 +187,10 @@ static void set_quiet_filters(void) {
   if (bridges & CS_BRIDGE_CUPTI) {
     types &= ~(uint32_t)CS_BRIDGE_CUPTI_TYPES;
     policy |= CS_QUIET_POLICY(CS_BRIDGE_CUPTI_TYPES);
+  }
+  if (bridges & CS_BRIDGE_ROCTX) {
+    types &= ~(uint32_t)CS_BRIDGE_ROCTX_TYPES;
+    policy |= CS_QUIET_POLICY(CS_BRIDGE_ROCTX_TYPES);
   }
   atomic_store(&cs_quiet_types, types | policy);
   atomic_store(&cs_quiet_states, states);
@@ -337,10 +351,14 @@ int cs_session_mark(cs_mark_kind kind, int64_t step, const char *label) {
     }
     post_mark(kind, step, label);
     rc = 0;
-    /* On the caller's thread, as NVTX marks must be. */
+    /* On the caller's thread, as NVTX and ROCTX marks must be. */
+    uint32_t bridges = atomic_load(&cs_bridges);
     if ((kind == CS_MARK_STEP || kind == CS_MARK_LABEL) &&
-        (atomic_load(&cs_bridges) & CS_BRIDGE_NVTX))
+        (bridges & CS_BRIDGE_NVTX))
       cs_nvtx_mark(kind == CS_MARK_STEP ? step : -1, label);
+    if ((kind == CS_MARK_STEP || kind == CS_MARK_LABEL) &&
+        (bridges & CS_BRIDGE_ROCTX))
+      cs_roctx_mark(kind == CS_MARK_STEP ? step : -1, label);
   }
   pthread_mutex_unlock(&session.lock);
   return rc;

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# tests/e2e/bridges.sh — the NVTX and CUPTI bridges (src/plugin/hot/bridge.h)
-# through ncclemu, with tests/stand_in_plugins/nvtx_recorder as the NVTX tool and
-# tests/stand_in_plugins/fake_cupti as libcupti.
+# tests/e2e/bridges.sh — the NVTX, CUPTI and ROCTX bridges
+# (src/plugin/hot/bridge.h) through ncclemu, with
+# tests/stand_in_plugins/nvtx_recorder as the NVTX tool,
+# tests/stand_in_plugins/fake_cupti as libcupti and
+# tests/stand_in_plugins/fake_roctx as libroctx64.
 # usage: bridges.sh CASE NCCLEMU PLUGIN CHECK_TRUTH CHECK_BRIDGES RECORDER
-#                   FAKE_CUPTI_DIR [ncclemu options...]
+#                   FAKE_CUPTI_DIR FAKE_ROCTX_DIR [ncclemu options...]
 #   nvtx          CCLSCOPE_NVTX=1, --step-marks: the trace is still exact
 #                 (check_truth) and the recorder saw exactly the ranges and
 #                 marks the trace implies, per thread (check_bridges nvtx)
@@ -21,9 +23,21 @@
 #   cupti-errors  every CUPTI call fails: one summary line per process and
 #                 no other CUPTI message; the trace is still exact
 #   cupti-absent  no CUPTI library: one info line per process, exact trace
+#   roctx         --host rccl, CCLSCOPE_ROCTX=1, libroctx64.so found on
+#                 LD_LIBRARY_PATH, --step-marks: the trace is still exact
+#                 and the fake ROCTX saw exactly the ranges (named as NVTX
+#                 names them) and marks the trace implies, per thread
+#   roctx-off     --host rccl, the library is there but CCLSCOPE_ROCTX is
+#                 unset: ROCTX is never called
+#   roctx-nvidia  NVIDIA's NCCL (the default host), CCLSCOPE_ROCTX=1 and
+#                 CCLSCOPE_NVTX=1: ROCTX is never called (one info line per
+#                 process), NVTX gets its ranges as in case nvtx
+#   roctx-absent  --host rccl, CCLSCOPE_ROCTX=1, no ROCTX library: one
+#                 warning per process and nothing else, exact trace
 set -euo pipefail
 case_=$1 emu=$2 plugin=$3 check_truth=$4 check=$5 recorder=$6 cupti_dir=$7
-shift 7
+roctx_dir=$8
+shift 8
 work=$(mktemp -d "${TMPDIR:-/tmp}/cclscope-bridges-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -56,6 +70,10 @@ expect_lines() { # pattern count what
 }
 use_recorder() {
   export NVTX_INJECTION64_PATH="$recorder" NVTX_RECORDER_FILE="$work/nvtx"
+}
+use_fake_roctx() {
+  export LD_LIBRARY_PATH="$roctx_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export FAKE_ROCTX_FILE="$work/roctx"
 }
 use_fake_cupti() {
   export LD_LIBRARY_PATH="$cupti_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -121,8 +139,45 @@ cupti-absent)
     "$(nprocs)" "one info line per process"
   expect_lines "CUPTI" "$(nprocs)" "and nothing else about CUPTI"
   ;;
+roctx)
+  use_fake_roctx
+  CCLSCOPE_ROCTX=1 NCCL_DEBUG=INFO \
+    run --host rccl --truth "$work/truth.jsonl" --step-marks "$@"
+  truth
+  "$check" roctx "$work/traces" "$work/roctx" --min-marks 1
+  expect_lines "ROCTX ranges on (libroctx64.so)" "$(nprocs)" \
+    "found as libroctx64.so, one line per process"
+  expect_lines "NCCL WARN cclscope" 0 "no warning"
+  ;;
+roctx-off)
+  use_fake_roctx
+  run --host rccl --step-marks "$@"
+  "$check" roctx-off "$work/traces" "$work/roctx"
+  ;;
+roctx-nvidia)
+  use_fake_roctx
+  use_recorder
+  CCLSCOPE_ROCTX=1 CCLSCOPE_NVTX=1 NCCL_DEBUG=INFO \
+    run --truth "$work/truth.jsonl" --step-marks "$@"
+  truth
+  "$check" roctx-off "$work/traces" "$work/roctx"
+  "$check" nvtx "$work/traces" "$work/nvtx" --min-marks 1
+  expect_lines "CCLSCOPE_ROCTX=1 is ignored: the host is NVIDIA's NCCL" \
+    "$(nprocs)" "one info line per process"
+  expect_lines "NCCL WARN cclscope" 0 "no warning"
+  ;;
+roctx-absent)
+  CCLSCOPE_ROCTX_LIBRARY="$work/no/libroctx64.so" CCLSCOPE_ROCTX=1 \
+    NCCL_DEBUG=INFO run --host rccl --truth "$work/truth.jsonl" \
+    --step-marks "$@"
+  truth
+  expect_lines "no usable ROCTX library (tried $work/no/libroctx64.so)" \
+    "$(nprocs)" "one warning per process"
+  expect_lines "NCCL WARN cclscope" "$(nprocs)" "and no other warning"
+  expect_lines "ROCTX" "$(nprocs)" "and nothing else about ROCTX"
+  ;;
 *)
-  echo "usage: bridges.sh nvtx|nvtx-sampled|nvtx-metrics|nvtx-off|nvtx-absent|cupti|cupti-errors|cupti-absent ..."
+  echo "usage: bridges.sh nvtx|nvtx-sampled|nvtx-metrics|nvtx-off|nvtx-absent|cupti|cupti-errors|cupti-absent|roctx|roctx-off|roctx-nvidia|roctx-absent ..."
   exit 2
   ;;
 esac

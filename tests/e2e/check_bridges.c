@@ -6,6 +6,8 @@
  *   check_bridges nvtx TRACE_DIR RECORDER_BASE [--min-marks N]
  *   check_bridges nvtx-only RECORDER_BASE TYPE...   (no trace: metrics mode)
  *   check_bridges nvtx-off TRACE_DIR RECORDER_BASE
+ *   check_bridges roctx TRACE_DIR FAKE_ROCTX_BASE [--min-marks N]
+ *   check_bridges roctx-off TRACE_DIR FAKE_ROCTX_BASE
  *   check_bridges cupti TRACE_DIR FAKE_CUPTI_BASE
  *   check_bridges cupti-fail TRACE_DIR FAKE_CUPTI_BASE
  *
@@ -24,6 +26,13 @@
  *   - at least N step marks (--min-marks).
  * nvtx-only: only the recorder's own rules, and ranges of each TYPE.
  * nvtx-off: the run has host events, and no recorder file exists.
+ * roctx: the same per-thread sequence in the fake ROCTX's file
+ *   FAKE_ROCTX_BASE.<pid> (tests/stand_in_plugins/fake_roctx.c), with what
+ *   ROCTX can carry: a push per host event named as the NVTX range (no
+ *   category, no payload), marks named "step <n>" or by their label;
+ *   ROCTX's levels never negative (no failed push or pop); as many pushes
+ *   as host events; at least N step marks.
+ * roctx-off: the run has host events, and no fake ROCTX file exists.
  * cupti: per process, the fake CUPTI's file RECORDER_BASE.<pid> holds one
  *   push of kind CUSTOM2 (5) with id = the trace id per KernelLaunch, on
  *   the thread that started it, and the matching pop on the same thread.
@@ -51,6 +60,10 @@ static int failures;
       }                                                                        \
     }                                                                          \
   } while (0)
+
+/* Which tool's recording is checked: what a range or mark carries. */
+typedef enum { TOOL_NVTX, TOOL_ROCTX } tool_t;
+static const char *const tool_names[] = {"NVTX", "ROCTX"};
 
 /* ---- small tools ---- */
 
@@ -296,6 +309,7 @@ typedef struct {
   char payload_type[8];
   int64_t payload;
   long cat;
+  long rc; /* ROCTX: what push/pop returned (the level, < 0: failed) */
 } rec_call;
 
 typedef struct {
@@ -330,14 +344,17 @@ static bool load_recording(const char *path, recording *r) {
              str(o, "payloadType") ? str(o, "payloadType") : "");
     c->payload = num(o, "payload", &d) ? (int64_t)d : INT64_MIN;
     c->cat = num(o, "cat", &d) ? (long)d : -1;
+    c->rc = num(o, "rc", &d) ? (long)d : 0;
     cJSON_Delete(o);
   }
   free_lines(&lines);
   return true;
 }
 
-/* Checks that need only the recording: returns the number of ranges per
- * category (index = NVTX category) through `per_cat`. */
+static void check_balanced(const char *path, const recording *r);
+
+/* Checks that need only the NVTX recording: returns the number of ranges
+ * per category (index = NVTX category) through `per_cat`. */
 static void check_recording_alone(const char *path, const recording *r,
                                   size_t per_cat[CAT_MARK + 1]) {
   bool init = false, created = false;
@@ -372,7 +389,11 @@ static void check_recording_alone(const char *path, const recording *r,
   CHECK(strcmp(cat_names[CAT_MARK], "Mark") == 0,
         "%s: category %d (marks) is named \"%s\"", path, CAT_MARK,
         cat_names[CAT_MARK]);
-  /* Per thread: depth never negative, zero at the end. */
+  check_balanced(path, r);
+}
+
+/* Per thread: depth never negative, zero at the end. */
+static void check_balanced(const char *path, const recording *r) {
   long tids[4096];
   long depth[4096];
   size_t ntids = 0;
@@ -433,7 +454,7 @@ static int by_thread(const void *a, const void *b) {
 }
 
 /* One expected call against the next recorded call of the thread. */
-static void expect_one(const char *path, long tid, size_t pos,
+static void expect_one(tool_t tool, const char *path, long tid, size_t pos,
                        const rec_call *got, const trace_info *t,
                        const call_t *c, bool pop) {
   if (pop) {
@@ -441,6 +462,18 @@ static void expect_one(const char *path, long tid, size_t pos,
           "%s: thread %ld, call %zu: expected a pop (stop of event 0x%" PRIx64
           "), got %s",
           path, tid, pos, t->ev[c->index].id, got ? got->call : "nothing");
+    return;
+  }
+  if (c->kind == 2 && tool == TOOL_ROCTX) { /* no payload: in the text */
+    const mark_t *m = &t->marks[c->index];
+    char text[96];
+    if (m->step)
+      snprintf(text, sizeof text, "step %" PRId64, m->value);
+    else
+      snprintf(text, sizeof text, "%s", m->label);
+    CHECK(got && strcmp(got->call, "mark") == 0 && strcmp(got->msg, text) == 0,
+          "%s: thread %ld, call %zu: expected mark \"%s\", got %s \"%s\"", path,
+          tid, pos, text, got ? got->call : "nothing", got ? got->msg : "");
     return;
   }
   if (c->kind == 2) {
@@ -462,6 +495,14 @@ static void expect_one(const char *path, long tid, size_t pos,
   }
   const host_event *e = &t->ev[c->index];
   const char *msg = e->func[0] ? e->func : short_types[e->type];
+  if (tool == TOOL_ROCTX) { /* the NVTX message, nothing else */
+    CHECK(got && strcmp(got->call, "push") == 0 && strcmp(got->msg, msg) == 0,
+          "%s: thread %ld, call %zu: expected push of %s 0x%" PRIx64
+          " (\"%s\"), got %s \"%s\"",
+          path, tid, pos, short_types[e->type], e->id, msg,
+          got ? got->call : "nothing", got ? got->msg : "");
+    return;
+  }
   bool ok = got && strcmp(got->call, "push") == 0 &&
             got->cat == categories[e->type] && strcmp(got->msg, msg) == 0 &&
             strcmp(got->msg_type, "registered") == 0 &&
@@ -476,7 +517,7 @@ static void expect_one(const char *path, long tid, size_t pos,
         got ? got->msg_type : "", got ? got->cat : -1, got ? got->payload : 0);
 }
 
-static void check_sequence(const char *path, const trace_info *t,
+static void check_sequence(tool_t tool, const char *path, const trace_info *t,
                            const recording *r) {
   /* The trace's calls, per thread in time order. */
   call_t *calls = calloc(2 * t->nev + t->nmarks + 1, sizeof *calls);
@@ -528,13 +569,13 @@ static void check_sequence(const char *path, const trace_info *t,
       size_t need = c->kind == 1 ? pops : 1;
       for (size_t k = 0; k < need; k++, expected++) {
         const rec_call *got = pos < j_end ? &r->c[rec[pos++]] : NULL;
-        expect_one(path, tid, expected + 1, got, t, c, c->kind == 1);
+        expect_one(tool, path, tid, expected + 1, got, t, c, c->kind == 1);
       }
     }
     CHECK(j_end - j == expected,
-          "%s: thread %ld made %zu NVTX range/mark calls, the trace explains "
+          "%s: thread %ld made %zu %s range/mark calls, the trace explains "
           "%zu",
-          path, tid, j_end - j, expected);
+          path, tid, j_end - j, tool_names[tool], expected);
     j = j_end;
   }
   free(rec);
@@ -572,7 +613,7 @@ static int run_nvtx(const char *dir, const char *base, size_t min_marks) {
     for (size_t i = 0; i < r.n; i++)
       total_marks +=
           strcmp(r.c[i].call, "mark") == 0 && strcmp(r.c[i].msg, "step") == 0;
-    check_sequence(rpath, &t, &r);
+    check_sequence(TOOL_NVTX, rpath, &t, &r);
     printf("pid %ld: %zu host events, %zu marks, %zu NVTX calls checked\n",
            t.pid, t.nev, t.nmarks, r.n);
     free(r.c);
@@ -621,7 +662,8 @@ static int run_nvtx_only(const char *base, int ntypes, char **types) {
   return failures ? 1 : 0;
 }
 
-static int run_nvtx_off(const char *dir, const char *base) {
+/* nvtx-off, roctx-off: host events, and no file of the tool. */
+static int run_tool_off(tool_t tool, const char *dir, const char *base) {
   static char paths[64][4096];
   size_t nfiles = trace_files(dir, paths, 64), events = 0;
   for (size_t f = 0; f < nfiles; f++) {
@@ -632,14 +674,69 @@ static int run_nvtx_off(const char *dir, const char *base) {
     char rpath[4200];
     snprintf(rpath, sizeof rpath, "%s.%ld", base, t.pid);
     FILE *rf = fopen(rpath, "r");
-    CHECK(!rf, "%s exists: NVTX was used with the bridge off", rpath);
+    CHECK(!rf, "%s exists: %s was used with the bridge off", rpath,
+          tool_names[tool]);
     if (rf)
       fclose(rf);
     free_trace(&t);
   }
   CHECK(nfiles > 0 && events > 0, "no host events in %s: nothing was tested",
         dir);
-  printf("%zu traces, %zu host events, no NVTX calls\n", nfiles, events);
+  printf("%zu traces, %zu host events, no %s calls\n", nfiles, events,
+         tool_names[tool]);
+  return failures ? 1 : 0;
+}
+
+/* ---- ROCTX ---- */
+
+static int run_roctx(const char *dir, const char *base, size_t min_marks) {
+  static char paths[64][4096];
+  size_t nfiles = trace_files(dir, paths, 64);
+  CHECK(nfiles > 0, "no trace files in %s", dir);
+  size_t total_ranges = 0, total_marks = 0, total_funcs = 0;
+  for (size_t f = 0; f < nfiles; f++) {
+    trace_info t;
+    if (!load_trace(paths[f], &t))
+      continue;
+    char rpath[4200];
+    snprintf(rpath, sizeof rpath, "%s.%ld", base, t.pid);
+    recording r;
+    if (!load_recording(rpath, &r)) {
+      CHECK(false, "no ROCTX recording %s for %s", rpath, paths[f]);
+      free_trace(&t);
+      continue;
+    }
+    size_t pushes = 0;
+    for (size_t i = 0; i < r.n; i++) {
+      const rec_call *c = &r.c[i];
+      CHECK(strcmp(c->call, "push") == 0 || strcmp(c->call, "pop") == 0 ||
+                strcmp(c->call, "mark") == 0,
+            "%s: unexpected call %s", rpath, c->call);
+      CHECK(c->rc >= 0, "%s: thread %ld: %s returned %ld", rpath, c->tid,
+            c->call, c->rc);
+      pushes += strcmp(c->call, "push") == 0;
+      total_marks +=
+          strcmp(c->call, "mark") == 0 && strncmp(c->msg, "step ", 5) == 0;
+    }
+    CHECK(pushes == t.nev,
+          "%s: %zu ROCTX ranges, the trace has %zu host "
+          "events",
+          rpath, pushes, t.nev);
+    total_ranges += pushes;
+    for (size_t i = 0; i < t.nev; i++)
+      total_funcs += t.ev[i].func[0] != 0;
+    check_balanced(rpath, &r);
+    check_sequence(TOOL_ROCTX, rpath, &t, &r);
+    printf("pid %ld: %zu host events, %zu marks, %zu ROCTX calls checked\n",
+           t.pid, t.nev, t.nmarks, r.n);
+    free(r.c);
+    free_trace(&t);
+  }
+  CHECK(total_ranges > 0 && total_funcs > 0,
+        "nothing to check: %zu ranges, %zu events with a function name",
+        total_ranges, total_funcs);
+  CHECK(total_marks >= min_marks, "%zu step marks, expected at least %zu",
+        total_marks, min_marks);
   return failures ? 1 : 0;
 }
 
@@ -761,14 +858,24 @@ int main(int argc, char **argv) {
     return rc;
   }
   if (argc == 4 && strcmp(argv[1], "nvtx-off") == 0)
-    return run_nvtx_off(argv[2], argv[3]);
+    return run_tool_off(TOOL_NVTX, argv[2], argv[3]);
+  if (argc >= 4 && strcmp(argv[1], "roctx") == 0) {
+    size_t min_marks = 0;
+    if (argc >= 6 && strcmp(argv[4], "--min-marks") == 0)
+      min_marks = (size_t)atoi(argv[5]);
+    int rc = run_roctx(argv[2], argv[3], min_marks);
+    printf("%s\n", rc ? "FAIL" : "PASS");
+    return rc;
+  }
+  if (argc == 4 && strcmp(argv[1], "roctx-off") == 0)
+    return run_tool_off(TOOL_ROCTX, argv[2], argv[3]);
   if (argc == 4 &&
       (strcmp(argv[1], "cupti") == 0 || strcmp(argv[1], "cupti-fail") == 0)) {
     int rc = run_cupti(argv[2], argv[3], strcmp(argv[1], "cupti-fail") == 0);
     printf("%s\n", rc ? "FAIL" : "PASS");
     return rc;
   }
-  fprintf(stderr, "usage: check_bridges nvtx|nvtx-only|nvtx-off|cupti|"
-                  "cupti-fail ...\n");
+  fprintf(stderr, "usage: check_bridges nvtx|nvtx-only|nvtx-off|roctx|"
+                  "roctx-off|cupti|cupti-fail ...\n");
   return 2;
 }

@@ -60,6 +60,7 @@ static const char *const checked_variables[] = {
     "CCLSCOPE_HANG_TIMEOUT",
     "CCLSCOPE_NVTX",
     "CCLSCOPE_CUPTI",
+    "CCLSCOPE_ROCTX",
 };
 enum { N_CHECKED = sizeof checked_variables / sizeof checked_variables[0] };
 
@@ -129,6 +130,7 @@ static const struct {
     {"CCLSCOPE_HANG_TIMEOUT", {"0.05", "86401", "0.0999"}},
     {"CCLSCOPE_NVTX", {"2", "enable", "y"}},
     {"CCLSCOPE_CUPTI", {"2", "enable"}},
+    {"CCLSCOPE_ROCTX", {"2", "enable", "forced", "rccl", "auto"}},
 };
 enum { N_BAD_FOR_ONE = sizeof bad_for_one / sizeof bad_for_one[0] };
 
@@ -200,6 +202,7 @@ static const field_ref fields[] = {
     {"clock", offsetof(cs_config, clock), 16, KIND_TEXT},
     {"direct_io", offsetof(cs_config, direct_io), 8, KIND_TEXT},
     {"host", offsetof(cs_config, host), 16, KIND_TEXT},
+    {"roctx", offsetof(cs_config, roctx), 8, KIND_TEXT},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 
@@ -391,6 +394,15 @@ static const struct {
     {"CCLSCOPE_NVTX", "off", {{0}}},
     {"CCLSCOPE_CUPTI", "1", {{"cupti", 1, NULL}}},
     {"CCLSCOPE_CUPTI", "false", {{0}}},
+    {"CCLSCOPE_ROCTX", "1", {{"roctx", 0, "on"}}},
+    {"CCLSCOPE_ROCTX", "on", {{"roctx", 0, "on"}}},
+    {"CCLSCOPE_ROCTX", "Yes", {{"roctx", 0, "on"}}},
+    {"CCLSCOPE_ROCTX", "TRUE", {{"roctx", 0, "on"}}},
+    {"CCLSCOPE_ROCTX", "force", {{"roctx", 0, "force"}}},
+    {"CCLSCOPE_ROCTX", "Force", {{"roctx", 0, "force"}}},
+    {"CCLSCOPE_ROCTX", "0", {{0}}},
+    {"CCLSCOPE_ROCTX", "off", {{0}}},
+    {"CCLSCOPE_ROCTX", "false", {{0}}},
 };
 enum { N_VALID = sizeof valid_cases / sizeof valid_cases[0] };
 
@@ -719,6 +731,7 @@ static void test_defaults(void **state) {
   assert_true(c.hang_timeout_s == 60.0);
   assert_false(c.nvtx);
   assert_false(c.cupti);
+  assert_string_equal(c.roctx, "off");
   assert_string_equal(c.clock, "auto");
   assert_string_equal(c.direct_io, "auto");
   assert_string_equal(c.host, "auto");

@@ -8,6 +8,9 @@
  *                      "cclscope" (Nsight Systems, Score-P, any NVTX tool)
  *   bridge_cupti.h/.c  CCLSCOPE_CUPTI=1: a CUPTI external correlation id
  *                      (= the trace id) around each KernelLaunch
+ *   bridge_roctx.h/.c  CCLSCOPE_ROCTX=1 under RCCL: the NVTX bridge's
+ *                      ranges and marks through ROCm's ROCTX (rocprofv3,
+ *                      rocprof-sys), libroctx64 found with dlopen
  *
  * Hooks. Nothing new runs on the fast path while no bridge is active:
  *
@@ -16,7 +19,8 @@
  *          their starts take the adapter's slow twin, which calls
  *          cs_policy_admit (emit_slow.c) once the record is filled; when
  *          the event is kept, cs_policy_admit hands it to each active
- *          bridge that handles its type (cs_nvtx_start, cs_cupti_start).
+ *          bridge that handles its type (cs_nvtx_start, cs_cupti_start,
+ *          cs_roctx_start).
  *          Other types (the proxy's events) keep the fast path.
  *   stop   cs_emit_stop (emit.h) checks the flag cs_bridges; while it is
  *          set, a stop on a thread with something pushed takes
@@ -24,19 +28,19 @@
  *          then calls each active bridge's stop. Threads that pushed nothing
  *          (NCCL's proxy threads) keep the fast path.
  *   marks  cs_session_mark (session.c; cclscope_step, cclscope_mark)
- *          calls cs_nvtx_mark on the caller's thread.
+ *          calls cs_nvtx_mark and cs_roctx_mark on the caller's thread.
  *
- * Threads. NVTX push/pop and CUPTI's external ids are per-thread stacks,
- * but NCCL stops events out of LIFO order (it starts every Coll/P2p of a
- * kernel plan before it stops any, nccl-behaviour §6.6), and nothing
- * guarantees that an event is stopped on the thread that started it
- * (host-side events are, in every sequence of §5/§8 — graph replays run
- * both on the CUDA callback thread — but the plugin must not depend on
- * it). So each bridge keeps, per thread, the handles it pushed
- * (cs_bridge_stack): a stop pops only what is on the calling thread's
- * stack, closing whatever lies above it first, and a thread that pushed
- * nothing never pops. A handle stopped on another thread stays open until
- * something below it on its own thread closes.
+ * Threads. NVTX and ROCTX push/pop and CUPTI's external ids are
+ * per-thread stacks, but NCCL stops events out of LIFO order (it starts
+ * every Coll/P2p of a kernel plan before it stops any, nccl-behaviour
+ * §6.6), and nothing guarantees that an event is stopped on the thread
+ * that started it (host-side events are, in every sequence of §5/§8 —
+ * graph replays run both on the CUDA callback thread — but the plugin
+ * must not depend on it). So each bridge keeps, per thread, the handles
+ * it pushed (cs_bridge_stack): a stop pops only what is on the calling
+ * thread's stack, closing whatever lies above it first, and a thread that
+ * pushed nothing never pops. A handle stopped on another thread stays open
+ * until something below it on its own thread closes.
  *
  * Where that per-thread state lives: in the thread's ring (ring.h), which
  * every thread already has, not in thread-local storage. The plugin's
@@ -47,8 +51,9 @@
  *
  * Rules on NCCL's threads (invariant 3, docs/invariants.md): no lock, no
  * allocation, no system call, no formatting. Everything a bridge needs
- * (NVTX domain, registered strings, categories; the CUPTI library and its
- * functions) is set up at session start, on the thread calling init.
+ * (NVTX domain, registered strings, categories; the CUPTI and ROCTX
+ * libraries and their functions) is set up at session start, on the thread
+ * calling init.
  */
 #ifndef CCLSCOPE_BRIDGE_H
 #define CCLSCOPE_BRIDGE_H
@@ -62,6 +67,7 @@
 extern _Atomic uint32_t cs_bridges;
 #define CS_BRIDGE_NVTX 1u
 #define CS_BRIDGE_CUPTI 2u
+#define CS_BRIDGE_ROCTX 4u
 
 /* ---- per-thread stack of pushed handles ---- */
 
@@ -87,6 +93,7 @@ typedef struct {
 typedef struct {
   cs_bridge_stack nvtx;
   cs_bridge_stack cupti;
+  cs_bridge_stack roctx;
   cs_bridge_name names[CS_BRIDGE_NAME_SLOTS];
 } cs_bridge_thread;
 

@@ -386,7 +386,8 @@ static inline ncclResult_t cs_emit_stop(void *eHandle) {
    * something pushed takes the slow path, which pops it if it is there. */
   if (CS_UNLIKELY(!r ||
                   (atomic_load_explicit(&cs_bridges, memory_order_relaxed) &&
-                   (r->bridge.nvtx.depth | r->bridge.cupti.depth)) ||
+                   (r->bridge.nvtx.depth | r->bridge.cupti.depth |
+                    r->bridge.roctx.depth)) ||
                   !cs_handle_is_our_event(v) ||
                   !(u = cs_ring_reserve1_fast(r))))
     return cs_emit_stop_slow(eHandle);

@@ -7,6 +7,7 @@
  */
 #include "bridge_cupti.h"
 #include "bridge_nvtx.h"
+#include "bridge_roctx.h"
 #include "emit.h"
 #include "sampling.h"
 
@@ -43,6 +44,8 @@ static void bridges_start(cs_bridge_thread *t, const cs_rec_start *rec,
     cs_nvtx_start(t, rec, handle);
   if ((b & CS_BRIDGE_CUPTI) && (bit & CS_BRIDGE_CUPTI_TYPES))
     cs_cupti_start(t, handle);
+  if ((b & CS_BRIDGE_ROCTX) && (bit & CS_BRIDGE_ROCTX_TYPES))
+    cs_roctx_start(t, rec, handle);
 }
 
 static void bridges_stop(cs_bridge_thread *t, uint64_t handle) {
@@ -51,6 +54,8 @@ static void bridges_stop(cs_bridge_thread *t, uint64_t handle) {
     cs_cupti_stop(t, handle);
   if (b & CS_BRIDGE_NVTX)
     cs_nvtx_stop(t, handle);
+  if (b & CS_BRIDGE_ROCTX)
+    cs_roctx_stop(t, handle);
 }
 
 bool cs_policy_admit(cs_rec_start *rec, cs_ring *r, void **eHandle) {
