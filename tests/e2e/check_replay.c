@@ -8,7 +8,9 @@
  *   event by event in start order: the same type, the same kind of parent
  *   (none, dropped, unknown, or the TYPE of the local parent, or of the
  *   PXN parent in another file), the same end (stopped or not), the same
- *   number of states;
+ *   number of states, the same descriptor: `details` member by member
+ *   (but for the ids and pids that a replay renumbers: parentGroupId, a
+ *   ProxyOp's pid), `func` and `rank`;
  *   threads: the recorded tid of each event maps to the replayed tid of
  *   its counterpart, and that map is a bijection.
  *
@@ -41,6 +43,7 @@ typedef struct {
   bool stopped;
   size_t nstates;
   int parent_type; /* resolved: ev_type, -1 unknown */
+  char *descr;     /* func, rank and details as "key=value;" text */
 } event_t;
 
 typedef struct {
@@ -117,6 +120,55 @@ static int cmp_start(const void *a, const void *b) {
   return x->type - y->type;
 }
 
+static void append(char **buf, size_t *len, size_t *cap, const char *p,
+                   size_t n) {
+  if (*len + n + 1 > *cap) {
+    *cap = (*len + n + 1) * 2;
+    *buf = realloc(*buf, *cap);
+    if (*buf == NULL) {
+      perror("check_replay");
+      exit(2);
+    }
+  }
+  memcpy(*buf + *len, p, n);
+  *len += n;
+  (*buf)[*len] = '\0';
+}
+
+static bool renumbered(const js_value *k, int type) {
+  return (k->len == 13 && memcmp(k->ptr, "parentGroupId", 13) == 0) ||
+         (type == ET_PROXY_OP && k->len == 3 && memcmp(k->ptr, "pid", 3) == 0);
+}
+
+/* What the descriptor said, as comparable text. */
+static char *descr_text(const rec *r) {
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  char head[64];
+  snprintf(head, sizeof head, "rank=%" PRId64 ";", r->rank);
+  append(&buf, &len, &cap, head, strlen(head));
+  const js_value *func = js_get(r->f, K_func);
+  if (func != NULL) {
+    append(&buf, &len, &cap, "func=", 5);
+    append(&buf, &len, &cap, func->ptr, func->len);
+    append(&buf, &len, &cap, ";", 1);
+  }
+  const js_value *d = js_get(r->f, K_details);
+  js_iter it;
+  js_value k, v;
+  if (d != NULL && d->type == JS_OBJECT &&
+      js_object_begin(&it, d->ptr, d->ptr + d->len, r->line))
+    while (js_object_next(&it, &k, &v)) {
+      if (renumbered(&k, (int)r->et))
+        continue;
+      append(&buf, &len, &cap, k.ptr, k.len);
+      append(&buf, &len, &cap, "=", 1);
+      append(&buf, &len, &cap, v.ptr, v.len);
+      append(&buf, &len, &cap, ";", 1);
+    }
+  return buf;
+}
+
 static void add_event(file_t *f, const rec *r) {
   if (f->nev == f->cap) {
     f->cap = f->cap ? f->cap * 2 : 256;
@@ -138,6 +190,7 @@ static void add_event(file_t *f, const rec *r) {
   e->stopped = r->end == END_STOPPED;
   e->nstates = count_states(r);
   e->parent_type = -1;
+  e->descr = descr_text(r);
 }
 
 static bool load_file(file_t *f, const char *path) {
@@ -305,6 +358,10 @@ static void compare(const file_t *a, const file_t *b, size_t *events,
                ev_type_short_name((ev_type)x->type), x->id,
                x->stopped ? "stopped" : "not stopped",
                y->stopped ? "stopped" : "not stopped");
+    if (strcmp(x->descr, y->descr) != 0)
+      mismatch("%s: %s 0x%" PRIx64 ": descriptor %s recorded, %s replayed",
+               a->key, ev_type_short_name((ev_type)x->type), x->id, x->descr,
+               y->descr);
     if (x->nstates != y->nstates)
       mismatch("%s: %s 0x%" PRIx64 ": %zu states recorded, %zu replayed",
                a->key, ev_type_short_name((ev_type)x->type), x->id, x->nstates,

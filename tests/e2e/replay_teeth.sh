@@ -3,7 +3,8 @@
 # after a clean record + replay (which must pass), each edit of the replayed
 # trace must fail with the matching message: an event of another type, a
 # parent of another type, an event moved to another thread (the tid map is
-# then not a bijection), a lost state, a missing event.
+# then not a bijection), a lost state, a missing event, a descriptor field
+# that differs.
 # usage: replay_teeth.sh NCCLEMU PLUGIN CHECK_REPLAY
 set -euo pipefail
 emu=$1 plugin=$2 check=$3
@@ -51,3 +52,7 @@ expect_failure "a lost state" "states recorded"
 l=$(line_of '"type":"ncclProfileNetPlugin"')
 sed -i "${l}d" "$trace"
 expect_failure "a missing event" "events recorded"
+
+l=$(line_of '"type":"ncclProfileProxyOp"')
+sed -i "${l}s/\"nSteps\":\([0-9]*\)/\"nSteps\":1\1/" "$trace"
+expect_failure "a descriptor field that differs" "descriptor .*nSteps=1"
