@@ -43,6 +43,8 @@ typedef struct {
   bool stopped;
   size_t nstates;
   int parent_type; /* resolved: ev_type, -1 unknown */
+  int depth;       /* parents above it (how a replay orders equal times) */
+  size_t line;     /* position in the file */
   char *descr;     /* func, rank and details as "key=value;" text */
 } event_t;
 
@@ -58,6 +60,7 @@ typedef struct {
   uint16_t tag;
   event_t *ev;
   size_t nev, cap;
+  event_t **by_id; /* sorted by id */
   life_t life[64];
   int nlife;
   char key[2048]; /* host + sorted inits: pairs recorded with replayed */
@@ -113,11 +116,15 @@ static int cmp_life(const void *a, const void *b) {
   return x->rank < y->rank ? -1 : x->rank > y->rank ? 1 : 0;
 }
 
+/* Start order as a replay makes the calls: by time, then (equal times)
+ * parents before children, then the order of the file. */
 static int cmp_start(const void *a, const void *b) {
   const event_t *x = a, *y = b;
   if (x->start_ts != y->start_ts)
     return x->start_ts < y->start_ts ? -1 : 1;
-  return x->type - y->type;
+  if (x->depth != y->depth)
+    return x->depth < y->depth ? -1 : 1;
+  return x->line < y->line ? -1 : x->line > y->line ? 1 : 0;
 }
 
 static void append(char **buf, size_t *len, size_t *cap, const char *p,
@@ -190,6 +197,8 @@ static void add_event(file_t *f, const rec *r) {
   e->stopped = r->end == END_STOPPED;
   e->nstates = count_states(r);
   e->parent_type = -1;
+  e->depth = -1;
+  e->line = f->nev - 1;
   e->descr = descr_text(r);
 }
 
@@ -254,31 +263,92 @@ static bool load_file(file_t *f, const char *path) {
   return true;
 }
 
-static const event_t *find_event(const file_t *f, uint64_t id) {
-  for (size_t i = 0; i < f->nev; i++)
-    if (f->ev[i].id == id)
-      return &f->ev[i];
-  return NULL;
+static int cmp_id(const void *a, const void *b) {
+  const event_t *x = *(const event_t *const *)a,
+                *y = *(const event_t *const *)b;
+  return x->id < y->id ? -1 : x->id > y->id ? 1 : 0;
+}
+
+/* Events by id (f->by_id, sorted), for parent lookups. */
+static event_t *find_event(const file_t *f, uint64_t id) {
+  size_t lo = 0, hi = f->nev;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (f->by_id[mid]->id < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < f->nev && f->by_id[lo]->id == id ? f->by_id[lo] : NULL;
+}
+
+/* The parent as a replay finds it: a local id, an unknown parent's hint or
+ * handle of this process, a PXN parent in the file whose handle tag the
+ * raw value carries. */
+static event_t *parent_of(dir_t *d, int fi, const event_t *e) {
+  const file_t *f = &d->f[fi];
+  switch (e->parent_kind) {
+  case PAR_LOCAL:
+    return find_event(f, e->parent_id);
+  case PAR_UNKNOWN: {
+    event_t *p = find_event(f, e->parent_raw);
+    if (p == NULL && (uint16_t)(e->parent_raw >> 48) == f->tag)
+      p = find_event(f, e->parent_raw & ID_MASK);
+    return p;
+  }
+  case PAR_FOREIGN:
+    for (int k = 0; k < d->n; k++)
+      if (k != fi && d->f[k].tag == (uint16_t)(e->parent_raw >> 48))
+        return find_event(&d->f[k], e->parent_raw & ID_MASK);
+    return NULL;
+  default:
+    return NULL;
+  }
+}
+
+static int depth_of(dir_t *d, int fi, event_t *e, int guard) {
+  if (e->depth >= 0)
+    return e->depth;
+  e->depth = 0; /* also ends a cycle */
+  event_t *p = guard < 32 ? parent_of(d, fi, e) : NULL;
+  if (p != NULL) {
+    int pf = fi;
+    for (int k = 0; k < d->n; k++)
+      if (p >= d->f[k].ev && p < d->f[k].ev + d->f[k].nev)
+        pf = k;
+    e->depth = depth_of(d, pf, p, guard + 1) + 1;
+  }
+  return e->depth;
 }
 
 /* The parent's type: in the file (local) or in the file whose handle tag
- * the raw value carries (PXN). */
+ * the raw value carries (PXN); then the start order. */
 static void resolve_parents(dir_t *d) {
+  for (int fi = 0; fi < d->n; fi++) {
+    file_t *f = &d->f[fi];
+    f->by_id = calloc(f->nev + 1, sizeof *f->by_id);
+    if (f->by_id == NULL) {
+      perror("check_replay");
+      exit(2);
+    }
+    for (size_t i = 0; i < f->nev; i++)
+      f->by_id[i] = &f->ev[i];
+    qsort(f->by_id, f->nev, sizeof *f->by_id, cmp_id);
+  }
   for (int fi = 0; fi < d->n; fi++) {
     file_t *f = &d->f[fi];
     for (size_t i = 0; i < f->nev; i++) {
       event_t *e = &f->ev[i];
       const event_t *p = NULL;
-      if (e->parent_kind == PAR_LOCAL)
-        p = find_event(f, e->parent_id);
-      else if (e->parent_kind == PAR_FOREIGN)
-        for (int k = 0; k < d->n && p == NULL; k++)
-          if (k != fi && d->f[k].tag == (uint16_t)(e->parent_raw >> 48))
-            p = find_event(&d->f[k], e->parent_raw & ID_MASK);
+      if (e->parent_kind == PAR_LOCAL || e->parent_kind == PAR_FOREIGN)
+        p = parent_of(d, fi, e);
       e->parent_type = p != NULL ? p->type : -1;
+      depth_of(d, fi, e, 0);
     }
-    qsort(f->ev, f->nev, sizeof *f->ev, cmp_start);
   }
+  /* sorting moves events: only after every file's parents are resolved */
+  for (int fi = 0; fi < d->n; fi++)
+    qsort(d->f[fi].ev, d->f[fi].nev, sizeof *d->f[fi].ev, cmp_start);
 }
 
 /* First start to last start over every file, in ns. */
