@@ -535,6 +535,7 @@ int emu_replay_main(const emu_options *o) {
     rp_plan_report(&plan);
   if (plan.ncalls == 0) {
     fprintf(stderr, "ncclemu: replay: the traces hold no plugin calls\n");
+    rp_plan_free(&plan);
     return EMU_EXIT_OK;
   }
   size_t bytes = sizeof(rp_shared) + plan.nthreads * sizeof(uint32_t) + 64 +
@@ -601,5 +602,6 @@ int emu_replay_main(const emu_options *o) {
                     : "");
   }
   munmap(m, bytes);
+  rp_plan_free(&plan);
   return failed ? EMU_EXIT_FAIL : EMU_EXIT_OK;
 }

@@ -642,6 +642,7 @@ bool rp_plan_load(rp_plan *plan, int nfiles, char **files) {
     fprintf(stderr, "ncclemu: replay: no trace file to replay\n");
     free(works);
     free(stops);
+    rp_plan_free(plan);
     return false;
   }
   for (int pi = 0; pi < plan->nprocs; pi++) {
@@ -687,6 +688,19 @@ bool rp_plan_load(rp_plan *plan, int nfiles, char **files) {
   free(works);
   free(stops);
   return true;
+}
+
+void rp_plan_free(rp_plan *plan) {
+  for (int pi = 0; pi < plan->nprocs; pi++) {
+    rp_process *p = &plan->procs[pi];
+    free(p->threads);
+    free(p->events);
+    free(p->states);
+    free(p->comms);
+  }
+  free(plan->procs);
+  free(plan->calls);
+  memset(plan, 0, sizeof *plan);
 }
 
 /* ---------- report ---------- */

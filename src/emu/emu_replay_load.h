@@ -146,6 +146,8 @@ typedef struct rp_plan {
  * replayed inside a file is counted in its skips. Returns false (after
  * saying why on stderr) when nothing at all can be replayed. */
 bool rp_plan_load(rp_plan *plan, int nfiles, char **files);
+/* Frees what rp_plan_load allocated (strings stay: rp_intern). */
+void rp_plan_free(rp_plan *plan);
 /* One line per process on stderr: what is replayed and what was left out. */
 void rp_plan_report(const rp_plan *plan);
 
