@@ -50,6 +50,7 @@ void emu_options_defaults(emu_options *o) {
 void emu_options_help(void) {
   printf(
       "usage: ncclemu [--plugin PATH|NAME] [--scenario NAME] [options]\n"
+      "       ncclemu --replay [options] TRACE...\n"
       "       ncclemu --list | --help | --normalize TRUTH...\n"
       "\n"
       "A host-only stand-in for NCCL that loads a profiler plugin and calls "
@@ -68,6 +69,19 @@ void emu_options_help(void) {
       "                        linking the plugin: use with STATIC_PLUGIN)\n"
       "  --net-plugin LIB      net plugin library searched for profiler\n"
       "                        symbols when no profiler library opens\n"
+      "\n"
+      "Replay (docs/ncclemu.md, Replay):\n"
+      "  --replay TRACE...     drive the plugin with the calls recorded in\n"
+      "                        cclscope traces (files or folders; recorded\n"
+      "                        with CCLSCOPE_MASK=all): one process per file,\n"
+      "                        one thread per recorded thread, every call in\n"
+      "                        the recorded order; the recorded NCCL version,\n"
+      "                        host, ABI and mask unless --nccl-version,\n"
+      "                        --host, --abi, --mask say otherwise; --truth,\n"
+      "                        --check, --plugin, --timeout apply\n"
+      "  --speed recorded|max  recorded: keep the recorded time between\n"
+      "                        calls; max: as fast as the order allows;\n"
+      "                        default max\n"
       "\n"
       "Topology (default: the scenario's):\n"
       "  --nodes N             nodes\n"
@@ -275,7 +289,9 @@ enum {
   OPT_STATS,
   OPT_STEP_MARKS,
   OPT_QUIET,
-  OPT_NORMALIZE
+  OPT_NORMALIZE,
+  OPT_REPLAY,
+  OPT_SPEED
 };
 
 void emu_options_parse(emu_options *o, int argc, char **argv) {
@@ -328,6 +344,8 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"step-marks", no_argument, NULL, OPT_STEP_MARKS},
       {"quiet", no_argument, NULL, OPT_QUIET},
       {"normalize", no_argument, NULL, OPT_NORMALIZE},
+      {"replay", no_argument, NULL, OPT_REPLAY},
+      {"speed", required_argument, NULL, OPT_SPEED},
       {NULL, 0, NULL, 0}};
   bool normalize = false;
   opterr = 0;
@@ -397,6 +415,7 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
         emu_die("--nccl-version: '%s' is not an NCCL release with profiler "
                 "plugins (2.23 .. 2.31)",
                 v);
+      o->nccl_version_set = true;
       break;
     case OPT_ABI:
       o->abi = parse_int("--abi", v, 1, 7);
@@ -408,6 +427,7 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
         o->host = EMU_HOST_RCCL;
       else
         emu_die("--host: expected nccl or rccl, got '%s'", v);
+      o->host_set = true;
       break;
     case OPT_NET:
       if (strcmp(v, "ib") == 0)
@@ -514,6 +534,17 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
     case OPT_NORMALIZE:
       normalize = true;
       break;
+    case OPT_REPLAY:
+      o->replay = true;
+      break;
+    case OPT_SPEED:
+      if (strcmp(v, "max") == 0)
+        o->replay_speed = EMU_REPLAY_MAX;
+      else if (strcmp(v, "recorded") == 0)
+        o->replay_speed = EMU_REPLAY_RECORDED;
+      else
+        emu_die("--speed: expected recorded or max, got '%s'", v);
+      break;
     default:
       emu_die("unknown or incomplete option '%s' (see --help)", name);
     }
@@ -522,6 +553,13 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
     if (optind >= argc)
       emu_die("--normalize needs truth files");
     exit(emu_truth_normalize(argc - optind, argv + optind, stdout));
+  }
+  if (o->replay) {
+    if (optind >= argc)
+      emu_die("--replay needs trace files or folders (see --help)");
+    o->replay_files = argv + optind;
+    o->nreplay_files = argc - optind;
+    return;
   }
   if (optind < argc)
     emu_die("unexpected argument '%s' (see --help)", argv[optind]);

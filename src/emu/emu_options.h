@@ -28,6 +28,8 @@ enum {
 #endif
 
 typedef enum { EMU_PACE_MODEL = 0, EMU_PACE_NONE = 1 } emu_pace;
+/* --speed for --replay: as fast as the order allows, or recorded pacing. */
+typedef enum { EMU_REPLAY_MAX = 0, EMU_REPLAY_RECORDED = 1 } emu_replay_speed;
 typedef enum { EMU_HOST_NCCL = 0, EMU_HOST_RCCL = 1 } emu_host;
 typedef enum { EMU_NET_IB = 0, EMU_NET_SOCKET = 1 } emu_net;
 typedef enum {
@@ -88,6 +90,13 @@ typedef struct emu_options {
   double chaos_level; /* 0..1 probability scale for chaos choices */
   /* a training loop's control calls */
   bool step_marks; /* cclscope_step(i) before each iteration, if exported */
+  /* replay (emu_replay.c): trace files instead of a scenario */
+  bool replay;
+  char **replay_files;
+  int nreplay_files;
+  emu_replay_speed replay_speed;
+  bool nccl_version_set; /* given on the command line (replay defaults) */
+  bool host_set;
   /* output */
   bool stats;
   bool quiet;

@@ -978,3 +978,22 @@ void core_net_callback(emu_thread *t, emu_slot *eHandle, int type,
       type == ncclProfilerNetEventUpdateAndStop)
     emit_stop(t, eHandle, q);
 }
+
+/* ---------- replay (emu_replay.c) ---------- */
+/* A recorded call has no NCCL state behind it: no mask test, no forcing,
+ * no slot rules. These pass it straight to the three plugin calls above,
+ * which still go through the shims, the checks and the truth. */
+void core_replay_start(emu_thread *t, void *context, emu_slot *slot,
+                       ncclProfilerEventDescr_v7_t *d,
+                       const emu_start_info *info) {
+  emit_start(t, context, slot, d, info);
+}
+
+void core_replay_record(emu_thread *t, emu_slot *slot, int state,
+                        ncclProfilerEventStateArgs_v7_t *args) {
+  emit_record(t, slot, state, args, NULL);
+}
+
+void core_replay_stop(emu_thread *t, emu_slot *slot) {
+  emit_stop(t, slot, NULL);
+}

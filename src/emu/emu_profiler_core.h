@@ -236,6 +236,17 @@ void core_net_callback(emu_thread *t, emu_slot *eHandle, int type,
                        const emu_net_parent *parent, int64_t plugin_id,
                        void *ext_data, const char *quirk);
 
+/* ---------- replay (emu_replay.c): recorded calls, no NCCL rules ---------- */
+/* startEvent into `slot` (its id is set when the plugin wrote the handle),
+ * recordEventState (args may be NULL) and stopEvent on the slot's handle;
+ * each is counted, checked and written to the truth like any other call. */
+void core_replay_start(emu_thread *t, void *context, emu_slot *slot,
+                       ncclProfilerEventDescr_v7_t *d,
+                       const emu_start_info *info);
+void core_replay_record(emu_thread *t, emu_slot *slot, int state,
+                        ncclProfilerEventStateArgs_v7_t *args);
+void core_replay_stop(emu_thread *t, emu_slot *slot);
+
 /* ---------- lifecycle (emu_worker.c) ---------- */
 /* The process-global activation mask (NCCL's ncclProfilerEventMask). */
 extern int emu_activation_mask;

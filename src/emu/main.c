@@ -17,6 +17,7 @@
 
 #include "emu_options.h"
 #include "emu_pxn.h"
+#include "emu_replay.h"
 #include "emu_worker.h"
 #include "scenarios/emu_scenarios.h"
 
@@ -69,6 +70,8 @@ int main(int argc, char **argv) {
   emu_options opts;
   emu_options_defaults(&opts);
   emu_options_parse(&opts, argc, argv);
+  if (opts.replay)
+    return emu_replay_main(&opts);
   const emu_scenario *sc = emu_find_scenario(opts.scenario);
   if (sc == NULL)
     emu_die("unknown scenario '%s' (ncclemu --list shows them)", opts.scenario);

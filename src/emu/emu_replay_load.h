@@ -1,0 +1,154 @@
+/*
+ * src/emu/emu_replay_load.h — what `ncclemu --replay` replays: cclscope
+ * trace files (docs/trace-format.md), read through the CLI's read layer
+ * (src/cli/read), become one plan: per recorded process its threads, its
+ * communicators (init/finalize), its events with rebuilt v7 descriptors
+ * and their states; and every plugin call of every process in one list,
+ * sorted by recorded time. emu_replay_load.c; the descriptors come from
+ * emu_replay_descr.c, the run is emu_replay.c.
+ */
+#ifndef NCCLEMU_REPLAY_LOAD_H
+#define NCCLEMU_REPLAY_LOAD_H
+
+#include "emu_common.h"
+#include "nccl/profiler_net.h"
+
+/* The plugin calls a replay makes, in the order they sort at one time. */
+typedef enum {
+  RP_CALL_INIT = 0,
+  RP_CALL_START,
+  RP_CALL_STATE,
+  RP_CALL_STOP,
+  RP_CALL_FINALIZE
+} rp_call_kind;
+
+/* One recordEventState call (a collapsed entry with `count` is expanded). */
+typedef struct rp_state {
+  int id;         /* NCCL's state value */
+  bool args_null; /* GroupApi states: NCCL passes NULL (§3.4) */
+  ncclProfilerEventStateArgs_v7_t args;
+} rp_state;
+
+typedef enum {
+  RP_PARENT_NONE = 0, /* NULL parentObj */
+  RP_PARENT_LOCAL,    /* an event of the same file */
+  RP_PARENT_FOREIGN   /* PXN: an event of another replayed file */
+} rp_parent_kind;
+
+/* One recorded NCCL event. */
+typedef struct rp_event {
+  uint64_t rec_id;               /* "id" in the file */
+  ncclProfilerEventDescr_v7_t d; /* parentObj, parentGroup and
+                                     netPlugin.data are set when started */
+  union {
+    ncclProfilerNetIbDescr_v1_t ib;
+    ncclProfilerNetSockDescr_v1_t sock;
+  } net;
+  bool has_net; /* netPlugin.data points to `net` */
+  rp_parent_kind parent_kind;
+  int parent_proc; /* process of the parent (this one unless foreign) */
+  int parent_ev;   /* its event index there */
+  int group_ev;    /* Coll/P2p: the legacy Group (parentGroupId), or -1 */
+  int owner_proc;  /* whose communicator's context NCCL passes */
+  int owner_comm;  /* index in that process's comms, -1 if none */
+  int depth;       /* parents above it (orders equal times) */
+  uint32_t slot;   /* index of its handle slot in the run's table */
+  uint32_t start_thread;
+  int64_t start_ts;
+  /* read, before resolution */
+  int64_t ctx; /* -1 when the record has none */
+  uint64_t parent_id;
+  uint64_t parent_raw; /* foreign: the raw value; unknown: raw or hint */
+  int parent_rec_kind; /* parent_kind of the read layer (trace_record.h) */
+  bool parent_is_hint;
+  int64_t origin_pid;
+  uint64_t group_id; /* parentGroupId, 0 if none */
+} rp_event;
+
+/* One communicator: a ctx of the file, with its ProfilerInit and
+ * ProfilerFinalize records (or an init made up for events whose init is
+ * not in the file). */
+typedef struct rp_comm {
+  int64_t ctx;
+  uint64_t comm_id;
+  const char *name; /* NULL: commName null (ABI v1-v3) */
+  int rank, nranks, nnodes;
+  bool has_init, has_finalize;
+  bool made_up; /* no ProfilerInit in the file */
+  int init_thread, finalize_thread;
+  int64_t init_ts, finalize_ts;
+  uint32_t slot; /* index of its context in the run's table */
+} rp_comm;
+
+typedef struct rp_thread {
+  int64_t tid;
+  char name[64]; /* from the thread record, "" if none */
+} rp_thread;
+
+/* What was left out of one file, for the report. */
+typedef struct rp_skips {
+  size_t bad_lines;     /* not JSON objects */
+  size_t unknown_types; /* events of a type this build does not know */
+  size_t no_details;    /* events without a details object */
+  size_t no_start;      /* events without a start {ts,pid,tid} */
+  size_t bad_states;    /* state entries without id or ts */
+  size_t lost_parents;  /* parent named but not replayable (→ NULL) */
+  size_t late_orphans;  /* late states of events not in the file */
+  size_t marks;         /* control-API marks (not profiler calls) */
+  size_t no_comm;       /* events whose communicator was guessed */
+} rp_skips;
+
+typedef struct rp_process {
+  const char *path;
+  int64_t pid;
+  char hostname[64];
+  uint16_t handle_tag;
+  bool rccl;
+  int nccl_version; /* code, 0 if unknown */
+  int abi;          /* of the first ProfilerInit, 0 if unknown */
+  bool has_mask;
+  int mask; /* eventMask the recording ran with */
+  rp_thread *threads;
+  int nthreads;
+  uint32_t thread_base; /* index of threads[0] among all threads */
+  rp_event *events;
+  size_t nevents;
+  rp_state *states;
+  size_t nstates;
+  rp_comm *comms;
+  int ncomms;
+  rp_skips skips;
+} rp_process;
+
+typedef struct rp_call {
+  int64_t ts;     /* recorded time (ns since the epoch) */
+  uint32_t order; /* tie-break: position of creation */
+  uint16_t proc;
+  uint8_t kind; /* rp_call_kind */
+  uint8_t depth;
+  uint32_t thread; /* index in the process's threads */
+  uint32_t obj;    /* event index (start/state/stop) or comm index */
+  uint32_t state;  /* state index (RP_CALL_STATE) */
+} rp_call;
+
+typedef struct rp_plan {
+  rp_process *procs;
+  int nprocs;
+  rp_call *calls; /* sorted: ts, kind, depth, process, order */
+  size_t ncalls;
+  uint32_t nthreads; /* over all processes */
+  size_t nslots;     /* event handle slots over all processes */
+  size_t ncontexts;  /* communicators over all processes */
+} rp_plan;
+
+/* Reads every trace file (folders: their *.jsonl) into `plan`. A file that
+ * is not a cclscope trace is reported and left out; what cannot be
+ * replayed inside a file is counted in its skips. Returns false (after
+ * saying why on stderr) when nothing at all can be replayed. */
+bool rp_plan_load(rp_plan *plan, int nfiles, char **files);
+/* Frees what rp_plan_load allocated (strings stay: rp_intern). */
+void rp_plan_free(rp_plan *plan);
+/* One line per process on stderr: what is replayed and what was left out. */
+void rp_plan_report(const rp_plan *plan);
+
+#endif
