@@ -28,6 +28,7 @@ int main(int argc, char **argv) {
     const char *a = argv[i];
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
       cli_globals.quiet = true;
+      tr_format_notices = false;
     } else if (!strcmp(a, "--progress")) {
       cli_globals.progress = true;
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
