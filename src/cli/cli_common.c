@@ -27,8 +27,7 @@ void cli_global_option(int opt) {
   if (opt == OPT_QUIET) {
     cli_globals.quiet = true;
     tr_format_notices = false;
-  }
-  else if (opt == OPT_PROGRESS)
+  } else if (opt == OPT_PROGRESS)
     cli_globals.progress = true;
 }
 

@@ -966,7 +966,7 @@ void seed_conv_free(seed_conv *c) {
 }
 
 static void report_orphans(seed_conv *c, const tr_file *f) {
-  if (c->orphan_states && tr_format_notices)
+  if (c->orphan_states && tr_notice_once(f->path, TR_NOTICE_ORPHAN_STATES))
     fprintf(stderr,
             "cclscope: '%s': %" PRIu64 " minimal_profiler state records "
             "name no event of the file (an event that never stopped is not "

@@ -115,26 +115,37 @@ void tr_inputs_free(tr_inputs *in) {
   memset(in, 0, sizeof *in);
 }
 
-/* Paths already announced as minimal_profiler format (a command may open a
- * file several times). */
-static char **announced;
-static size_t nannounced;
+/* What has been said about which file (a command may open a file several
+ * times, and should say each thing once). */
+typedef struct {
+  char *path;
+  unsigned said;
+} notice;
+static notice *notices;
+static size_t nnotices;
+
+bool tr_notice_once(const char *path, unsigned what) {
+  if (!tr_format_notices)
+    return false;
+  for (size_t i = 0; i < nnotices; i++)
+    if (strcmp(notices[i].path, path) == 0) {
+      bool first = !(notices[i].said & what);
+      notices[i].said |= what;
+      return first;
+    }
+  notice *nn = realloc(notices, (nnotices + 1) * sizeof *nn);
+  if (!nn)
+    return true; /* said again rather than never */
+  notices = nn;
+  char *copy = strdup(path);
+  if (!copy)
+    return true;
+  notices[nnotices++] = (notice){copy, what};
+  return true;
+}
 
 static void announce(const char *path) {
-  for (size_t i = 0; i < nannounced; i++)
-    if (strcmp(announced[i], path) == 0)
-      return;
-  char **na = realloc(announced, (nannounced + 1) * sizeof *na);
-  char *copy = strdup(path);
-  if (!na || !copy) {
-    free(copy);
-    if (na)
-      announced = na;
-    return;
-  }
-  announced = na;
-  announced[nannounced++] = copy;
-  if (tr_format_notices)
+  if (tr_notice_once(path, TR_NOTICE_FORMAT))
     fprintf(stderr,
             "cclscope: '%s' is in the minimal_profiler format: read as "
             "cclscope records (ids assigned, parents and states resolved)\n",

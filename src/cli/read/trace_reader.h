@@ -41,6 +41,12 @@ typedef enum {
  * format (cleared by the CLI's --quiet). */
 extern bool tr_format_notices;
 
+/* Whether `what` (a TR_NOTICE_ bit) should be said about `path` now: true
+ * the first time for that file, false afterwards and when notices are
+ * off. */
+enum { TR_NOTICE_FORMAT = 1, TR_NOTICE_ORPHAN_STATES = 2 };
+bool tr_notice_once(const char *path, unsigned what);
+
 struct seed_conv;
 
 typedef struct tr_file_s {
