@@ -555,26 +555,13 @@ static void convert_lifecycle(seed_conv *c, const seed_line *s,
 
 /* ---- states ---- */
 
-/* A state's name as our traces spell it, from NCCL's enum name
- * ("ncclProfilerProxyStepSendWait") or ours ("SendWait"); -1 if unknown. */
+/* A state's number from its name as NCCL's enum spells it
+ * ("ncclProfilerProxyStepSendWait") or as ours does ("SendWait"); -1 if
+ * unknown. */
 static int state_number(const js_value *name) {
   if (name->type != JS_STRING || name->escaped)
     return -1;
-  const char *p = name->ptr;
-  size_t n = name->len;
-  if (n > 3 && memcmp(p + n - 3, "_v4", 3) == 0)
-    n -= 3;
-  int id = nccl_state_from_name(p, n);
-  static const char *const prefixes[] = {"ncclProfiler", "ProxyStep"};
-  for (size_t i = 0; id < 0 && i < 2; i++) {
-    size_t m = strlen(prefixes[i]);
-    if (n > m && memcmp(p, prefixes[i], m) == 0) {
-      p += m;
-      n -= m;
-      id = nccl_state_from_name(p, n);
-    }
-  }
-  return id;
+  return nccl_state_from_any_name(name->ptr, name->len);
 }
 
 /* The embedded state object of a state record: name, id, ts and every
