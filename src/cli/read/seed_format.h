@@ -15,7 +15,8 @@
  * these files without knowing.
  *
  * Cost: the file is read twice. The first pass keeps 32 bytes per event
- * (pointer, start, stop, position, type) to resolve reused pointers; the
+ * (pointer, start, stop, position, type; 16 more per ProxyOp: what its
+ * steps repeat) to resolve reused pointers; the
  * second streams, holding only the states of events whose record has not
  * come yet (states are written when they happen, events when they stop).
  */
@@ -34,8 +35,8 @@ typedef struct seed_conv seed_conv;
  * that format has (`eventAddr`, `myPid`, `parentObj`). */
 bool seed_line_is_seed(const char *line, size_t len);
 
-/* A converter for the file `f` (already open, at its start). NULL when out
- * of memory. */
+/* A converter for one file (tr_open makes it once the first line said the
+ * format). NULL when out of memory. */
 seed_conv *seed_conv_new(void);
 void seed_conv_free(seed_conv *c);
 
