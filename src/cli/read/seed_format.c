@@ -174,14 +174,26 @@ static void text_value(text *t, const js_value *v) {
 /* ns -> "1234.567" (µs with three decimals, the trace's own form). */
 static void text_ts(text *t, int64_t ns) {
   uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-  text_fmt(t, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", mag / 1000,
-           mag % 1000);
+  char buf[32];
+  size_t at = sizeof buf;
+  for (int digit = 0; digit < 3 || mag > 0 || digit == 3; digit++) {
+    if (digit == 3)
+      buf[--at] = '.';
+    buf[--at] = (char)('0' + mag % 10);
+    mag /= 10;
+  }
+  if (ns < 0)
+    buf[--at] = '-';
+  text_put(t, buf + at, sizeof buf - at);
 }
 
 /* ---- reading a minimal_profiler line ---- */
 
+/* (The first byte first: most keys differ there, and this runs for every
+ * member of every line.) */
 static bool key_is(const js_value *k, const char *name) {
-  return k->type == JS_STRING && !k->escaped && k->len == strlen(name) &&
+  return k->type == JS_STRING && k->len > 0 && k->ptr[0] == name[0] &&
+         !k->escaped && k->len == strlen(name) &&
          memcmp(k->ptr, name, k->len) == 0;
 }
 
