@@ -24,9 +24,10 @@ int usage_error(const char *cmd, const char *fmt, ...) {
 }
 
 void cli_global_option(int opt) {
-  if (opt == OPT_QUIET)
+  if (opt == OPT_QUIET) {
     cli_globals.quiet = true;
-  else if (opt == OPT_PROGRESS)
+    tr_format_notices = false;
+  } else if (opt == OPT_PROGRESS)
     cli_globals.progress = true;
 }
 

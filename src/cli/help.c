@@ -20,6 +20,7 @@ static const char overview[] =
     "  otf2       an OTF2 archive for Vampir and other Score-P tools\n"
     "  hang       who is behind in a hang, from the in-flight snapshots\n"
     "  view       one HTML page with an interactive timeline (offline)\n"
+    "  convert    minimal_profiler traces rewritten in cclscope's format\n"
     "  help CMD   the options and output of one command\n"
     "\n"
     "global options (before or after the command):\n"
@@ -29,7 +30,9 @@ static const char overview[] =
     "                  inputs of 64 MiB or more)\n"
     "  -h, --help      this text;  -V, --version  the version\n"
     "\n"
-    "Inputs: a folder (its *.jsonl files) or trace files.\n"
+    "Inputs: a folder (its *.jsonl files) or trace files, in cclscope's\n"
+    "format or the minimal_profiler format (recognised per file by its\n"
+    "first line and converted while read; said once per file on stderr).\n"
     "Exit status: 0 ok, 1 findings or failure (merge, perfetto, otf2 and\n"
     "view: also when the inputs hold no record), 2 usage error.\n"
     "Documentation: docs/cli.md; the trace format: docs/trace-format.md.\n";
@@ -246,6 +249,36 @@ static const char help_view[] =
     "                     (default 256)\n"
     "  --no-summary       no summary panel (saves one pass over the input)\n";
 
+static const char help_convert[] =
+    "usage: cclscope convert -o FILE|DIR DIR|FILE...\n"
+    "\n"
+    "Rewrites traces of the minimal_profiler format (the JSONL format that\n"
+    "cclscope's started from: trace_<job>_pid<PID>.jsonl, events written when\n"
+    "they stop, pointers as eventAddr/parentObj, states as separate records)\n"
+    "in cclscope's format, as every command reads them anyway:\n"
+    "  - a process record first; ids from each event's position in the\n"
+    "    file; parentObj resolved to the id of the parent that was live at\n"
+    "    the child's start (pointers are reused), else parentStatus\n"
+    "    \"unknown\" (a parent that never stopped is not in the file) or,\n"
+    "    for a PXN ProxyOp, \"foreign\" with the pointer as parentRaw;\n"
+    "  - state records embedded in their event (states after it as late\n"
+    "    state records; states of events never written are left out and\n"
+    "    counted on stderr); NCCL's state names shortened to ours;\n"
+    "  - commId as hex, a ctx per (commId, rank), ProfilerInit synthesized\n"
+    "    for a communicator without one; seq -> seqNumber, channels ->\n"
+    "    nChannels; ProxySteps repeat their ProxyOp's peer, channelId,\n"
+    "    isSend; processEnd when every communicator was finalized.\n"
+    "Lines are written in the input's order (not sorted); a file already in\n"
+    "cclscope's format is copied unchanged. The file is read twice; memory:\n"
+    "32 bytes per event (48 per ProxyOp) plus the states of events not\n"
+    "yet written.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output FILE|DIR  one input file: the file to write (\"-\" for\n"
+    "                         stdout); several (or an existing folder): the\n"
+    "                         folder to write them into, each under its own\n"
+    "                         name (created if needed); never an input\n";
+
 bool help_print(const char *cmd, FILE *out) {
   static const struct {
     const char *name;
@@ -253,7 +286,7 @@ bool help_print(const char *cmd, FILE *out) {
   } pages[] = {{"check", help_check}, {"summary", help_summary},
                {"merge", help_merge}, {"perfetto", help_perfetto},
                {"otf2", help_otf2},   {"hang", help_hang},
-               {"view", help_view}};
+               {"view", help_view},   {"convert", help_convert}};
   if (!cmd) {
     fputs(overview, out);
     return true;

@@ -19,7 +19,7 @@ typedef struct {
 static const command commands[] = {
     {"check", cmd_check},       {"summary", cmd_summary}, {"merge", cmd_merge},
     {"perfetto", cmd_perfetto}, {"otf2", cmd_otf2},       {"hang", cmd_hang},
-    {"view", cmd_view},
+    {"view", cmd_view},         {"convert", cmd_convert},
 };
 
 int main(int argc, char **argv) {
@@ -28,6 +28,7 @@ int main(int argc, char **argv) {
     const char *a = argv[i];
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
       cli_globals.quiet = true;
+      tr_format_notices = false;
     } else if (!strcmp(a, "--progress")) {
       cli_globals.progress = true;
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {

@@ -147,6 +147,23 @@ int nccl_state_from_name(const char *s, size_t n) {
   return -1;
 }
 
+int nccl_state_from_any_name(const char *s, size_t n) {
+  static const char suffix[] = "_v4", nccl_prefix[] = "ncclProfiler";
+  const char *step_prefix = nccl_event_name(NCCL_EV_PROXY_STEP);
+  size_t ls = sizeof suffix - 1, lp = sizeof nccl_prefix - 1;
+  size_t lstep = strlen(step_prefix);
+  if (n > ls && memcmp(s + n - ls, suffix, ls) == 0)
+    n -= ls;
+  if (n > lp && memcmp(s, nccl_prefix, lp) == 0) {
+    s += lp;
+    n -= lp;
+  }
+  int id = nccl_state_from_name(s, n);
+  if (id < 0 && n > lstep && memcmp(s, step_prefix, lstep) == 0)
+    id = nccl_state_from_name(s + lstep, n - lstep);
+  return id;
+}
+
 /* ---- functions and datatypes ---- */
 
 static const char *const func_names[NCCL_FUNCS] = {

@@ -76,6 +76,12 @@ const char *nccl_state_name(int state, int abi, bool rccl);
 /* The state named s[0..n) (any ABI; 31 as KernelPhaseStop or
  * ProxyDiagUpdate), or -1. */
 int nccl_state_from_name(const char *s, size_t n);
+/* The same for a name as NCCL's enum spells it, which other tracers write:
+ * "ncclProfilerProxyStepSendWait", "ncclProfilerProxyOpInProgress_v4",
+ * "ProxyStepSendGPUWait" (prefix ncclProfiler, the ProxyStep prefix of
+ * step states and a _v4 suffix are dropped); our names too; -1 if
+ * unknown. */
+int nccl_state_from_any_name(const char *s, size_t n);
 /* One past the highest state number nccl_state_name knows. */
 #define NCCL_STATES 32
 

@@ -69,6 +69,32 @@ static void test_every_state_reads_back(void **state) {
   assert_int_equal(nccl_state_from_name("SendGPUWai", 10), -1);
 }
 
+/* NCCL's enum spellings (what other tracers write) read as our states. */
+static void test_state_from_nccl_spellings(void **state) {
+  (void)state;
+  static const struct {
+    const char *name;
+    int state;
+  } cases[] = {
+      {"ncclProfilerProxyStepSendWait", NCCL_STATE_STEP_SEND_WAIT},
+      {"ncclProfilerProxyStepSendGPUWait", NCCL_STATE_STEP_SEND_GPU_WAIT},
+      {"ProxyStepRecvFlushWait", NCCL_STATE_STEP_RECV_FLUSH_WAIT},
+      {"ncclProfilerProxyOpInProgress_v4", NCCL_STATE_OP_IN_PROGRESS},
+      {"ncclProfilerProxyOpSendPosted", 0},
+      {"ncclProfilerProxyCtrlIdle", 13},
+      {"ncclProfilerKernelChStop", 22},
+      {"SendPeerWait", NCCL_STATE_STEP_SEND_PEER_WAIT},
+      {"ncclProfilerKernelPhaseStop", 31},
+      {"ncclProfilerProxyStep", -1},
+      {"ncclProfilerSendWaitX", -1},
+      {"_v4", -1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    assert_int_equal(
+        nccl_state_from_any_name(cases[i].name, strlen(cases[i].name)),
+        cases[i].state);
+}
+
 static void test_step_states_the_hang_reader_knows(void **state) {
   (void)state;
   /* the hang analysis reads each step state the plugin writes */
@@ -143,6 +169,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_event_type_reads_back),
       cmocka_unit_test(test_every_state_reads_back),
+      cmocka_unit_test(test_state_from_nccl_spellings),
       cmocka_unit_test(test_step_states_the_hang_reader_knows),
       cmocka_unit_test(test_mask_names_round_trip),
       cmocka_unit_test(test_parents_agree),

@@ -357,6 +357,13 @@ bool ord_inputs_empty(const tr_inputs *in, uint64_t *invalid_lines) {
       empty = false; /* the reading pass reports it */
       break;
     }
+    if (tf.format == TR_FORMAT_MINIMAL_PROFILER) {
+      /* its first line is a record (that is how it was recognised): no
+       * need to read the whole file for its converted first line */
+      empty = false;
+      tr_close(&tf);
+      break;
+    }
     rec r;
     int got = 0;
     while (empty && (got = tr_next(&tf)) > 0) {

@@ -1,5 +1,7 @@
 /*
- * src/cli/read/trace_reader.c — input listing and buffered line reading.
+ * src/cli/read/trace_reader.c — input listing and buffered line reading;
+ * a file in the minimal_profiler format is handed to its converter
+ * (seed_format.h).
  */
 #include "read/trace_reader.h"
 
@@ -11,6 +13,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "read/seed_format.h"
+
+bool tr_format_notices = true;
 
 static bool push_path(tr_inputs *in, size_t *cap, const char *path,
                       uint64_t size) {
@@ -109,6 +115,84 @@ void tr_inputs_free(tr_inputs *in) {
   memset(in, 0, sizeof *in);
 }
 
+/* What has been said about which file (a command may open a file several
+ * times, and should say each thing once). */
+typedef struct {
+  char *path;
+  unsigned said;
+} notice;
+static notice *notices;
+static size_t nnotices;
+
+bool tr_notice_once(const char *path, unsigned what) {
+  if (!tr_format_notices)
+    return false;
+  for (size_t i = 0; i < nnotices; i++)
+    if (strcmp(notices[i].path, path) == 0) {
+      bool first = !(notices[i].said & what);
+      notices[i].said |= what;
+      return first;
+    }
+  notice *nn = realloc(notices, (nnotices + 1) * sizeof *nn);
+  if (!nn)
+    return true; /* said again rather than never */
+  notices = nn;
+  char *copy = strdup(path);
+  if (!copy)
+    return true;
+  notices[nnotices++] = (notice){copy, what};
+  return true;
+}
+
+static void announce(const char *path) {
+  if (tr_notice_once(path, TR_NOTICE_FORMAT))
+    fprintf(stderr,
+            "cclscope: '%s' is in the minimal_profiler format: read as "
+            "cclscope records (ids assigned, parents and states resolved)\n",
+            path);
+}
+
+/* The first non-blank line decides the file's format; then back to the
+ * start. */
+static int detect_format(tr_file *f) {
+  int got;
+  while ((got = tr_next_raw(f)) == 1) {
+    size_t i = 0;
+    while (i < f->line_len &&
+           (f->line[i] == ' ' || f->line[i] == '\t' || f->line[i] == '\r'))
+      i++;
+    if (i < f->line_len)
+      break;
+  }
+  if (got < 0)
+    return f->error;
+  bool seed = got == 1 && seed_line_is_seed(f->line, f->line_len);
+  int err = tr_rewind(f);
+  if (err || !seed)
+    return err;
+  f->seed = seed_conv_new();
+  if (!f->seed)
+    return ENOMEM;
+  f->format = TR_FORMAT_MINIMAL_PROFILER;
+  announce(f->path);
+  return 0;
+}
+
+int tr_rewind(tr_file *f) {
+  if (lseek(f->fd, 0, SEEK_SET) < 0)
+    return errno;
+  f->pos = 0;
+  f->fill = 0;
+  f->eof = false;
+  f->line_no = 0;
+  f->bytes_read = 0;
+  f->line = NULL;
+  f->line_len = 0;
+  f->line_unterminated = false;
+  f->error = 0;
+  return 0;
+}
+
 int tr_open(tr_file *f, const char *path, size_t bufsize) {
   memset(f, 0, sizeof *f);
   f->path = path;
@@ -124,6 +208,11 @@ int tr_open(tr_file *f, const char *path, size_t bufsize) {
     close(f->fd);
     f->fd = -1;
     return ENOMEM;
+  }
+  int err = detect_format(f);
+  if (err) {
+    tr_close(f);
+    return err;
   }
   return 0;
 }
@@ -160,6 +249,12 @@ static ssize_t refill(tr_file *f) {
 }
 
 int tr_next(tr_file *f) {
+  if (f->seed)
+    return seed_conv_next(f->seed, f);
+  return tr_next_raw(f);
+}
+
+int tr_next_raw(tr_file *f) {
   size_t scanned = 0; /* bytes after pos already known to hold no '\n' */
   for (;;) {
     char *start = f->buf + f->pos;
@@ -197,6 +292,8 @@ void tr_close(tr_file *f) {
   if (f->fd >= 0)
     close(f->fd);
   free(f->buf);
+  seed_conv_free(f->seed);
+  f->seed = NULL;
   f->fd = -1;
   f->buf = NULL;
 }

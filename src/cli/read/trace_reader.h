@@ -6,6 +6,11 @@
  * the line number (for file:line messages) and noticing a last line that
  * has no newline (a truncated write). Records are decoded by trace_record.h;
  * `pad` lines are returned like any other (callers skip RT_PAD).
+ *
+ * Formats are detected per file from its first line: a file written in the
+ * minimal_profiler format (seed_format.h) is converted while it is read,
+ * so tr_next returns cclscope's records for it too (and says so on stderr,
+ * once per file, unless tr_format_notices is false).
  */
 #ifndef CCLSCOPE_CLI_TRACE_READER_H
 #define CCLSCOPE_CLI_TRACE_READER_H
@@ -26,7 +31,25 @@ typedef struct {
 bool tr_inputs_collect(tr_inputs *in, int argc, char **argv);
 void tr_inputs_free(tr_inputs *in);
 
-typedef struct {
+/* The format a file was found to be in (tr_open). */
+typedef enum {
+  TR_FORMAT_CCLSCOPE = 0,
+  TR_FORMAT_MINIMAL_PROFILER /* converted while read (seed_format.h) */
+} tr_format;
+
+/* Say on stderr, once per file, that a file is read as minimal_profiler
+ * format (cleared by the CLI's --quiet). */
+extern bool tr_format_notices;
+
+/* Whether `what` (a TR_NOTICE_ bit) should be said about `path` now: true
+ * the first time for that file, false afterwards and when notices are
+ * off. */
+enum { TR_NOTICE_FORMAT = 1, TR_NOTICE_ORPHAN_STATES = 2 };
+bool tr_notice_once(const char *path, unsigned what);
+
+struct seed_conv;
+
+typedef struct tr_file_s {
   const char *path;
   int fd;
   char *buf;
@@ -41,6 +64,8 @@ typedef struct {
   size_t line_len;
   bool line_unterminated; /* the file ended without a '\n' after it */
   int error;              /* errno of a failed read, else 0 */
+  tr_format format;
+  struct seed_conv *seed; /* TR_FORMAT_MINIMAL_PROFILER: the converter */
 } tr_file;
 
 /* Open `path` with a read buffer of `bufsize` bytes (grown for longer
@@ -49,5 +74,10 @@ int tr_open(tr_file *f, const char *path, size_t bufsize);
 /* Next line: 1 when f->line is set, 0 at the end, -1 on a read error. */
 int tr_next(tr_file *f);
 void tr_close(tr_file *f);
+
+/* For converters (seed_format.c): the file's own next line, unconverted,
+ * and going back to its start (0 or an errno value). */
+int tr_next_raw(tr_file *f);
+int tr_rewind(tr_file *f);
 
 #endif
