@@ -718,13 +718,20 @@ void rp_plan_report(const rp_plan *plan) {
     int made_up = 0;
     for (int c = 0; c < p->ncomms; c++)
       made_up += p->comms[c].made_up;
+    /* A trace that does not say (a minimal_profiler one) is replayed as
+     * ncclemu's defaults or the command line say: print "not recorded". */
+    char version[48] = "version not recorded", abi[24] = "ABI not recorded";
+    if (p->nccl_version > 0)
+      snprintf(version, sizeof version, "%d.%d.%d", p->nccl_version / 10000,
+               (p->nccl_version / 100) % 100, p->nccl_version % 100);
+    if (p->abi > 0)
+      snprintf(abi, sizeof abi, "ABI %d", p->abi);
     fprintf(stderr,
-            "ncclemu: replay: %s: pid %lld on %s, %s %d.%d.%d, ABI %d: %d "
+            "ncclemu: replay: %s: pid %lld on %s, %s %s, %s: %d "
             "thread(s), %d communicator(s), %zu event(s), %zu state call(s)\n",
             p->path, (long long)p->pid, p->hostname[0] ? p->hostname : "?",
-            p->rccl ? "RCCL" : "NCCL", p->nccl_version / 10000,
-            (p->nccl_version / 100) % 100, p->nccl_version % 100, p->abi,
-            p->nthreads, p->ncomms, p->nevents, p->nstates);
+            p->rccl ? "RCCL" : "NCCL", version, abi, p->nthreads, p->ncomms,
+            p->nevents, p->nstates);
     char buf[1024] = "";
     const rp_skips *k = &p->skips;
     add_skip(buf, sizeof buf, k->unknown_types,
