@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "emu_check.h"
+#include "emu_profiler_thread.h"
 #include "emu_pxn.h"
 #include "emu_truth.h"
 #include "scenarios/emu_scenarios.h"
@@ -84,6 +85,10 @@ static void comm_init(emu_thread *t, emu_comm *c, const char *quirk) {
                          emu_nccl_debug_log, o->mask_set ? &forced : NULL);
   emu_thread_leave_call(t);
   emu_thread_count_callback(t);
+  if (rc == 0 && emu_nccl_231(o)) /* ncclProfilerEnforceMaskDeps (§12) */
+    EMU_STORE_RELAXED(
+        &emu_activation_mask,
+        emu_enforce_mask_deps(EMU_LOAD_RELAXED(&emu_activation_mask)));
   c->init_rc = rc;
   if (rc != 0) {
     /* NCCL: "Profiler init failed ... Continue without profiler", one
@@ -142,6 +147,14 @@ static void attach_proxy(emu_app *a, emu_comm *c) {
     return;
   }
   c->proxy = emu_proxy_create(w, c, c->local_slot);
+  /* NCCL 2.31: a comm that loaded a profiler gets a profiler thread
+   * (shared like the proxy by splits that share resources, §12). */
+  if (emu_nccl_231(w->opts) && emu_loader_current() != NULL &&
+      c->init_rc == 0) {
+    c->proxy->profthread = emu_profthread_create(
+        w->index, c->local_slot, c->index, c->global_rank, w->opts->seed, w);
+    emu_profthread_start(c->proxy->profthread);
+  }
   emu_proxy_start(c->proxy);
   pthread_mutex_lock(&w->registry_mutex);
   w->proxies[w->nproxies++] = c->proxy;
@@ -186,9 +199,14 @@ void emu_comm_destroy(emu_app *a, emu_comm *c) {
   emu_stream_sync(a);
   emu_thread *t = &a->thr;
   emu_proxy *px = c->proxy;
+  if (px != NULL && px->profthread != NULL)
+    emu_profthread_purge(px->profthread, c); /* this comm's ops, §12 */
   if (px != NULL) {
-    if (--px->refs == 0)
+    if (--px->refs == 0) {
       emu_proxy_join(px); /* the last user joins the proxy thread */
+      emu_profthread_destroy(px->profthread);
+      px->profthread = NULL;
+    }
   }
   emu_plugin *p = emu_loader_current();
   if (p != NULL && c->profiler_context != NULL) {
@@ -374,6 +392,10 @@ static void add_task_ops(emu_app *a, emu_app_plan *ap, int i, bool batched,
       /* Work batches: small collectives of a plan share one batch per
        * channel; a p2p send and recv on a channel share theirs (§6.11). */
       op.batch = (task->is_p2p || batched) ? ch : 1000 + i * 64 + ch;
+      /* NCCL 2.31: the host callback posts the carrier to the profiler
+       * thread; the proxy only models the GPU for it (§12). */
+      if (c->proxy != NULL && c->proxy->profthread != NULL)
+        emu_profthread_post(c->proxy->profthread, c, &op);
       push_op(l, &op);
     }
   }
