@@ -372,13 +372,15 @@ static void emit_start(emu_thread *t, void *ctx, emu_slot *slot,
   }
   if (del.kind == EMU_DELIVERED) {
     emu_thread_count_callback(t);
-    if (check_on && del.unwritten && p->abi >= 4)
-      emu_check_report(
-          EMU_CHECK_UNWRITTEN,
-          "startEvent(%s) on thread %s left *eHandle unwritten: NCCL keeps "
-          "the stale slot value and later passes it to stopEvent/"
-          "recordEventState",
-          emu_event_type_name(d->type), t->name);
+    /* Slot-aware (§12): a fresh NULL local stays NULL, so leaving it
+     * unwritten is harmless; recycled and uninitialised slots are not. */
+    const char *hazard =
+        emu_check_unwritten_hazard(emu_check_slot_kind(d->type));
+    if (check_on && del.unwritten && p->abi >= 4 && hazard != NULL)
+      emu_check_report(EMU_CHECK_UNWRITTEN,
+                       "startEvent(%s) on thread %s left *eHandle unwritten: "
+                       "%s",
+                       emu_event_type_name(d->type), t->name, hazard);
   }
   if (t->truth != NULL)
     truth_start(t, p, ctx, slot, d, info, &del, id, slot_changed);
