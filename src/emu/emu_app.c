@@ -392,6 +392,12 @@ static void add_task_ops(emu_app *a, emu_app_plan *ap, int i, bool batched,
       /* Work batches: small collectives of a plan share one batch per
        * channel; a p2p send and recv on a channel share theirs (§6.11). */
       op.batch = (task->is_p2p || batched) ? ch : 1000 + i * 64 + ch;
+      if (task->is_sym) { /* posted against the plan's first task (§12) */
+        const emu_task *first = &plan->tasks[0];
+        op.task_handle = first->event.handle;
+        op.task_id = first->event.handle != NULL ? first->event.id : 0;
+        op.origin_task_handle = op.task_handle;
+      }
       /* NCCL 2.31: the host callback posts the carrier to the profiler
        * thread; the proxy only models the GPU for it (§12). */
       if (c->proxy != NULL && c->proxy->profthread != NULL)
@@ -512,7 +518,7 @@ static void *cudacb_main(void *arg) {
     }
     emu_app_plan *ap = &cb->queue[cb->head];
     pthread_mutex_unlock(&cb->mu);
-    ap->plan.replay = true;
+    ap->plan.replay = ap->plan.persistent; /* eager plans (2.31) are not */
     host_stream_plan_task(cb->app, &cb->thr, ap);
     pthread_mutex_lock(&cb->mu);
     /* write back: the graph's plan keeps its (stale) slots */
@@ -567,6 +573,19 @@ static void cudacb_stop(emu_app *a) {
   a->cudacb = NULL;
 }
 
+static void cudacb_run_eager(emu_app *a, emu_app_plan *ap) {
+  emu_cudacb *cb = cudacb_get(a);
+  pthread_mutex_lock(&cb->mu);
+  while (cb->count == EMU_MAX_GRAPH_PLANS)
+    pthread_cond_wait(&cb->cv, &cb->mu);
+  cb->queue[(cb->head + cb->count) % EMU_MAX_GRAPH_PLANS] = *ap;
+  cb->count++;
+  cb->posted++;
+  pthread_cond_broadcast(&cb->cv);
+  pthread_mutex_unlock(&cb->mu);
+  cudacb_wait_idle(a);
+}
+
 /* ---------- launching a group ---------- */
 static bool plan_needs_proxy(const emu_app_plan *ap) {
   const emu_plan *plan = &ap->plan;
@@ -596,6 +615,13 @@ static void launch_plan(emu_app *a, emu_thread *t, emu_app_plan *ap) {
     emu_graph *g = a->capturing;
     if (g->nplans < EMU_MAX_GRAPH_PLANS)
       g->plans[g->nplans++] = *ap;
+    return;
+  }
+  if (ap->needs_proxy && opts_of(a)->blocking_launches &&
+      emu_nccl_231(opts_of(a))) {
+    /* 2.31: a blocking eager launch runs its host callback on the CUDA
+     * callback thread too (§12); the launch returns after it ran. */
+    cudacb_run_eager(a, ap);
     return;
   }
   host_stream_plan_task(a, t, ap);
@@ -834,6 +860,36 @@ static void coll_task_append_end(emu_app *a) {
   group_end_internal(a);
 }
 
+/* NCCL 2.31 with --symmetric: collectives inside one node run a symmetric
+ * kernel, and their Coll says so (§12): isSymColl, the kernel variant,
+ * algo = the variant's suffix, no proto, nChannels = the channel mask's
+ * population count. */
+static void use_symmetric_kernel(emu_app *a, const emu_comm *c,
+                                 emu_task *task) {
+  static const struct {
+    emu_func func;
+    const char *variant, *suffix;
+  } variants[] = {
+      {EMU_FUNC_ALLREDUCE, "AllReduce_AGxLL_R", "AGxLL_R"},
+      {EMU_FUNC_ALLGATHER, "AllGather_LL", "LL"},
+      {EMU_FUNC_REDUCESCATTER, "ReduceScatter_LL", "LL"},
+  };
+  if (!opts_of(a)->symmetric || c->nnodes != 1 || c->nranks < 2)
+    return;
+  for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
+    if (variants[i].func != task->func)
+      continue;
+    uint32_t channel_mask =
+        task->nChannels >= 32 ? UINT32_MAX : (1u << task->nChannels) - 1u;
+    task->is_sym = true;
+    task->kernel_variant = variants[i].variant;
+    task->algo = variants[i].suffix;
+    task->proto = "";
+    task->nChannels = (uint8_t)__builtin_popcount(channel_mask);
+    return;
+  }
+}
+
 void emu_collective(emu_app *a, emu_comm *c, emu_func f, size_t count,
                     emu_datatype dt, int root) {
   if (c == NULL)
@@ -851,6 +907,7 @@ void emu_collective(emu_app *a, emu_comm *c, emu_func f, size_t count,
   task->nWarps = (uint8_t)at->shape.nwarps;
   task->algo = at->shape.algo;
   task->proto = at->shape.proto;
+  use_symmetric_kernel(a, c, task);
   at->is_bcast_path = f == EMU_FUNC_BROADCAST;
   coll_task_append_end(a);
 }

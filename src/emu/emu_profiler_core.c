@@ -213,6 +213,10 @@ static void rec_descr(emu_rec *r, const ncclProfilerEventDescr_v7_t *d,
     emu_rec_str(r, "proto", d->coll.proto);
     if (usertag_valid)
       emu_rec_hex(r, "userTag", d->coll.userTag);
+    if (d->coll.isSymColl) { /* 2.31 symmetric kernels (§12) */
+      emu_rec_bool(r, "isSymColl", true);
+      emu_rec_str(r, "kernelVariant", d->coll.kernelVariant);
+    }
     break;
   case ncclProfileP2p:
     emu_rec_str(r, "func", d->p2p.func);
@@ -640,6 +644,8 @@ void core_task_events_start(emu_thread *t, emu_plan *plan) {
       d.coll.algo = task->algo;
       d.coll.proto = task->proto;
       d.coll.userTag = task->user_tag;
+      d.coll.kernelVariant = task->kernel_variant;
+      d.coll.isSymColl = task->is_sym;
       emu_start_info info;
       comm_info(&info, comm);
       info.parent_id = task->api.id;

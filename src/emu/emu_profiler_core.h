@@ -62,7 +62,10 @@ typedef struct emu_task {
   emu_slot event;     /* Coll/P2p handle written by startEvent */
   uint64_t bytes;     /* payload bytes per rank (model) */
   uint64_t user_tag;  /* v7 userTag */
-  int api_order;      /* position in the user's call order */
+  /* NCCL >= 2.31 symmetric kernel (§12): isSymColl and its kernelVariant */
+  bool is_sym;
+  const char *kernel_variant;
+  int api_order; /* position in the user's call order */
 } emu_task;
 
 /* ncclKernelPlan. */

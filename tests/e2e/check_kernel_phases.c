@@ -12,10 +12,14 @@
  *   with --straggler R: rank R's typical (median) initial_sync is shorter
  *   than every other rank's (it arrives last, so it waits least);
  *   with --no-kernels (scenarios without kernels: one rank, copy engine):
- *   no KernelCh and no KernelPhase at all.
+ *   no KernelCh and no KernelPhase at all;
+ *   with --symmetric: symmetric collectives have a Coll with isSymColl, a
+ *   kernelVariant whose suffix is algo, no proto, and the trace says so;
+ *   with --eager-cudacb: every Coll of the (eager, blocking) launches was
+ *   started on the CUDA callback thread, none as a graph replay.
  *
- * usage: check_kernel_phases [--straggler R | --no-kernels] TRACE_DIR
- *        TRUTH_FILE...
+ * usage: check_kernel_phases [--straggler R | --no-kernels | --symmetric |
+ *        --eager-cudacb]... TRACE_DIR TRUTH_FILE...
  * Prints what it found and every failure; exit 0 only if none.
  */
 #include <inttypes.h>
@@ -117,18 +121,24 @@ static double median(samples *s) {
 
 int main(int argc, char **argv) {
   int straggler = -1;
-  bool no_kernels = false;
+  bool no_kernels = false, symmetric = false, eager_cudacb = false;
   int a = 1;
-  if (argc > 2 && strcmp(argv[1], "--straggler") == 0) {
-    straggler = atoi(argv[2]);
-    a = 3;
-  } else if (argc > 1 && strcmp(argv[1], "--no-kernels") == 0) {
-    no_kernels = true;
-    a = 2;
+  for (; a < argc && strncmp(argv[a], "--", 2) == 0; a++) {
+    if (strcmp(argv[a], "--straggler") == 0 && a + 1 < argc)
+      straggler = atoi(argv[++a]);
+    else if (strcmp(argv[a], "--no-kernels") == 0)
+      no_kernels = true;
+    else if (strcmp(argv[a], "--symmetric") == 0)
+      symmetric = true;
+    else if (strcmp(argv[a], "--eager-cudacb") == 0)
+      eager_cudacb = true;
+    else
+      break;
   }
   if (argc - a < 2) {
     fprintf(stderr, "usage: check_kernel_phases [--straggler R | "
-                    "--no-kernels] TRACE_DIR TRUTH_FILE...\n");
+                    "--no-kernels | --symmetric | --eager-cudacb]... "
+                    "TRACE_DIR TRUTH_FILE...\n");
     return 2;
   }
   const char *dir = argv[a];
@@ -204,10 +214,43 @@ int main(int argc, char **argv) {
     fail("no KernelPhase in the truth (%zu starts, %zu ends)", phases,
          phase_states);
 
+  /* Colls: symmetric ones, and where they were started. */
+  size_t sym_colls = 0, colls = 0;
+  for (size_t i = 0; i < nlines; i++) {
+    const cJSON *o = lines[i];
+    if (!str_is(o, "call", "start") || !str_is(o, "type", "Coll"))
+      continue;
+    colls++;
+    if (eager_cudacb && (!str_is(o, "role", "cudacb") ||
+                         str_is(o, "quirk", "stale_capture_parent")))
+      fail("Coll %s started on %s (quirk %s), not as an eager launch on the "
+           "CUDA callback thread",
+           str_of(o, "id"), str_of(o, "thr"), str_of(o, "quirk"));
+    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "isSymColl")))
+      continue;
+    sym_colls++;
+    const char *variant = str_of(o, "kernelVariant");
+    const char *func = str_of(o, "func");
+    const char *algo = str_of(o, "algo");
+    size_t flen = func ? strlen(func) : 0;
+    if (!variant || !func || !algo || strncmp(variant, func, flen) != 0 ||
+        variant[flen] != '_' || strcmp(variant + flen + 1, algo) != 0)
+      fail("symmetric Coll %s: kernelVariant %s, func %s, algo %s",
+           str_of(o, "id"), variant, func, algo);
+    if (!str_is(o, "proto", ""))
+      fail("symmetric Coll %s: proto \"%s\", not empty", str_of(o, "id"),
+           str_of(o, "proto"));
+  }
+  if (symmetric && sym_colls == 0)
+    fail("no symmetric Coll in the truth");
+  if (eager_cudacb && colls == 0)
+    fail("no Coll in the truth");
+
   /* The plugin's side. */
   char paths[MAX_PROCS][4096];
   size_t nfiles = trace_find_files(dir, paths, MAX_PROCS);
   size_t trace_phases = 0, timings = 0, timings_with_phases = 0;
+  size_t trace_sym = 0;
   for (size_t f = 0; f < nfiles; f++) {
     trace_t t;
     if (!trace_load(&t, paths[f])) {
@@ -215,6 +258,14 @@ int main(int argc, char **argv) {
       continue;
     }
     trace_phases += trace_count_events(&t, "ncclProfileKernelPhase");
+    for (size_t k = 0; k < t.count; k++) {
+      const cJSON *r = t.lines[k];
+      const cJSON *d = cJSON_GetObjectItemCaseSensitive(r, "details");
+      if (str_is(r, "recordType", "event") &&
+          str_is(r, "type", "ncclProfileColl") &&
+          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "isSymColl")))
+        trace_sym++;
+    }
     for (size_t k = 0; k < t.count; k++) {
       const cJSON *r = t.lines[k];
       if (!str_is(r, "recordType", "timing"))
@@ -236,6 +287,9 @@ int main(int argc, char **argv) {
   }
   if (nfiles == 0)
     fail("no trace files in %s", dir);
+  if (trace_sym != sym_colls)
+    fail("%zu symmetric Colls in the traces, %zu in the truth", trace_sym,
+         sym_colls);
   if (!no_kernels && trace_phases == 0)
     fail("no ncclProfileKernelPhase event in the traces");
   if (!no_kernels && timings > 0 && timings_with_phases == 0)
@@ -259,11 +313,12 @@ int main(int argc, char **argv) {
     printf("straggler rank %d: median initial_sync %.0f ns (%d)\n", straggler,
            mine, initial_sync[straggler].n);
   }
-  printf("check_kernel_phases: %zu KernelCh, %zu KernelPhase (%zu ended) in "
-         "the truth; %zu KernelPhase events, %zu of %zu timings with phases "
-         "in the traces: %d failures\n",
-         kernel_ch, phases, phase_states, trace_phases, timings_with_phases,
-         timings, failures);
+  printf("check_kernel_phases: %zu KernelCh, %zu KernelPhase (%zu ended), "
+         "%zu of %zu Colls symmetric in the truth; %zu KernelPhase events, "
+         "%zu symmetric Colls, %zu of %zu timings with phases in the traces: "
+         "%d failures\n",
+         kernel_ch, phases, phase_states, sym_colls, colls, trace_phases,
+         trace_sym, timings_with_phases, timings, failures);
   cs_u64map_free(&starts);
   for (size_t i = 0; i < nlines; i++)
     cJSON_Delete(lines[i]);
