@@ -400,7 +400,7 @@ static void add_task_ops(emu_app *a, emu_app_plan *ap, int i, bool batched,
       }
       /* NCCL 2.31: the host callback posts the carrier to the profiler
        * thread; the proxy only models the GPU for it (§12). */
-      if (c->proxy != NULL && c->proxy->profthread != NULL)
+      if (c->proxy != NULL && c->proxy->profthread != NULL && l->n < l->cap)
         emu_profthread_post(c->proxy->profthread, c, &op);
       push_op(l, &op);
     }
