@@ -6,7 +6,9 @@
  *   progress loop — ProxyOp InProgress, ProxyStep start/states/stop with
  *   <= NCCL_STEPS / sliceSteps steps in flight, IB QP NetPlugin events from
  *   this thread or socket NetPlugin events from "NCCL Sock" helpers (§6.9,
- *   §6.12), KernelCh start/stop with per-batch GPU timestamps (§6.11) —
+ *   §6.12), KernelCh start/stop with per-batch GPU timestamps (§6.11;
+ *   from NCCL 2.31 only the stamps, which the profiler thread of
+ *   emu_profiler_thread.c turns into calls, §12) —
  *   ProxyOp stops when all subs of an args are done, then the Idle marker.
  * Decisions (restarts, repeated peer waits, sleeping) come from the
  * thread's seeded rng and a virtual clock, so the order of calls on this
