@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "emu_check.h"
+#include "emu_profiler_thread.h"
 #include "emu_pxn.h"
 #include "emu_truth.h"
 #include "scenarios/emu_scenarios.h"
@@ -84,6 +85,10 @@ static void comm_init(emu_thread *t, emu_comm *c, const char *quirk) {
                          emu_nccl_debug_log, o->mask_set ? &forced : NULL);
   emu_thread_leave_call(t);
   emu_thread_count_callback(t);
+  if (rc == 0 && emu_nccl_231(o)) /* ncclProfilerEnforceMaskDeps (§12) */
+    EMU_STORE_RELAXED(
+        &emu_activation_mask,
+        emu_enforce_mask_deps(EMU_LOAD_RELAXED(&emu_activation_mask)));
   c->init_rc = rc;
   if (rc != 0) {
     /* NCCL: "Profiler init failed ... Continue without profiler", one
@@ -142,6 +147,14 @@ static void attach_proxy(emu_app *a, emu_comm *c) {
     return;
   }
   c->proxy = emu_proxy_create(w, c, c->local_slot);
+  /* NCCL 2.31: a comm that loaded a profiler gets a profiler thread
+   * (shared like the proxy by splits that share resources, §12). */
+  if (emu_nccl_231(w->opts) && emu_loader_current() != NULL &&
+      c->init_rc == 0) {
+    c->proxy->profthread = emu_profthread_create(
+        w->index, c->local_slot, c->index, c->global_rank, w->opts->seed, w);
+    emu_profthread_start(c->proxy->profthread);
+  }
   emu_proxy_start(c->proxy);
   pthread_mutex_lock(&w->registry_mutex);
   w->proxies[w->nproxies++] = c->proxy;
@@ -186,9 +199,14 @@ void emu_comm_destroy(emu_app *a, emu_comm *c) {
   emu_stream_sync(a);
   emu_thread *t = &a->thr;
   emu_proxy *px = c->proxy;
+  if (px != NULL && px->profthread != NULL)
+    emu_profthread_purge(px->profthread, c); /* this comm's ops, §12 */
   if (px != NULL) {
-    if (--px->refs == 0)
+    if (--px->refs == 0) {
       emu_proxy_join(px); /* the last user joins the proxy thread */
+      emu_profthread_destroy(px->profthread);
+      px->profthread = NULL;
+    }
   }
   emu_plugin *p = emu_loader_current();
   if (p != NULL && c->profiler_context != NULL) {
@@ -374,6 +392,16 @@ static void add_task_ops(emu_app *a, emu_app_plan *ap, int i, bool batched,
       /* Work batches: small collectives of a plan share one batch per
        * channel; a p2p send and recv on a channel share theirs (§6.11). */
       op.batch = (task->is_p2p || batched) ? ch : 1000 + i * 64 + ch;
+      if (task->is_sym) { /* posted against the plan's first task (§12) */
+        const emu_task *first = &plan->tasks[0];
+        op.task_handle = first->event.handle;
+        op.task_id = first->event.handle != NULL ? first->event.id : 0;
+        op.origin_task_handle = op.task_handle;
+      }
+      /* NCCL 2.31: the host callback posts the carrier to the profiler
+       * thread; the proxy only models the GPU for it (§12). */
+      if (c->proxy != NULL && c->proxy->profthread != NULL && l->n < l->cap)
+        emu_profthread_post(c->proxy->profthread, c, &op);
       push_op(l, &op);
     }
   }
@@ -490,7 +518,7 @@ static void *cudacb_main(void *arg) {
     }
     emu_app_plan *ap = &cb->queue[cb->head];
     pthread_mutex_unlock(&cb->mu);
-    ap->plan.replay = true;
+    ap->plan.replay = ap->plan.persistent; /* eager plans (2.31) are not */
     host_stream_plan_task(cb->app, &cb->thr, ap);
     pthread_mutex_lock(&cb->mu);
     /* write back: the graph's plan keeps its (stale) slots */
@@ -545,6 +573,19 @@ static void cudacb_stop(emu_app *a) {
   a->cudacb = NULL;
 }
 
+static void cudacb_run_eager(emu_app *a, emu_app_plan *ap) {
+  emu_cudacb *cb = cudacb_get(a);
+  pthread_mutex_lock(&cb->mu);
+  while (cb->count == EMU_MAX_GRAPH_PLANS)
+    pthread_cond_wait(&cb->cv, &cb->mu);
+  cb->queue[(cb->head + cb->count) % EMU_MAX_GRAPH_PLANS] = *ap;
+  cb->count++;
+  cb->posted++;
+  pthread_cond_broadcast(&cb->cv);
+  pthread_mutex_unlock(&cb->mu);
+  cudacb_wait_idle(a);
+}
+
 /* ---------- launching a group ---------- */
 static bool plan_needs_proxy(const emu_app_plan *ap) {
   const emu_plan *plan = &ap->plan;
@@ -574,6 +615,13 @@ static void launch_plan(emu_app *a, emu_thread *t, emu_app_plan *ap) {
     emu_graph *g = a->capturing;
     if (g->nplans < EMU_MAX_GRAPH_PLANS)
       g->plans[g->nplans++] = *ap;
+    return;
+  }
+  if (ap->needs_proxy && opts_of(a)->blocking_launches &&
+      emu_nccl_231(opts_of(a))) {
+    /* 2.31: a blocking eager launch runs its host callback on the CUDA
+     * callback thread too (§12); the launch returns after it ran. */
+    cudacb_run_eager(a, ap);
     return;
   }
   host_stream_plan_task(a, t, ap);
@@ -812,6 +860,36 @@ static void coll_task_append_end(emu_app *a) {
   group_end_internal(a);
 }
 
+/* NCCL 2.31 with --symmetric: collectives inside one node run a symmetric
+ * kernel, and their Coll says so (§12): isSymColl, the kernel variant,
+ * algo = the variant's suffix, no proto, nChannels = the channel mask's
+ * population count. */
+static void use_symmetric_kernel(emu_app *a, const emu_comm *c,
+                                 emu_task *task) {
+  static const struct {
+    emu_func func;
+    const char *variant, *suffix;
+  } variants[] = {
+      {EMU_FUNC_ALLREDUCE, "AllReduce_AGxLL_R", "AGxLL_R"},
+      {EMU_FUNC_ALLGATHER, "AllGather_LL", "LL"},
+      {EMU_FUNC_REDUCESCATTER, "ReduceScatter_LL", "LL"},
+  };
+  if (!opts_of(a)->symmetric || c->nnodes != 1 || c->nranks < 2)
+    return;
+  for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
+    if (variants[i].func != task->func)
+      continue;
+    uint32_t channel_mask =
+        task->nChannels >= 32 ? UINT32_MAX : (1u << task->nChannels) - 1u;
+    task->is_sym = true;
+    task->kernel_variant = variants[i].variant;
+    task->algo = variants[i].suffix;
+    task->proto = "";
+    task->nChannels = (uint8_t)__builtin_popcount(channel_mask);
+    return;
+  }
+}
+
 void emu_collective(emu_app *a, emu_comm *c, emu_func f, size_t count,
                     emu_datatype dt, int root) {
   if (c == NULL)
@@ -829,6 +907,7 @@ void emu_collective(emu_app *a, emu_comm *c, emu_func f, size_t count,
   task->nWarps = (uint8_t)at->shape.nwarps;
   task->algo = at->shape.algo;
   task->proto = at->shape.proto;
+  use_symmetric_kernel(a, c, task);
   at->is_bcast_path = f == EMU_FUNC_BROADCAST;
   coll_task_append_end(a);
 }

@@ -414,3 +414,29 @@ void *emu_foreign_pointer(void *v, bool guard) {
       emu_mix64((uint64_t)(uintptr_t)v) % (GUARD_REGION_SIZE - 64);
   return guard_region + (offset & ~(uint64_t)15);
 }
+
+/* ---------- which unwritten slots matter (§3.1, §12) ---------- */
+emu_slot_kind emu_check_slot_kind(uint64_t event_type) {
+  switch (event_type) {
+  case ncclProfileCeSync:
+  case ncclProfileCeBatch:
+    return EMU_SLOT_FRESH_NULL; /* ce_coll.cc: `void* h = NULL;` per call */
+  case ncclProfileProxyCtrl:
+    return EMU_SLOT_UNINITIALISED; /* proxy.cc: a local never set */
+  default:
+    return EMU_SLOT_RECYCLED;
+  }
+}
+
+const char *emu_check_unwritten_hazard(emu_slot_kind kind) {
+  switch (kind) {
+  case EMU_SLOT_FRESH_NULL:
+    return NULL;
+  case EMU_SLOT_UNINITIALISED:
+    return "NCCL's slot for it is an uninitialised local, so it passes "
+           "whatever the stack held to recordEventState/stopEvent";
+  default:
+    return "NCCL keeps the stale slot value and later passes it to "
+           "stopEvent/recordEventState";
+  }
+}

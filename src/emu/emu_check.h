@@ -21,6 +21,17 @@ void emu_check_configure(bool enabled, double max_callback_ms,
                          double max_lifecycle_ms);
 bool emu_check_enabled(void);
 uint64_t emu_check_max_callback_ns(void);
+/* What leaving *eHandle unwritten does, by the slot NCCL passes for an
+ * event type (nccl-behaviour §3.1, §12): */
+typedef enum {
+  EMU_SLOT_FRESH_NULL = 0, /* a fresh NULL local (CeSync, CeBatch): harmless */
+  EMU_SLOT_UNINITIALISED,  /* an uninitialised local (ProxyCtrl): garbage */
+  EMU_SLOT_RECYCLED        /* kept from an earlier event: a stale handle */
+} emu_slot_kind;
+emu_slot_kind emu_check_slot_kind(uint64_t event_type);
+/* The consequence, for the --check message; NULL for a harmless slot. */
+const char *emu_check_unwritten_hazard(emu_slot_kind kind);
+
 /* Counts a violation and prints the first few of each kind. Thread-safe. */
 void emu_check_report(emu_check_kind kind, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

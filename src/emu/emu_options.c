@@ -158,6 +158,14 @@ void emu_options_help(void) {
       "  --hang-rank R         hang scenario: the rank that stops; default "
       "last\n"
       "\n"
+      "NVIDIA NCCL 2.31 only (--nccl-version 2.31):\n"
+      "  --symmetric           AllReduce/AllGather/ReduceScatter inside one\n"
+      "                        node run symmetric kernels (Coll isSymColl=1,\n"
+      "                        kernelVariant, proto \"\"); default off\n"
+      "  --blocking-launches   eager launches are blocking, so plans run\n"
+      "                        their host callback on the cuda-cb thread;\n"
+      "                        default off\n"
+      "\n"
       "Application:\n"
       "  --step-marks          before every iteration, application thread 0\n"
       "                        of each process calls the plugin's\n"
@@ -287,6 +295,8 @@ enum {
   OPT_PRELOAD,
   OPT_NET_PLUGIN,
   OPT_STATS,
+  OPT_SYMMETRIC,
+  OPT_BLOCKING_LAUNCHES,
   OPT_STEP_MARKS,
   OPT_QUIET,
   OPT_NORMALIZE,
@@ -341,6 +351,8 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"preload", required_argument, NULL, OPT_PRELOAD},
       {"net-plugin", required_argument, NULL, OPT_NET_PLUGIN},
       {"stats", no_argument, NULL, OPT_STATS},
+      {"symmetric", no_argument, NULL, OPT_SYMMETRIC},
+      {"blocking-launches", no_argument, NULL, OPT_BLOCKING_LAUNCHES},
       {"step-marks", no_argument, NULL, OPT_STEP_MARKS},
       {"quiet", no_argument, NULL, OPT_QUIET},
       {"normalize", no_argument, NULL, OPT_NORMALIZE},
@@ -525,6 +537,12 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
     case OPT_STATS:
       o->stats = true;
       break;
+    case OPT_SYMMETRIC:
+      o->symmetric = true;
+      break;
+    case OPT_BLOCKING_LAUNCHES:
+      o->blocking_launches = true;
+      break;
     case OPT_STEP_MARKS:
       o->step_marks = true;
       break;
@@ -563,4 +581,8 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
   }
   if (optind < argc)
     emu_die("unexpected argument '%s' (see --help)", argv[optind]);
+  bool nccl_231 = o->host == EMU_HOST_NCCL && o->nccl_version >= 23100;
+  if ((o->symmetric || o->blocking_launches) && !nccl_231)
+    emu_die("%s needs --nccl-version 2.31 or later (NVIDIA)",
+            o->symmetric ? "--symmetric" : "--blocking-launches");
 }

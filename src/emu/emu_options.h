@@ -88,6 +88,10 @@ typedef struct emu_options {
   double delay_us;
   int hang_rank;      /* -1 = scenario default */
   double chaos_level; /* 0..1 probability scale for chaos choices */
+  /* NVIDIA NCCL >= 2.31 only (nccl-behaviour §12) */
+  bool symmetric;         /* intra-node collectives run symmetric kernels */
+  bool blocking_launches; /* eager launches are blocking: plans then run
+                             their host callback on the cuda-cb thread */
   /* a training loop's control calls */
   bool step_marks; /* cclscope_step(i) before each iteration, if exported */
   /* replay (emu_replay.c): trace files instead of a scenario */

@@ -126,17 +126,21 @@ static void comm_info(emu_start_info *info, const emu_comm *comm) {
   info->global_rank = comm->global_rank;
 }
 
-static void sub_info(emu_start_info *info, const emu_sub *sub) {
+static void op_info(emu_start_info *info, const emu_proxy_op *op) {
   empty_info(info);
-  info->comm_index = sub->op.comm_index;
-  info->global_rank = sub->op.global_rank;
-  if (sub->op.foreign) {
+  info->comm_index = op->comm_index;
+  info->global_rank = op->global_rank;
+  if (op->foreign) {
     info->foreign = true;
-    info->origin_worker = sub->op.origin_worker;
-    info->origin_pid = sub->op.pid;
-    info->origin_ctx = sub->op.origin_context;
+    info->origin_worker = op->origin_worker;
+    info->origin_pid = op->pid;
+    info->origin_ctx = op->origin_context;
     info->quirk = "foreign_pxn";
   }
+}
+
+static void sub_info(emu_start_info *info, const emu_sub *sub) {
+  op_info(info, &sub->op);
 }
 
 /* ---------- truth records ---------- */
@@ -209,6 +213,10 @@ static void rec_descr(emu_rec *r, const ncclProfilerEventDescr_v7_t *d,
     emu_rec_str(r, "proto", d->coll.proto);
     if (usertag_valid)
       emu_rec_hex(r, "userTag", d->coll.userTag);
+    if (d->coll.isSymColl) { /* 2.31 symmetric kernels (§12) */
+      emu_rec_bool(r, "isSymColl", true);
+      emu_rec_str(r, "kernelVariant", d->coll.kernelVariant);
+    }
     break;
   case ncclProfileP2p:
     emu_rec_str(r, "func", d->p2p.func);
@@ -234,6 +242,12 @@ static void rec_descr(emu_rec *r, const ncclProfilerEventDescr_v7_t *d,
   case ncclProfileKernelCh:
     emu_rec_int(r, "channel", d->kernelCh.channelId);
     emu_rec_uint(r, "pTimer", d->kernelCh.pTimer);
+    break;
+  case ncclProfileKernelPhase:
+    emu_rec_int(r, "channel", d->kernelPhase.channelId);
+    emu_rec_int(r, "phaseId", d->kernelPhase.phaseId);
+    emu_rec_str(r, "phaseName", d->kernelPhase.phaseName);
+    emu_rec_uint(r, "pTimer", d->kernelPhase.pTimer);
     break;
   case ncclProfileNetPlugin:
     rec_net_data(r, d);
@@ -362,13 +376,15 @@ static void emit_start(emu_thread *t, void *ctx, emu_slot *slot,
   }
   if (del.kind == EMU_DELIVERED) {
     emu_thread_count_callback(t);
-    if (check_on && del.unwritten && p->abi >= 4)
-      emu_check_report(
-          EMU_CHECK_UNWRITTEN,
-          "startEvent(%s) on thread %s left *eHandle unwritten: NCCL keeps "
-          "the stale slot value and later passes it to stopEvent/"
-          "recordEventState",
-          emu_event_type_name(d->type), t->name);
+    /* Slot-aware (§12): a fresh NULL local stays NULL, so leaving it
+     * unwritten is harmless; recycled and uninitialised slots are not. */
+    const char *hazard =
+        emu_check_unwritten_hazard(emu_check_slot_kind(d->type));
+    if (check_on && del.unwritten && p->abi >= 4 && hazard != NULL)
+      emu_check_report(EMU_CHECK_UNWRITTEN,
+                       "startEvent(%s) on thread %s left *eHandle unwritten: "
+                       "%s",
+                       emu_event_type_name(d->type), t->name, hazard);
   }
   if (t->truth != NULL)
     truth_start(t, p, ctx, slot, d, info, &del, id, slot_changed);
@@ -434,7 +450,8 @@ static void emit_record(emu_thread *t, emu_slot *slot, int state,
     } else if (state >= ncclProfilerProxyCtrlIdle &&
                state <= ncclProfilerProxyCtrlAppendEnd) {
       emu_rec_int(&r, "appendedProxyOps", args->proxyCtrl.appendedProxyOps);
-    } else if (state == ncclProfilerKernelChStop) {
+    } else if (state == ncclProfilerKernelChStop ||
+               state == ncclProfilerKernelPhaseStop) {
       emu_rec_uint(&r, "pTimer", args->kernelCh.pTimer);
     } else if (state == ncclProfilerNetPluginUpdate) {
       emu_rec_ptr(&r, "data", args->netPlugin.data);
@@ -627,6 +644,8 @@ void core_task_events_start(emu_thread *t, emu_plan *plan) {
       d.coll.algo = task->algo;
       d.coll.proto = task->proto;
       d.coll.userTag = task->user_tag;
+      d.coll.kernelVariant = task->kernel_variant;
+      d.coll.isSymColl = task->is_sym;
       emu_start_info info;
       comm_info(&info, comm);
       info.parent_id = task->api.id;
@@ -888,34 +907,72 @@ void core_proxy_ctrl_stop(emu_thread *t, emu_slot *slot) {
     emit_stop(t, slot, NULL);
 }
 
-void core_kernel_ch_start(emu_thread *t, emu_sub *sub, uint64_t ptimer,
-                          const char *anomaly) {
-  if (emu_loader_current() == NULL || !(sub->op.mask & ncclProfileKernelCh))
+void core_kernel_ch_start_op(emu_thread *t, const emu_proxy_op *op,
+                             emu_slot *slot, uint64_t ptimer,
+                             const char *anomaly) {
+  if (emu_loader_current() == NULL || !(op->mask & ncclProfileKernelCh))
     return;
   ncclProfilerEventDescr_v7_t d;
   memset(&d, 0, sizeof d);
   d.type = ncclProfileKernelCh;
-  d.parentObj = sub->op.task_handle;
-  d.kernelCh.channelId = sub->op.channel;
+  d.parentObj = op->task_handle;
+  d.kernelCh.channelId = op->channel;
   d.kernelCh.pTimer = ptimer;
   emu_start_info info;
-  sub_info(&info, sub);
-  info.parent_id = sub->op.task_id;
+  op_info(&info, op);
+  info.parent_id = op->task_id;
   info.anomaly = anomaly;
   if (anomaly != NULL)
     info.quirk = "ring_overwrite";
-  emit_start(t, sub->op.context, &sub->kernel_event, &d, &info);
+  emit_start(t, op->context, slot, &d, &info);
 }
 
-void core_kernel_ch_stop(emu_thread *t, emu_sub *sub, uint64_t ptimer) {
-  if (emu_loader_current() == NULL || sub->kernel_event.handle == NULL)
+void core_kernel_ch_stop_slot(emu_thread *t, emu_slot *slot, uint64_t ptimer) {
+  if (emu_loader_current() == NULL || slot->handle == NULL)
     return;
   ncclProfilerEventStateArgs_v7_t a;
   memset(&a, 0, sizeof a);
   a.kernelCh.pTimer = ptimer;
-  emit_record(t, &sub->kernel_event, ncclProfilerKernelChStop, &a, NULL);
-  emit_stop(t, &sub->kernel_event, NULL);
+  emit_record(t, slot, ncclProfilerKernelChStop, &a, NULL);
+  emit_stop(t, slot, NULL);
   /* kernelEventHandle is never reset (§6.11). */
+}
+
+void core_kernel_ch_start(emu_thread *t, emu_sub *sub, uint64_t ptimer,
+                          const char *anomaly) {
+  core_kernel_ch_start_op(t, &sub->op, &sub->kernel_event, ptimer, anomaly);
+}
+
+void core_kernel_ch_stop(emu_thread *t, emu_sub *sub, uint64_t ptimer) {
+  core_kernel_ch_stop_slot(t, &sub->kernel_event, ptimer);
+}
+
+void core_kernel_phase(emu_thread *t, const emu_proxy_op *op,
+                       const emu_slot *kernel_ch, emu_slot *phase, int phase_id,
+                       uint64_t start, uint64_t end) {
+  static const char *const names[] = {"initial_sync", "compute", "final_sync"};
+  if (emu_loader_current() == NULL || !(op->mask & ncclProfileKernelPhase) ||
+      phase_id < 0 || phase_id > 2)
+    return;
+  ncclProfilerEventDescr_v7_t d;
+  memset(&d, 0, sizeof d);
+  d.type = ncclProfileKernelPhase;
+  d.parentObj = kernel_ch->handle;
+  d.kernelPhase.channelId = op->channel;
+  d.kernelPhase.phaseId = (uint8_t)phase_id;
+  d.kernelPhase.phaseName = names[phase_id];
+  d.kernelPhase.pTimer = start;
+  emu_start_info info;
+  op_info(&info, op);
+  info.parent_id = kernel_ch->handle != NULL ? kernel_ch->id : 0;
+  emit_start(t, op->context, phase, &d, &info);
+  if (phase->handle == NULL)
+    return; /* NCCL checks the handle before the record and the stop */
+  ncclProfilerEventStateArgs_v7_t a;
+  memset(&a, 0, sizeof a);
+  a.kernelCh.pTimer = end;
+  emit_record(t, phase, ncclProfilerKernelPhaseStop, &a, NULL);
+  emit_stop(t, phase, NULL);
 }
 
 void core_net_parent_from_sub(emu_net_parent *np, const emu_sub *sub,

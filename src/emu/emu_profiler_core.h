@@ -62,7 +62,10 @@ typedef struct emu_task {
   emu_slot event;     /* Coll/P2p handle written by startEvent */
   uint64_t bytes;     /* payload bytes per rank (model) */
   uint64_t user_tag;  /* v7 userTag */
-  int api_order;      /* position in the user's call order */
+  /* NCCL >= 2.31 symmetric kernel (§12): isSymColl and its kernelVariant */
+  bool is_sym;
+  const char *kernel_variant;
+  int api_order; /* position in the user's call order */
 } emu_task;
 
 /* ncclKernelPlan. */
@@ -112,6 +115,12 @@ typedef struct emu_proxy_op {
   uint64_t task_id;  /* emulator id of that task */
   int batch;         /* KernelCh: same batch -> same timestamps */
   uint64_t model_ns; /* modelled duration of this op's data movement */
+  /* NCCL >= 2.31: the KernelCh carrier was posted to the comm's profiler
+   * thread (emu_profiler_thread.h) at ring slot prof_slot, generation
+   * prof_gen; the proxy then only models the GPU and calls nothing. */
+  bool on_profthread;
+  int prof_slot;
+  uint32_t prof_gen;
 } emu_proxy_op;
 
 /* pHandles[] entry: NCCL's ncclProxyEventHandle. */
@@ -213,6 +222,19 @@ void core_proxy_ctrl_stop(emu_thread *t, emu_slot *slot);
 void core_kernel_ch_start(emu_thread *t, emu_sub *sub, uint64_t ptimer,
                           const char *anomaly);
 void core_kernel_ch_stop(emu_thread *t, emu_sub *sub, uint64_t ptimer);
+
+/* ---------- emission: the 2.31 profiler thread (T_profiler) ---------- */
+/* The same KernelCh calls with the profiler thread's own slot. */
+void core_kernel_ch_start_op(emu_thread *t, const emu_proxy_op *op,
+                             emu_slot *slot, uint64_t ptimer,
+                             const char *anomaly);
+void core_kernel_ch_stop_slot(emu_thread *t, emu_slot *slot, uint64_t ptimer);
+/* One KernelPhase child of the KernelCh in `kernel_ch`: start (pTimer =
+ * phase start), recordEventState(31, kernelCh.pTimer = phase end), stop,
+ * back to back (nccl-behaviour §12). */
+void core_kernel_phase(emu_thread *t, const emu_proxy_op *op,
+                       const emu_slot *kernel_ch, emu_slot *phase, int phase_id,
+                       uint64_t start, uint64_t end);
 /* What ncclProfilerCallback reads through pHandle (the ProxyStep slot and
  * its sub). The IB path passes the live sub's values; a socket helper thread
  * passes the snapshot it captured when created (unreliable parent, §6.12). */

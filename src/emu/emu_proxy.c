@@ -6,7 +6,9 @@
  *   progress loop — ProxyOp InProgress, ProxyStep start/states/stop with
  *   <= NCCL_STEPS / sliceSteps steps in flight, IB QP NetPlugin events from
  *   this thread or socket NetPlugin events from "NCCL Sock" helpers (§6.9,
- *   §6.12), KernelCh start/stop with per-batch GPU timestamps (§6.11) —
+ *   §6.12), KernelCh start/stop with per-batch GPU timestamps (§6.11;
+ *   from NCCL 2.31 only the stamps, which the profiler thread of
+ *   emu_profiler_thread.c turns into calls, §12) —
  *   ProxyOp stops when all subs of an args are done, then the Idle marker.
  * Decisions (restarts, repeated peer waits, sleeping) come from the
  * thread's seeded rng and a virtual clock, so the order of calls on this
@@ -22,6 +24,7 @@
 #include <unistd.h>
 
 #include "emu_check.h"
+#include "emu_profiler_thread.h"
 #include "emu_pxn.h"
 
 #define APPEND_BATCH 16 /* NCCL_PROXY_APPEND_BATCH_SIZE */
@@ -287,6 +290,9 @@ typedef struct progress_ctx {
   /* Realtime of the last rank's launch (0 = unknown): where a kernel
    * without network work starts its modelled duration. */
   uint64_t ready_rt;
+  /* Realtime when every peer had launched, as this rank's GPU saw it: the
+   * end of a kernel's initial_sync phase (2.31 KernelPhase, §12). */
+  uint64_t synced_rt;
   int group_size[MAX_ARGS_GROUPS];
   int group_finished[MAX_ARGS_GROUPS];
   kernel_batch batches[EMU_MAX_OPS_PER_WORK];
@@ -490,7 +496,12 @@ static bool advance_kernels(progress_ctx *c) {
       ptimer = b->gstart + 50000 + emu_rng_below(&p->thr.rng, 200000);
       anomaly = "ring_overwrite";
     }
-    core_kernel_ch_start(&p->thr, k, ptimer, anomaly);
+    if (k->op.on_profthread) /* 2.31: the GPU stamps, the profiler thread
+                                emits (§12) */
+      emu_profthread_device_start(p->profthread, k->op.prof_slot,
+                                  k->op.prof_gen, b->gstart, ptimer, anomaly);
+    else
+      core_kernel_ch_start(&p->thr, k, ptimer, anomaly);
     c->kernel_started[i] = true;
     c->kernels_started++;
     did = true;
@@ -523,11 +534,18 @@ static bool advance_kernels(progress_ctx *c) {
         clock, gpu_only ? c->ready_rt + c->w->kernel_ns : emu_realtime_ns());
     uint64_t min_stop = b->gstart + clock->quantum_ns;
     b->gstop = g > min_stop ? g : min_stop;
+    emu_kernel_stamps stamps;
+    emu_kernel_phases(&stamps, b->gstart, emu_gpu_clock_at(clock, c->synced_rt),
+                      b->gstop, clock->quantum_ns);
     for (int i = 0; i < c->n; i++) {
       emu_sub *k = c->subs[i];
       if (k->op.kind == EMU_OP_KERNEL && k->op.batch == b->batch &&
           !c->kernel_stopped[i]) {
-        core_kernel_ch_stop(&p->thr, k, b->gstop);
+        if (k->op.on_profthread)
+          emu_profthread_device_stop(p->profthread, k->op.prof_slot,
+                                     k->op.prof_gen, &stamps);
+        else
+          core_kernel_ch_stop(&p->thr, k, b->gstop);
         c->kernel_stopped[i] = true;
         k->finished = true;
       }
@@ -593,6 +611,7 @@ static void run_progress(progress_ctx *c) {
     real0 = c->w->launch_mono;
   c->peers_ready = !c->w->barrier;
   c->ready_rt = 0;
+  c->synced_rt = c->w->launch_rt + emu_model_launch_ns();
   c->real0 = pace ? real0 : 0;
   c->peers_ready_at = 0;
   for (int iter = 0;; iter++) {
@@ -629,6 +648,7 @@ static void run_progress(progress_ctx *c) {
                                              ? last_arrival - c->w->launch_mono
                                              : 0);
       c->peers_ready = true;
+      c->synced_rt = c->ready_rt != 0 ? c->ready_rt : emu_realtime_ns();
       c->kernels_dirty = true;
       uint64_t elapsed = emu_now_ns() - real0;
       if (pace && elapsed > c->now)
@@ -693,24 +713,35 @@ static void process_work(emu_proxy *p, emu_proxy_work *w, const char *quirk) {
     if (s->op.kind == EMU_OP_KERNEL)
       c->nkernels++;
   }
-  /* Append windows: ProxyOps start when appended (§6.10, §10.17). */
-  for (int base = 0; base < c->n; base += APPEND_BATCH) {
-    int count = c->n - base < APPEND_BATCH ? c->n - base : APPEND_BATCH;
+  /* Append windows: ProxyOps start when appended (§6.10, §10.17). From
+   * 2.31 KernelCh carriers are not proxy ops (§12): they are left out, and
+   * a plan with nothing else shows no proxy activity. */
+  static _Thread_local emu_sub *appended[EMU_MAX_OPS_PER_WORK];
+  int nappended = 0;
+  for (int i = 0; i < c->n; i++)
+    if (!c->subs[i]->op.on_profthread)
+      appended[nappended++] = c->subs[i];
+  for (int base = 0; base < nappended; base += APPEND_BATCH) {
+    int count =
+        nappended - base < APPEND_BATCH ? nappended - base : APPEND_BATCH;
     emu_slot pc = {NULL, 0, false};
     core_proxy_ctrl_start(t, p->ctrl_context, &pc, quirk);
     core_proxy_ctrl_record(t, &pc, 0, ncclProfilerProxyCtrlAppend);
     for (int i = base; i < base + count; i++) {
-      emu_sub *s = c->subs[i];
+      emu_sub *s = appended[i];
       if (s->op.kind != EMU_OP_KERNEL)
         core_proxy_op_start(t, s, s->op.slice_steps ? s->op.slice_steps : 1);
     }
     core_proxy_ctrl_record(t, &pc, count, ncclProfilerProxyCtrlAppendEnd);
     core_proxy_ctrl_stop(t, &pc);
   }
-  emu_slot active = {NULL, 0, false};
-  core_proxy_ctrl_start(t, p->ctrl_context, &active, quirk);
-  core_proxy_ctrl_record(t, &active, 0, ncclProfilerProxyCtrlActive);
-  core_proxy_ctrl_stop(t, &active);
+  bool proxy_visible = nappended > 0 || c->n == 0;
+  if (proxy_visible) {
+    emu_slot active = {NULL, 0, false};
+    core_proxy_ctrl_start(t, p->ctrl_context, &active, quirk);
+    core_proxy_ctrl_record(t, &active, 0, ncclProfilerProxyCtrlActive);
+    core_proxy_ctrl_stop(t, &active);
+  }
 
   run_progress(c);
 
@@ -721,7 +752,7 @@ static void process_work(emu_proxy *p, emu_proxy_work *w, const char *quirk) {
     if (++spins > 16)
       emu_sleep_ns(10000);
   }
-  if (!aborting(p)) {
+  if (!aborting(p) && proxy_visible) {
     emu_slot idle = {NULL, 0, false};
     core_proxy_ctrl_start(t, p->ctrl_context, &idle, quirk);
     core_proxy_ctrl_record(t, &idle, 0, ncclProfilerProxyCtrlIdle);

@@ -97,6 +97,9 @@ typedef struct emu_proxy {
   uint64_t sock_finished;         /* helpers: atomic increments */
   emu_net_parent sock_first_slot; /* pInfo captured by helper threads */
   struct emu_pxn_record *pxn_rec; /* receive buffer for PXN records */
+  /* NCCL >= 2.31: the profiler thread of the comms sharing this proxy
+   * (emu_profiler_thread.h); NULL otherwise. */
+  struct emu_profthread *profthread;
   void *progress; /* emu_proxy.c's per-work progress state, reused */
 } emu_proxy;
 

@@ -22,7 +22,8 @@ typedef enum {
   EMU_ROLE_ASYNC,    /* T_async: non-blocking group launch */
   EMU_ROLE_CUDACB,   /* T_cudacb: graph replay host callback */
   EMU_ROLE_PROXY,    /* T_proxy: "NCCL Progress NN" */
-  EMU_ROLE_SOCK      /* T_sock: "NCCL Sock" helper */
+  EMU_ROLE_SOCK,     /* T_sock: "NCCL Sock" helper */
+  EMU_ROLE_PROFILER  /* NCCL >= 2.31 "Profiler Thread" (§12) */
 } emu_role;
 
 typedef struct emu_thread {
@@ -69,6 +70,8 @@ bool emu_thread_is_own(pid_t tid);
 #define EMU_STREAM_CUDACB(i) (0x3000u + (uint32_t)(i))
 #define EMU_STREAM_INIT(slot, ci)                                              \
   (0x4000u + (uint32_t)(slot)*64u + (uint32_t)(ci))
+#define EMU_STREAM_PROFILER(slot, ci)                                          \
+  (0x5000u + (uint32_t)(slot)*64u + (uint32_t)(ci))
 #define EMU_STREAM_SOCK(slot, ci, k)                                           \
   (0x8000u + ((uint32_t)(slot)*64u + (uint32_t)(ci)) * 4u + (uint32_t)(k))
 #define EMU_STREAM_ASYNC(app, job)                                             \

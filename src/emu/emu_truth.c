@@ -146,7 +146,7 @@ bool emu_rec_begin(emu_rec *r, emu_thread *t, const char *call) {
   puts_(r->buf, ",\"thr\":");
   put_escaped(r->buf, t->name);
   static const char *const roles[] = {"main",   "app",   "init", "async",
-                                      "cudacb", "proxy", "sock"};
+                                      "cudacb", "proxy", "sock", "profiler"};
   puts_(r->buf, ",\"role\":");
   put_escaped(r->buf, (unsigned)t->role < sizeof roles / sizeof *roles
                           ? roles[t->role]

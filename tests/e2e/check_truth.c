@@ -213,6 +213,9 @@ static void check_details(const cJSON *start, const cJSON *ev, int pid) {
       {"peer", "peer", "ProxyOp"},
       {"nSteps", "nSteps", "ProxyOp"},
       {"channel", "channelId", "KernelCh"},
+      {"channel", "channelId", "KernelPhase"},
+      {"phaseId", "phaseId", "KernelPhase"},
+      {"pTimer", "pTimer", "KernelPhase"},
   };
   for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
     if (strcmp(type, fields[i].only_type) != 0)

@@ -284,6 +284,73 @@ static void test_gpu_timing_and_bandwidth(void **state) {
   cs_completion_destroy(c);
 }
 
+static cs_state_rec phase_state[16];
+static cs_event kernel_phase(uint64_t id, uint64_t kernel_ch, uint8_t phase,
+                             uint64_t seen_start, uint64_t ptimer_start,
+                             uint64_t seen_stop, uint64_t ptimer_stop) {
+  static const char *const names[] = {"initial_sync", "compute", "final_sync"};
+  cs_event e;
+  memset(&e, 0, sizeof e);
+  e.id = id;
+  e.etype = CS_EV_KERNEL_PHASE;
+  e.parent_kind = CS_PARENT_LOCAL;
+  e.parent = kernel_ch; /* NCCL 2.31: a KernelPhase's parent is its KernelCh */
+  e.ctx = ctx8;
+  e.start_raw = seen_start;
+  e.stop_raw = seen_stop + 10;
+  e.end = CS_END_STOPPED;
+  e.p.kernel_phase.channel_id = 0;
+  e.p.kernel_phase.phase_id = phase;
+  e.p.kernel_phase.phase_name = names[phase];
+  e.p.kernel_phase.ptimer = ptimer_start;
+  cs_state_rec *st = &phase_state[id % 16];
+  st->state = 31;
+  st->repeat = 1;
+  st->raw_ts = seen_stop;
+  st->arg = ptimer_stop;
+  e.states = st;
+  e.nstates = 1;
+  return e;
+}
+
+/* KernelPhase children (NCCL 2.31) belong to their KernelCh's operation:
+ * their spans land in its timing, converted like KernelCh's, and they do
+ * not count as channels nor make trackers of their own. */
+static void test_kernel_phases_join_their_operation(void **state) {
+  (void)state;
+  timings out;
+  cs_completion *c = make(&out);
+  cs_event co = coll(40, 1000000, 1002000, 1);
+  cs_event k0 = kernel(41, 40, 0, 1100000, 1050000, 3100000, 3050000);
+  cs_event sync = kernel_phase(42, 41, 0, 2600000, 1050000, 2600010, 2550000);
+  cs_event comp = kernel_phase(43, 41, 1, 3090000, 2550000, 3090010, 3045000);
+  cs_event fin = kernel_phase(44, 41, 2, 3095000, 3045000, 3095010, 3050000);
+  run(c, &co, true);
+  run(c, &k0, true);
+  run(c, &co, false);
+  const cs_event *phases[] = {&sync, &comp, &fin};
+  for (int i = 0; i < 3; i++) {
+    run(c, phases[i], true);
+    run(c, phases[i], false);
+  }
+  run(c, &k0, false);
+  settle(c, 20000000);
+  assert_int_equal(out.n, 1);
+  const cs_timing *t = &out.got[0];
+  assert_int_equal(t->event_id, 40);
+  assert_int_equal(t->gpu_channels, 1); /* phases are not channels */
+  assert_int_equal(t->phase_valid, 7);
+  /* GPU clock = host clock here: the spans are the stamps. */
+  assert_int_equal(t->phase_stop_ns[0] - t->phase_start_ns[0], 1500000);
+  assert_int_equal(t->phase_stop_ns[1] - t->phase_start_ns[1], 495000);
+  assert_int_equal(t->phase_stop_ns[2] - t->phase_start_ns[2], 5000);
+  assert_int_equal(t->phase_start_ns[0], t->gpu_start_ns);
+  assert_int_equal(t->phase_stop_ns[2], t->gpu_stop_ns);
+  /* nothing left behind: no tracker was made for the KernelCh id */
+  assert_int_equal(cs_completion_get_counters(c)->pending, 0);
+  cs_completion_destroy(c);
+}
+
 static void test_aborted_operation_is_incomplete(void **state) {
   (void)state;
   timings out;
@@ -431,6 +498,7 @@ int main(void) {
       cmocka_unit_test(test_histogram_quantiles),
       cmocka_unit_test(test_latency_bandwidth_fit),
       cmocka_unit_test(test_gpu_timing_and_bandwidth),
+      cmocka_unit_test(test_kernel_phases_join_their_operation),
       cmocka_unit_test(test_aborted_operation_is_incomplete),
       cmocka_unit_test(test_fallbacks_and_rejected_stamps),
       cmocka_unit_test(test_batched_work_is_flagged),

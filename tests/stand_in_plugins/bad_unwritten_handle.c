@@ -1,18 +1,46 @@
 /*
- * tests/stand_in_plugins/bad_unwritten_handle.c — BREAKS nccl-behaviour §3.1:
- * does not write *eHandle for every third ProxyStep it decides to ignore, so
- * NCCL keeps the recycled slot's stale handle and later passes it to
- * recordEventState/stopEvent. ncclemu --check reports it.
+ * tests/stand_in_plugins/bad_unwritten_handle.c — leaves *eHandle unwritten
+ * for some events of one type, chosen by BAD_UNWRITTEN:
+ *   proxystep (default) — BREAKS nccl-behaviour §3.1: every third ProxyStep
+ *     is "dropped" without writing, so NCCL keeps the recycled slot's stale
+ *     handle and later passes it to recordEventState/stopEvent;
+ *   proxyctrl — BREAKS it too: every ProxyCtrl (there are few); NCCL's
+ *     slot is an uninitialised local, so it would pass garbage (§12);
+ *   cesync, cebatch — harmless: every CeSync (CeBatch) is left unwritten,
+ *     but NCCL's slot is a fresh NULL local, so NCCL sees NULL and calls
+ *     nothing more for it (§12). ncclemu --check must not report these.
  */
+#include <string.h>
+
 #include "bad_plugin_common.h"
 
-static uint64_t steps;
+static uint64_t seen;
+
+static uint64_t unwritten_type(void) {
+  const char *env = getenv("BAD_UNWRITTEN");
+  if (env == NULL || strcmp(env, "proxystep") == 0)
+    return ncclProfileProxyStep;
+  if (strcmp(env, "proxyctrl") == 0)
+    return ncclProfileProxyCtrl;
+  if (strcmp(env, "cesync") == 0)
+    return ncclProfileCeSync;
+  if (strcmp(env, "cebatch") == 0)
+    return ncclProfileCeBatch;
+  return ncclProfileProxyStep;
+}
+
+static bool leave_unwritten(uint64_t type) {
+  if (type != unwritten_type())
+    return false;
+  if (type != ncclProfileProxyStep)
+    return true; /* every one (CeSync/CeBatch: harmless, a fresh NULL slot) */
+  return __atomic_add_fetch(&seen, 1, __ATOMIC_RELAXED) % 3 == 0;
+}
 
 static ncclResult_t start(void *c, void **h, ncclProfilerEventDescr_v6_t *d) {
   (void)c;
-  if (d->type == ncclProfileProxyStep &&
-      __atomic_add_fetch(&steps, 1, __ATOMIC_RELAXED) % 3 == 0)
-    return ncclSuccess; /* the bug: "dropped" without *h = NULL */
+  if (leave_unwritten(d->type))
+    return ncclSuccess; /* "dropped" without *h = NULL */
   *h = bad_new_event(d->type);
   return ncclSuccess;
 }

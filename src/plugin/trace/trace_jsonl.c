@@ -634,7 +634,7 @@ void cs_trace_timing(cs_trace_sink *t, const cs_timing *r) {
   const char *names[4] = {r->func, r->datatype, r->algo, r->proto};
   for (int i = 0; i < 4; i++)
     strs += names[i] ? CS_CUR_STR_MAX(strlen(names[i])) : 4;
-  if (!cs_jbuf_reserve(b, 2048 + strs)) {
+  if (!cs_jbuf_reserve(b, 2560 + strs)) { /* 2048, plus the phases */
     cs_tf_line_end(&t->file, start, r->stop_ns);
     return;
   }
@@ -700,6 +700,25 @@ void cs_trace_timing(cs_trace_sink *t, const cs_timing *r) {
     if (r->gpu_rejected) {
       p = CS_CUR_LIT(p, ",\"rejected\":");
       p = cs_cur_u64(p, r->gpu_rejected);
+    }
+    p = cs_cur_char(p, '}');
+  }
+  if (r->phase_valid) {
+    static const char *const phase_names[CS_TIMING_PHASES] = {
+        "initial_sync", "compute", "final_sync"};
+    p = CS_CUR_LIT(p, ",\"phases\":{");
+    bool first = true;
+    for (int ph = 0; ph < CS_TIMING_PHASES; ph++) {
+      if (!(r->phase_valid & (1u << ph)))
+        continue;
+      if (!first)
+        p = cs_cur_char(p, ',');
+      first = false;
+      p = cs_cur_char(p, '"');
+      p = cs_cur_lit(p, phase_names[ph], strlen(phase_names[ph]));
+      p = CS_CUR_LIT(p, "\":{");
+      p = cur_span(t, p, r->phase_start_ns[ph], r->phase_stop_ns[ph]);
+      p = cs_cur_char(p, '}');
     }
     p = cs_cur_char(p, '}');
   }

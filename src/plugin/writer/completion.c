@@ -8,7 +8,9 @@
  * times by id (a Coll names its CollApi as parent). `clocks` holds one GPU
  * clock calibration per GPU (by UUID, else per context). `batches`
  * remembers recent KernelCh stamp pairs by (context, channel) to find
- * collectives that shared a work batch.
+ * collectives that shared a work batch. `channels` maps recent KernelCh ids
+ * to their operation: a KernelPhase (NCCL 2.31) names its KernelCh as
+ * parent, and its stamps belong to that channel's operation.
  */
 #include "completion.h"
 
@@ -21,8 +23,9 @@
 #include "nccl_names.h"
 #include "u64map.h"
 
-#define API_CACHE 4096   /* power of two */
-#define BATCH_TABLE 4096 /* power of two */
+#define API_CACHE 4096     /* power of two */
+#define BATCH_TABLE 4096   /* power of two */
+#define CHANNEL_CACHE 4096 /* power of two */
 #define MAX_GPUS 64
 /* A stamp can precede its collective's enqueue (the kernel is launched
  * before NCCL's Group/Coll callbacks) and follow its own callback only by
@@ -54,6 +57,11 @@ typedef struct {
   uint16_t aborted_children; /* ended by reclaim at finalize/exit, or a
                                 kernel channel that never stopped */
   int64_t proxy_start, proxy_stop;
+  /* KernelPhase stamps (GPU clock), per phase: earliest start, latest end
+   * over the operation's channels; bit p of phase_valid says phase p. */
+  uint64_t phase_start_ptimer[CS_TIMING_PHASES];
+  uint64_t phase_stop_ptimer[CS_TIMING_PHASES];
+  uint8_t phase_valid;
   bool batched;
   int64_t created_ns;
   int64_t last_activity_ns;
@@ -76,12 +84,18 @@ typedef struct {
   int64_t start_ns;
 } api_entry;
 
+typedef struct {
+  uint64_t kernel_ch; /* KernelCh id */
+  uint64_t op;        /* its tracked operation's id */
+} channel_entry;
+
 struct cs_completion {
   cs_completion_config cfg;
   cs_u64map trackers;
   api_entry api[API_CACHE];
   gpu_slot gpus[MAX_GPUS];
   batch_entry batches[BATCH_TABLE];
+  channel_entry channels[CHANNEL_CACHE];
   int64_t now_ns; /* the writer's latest notion of "now" */
   cs_completion_counters c;
 };
@@ -196,6 +210,18 @@ static uint64_t tracked_parent(const cs_event *e) {
   return e->parent_kind == CS_PARENT_LOCAL ? e->parent : 0;
 }
 
+/* The operation a KernelPhase belongs to (through its KernelCh), if
+ * known. */
+static tracker *phase_op(cs_completion *c, const cs_event *e) {
+  uint64_t kc = tracked_parent(e);
+  if (!kc)
+    return NULL;
+  const channel_entry *ch = &c->channels[kc & (CHANNEL_CACHE - 1)];
+  if (ch->kernel_ch != kc)
+    return NULL;
+  return tracker_for(c, ch->op, false);
+}
+
 /* ---- starts ---- */
 
 static void fill_from_event(cs_completion *c, tracker *t, const cs_event *e) {
@@ -246,8 +272,13 @@ void cs_completion_started(cs_completion *c, const cs_event *e) {
       fill_from_event(c, t, e);
     return;
   }
-  if (e->etype != CS_EV_KERNEL_CH && e->etype != CS_EV_PROXY_OP &&
-      e->etype != CS_EV_KERNEL_PHASE)
+  if (e->etype == CS_EV_KERNEL_PHASE) {
+    tracker *t = phase_op(c, e);
+    if (t)
+      t->last_activity_ns = c->now_ns;
+    return; /* its channel's KernelCh stops after it: nothing to wait for */
+  }
+  if (e->etype != CS_EV_KERNEL_CH && e->etype != CS_EV_PROXY_OP)
     return;
   uint64_t parent = tracked_parent(e);
   if (!parent)
@@ -255,6 +286,11 @@ void cs_completion_started(cs_completion *c, const cs_event *e) {
   tracker *t = tracker_for(c, parent, true);
   if (!t)
     return;
+  if (e->etype == CS_EV_KERNEL_CH) {
+    channel_entry *ch = &c->channels[e->id & (CHANNEL_CACHE - 1)];
+    ch->kernel_ch = e->id;
+    ch->op = parent;
+  }
   if (e->etype == CS_EV_PROXY_OP)
     t->po_started++;
   else
@@ -301,22 +337,44 @@ static void note_batch(cs_completion *c, tracker *t, uint32_t ctx,
   b->coll = t->id;
 }
 
+/* A KernelPhase ended: its stamps calibrate the GPU clock like a
+ * KernelCh's (each callback follows the GPU's stamp) and, when they are
+ * consistent, widen the operation's span of that phase. */
+static void phase_ended(cs_completion *c, tracker *t, const cs_event *e) {
+  uint64_t start_ptimer = e->p.kernel_phase.ptimer, stop_ptimer = 0;
+  uint64_t stop_raw = 0;
+  uint8_t phase = e->p.kernel_phase.phase_id;
+  cs_gpu_clock *g = clock_for(c, e->ctx);
+  cs_gpu_clock_sample(g, ns_of(c, e->start_raw), start_ptimer);
+  if (!stop_stamp(e, 31, &stop_ptimer, &stop_raw))
+    return;
+  int64_t seen_stop = ns_of(c, stop_raw);
+  cs_gpu_clock_sample(g, seen_stop, stop_ptimer);
+  if (phase >= CS_TIMING_PHASES || stop_ptimer < start_ptimer)
+    return;
+  int64_t ge;
+  if (cs_gpu_clock_to_host(g, stop_ptimer, &ge) &&
+      ge > seen_stop + STAMP_LATE_NS)
+    return; /* not this operation's stamps */
+  uint8_t bit = (uint8_t)(1u << phase);
+  if (!(t->phase_valid & bit) || start_ptimer < t->phase_start_ptimer[phase])
+    t->phase_start_ptimer[phase] = start_ptimer;
+  if (!(t->phase_valid & bit) || stop_ptimer > t->phase_stop_ptimer[phase])
+    t->phase_stop_ptimer[phase] = stop_ptimer;
+  t->phase_valid |= bit;
+  t->gpu_ctx = e->ctx;
+}
+
 static void kernel_ended(cs_completion *c, tracker *t, const cs_event *e) {
   uint64_t start_ptimer, stop_ptimer = 0, stop_raw = 0;
   uint8_t channel;
   bool ok;
   t->kc_ended++;
-  if (e->etype == CS_EV_KERNEL_CH) {
-    if (!e->p.kernel_ch.has_ptimer)
-      return; /* ABI v3: no GPU stamps */
-    start_ptimer = e->p.kernel_ch.ptimer;
-    channel = e->p.kernel_ch.channel_id;
-    ok = stop_stamp(e, 22, &stop_ptimer, &stop_raw);
-  } else {
-    start_ptimer = e->p.kernel_phase.ptimer;
-    channel = e->p.kernel_phase.channel_id;
-    ok = stop_stamp(e, 31, &stop_ptimer, &stop_raw);
-  }
+  if (!e->p.kernel_ch.has_ptimer)
+    return; /* ABI v3: no GPU stamps */
+  start_ptimer = e->p.kernel_ch.ptimer;
+  channel = e->p.kernel_ch.channel_id;
+  ok = stop_stamp(e, 22, &stop_ptimer, &stop_raw);
   cs_gpu_clock *g = clock_for(c, e->ctx);
   int64_t seen_start = ns_of(c, e->start_raw);
   cs_gpu_clock_sample(g, seen_start, start_ptimer);
@@ -356,8 +414,16 @@ void cs_completion_ended(cs_completion *c, const cs_event *e) {
     t->last_activity_ns = c->now_ns;
     return;
   }
-  if (e->etype != CS_EV_KERNEL_CH && e->etype != CS_EV_PROXY_OP &&
-      e->etype != CS_EV_KERNEL_PHASE)
+  if (e->etype == CS_EV_KERNEL_PHASE) {
+    tracker *t = phase_op(c, e);
+    if (t) {
+      t->last_activity_ns = c->now_ns;
+      if (e->end == CS_END_STOPPED)
+        phase_ended(c, t, e);
+    }
+    return;
+  }
+  if (e->etype != CS_EV_KERNEL_CH && e->etype != CS_EV_PROXY_OP)
     return;
   uint64_t parent = tracked_parent(e);
   tracker *t = parent ? tracker_for(c, parent, false) : NULL;
@@ -422,6 +488,17 @@ static void emit(cs_completion *c, tracker *t, bool timed_out) {
     r.gpu_stop_ns =
         gpu_start + (int64_t)(t->gpu_stop_ptimer - t->gpu_start_ptimer);
     r.gpu_channels = t->kc_valid;
+  }
+  cs_gpu_clock *phase_clock = clock_for(c, t->gpu_ctx);
+  for (int ph = 0; ph < CS_TIMING_PHASES; ph++) {
+    int64_t ps;
+    if (!(t->phase_valid & (1u << ph)) ||
+        !cs_gpu_clock_to_host(phase_clock, t->phase_start_ptimer[ph], &ps))
+      continue;
+    r.phase_valid |= (uint8_t)(1u << ph);
+    r.phase_start_ns[ph] = ps;
+    r.phase_stop_ns[ph] =
+        ps + (int64_t)(t->phase_stop_ptimer[ph] - t->phase_start_ptimer[ph]);
   }
   if (t->proxy_stop) {
     r.has_proxy = true;

@@ -28,6 +28,8 @@ typedef enum {
   CS_TIMING_GPU = 2    /* first KernelCh start -> last stop (GPU clock) */
 } cs_timing_source;
 
+#define CS_TIMING_PHASES 3 /* KernelPhase ids 0..2 */
+
 typedef struct {
   uint64_t event_id;
   uint8_t etype; /* CS_EV_COLL, CS_EV_P2P or CS_EV_CE_COLL */
@@ -54,6 +56,11 @@ typedef struct {
   int64_t gpu_stop_ns;
   uint16_t gpu_channels;
   uint16_t gpu_rejected; /* stamp pairs rejected as inconsistent */
+  /* NCCL 2.31 KernelPhase spans on the host clock (bit p of phase_valid:
+   * phase p = initial_sync, compute, final_sync), over all channels. */
+  uint8_t phase_valid;
+  int64_t phase_start_ns[CS_TIMING_PHASES];
+  int64_t phase_stop_ns[CS_TIMING_PHASES];
   bool batched;
   /* Emitted before all its events ended (timed out waiting, or its
    * communicator ended): the span covers what was seen. */
