@@ -18,6 +18,7 @@
 #include "emu_truth.h"
 #include "emu_worker.h"
 #include "emu_world.h"
+#include "nccl_names.h"
 
 int emu_activation_mask; /* NCCL's ncclProfilerEventMask: starts at 0 */
 
@@ -446,7 +447,7 @@ static void emit_record_diag(emu_thread *t, emu_slot *slot, int state,
     emu_rec_int(&r, "state", state);
     emu_rec_str(&r, "state_name",
                 p->host_rccl && state == rcclProfilerProxyDiagUpdate
-                    ? "ProxyDiagUpdate"
+                    ? nccl_state_name(state, 6, true)
                     : emu_state_name(state));
     if (diag != NULL) {
       emu_rec_int(&r, "counterKind", diag->counter_kind);

@@ -5,8 +5,9 @@
  * ncclProfilerProxyTraceDump (docs/nccl-behaviour.md §12). It exports only
  * that function, which logs one line through the logger it is given; no
  * profiler symbol, so nothing can mistake it for a plugin. Built as
- * tests/proxytrace/librccl-profiler-proxytrace.so, alone in its folder, so a
- * test chooses whether dlopen finds it (LD_LIBRARY_PATH).
+ * librccl-profiler-proxytrace.so alone in a build folder of its own
+ * ("proxytrace" beside "stand_in_plugins"), so a test chooses whether dlopen
+ * finds it (LD_LIBRARY_PATH).
  */
 #include <stddef.h>
 
