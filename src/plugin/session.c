@@ -190,6 +190,11 @@ static void start_session(void) {
   atomic_store(&cs_session_host_rccl, session.host.kind == CS_HOST_RCCL);
   session.off = false;
   session.mask = session.cfg.mask;
+  /* RCCL's ProxyDiag is 1 << 16 in later releases and 1 << 15 in its v6
+   * builds (§12): under RCCL, asking for it asks for both. */
+  if (session.host.kind == CS_HOST_RCCL &&
+      (session.mask & rcclProfileProxyDiag_v7))
+    session.mask |= rcclProfileProxyDiag_v6;
   if (session.paused == -1)
     session.paused = session.cfg.start_paused ? 1 : 0;
   if (!session.cfg.trace && !session.cfg.metrics) {

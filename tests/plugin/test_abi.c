@@ -578,6 +578,34 @@ static void test_v6_rccl(void **state) {
   driver_cleanup(&d);
 }
 
+/* `proxydiag` asks RCCL for both of its ProxyDiag bits; NVIDIA gets only
+ * 1 << 16 (which it ignores), never its KernelPhase bit. */
+static int mask_for(const char *host, const char *names) {
+  driver_t d;
+  if (host)
+    setenv("CCLSCOPE_HOST", host, 1);
+  setenv("CCLSCOPE_MASK", names, 1);
+  driver_open(&d);
+  int mask = 0;
+  void *ctx = NULL;
+  d.v6->init(&ctx, 5, &mask, "m", 1, 1, 0, NULL);
+  d.v6->finalize(ctx);
+  driver_close(&d);
+  unsetenv("CCLSCOPE_MASK");
+  unsetenv("CCLSCOPE_HOST");
+  driver_cleanup(&d);
+  return mask;
+}
+
+static void test_proxydiag_mask_by_host(void **state) {
+  (void)state;
+  assert_int_equal(mask_for("rccl", "proxyop,proxydiag"),
+                   ncclProfileProxyOp | rcclProfileProxyDiag_v6 |
+                       rcclProfileProxyDiag_v7);
+  assert_int_equal(mask_for("nccl", "proxyop,proxydiag"),
+                   ncclProfileProxyOp | rcclProfileProxyDiag_v7);
+}
+
 /* The same calls from NVIDIA: v6 stays NVIDIA's — no extras read, 1 << 15
  * is not a v6 type, state 31 carries nothing (and v7's bit 15 is still
  * KernelPhase: run_v7). */
@@ -799,6 +827,7 @@ int main(void) {
       cmocka_unit_test(test_v7_user_tag_gated_by_version),
       cmocka_unit_test(test_v6_rccl),
       cmocka_unit_test(test_v6_nvidia_ignores_rccl_fields),
+      cmocka_unit_test(test_proxydiag_mask_by_host),
       cmocka_unit_test(test_hostile_handles),
       cmocka_unit_test(test_pxn),
       cmocka_unit_test(test_mask_and_mode),
