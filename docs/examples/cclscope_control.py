@@ -23,7 +23,7 @@ See docs/control.md for the C API (include/cclscope/control.h).
 import ctypes
 import os
 
-_NAMES = ("libnccl-profiler-cclscope.so", "librccl-profiler-cclscope.so")
+_NAMES = ("libnccl-profiler-cclscope.so",)  # what NCCL and RCCL both open
 
 
 def _loaded_plugin_path():

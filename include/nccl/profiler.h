@@ -1,6 +1,6 @@
 /*
  * include/nccl/profiler.h — one include for every profiler ABI version
- * (v1..v7) and the network-plugin descriptors. Used by the plugin
+ * (v1..v7), RCCL's v6 and the network-plugin descriptors. Used by the plugin
  * (src/plugin), the emulator (src/emu) and the stand-in plugins
  * (tests/stand_in_plugins/).
  */
@@ -9,6 +9,7 @@
 
 #include "profiler_common.h"
 #include "profiler_net.h"
+#include "profiler_rccl_v6.h"
 #include "profiler_v1.h"
 #include "profiler_v2.h"
 #include "profiler_v3.h"

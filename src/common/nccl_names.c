@@ -16,12 +16,12 @@
 /* ---- event types ---- */
 
 static const char *const event_json_names[NCCL_EVENT_TYPES] = {
-    "ncclProfileGroup",      "ncclProfileColl",      "ncclProfileP2p",
-    "ncclProfileProxyOp",    "ncclProfileProxyStep", "ncclProfileProxyCtrl",
-    "ncclProfileKernelCh",   "ncclProfileNetPlugin", "ncclProfileGroupApi",
-    "ncclProfileCollApi",    "ncclProfileP2pApi",    "ncclProfileKernelLaunch",
-    "ncclProfileCeColl",     "ncclProfileCeSync",    "ncclProfileCeBatch",
-    "ncclProfileKernelPhase"};
+    "ncclProfileGroup",       "ncclProfileColl",      "ncclProfileP2p",
+    "ncclProfileProxyOp",     "ncclProfileProxyStep", "ncclProfileProxyCtrl",
+    "ncclProfileKernelCh",    "ncclProfileNetPlugin", "ncclProfileGroupApi",
+    "ncclProfileCollApi",     "ncclProfileP2pApi",    "ncclProfileKernelLaunch",
+    "ncclProfileCeColl",      "ncclProfileCeSync",    "ncclProfileCeBatch",
+    "ncclProfileKernelPhase", "ncclProfileProxyDiag"};
 
 static const uint32_t event_legal_parents[NCCL_EVENT_TYPES] = {
     [NCCL_EV_GROUP] = 0,
@@ -40,6 +40,7 @@ static const uint32_t event_legal_parents[NCCL_EVENT_TYPES] = {
     [NCCL_EV_CE_SYNC] = 1u << NCCL_EV_CE_COLL,
     [NCCL_EV_CE_BATCH] = 1u << NCCL_EV_CE_COLL,
     [NCCL_EV_KERNEL_PHASE] = 0xFFFFFFFFu, /* not documented: trust NCCL */
+    [NCCL_EV_PROXY_DIAG] = 0xFFFFFFFFu,   /* not documented: trust RCCL */
 };
 
 const char *nccl_event_json_name(int type) {

@@ -4,7 +4,8 @@
  * may have, state names, function and datatype names and datatype sizes.
  *
  * Event types are numbered by their bit index in NCCL's type mask
- * (ncclProfileGroup = 1 << 0 ... ncclProfileKernelPhase = 1 << 15); states
+ * (ncclProfileGroup = 1 << 0 ... ncclProfileKernelPhase = 1 << 15, and
+ * RCCL's ncclProfileProxyDiag as 16, the bit its later releases use); states
  * by NCCL's ncclProfilerEventState_t values; functions and datatypes by
  * NCCL's ncclFunc_t and ncclDataType_t values (as the v1 ABI passes them).
  * Everything here is pure (no allocation, no locks): safe on NCCL's threads.
@@ -17,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- event types (bit index 0..15) ---- */
+/* ---- event types (bit index 0..16) ---- */
 enum {
   NCCL_EV_GROUP = 0,
   NCCL_EV_COLL,
@@ -35,6 +36,7 @@ enum {
   NCCL_EV_CE_SYNC,
   NCCL_EV_CE_BATCH,
   NCCL_EV_KERNEL_PHASE,
+  NCCL_EV_PROXY_DIAG, /* RCCL: 1 << 16 (1 << 15 in RCCL's v6 builds) */
   NCCL_EVENT_TYPES
 };
 

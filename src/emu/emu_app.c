@@ -58,6 +58,15 @@ static void truth_load_record(emu_thread *t, const emu_plugin *p) {
   emu_rec_str(&r, "host", o->host == EMU_HOST_RCCL ? "rccl" : "nccl");
   emu_rec_bool(&r, "usertag_valid", p->usertag_valid);
   emu_rec_bool(&r, "from_net_plugin", p->from_net_plugin);
+  if (p->proxy_trace.wanted) { /* RCCL_ENABLE_PROXY_TRACE (§12) */
+    emu_rec_str(&r, "proxytrace_path",
+                p->proxy_trace.lib != NULL ? p->proxy_trace.path
+                                           : EMU_PROXY_TRACE_LIB);
+    emu_rec_bool(&r, "proxytrace_loaded", p->proxy_trace.lib != NULL);
+    emu_rec_bool(&r, "proxytrace_dump", p->proxy_trace.dump != NULL);
+    if (p->proxy_trace.error[0] != '\0')
+      emu_rec_str(&r, "proxytrace_error", p->proxy_trace.error);
+  }
   emu_rec_end(&r);
 }
 
@@ -92,14 +101,19 @@ static void comm_init(emu_thread *t, emu_comm *c, const char *quirk) {
   c->init_rc = rc;
   if (rc != 0) {
     /* NCCL: "Profiler init failed ... Continue without profiler", one
-     * unload; the context is not cleared (§2). */
+     * unload; the context is not cleared (§2). RCCL does not unload (§12):
+     * no double decrement there. */
     if (o->check)
       emu_check_report(EMU_CHECK_INIT_ERROR,
-                       "init returned %d for comm %d rank %d: NCCL then "
-                       "decrements the plugin refcount twice (dlclose while "
-                       "other comms live); return ncclSuccess instead",
-                       rc, c->index, c->global_rank);
-    emu_loader_release(NULL);
+                       "init returned %d for comm %d rank %d: %s; return "
+                       "ncclSuccess instead",
+                       rc, c->index, c->global_rank,
+                       p->host_rccl
+                           ? "RCCL continues without the profiler"
+                           : "NCCL then decrements the plugin refcount twice "
+                             "(dlclose while other comms live)");
+    if (!p->host_rccl)
+      emu_loader_release(NULL);
   }
   emu_rec r;
   if (emu_rec_begin(&r, t, "init")) {
@@ -116,7 +130,7 @@ static void comm_init(emu_thread *t, emu_comm *c, const char *quirk) {
                 (uint64_t)(uint32_t)EMU_LOAD_RELAXED(&emu_activation_mask));
     emu_rec_int(&r, "refcount", emu_loader_refcount());
     emu_rec_int(&r, "abi", p->abi);
-    const char *q = rc != 0 ? "init_failed_refcount" : quirk;
+    const char *q = rc != 0 && !p->host_rccl ? "init_failed_refcount" : quirk;
     if (q != NULL)
       emu_rec_str(&r, "quirk", q);
     emu_rec_end(&r);
@@ -276,6 +290,22 @@ static void ring_neighbors(const emu_comm *c, int ch, int *prev_g,
 }
 
 /* ---------- proxy op upload ---------- */
+/* NCCL's pattern for a Ring task (what RCCL reports as tracePattern). */
+static uint8_t op_pattern(const emu_task *task, int kind) {
+  if (task->is_p2p)
+    return kind == EMU_OP_NET_RECV ? EMU_PATTERN_RECV : EMU_PATTERN_SEND;
+  switch (task->func) {
+  case EMU_FUNC_ALLREDUCE:
+    return EMU_PATTERN_RING_TWICE;
+  case EMU_FUNC_BROADCAST:
+    return EMU_PATTERN_PIPELINE_FROM;
+  case EMU_FUNC_REDUCE:
+    return EMU_PATTERN_PIPELINE_TO;
+  default:
+    return EMU_PATTERN_RING;
+  }
+}
+
 static void base_op(emu_proxy_op *op, const emu_comm *c, const emu_task *task,
                     int kind, int ch) {
   memset(op, 0, sizeof *op);
@@ -294,6 +324,11 @@ static void base_op(emu_proxy_op *op, const emu_comm *c, const emu_task *task,
   op->origin_context = op->context;
   op->origin_task_handle = op->task_handle;
   op->nsteps = 1;
+  /* what RCCL's proxy trace reads (profiler_rccl_v6.h) */
+  op->op_count = (int64_t)c->plan_seq;
+  op->func = (uint8_t)task->func;
+  op->proto = emu_v1_proto(task->proto);
+  op->pattern = op_pattern(task, kind);
 }
 
 typedef struct op_list {

@@ -6,11 +6,15 @@
  *     a name is dlopen'ed as given, then (no '/', not lib*.so) as
  *     "libnccl-profiler-<name>.so"; any case-insensitive prefix of
  *     "STATIC_PLUGIN" means dlopen(NULL) (search the program);
- *     --host rccl uses the "librccl-profiler" prefix;
+ *     RCCL uses the same "libnccl-profiler" prefix (§12);
  *   - fallback to the net plugin library when nothing opened;
  *   - symbol probe from the pretended release's newest ABI down to v1
  *     (2.23: v1; 2.24/2.25: v2; 2.26: v3; 2.27: v4; 2.28: v5; 2.29/2.30: v6;
- *     2.31: v7 — from NCCL's git history) or only --abi N;
+ *     2.31: v7 — from NCCL's git history) or only --abi N; RCCL probes
+ *     v6 down to v1 whatever release is pretended (§12);
+ *   - RCCL with RCCL_ENABLE_PROXY_TRACE: also opens the sibling
+ *     librccl-profiler-proxytrace.so and looks up ncclProfilerProxyTraceDump
+ *     (absent: harmless);
  *   - refcount +1 per communicator, dlclose when it drops to 0.
  * Also exports ncclGetVersion() and the logger handed to init.
  */
@@ -59,8 +63,8 @@ bool emu_is_static_plugin_name(const char *name) {
 }
 
 void emu_resolve_names(const char *name, emu_host host, emu_resolution *out) {
-  const char *prefix =
-      host == EMU_HOST_RCCL ? "librccl-profiler" : "libnccl-profiler";
+  (void)host; /* RCCL resolves short names exactly as NCCL does (§12) */
+  const char *prefix = "libnccl-profiler";
   out->ntried = 0;
   if (name == NULL || name[0] == '\0') {
     snprintf(out->tried[out->ntried++], sizeof out->tried[0], "%s.so", prefix);
@@ -98,12 +102,15 @@ int emu_max_abi_for_version(int code) {
   return 7;
 }
 
-int emu_probe_order(int nccl_version, int forced_abi, int versions[7]) {
+int emu_probe_order(int nccl_version, emu_host host, int forced_abi,
+                    int versions[7]) {
   if (forced_abi >= 1 && forced_abi <= 7) {
     versions[0] = forced_abi;
     return 1;
   }
   int top = emu_max_abi_for_version(nccl_version);
+  if (host == EMU_HOST_RCCL && top > 6)
+    top = 6; /* RCCL never probes v7, even where it has a v7 header */
   int n = 0;
   for (int v = top; v >= 1; v--)
     versions[n++] = v;
@@ -154,7 +161,8 @@ static void take_entry_points(emu_plugin *p) {
 /* Tries the probe order on `lib`; fills plugin_storage on success. */
 static bool probe_symbols(void *lib) {
   int versions[7];
-  int n = emu_probe_order(pretended_version, loader_options->abi, versions);
+  int n = emu_probe_order(pretended_version, loader_options->host,
+                          loader_options->abi, versions);
   for (int i = 0; i < n; i++) {
     char sym[32];
     snprintf(sym, sizeof sym, "ncclProfiler_v%d", versions[i]);
@@ -188,6 +196,40 @@ static void record_path(void *lib, const char *fallback) {
   if (lib != NULL && dlinfo(lib, RTLD_DI_LINKMAP, &lm) == 0 && lm != NULL &&
       lm->l_name != NULL && lm->l_name[0] != '\0')
     snprintf(plugin_storage.path, sizeof plugin_storage.path, "%s", lm->l_name);
+}
+
+/* RCCL with RCCL_ENABLE_PROXY_TRACE set (not "0"): its proxy-trace
+ * library, opened beside the profiler; its dump function is looked up. A
+ * missing library or symbol only leaves the feature off (§12). */
+static void load_proxy_trace_sibling(void) {
+  emu_proxy_trace *pt = &plugin_storage.proxy_trace;
+  memset(pt, 0, sizeof *pt);
+  const char *env = getenv("RCCL_ENABLE_PROXY_TRACE");
+  if (loader_options->host != EMU_HOST_RCCL || env == NULL || env[0] == '\0' ||
+      strcmp(env, "0") == 0)
+    return;
+  pt->wanted = true;
+  pt->lib = dlopen(EMU_PROXY_TRACE_LIB, RTLD_NOW | RTLD_LOCAL);
+  if (pt->lib == NULL) {
+    const char *e = dlerror();
+    snprintf(pt->error, sizeof pt->error, "%s", e ? e : "dlopen failed");
+    return;
+  }
+  pt->dump = dlsym(pt->lib, EMU_PROXY_TRACE_DUMP);
+  if (pt->dump == NULL)
+    snprintf(pt->error, sizeof pt->error, "no %s", EMU_PROXY_TRACE_DUMP);
+  struct link_map *lm = NULL;
+  if (dlinfo(pt->lib, RTLD_DI_LINKMAP, &lm) == 0 && lm != NULL &&
+      lm->l_name != NULL)
+    snprintf(pt->path, sizeof pt->path, "%s", lm->l_name);
+}
+
+static void unload_proxy_trace_sibling(void) {
+  emu_proxy_trace *pt = &plugin_storage.proxy_trace;
+  if (pt->lib != NULL)
+    dlclose(pt->lib);
+  pt->lib = NULL;
+  pt->dump = NULL;
 }
 
 /* One full load attempt; returns false with load_error set. */
@@ -234,6 +276,9 @@ static bool load_library(void) {
   plugin_storage.usertag_valid = plugin_storage.abi >= 7 &&
                                  loader_options->host == EMU_HOST_NCCL &&
                                  pretended_version >= 23100;
+  plugin_storage.host_rccl = loader_options->host == EMU_HOST_RCCL;
+  plugin_storage.rccl_v6 = plugin_storage.host_rccl && plugin_storage.abi == 6;
+  load_proxy_trace_sibling();
   return true;
 }
 
@@ -279,6 +324,7 @@ void emu_loader_release(bool *closed) {
       if (!plugin_storage.from_net_plugin)
         dlclose(plugin_storage.lib);
       plugin_storage.lib = NULL;
+      unload_proxy_trace_sibling();
     }
     load_status = EMU_LOAD_READY;
   }

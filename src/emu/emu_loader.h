@@ -9,6 +9,17 @@
 
 #include "emu_options.h"
 
+/* RCCL's proxy-trace sibling (RCCL_ENABLE_PROXY_TRACE, §12). */
+#define EMU_PROXY_TRACE_LIB "librccl-profiler-proxytrace.so"
+#define EMU_PROXY_TRACE_DUMP "ncclProfilerProxyTraceDump"
+typedef struct emu_proxy_trace {
+  bool wanted;     /* host rccl and RCCL_ENABLE_PROXY_TRACE set */
+  void *lib;       /* dlopen handle, NULL when absent */
+  void *dump;      /* ncclProfilerProxyTraceDump, NULL when absent */
+  char path[512];  /* what was opened */
+  char error[256]; /* why not ("" when loaded with its symbol) */
+} emu_proxy_trace;
+
 /* The loaded plugin: one per process, like NCCL's `ncclProfiler`. */
 typedef struct emu_plugin {
   int abi;          /* 1..7: which ncclProfiler_vN is called */
@@ -22,6 +33,9 @@ typedef struct emu_plugin {
   char symbol_name[32];
   bool usertag_valid;   /* v7: deliver userTag (NCCL >= 2.31, not RCCL) */
   bool from_net_plugin; /* found in the net plugin library (fallback) */
+  bool host_rccl;       /* --host rccl: no unload on a failed init */
+  bool rccl_v6;         /* RCCL's v6 layout (profiler_rccl_v6.h) */
+  emu_proxy_trace proxy_trace;
 } emu_plugin;
 
 typedef enum {
@@ -43,8 +57,10 @@ void emu_resolve_names(const char *name, emu_host host, emu_resolution *out);
  * strncasecmp quirk, so "s" and "stat" also match). */
 bool emu_is_static_plugin_name(const char *name);
 /* The probe order for a pretended NCCL version: fills versions[] with
- * e.g. {6,5,4,3,2,1} and returns the count; --abi N gives {N}. */
-int emu_probe_order(int nccl_version, int forced_abi, int versions[7]);
+ * e.g. {6,5,4,3,2,1} and returns the count (RCCL: at most v6); --abi N
+ * gives {N}. */
+int emu_probe_order(int nccl_version, emu_host host, int forced_abi,
+                    int versions[7]);
 
 /* Process-wide loader (NCCL's ncclProfilerPluginLoad/Unload). Both take
  * the loader mutex. Acquire returns the plugin or NULL (not loaded);

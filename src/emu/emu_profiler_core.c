@@ -16,7 +16,9 @@
 
 #include "emu_check.h"
 #include "emu_truth.h"
+#include "emu_worker.h"
 #include "emu_world.h"
+#include "nccl_names.h"
 
 int emu_activation_mask; /* NCCL's ncclProfilerEventMask: starts at 0 */
 
@@ -281,6 +283,18 @@ static void rec_descr(emu_rec *r, const ncclProfilerEventDescr_v7_t *d,
   }
 }
 
+/* RCCL's proxyOp fields as delivered (emu_shim_start_rccl). */
+static void rec_rccl_proxy(emu_rec *r, const emu_rccl_proxy_extras *x) {
+  emu_rec_hex(r, "commHash", x->comm_hash);
+  emu_rec_int(r, "opCount", x->op_count);
+  emu_rec_int(r, "traceFuncIdx", x->trace_func_idx);
+  emu_rec_int(r, "traceProtocol", x->trace_protocol);
+  emu_rec_int(r, "tracePattern", x->trace_pattern);
+  emu_rec_uint(r, "traceTotalBytes", x->trace_total_bytes);
+  emu_rec_uint(r, "proxyNbytes", x->proxy_nbytes);
+  emu_rec_int(r, "rawProxyNsteps", x->raw_proxy_nsteps);
+}
+
 static bool is_task_type(uint64_t type) {
   return type == ncclProfileColl || type == ncclProfileP2p;
 }
@@ -331,6 +345,8 @@ static void truth_start(emu_thread *t, const emu_plugin *p, void *ctx,
   if (info->global_rank >= 0)
     emu_rec_int(&r, "grank", info->global_rank);
   rec_descr(&r, d, p->usertag_valid);
+  if (p->rccl_v6 && info->rccl_proxy != NULL)
+    rec_rccl_proxy(&r, info->rccl_proxy);
   if (info->foreign) {
     emu_rec_bool(&r, "foreign", true);
     emu_rec_int(&r, "origin_worker", info->origin_worker);
@@ -362,7 +378,9 @@ static void emit_start(emu_thread *t, void *ctx, emu_slot *slot,
   uint64_t id = emu_thread_new_id(t);
   if (check_on)
     emu_thread_enter_call(t, EMU_CALL_START, emu_event_type_bit(d->type));
-  emu_delivery del = emu_shim_start(p, ctx, &slot->handle, d);
+  emu_delivery del = p->rccl_v6 ? emu_shim_start_rccl(p, ctx, &slot->handle, d,
+                                                      info->rccl_proxy)
+                                : emu_shim_start(p, ctx, &slot->handle, d);
   if (check_on)
     emu_thread_leave_call(t);
   /* Did the slot change? v4+ adapters and plugins that do not write leave
@@ -419,9 +437,11 @@ static void emit_stop(emu_thread *t, emu_slot *slot, const char *quirk) {
     slot->stopped = true;
 }
 
-static void emit_record(emu_thread *t, emu_slot *slot, int state,
-                        ncclProfilerEventStateArgs_v7_t *args,
-                        const char *quirk) {
+/* `diag`: RCCL's proxyDiag arm (state 31 under RCCL's v6), else NULL. */
+static void emit_record_diag(emu_thread *t, emu_slot *slot, int state,
+                             ncclProfilerEventStateArgs_v7_t *args,
+                             const emu_rccl_proxy_diag *diag,
+                             const char *quirk) {
   emu_plugin *p = emu_loader_current();
   if (p == NULL)
     return;
@@ -429,7 +449,9 @@ static void emit_record(emu_thread *t, emu_slot *slot, int state,
     quirk = "stale_slot";
   if (check_on)
     emu_thread_enter_call(t, EMU_CALL_STATE, 0);
-  emu_delivery del = emu_shim_record(p, slot->handle, state, args);
+  emu_delivery del =
+      p->rccl_v6 ? emu_shim_record_rccl(p, slot->handle, state, args, diag)
+                 : emu_shim_record(p, slot->handle, state, args);
   if (check_on)
     emu_thread_leave_call(t);
   if (del.kind == EMU_DELIVERED)
@@ -439,8 +461,16 @@ static void emit_record(emu_thread *t, emu_slot *slot, int state,
     emu_rec_id(&r, "id", slot->handle != NULL ? slot->id : 0);
     rec_handle(&r, "handle", slot->handle);
     emu_rec_int(&r, "state", state);
-    emu_rec_str(&r, "state_name", emu_state_name(state));
-    if (args == NULL) {
+    emu_rec_str(&r, "state_name",
+                p->host_rccl && state == rcclProfilerProxyDiagUpdate
+                    ? nccl_state_name(state, 6, true)
+                    : emu_state_name(state));
+    if (diag != NULL) {
+      emu_rec_int(&r, "counterKind", diag->counter_kind);
+      emu_rec_int(&r, "flags", diag->flags);
+      emu_rec_int(&r, "value", diag->value);
+      emu_rec_int(&r, "value2", diag->value2);
+    } else if (args == NULL) {
       emu_rec_bool(&r, "args_null", true);
     } else if (state >= ncclProfilerProxyStepSendGPUWait &&
                state <= ncclProfilerProxyStepRecvGPUWait) {
@@ -463,6 +493,12 @@ static void emit_record(emu_thread *t, emu_slot *slot, int state,
     }
     emu_rec_end(&r);
   }
+}
+
+static void emit_record(emu_thread *t, emu_slot *slot, int state,
+                        ncclProfilerEventStateArgs_v7_t *args,
+                        const char *quirk) {
+  emit_record_diag(t, slot, state, args, NULL, quirk);
 }
 
 /* ---------- application side ---------- */
@@ -808,6 +844,16 @@ void core_proxy_op_start(emu_thread *t, emu_sub *sub, int slice_steps) {
   emu_start_info info;
   sub_info(&info, sub);
   info.parent_id = sub->op.task_id;
+  emu_rccl_proxy_extras extras = {
+      .comm_hash = emu_self->layout->comms[sub->op.comm_index].hash,
+      .op_count = sub->op.op_count,
+      .trace_func_idx = sub->op.func,
+      .trace_protocol = sub->op.proto,
+      .trace_pattern = sub->op.pattern,
+      .trace_total_bytes = (uint32_t)sub->op.bytes,
+      .proxy_nbytes = (uint32_t)sub->op.step_bytes,
+      .raw_proxy_nsteps = sub->op.nsteps};
+  info.rccl_proxy = &extras;
   if (sub->op.foreign)
     info.origin_parent_obj = sub->op.origin_task_handle;
   else if (sub->op.kind == EMU_OP_STUCK)
@@ -815,8 +861,41 @@ void core_proxy_op_start(emu_thread *t, emu_sub *sub, int slice_steps) {
   emit_start(t, sub->op.context, &sub->op_event, &d, &info);
 }
 
+/* RCCL's proxy diagnostics (§12): ProxyDiagUpdate (31) on the ProxyOp's own
+ * handle, when the op's captured mask has ProxyDiag. The counters are the
+ * emulator's model, not RCCL's list: kind 0 steps posted, 1 steps
+ * transmitted (send) or received (recv), 2 steps done; value = steps,
+ * value2 = bytes; flag 1 = stamp the counter's time. */
+enum { DIAG_POSTED = 0, DIAG_TRANSMITTED = 1, DIAG_DONE = 2 };
+
+static bool diag_wanted(const emu_sub *sub) {
+  const emu_plugin *p = emu_loader_current();
+  return p != NULL && p->rccl_v6 && sub->op_event.handle != NULL &&
+         (sub->op.mask & rcclProfileProxyDiag_v6) != 0;
+}
+
+static void emit_diag(emu_thread *t, emu_sub *sub, uint8_t kind, uint16_t flags,
+                      int64_t value, int64_t value2) {
+  emu_rccl_proxy_diag diag = {kind, flags, value, value2};
+  ncclProfilerEventStateArgs_v7_t a;
+  memset(&a, 0, sizeof a);
+  emit_record_diag(t, &sub->op_event, rcclProfilerProxyDiagUpdate, &a, &diag,
+                   NULL);
+}
+
+/* At the op's stop: every counter reaches its final value. */
+static void emit_final_diag(emu_thread *t, emu_sub *sub) {
+  int64_t steps = sub->nsteps;
+  emit_diag(t, sub, DIAG_POSTED, 0, steps, 0);
+  emit_diag(t, sub, DIAG_TRANSMITTED, 0, steps, (int64_t)sub->op.bytes);
+  emit_diag(t, sub, DIAG_DONE, RCCL_PROXY_DIAG_FLAG_TIMESTAMP, steps,
+            (int64_t)sub->op.bytes);
+}
+
 void core_proxy_op_stop(emu_thread *t, emu_sub *sub, const char *quirk) {
   if (emu_loader_current() != NULL && sub->op_event.handle != NULL) {
+    if (diag_wanted(sub))
+      emit_final_diag(t, sub);
     emit_stop(t, &sub->op_event, quirk);
     sub->op_event.handle = NULL;
     sub->op_event.id = 0;
@@ -828,6 +907,12 @@ void core_proxy_op_record(emu_thread *t, emu_sub *sub, int state) {
     ncclProfilerEventStateArgs_v7_t a;
     memset(&a, 0, sizeof a);
     emit_record(t, &sub->op_event, state, &a, NULL);
+    /* RCCL: the op is in progress: its time stamp, no counter yet */
+    if (state == ncclProfilerProxyOpInProgress_v4 && diag_wanted(sub))
+      emit_diag(t, sub, DIAG_POSTED,
+                RCCL_PROXY_DIAG_FLAG_TIMESTAMP |
+                    RCCL_PROXY_DIAG_FLAG_NO_COUNTER,
+                0, 0);
   }
 }
 

@@ -121,7 +121,23 @@ typedef struct emu_proxy_op {
   bool on_profthread;
   int prof_slot;
   uint32_t prof_gen;
+  /* RCCL's v6 proxyOp extras (emu_rccl_proxy_extras) */
+  int64_t op_count; /* the comm's kernel plans launched before this one */
+  uint8_t func;     /* emu_func = NCCL's ncclFunc_t value */
+  uint8_t proto;    /* NCCL_PROTO_* */
+  uint8_t pattern;  /* EMU_PATTERN_* */
 } emu_proxy_op;
+
+/* NCCL's ncclPattern_t values the emulator's model uses (Ring only):
+ * RCCL's proxyOp.tracePattern. */
+enum {
+  EMU_PATTERN_RING = 0,
+  EMU_PATTERN_RING_TWICE = 1,
+  EMU_PATTERN_PIPELINE_FROM = 2,
+  EMU_PATTERN_PIPELINE_TO = 3,
+  EMU_PATTERN_SEND = 13,
+  EMU_PATTERN_RECV = 14
+};
 
 /* pHandles[] entry: NCCL's ncclProxyEventHandle. */
 struct emu_sub;
@@ -167,6 +183,8 @@ typedef struct emu_start_info {
   pid_t origin_pid;
   const void *origin_ctx;        /* value in the originating process */
   const void *origin_parent_obj; /* idem */
+  /* RCCL's v6 ProxyOp: the fields it appends (NULL otherwise) */
+  const emu_rccl_proxy_extras *rccl_proxy;
 } emu_start_info;
 
 /* ---------- emission: application side (T_api / T_async / T_cudacb) ---- */

@@ -15,6 +15,8 @@
  *   v6:     direct (v7 prefix); KernelPhase (a v7 type) is nulled.
  *   v7:     direct; userTag is filled by the core (poison when the pretended
  *           host has no userTag).
+ *   RCCL v6: direct, in RCCL's own layout (profiler_rccl_v6.h): proxyOp with
+ *           its eight extra fields, 24-byte state args (proxyDiag for 31).
  * The sentinel written into *eHandle right before the plugin's startEvent
  * detects a plugin that leaves the slot unwritten; the previous content is
  * put back so NCCL's stale-slot behaviour is unchanged.
@@ -481,8 +483,9 @@ int emu_shim_init(const emu_plugin *p, void **context, uint64_t commId,
              ->init(context, commId, mask, commName, nNodes, nranks, rank,
                     logfn);
     force_mask(mask, forced_mask);
-    /* NCCL >= 2.31 clears the v7-only KernelPhase bit for older plugins. */
-    if (rc == 0 && mask != NULL)
+    /* NCCL >= 2.31 clears the v7-only KernelPhase bit for older plugins;
+     * under RCCL that bit is its own ProxyDiag (§12). */
+    if (rc == 0 && mask != NULL && !p->host_rccl)
       EMU_STORE_RELAXED(mask, EMU_LOAD_RELAXED(mask) & ~ncclProfileKernelPhase);
     break;
   default:
@@ -699,4 +702,60 @@ emu_delivery emu_shim_stop(const emu_plugin *p, void *eHandle) {
 
 int emu_shim_finalize(const emu_plugin *p, void *context) {
   return p->finalize(context);
+}
+
+/* ---------- RCCL's v6 (§12) ---------- */
+
+emu_delivery emu_shim_start_rccl(const emu_plugin *p, void *context,
+                                 void **eHandle,
+                                 const ncclProfilerEventDescr_v7_t *d,
+                                 const emu_rccl_proxy_extras *extras) {
+  emu_delivery del = {EMU_DELIVERED, false, 0};
+  if (d->type == ncclProfileKernelPhase) { /* NVIDIA's; RCCL has none */
+    *eHandle = NULL;
+    del.kind = EMU_DROPPED_NULLED;
+    return del;
+  }
+  /* The v6 prefix of the v7 descriptor, then RCCL's proxyOp tail. */
+  rcclProfilerEventDescr_v6_t r;
+  memcpy(&r, d, sizeof r);
+  if (d->type == ncclProfileProxyOp) {
+    memset((char *)&r + offsetof(rcclProfilerEventDescr_v6_t, proxyOp.commHash),
+           0,
+           sizeof r - offsetof(rcclProfilerEventDescr_v6_t, proxyOp.commHash));
+    if (extras != NULL) {
+      r.proxyOp.commHash = extras->comm_hash;
+      r.proxyOp.opCount = extras->op_count;
+      r.proxyOp.traceFuncIdx = extras->trace_func_idx;
+      r.proxyOp.traceProtocol = extras->trace_protocol;
+      r.proxyOp.tracePattern = extras->trace_pattern;
+      r.proxyOp.traceTotalBytes = extras->trace_total_bytes;
+      r.proxyOp.proxyNbytes = extras->proxy_nbytes;
+      r.proxyOp.rawProxyNsteps = extras->raw_proxy_nsteps;
+    }
+  }
+  void *before = prefill_slot(eHandle, use_sentinel);
+  del.rc = ((rcclProfiler_v6_t *)p->symbol)->startEvent(context, eHandle, &r);
+  settle_slot(eHandle, before, use_sentinel, &del);
+  return del;
+}
+
+emu_delivery emu_shim_record_rccl(const emu_plugin *p, void *eHandle, int state,
+                                  const ncclProfilerEventStateArgs_v7_t *args,
+                                  const emu_rccl_proxy_diag *diag) {
+  emu_delivery del = {EMU_DELIVERED, false, 0};
+  rcclProfilerEventStateArgs_v6_t a;
+  memset(&a, 0, sizeof a);
+  if (args != NULL)
+    memcpy(&a, args, sizeof *args); /* the 8-byte members */
+  if (diag != NULL) {
+    a.proxyDiag.counterKind = diag->counter_kind;
+    a.proxyDiag.flags = diag->flags;
+    a.proxyDiag.value = diag->value;
+    a.proxyDiag.value2 = diag->value2;
+  }
+  del.rc = ((rcclProfiler_v6_t *)p->symbol)
+               ->recordEventState(eHandle, (ncclProfilerEventState_v6_t)state,
+                                  args != NULL || diag != NULL ? &a : NULL);
+  return del;
 }

@@ -46,6 +46,37 @@ emu_delivery emu_shim_record(const emu_plugin *p, void *eHandle, int state,
 emu_delivery emu_shim_stop(const emu_plugin *p, void *eHandle);
 int emu_shim_finalize(const emu_plugin *p, void *context);
 
+/* RCCL's v6 (p->rccl_v6, include/nccl/profiler_rccl_v6.h, §12): the
+ * proxyOp fields RCCL appends, filled from the model ... */
+typedef struct emu_rccl_proxy_extras {
+  uint64_t comm_hash;
+  int64_t op_count;
+  int32_t trace_func_idx;
+  int32_t trace_protocol;
+  int32_t trace_pattern;
+  uint32_t trace_total_bytes;
+  uint32_t proxy_nbytes;
+  int32_t raw_proxy_nsteps;
+} emu_rccl_proxy_extras;
+/* ... and the proxyDiag arm of its 24-byte state args (state 31). */
+typedef struct emu_rccl_proxy_diag {
+  uint8_t counter_kind;
+  uint16_t flags;
+  int64_t value;
+  int64_t value2;
+} emu_rccl_proxy_diag;
+
+/* startEvent in RCCL's layout; `extras` only for ProxyOp (else NULL). */
+emu_delivery emu_shim_start_rccl(const emu_plugin *p, void *context,
+                                 void **eHandle,
+                                 const ncclProfilerEventDescr_v7_t *d,
+                                 const emu_rccl_proxy_extras *extras);
+/* recordEventState with RCCL's 24-byte args (NULL stays NULL); `diag`
+ * fills the proxyDiag arm. */
+emu_delivery emu_shim_record_rccl(const emu_plugin *p, void *eHandle, int state,
+                                  const ncclProfilerEventStateArgs_v7_t *args,
+                                  const emu_rccl_proxy_diag *diag);
+
 /* Pure conversions, exposed for unit tests (tests/emu/test_emu_units.c).
  * Each returns false when that version's adapter drops the event. */
 bool emu_convert_v1(const ncclProfilerEventDescr_v7_t *in,

@@ -187,9 +187,10 @@ void cs_config_mask_names(int mask, char *out, size_t outlen) {
       break;
     used += (size_t)n;
   }
-  if (mask & ~0xFFFF && used + 12 < outlen)
+  unsigned named = (1u << CS_EV_UNKNOWN) - 1; /* bits with a name */
+  if (mask & ~named && used + 12 < outlen)
     snprintf(out + used, outlen - used, "%s0x%x", used ? "," : "",
-             (unsigned)mask & ~0xFFFFu);
+             (unsigned)mask & ~named);
 }
 
 static void load_mode(cs_config *c) {

@@ -3,10 +3,11 @@
  * types and states, and their JSON names.
  *
  * The internal event type (cs_etype) equals the bit index of NCCL's type bit
- * for the 16 known types, so decoding a descriptor's `type` is a count of
- * trailing zeros. Which bits a given ABI may carry is decided in the adapters
- * (src/plugin/hot/abi_*.c); anything else becomes CS_EV_UNKNOWN and is recorded
- * generically with its raw value.
+ * for the 17 known types, so decoding a descriptor's `type` is a count of
+ * trailing zeros (RCCL's ProxyDiag, 16, is also bit 15 under RCCL v6: the
+ * v6 adapter decides by host library). Which bits a given ABI may carry is
+ * decided in the adapters (src/plugin/hot/abi_*.c); anything else becomes
+ * CS_EV_UNKNOWN and is recorded generically with its raw value.
  */
 #ifndef CCLSCOPE_EVENT_TYPES_H
 #define CCLSCOPE_EVENT_TYPES_H
@@ -31,8 +32,9 @@ typedef enum {
   CS_EV_CE_SYNC = 13,
   CS_EV_CE_BATCH = 14,
   CS_EV_KERNEL_PHASE = 15,
-  CS_EV_UNKNOWN = 16,
-  CS_EV_COUNT = 17
+  CS_EV_PROXY_DIAG = 16, /* RCCL: bit 1 << 16, or 1 << 15 under RCCL v6 */
+  CS_EV_UNKNOWN = 17,
+  CS_EV_COUNT = 18
 } cs_etype;
 
 /* "ncclProfileColl" etc.; "unknown" for CS_EV_UNKNOWN. */

@@ -162,7 +162,7 @@ static void set_quiet_filters(void) {
     static const cs_etype unused[] = {
         CS_EV_GROUP,    CS_EV_PROXY_CTRL, CS_EV_NET_PLUGIN,    CS_EV_GROUP_API,
         CS_EV_COLL_API, CS_EV_P2P_API,    CS_EV_KERNEL_LAUNCH, CS_EV_CE_SYNC,
-        CS_EV_CE_BATCH, CS_EV_UNKNOWN};
+        CS_EV_CE_BATCH, CS_EV_PROXY_DIAG, CS_EV_UNKNOWN};
     for (size_t i = 0; i < sizeof unused / sizeof *unused; i++)
       types |= 1u << unused[i];
     /* Kept: sizes (SendWait 9, RecvFlushWait 11), InProgress (19),
@@ -201,8 +201,14 @@ static void start_session(void) {
   cs_host_info_probe(&session.host, session.cfg.host);
   atomic_store(&cs_session_pid, getpid());
   atomic_store(&cs_session_user_tag_ok, cs_host_has_user_tag(&session.host));
+  atomic_store(&cs_session_host_rccl, session.host.kind == CS_HOST_RCCL);
   session.off = false;
   session.mask = session.cfg.mask;
+  /* RCCL's ProxyDiag is 1 << 16 in later releases and 1 << 15 in its v6
+   * builds (§12): under RCCL, asking for it asks for both. */
+  if (session.host.kind == CS_HOST_RCCL &&
+      (session.mask & rcclProfileProxyDiag_v7))
+    session.mask |= rcclProfileProxyDiag_v6;
   if (session.paused == -1)
     session.paused = session.cfg.start_paused ? 1 : 0;
   if (!session.cfg.trace && !session.cfg.metrics) {

@@ -91,8 +91,8 @@ static bool state_allowed(int s) {
     return step || ctrl || (s >= 19 && s <= 22);
   case 5:
     return step || ctrl || (s >= 19 && s <= 24);
-  case 6:
-    return s >= 8 && s <= 30;
+  case 6: /* RCCL's v6 adds 31, ProxyDiagUpdate */
+    return (s >= 8 && s <= 30) || (host_rccl && s == 31);
   default:
     return true;
   }
@@ -110,6 +110,82 @@ static size_t union_used_end(uint64_t type) {
   default:
     return 0; /* not checked */
   }
+}
+
+/* RCCL's v6 proxyOp tail (profiler_rccl_v6.h) holds what the truth says. */
+static void check_rccl_proxy_op(const unsigned char *b,
+                                const char *truth_line) {
+  rcclProfilerEventDescr_v6_t d;
+  memcpy(&d, b, sizeof d);
+  uint64_t hash = 0;
+  int64_t op_count = -1, func = -1, proto = -1, pattern = -1, total = -1,
+          nbytes = -1, raw = -1;
+  json_get_u64(truth_line, "commHash", &hash);
+  json_get_i64(truth_line, "opCount", &op_count);
+  json_get_i64(truth_line, "traceFuncIdx", &func);
+  json_get_i64(truth_line, "traceProtocol", &proto);
+  json_get_i64(truth_line, "tracePattern", &pattern);
+  json_get_i64(truth_line, "traceTotalBytes", &total);
+  json_get_i64(truth_line, "proxyNbytes", &nbytes);
+  json_get_i64(truth_line, "rawProxyNsteps", &raw);
+  if (hash == 0 || d.proxyOp.commHash != hash ||
+      d.proxyOp.opCount != op_count || d.proxyOp.traceFuncIdx != func ||
+      d.proxyOp.traceProtocol != proto || d.proxyOp.tracePattern != pattern ||
+      d.proxyOp.traceTotalBytes != (uint64_t)total ||
+      d.proxyOp.proxyNbytes != (uint64_t)nbytes ||
+      d.proxyOp.rawProxyNsteps != raw)
+    fail("RCCL v6 ProxyOp extras differ from the truth: %.300s", truth_line);
+  if (d.proxyOp.rawProxyNsteps < d.proxyOp.nSteps)
+    fail("RCCL v6 ProxyOp: rawProxyNsteps %d below nSteps %d",
+         d.proxyOp.rawProxyNsteps, d.proxyOp.nSteps);
+}
+
+/* RCCL's ProxyDiagUpdate args, "kind:flags:value:value2", one list from
+ * the recorder and one from the truth per process, compared sorted. */
+#define MAX_DIAGS 65536
+typedef struct diag_list {
+  char (*items)[64];
+  int n;
+} diag_list;
+
+static void diag_add(diag_list *l, uint64_t kind, uint64_t flags, int64_t value,
+                     int64_t value2) {
+  if (l->items == NULL)
+    l->items = calloc(MAX_DIAGS, sizeof *l->items);
+  if (l->items == NULL || l->n == MAX_DIAGS)
+    return;
+  snprintf(l->items[l->n++], sizeof l->items[0], "%llu:%llu:%lld:%lld",
+           (unsigned long long)kind, (unsigned long long)flags,
+           (long long)value, (long long)value2);
+}
+
+static int diag_cmp(const void *a, const void *b) {
+  return strcmp(a, b);
+}
+
+static void check_diags(diag_list *rec, diag_list *truth, int64_t pid,
+                        int proxy_ops) {
+  if (host_rccl && abi == 6 && proxy_ops > 0 && truth->n == 0)
+    fail("pid %lld: RCCL v6 with %d ProxyOps but no ProxyDiagUpdate",
+         (long long)pid, proxy_ops);
+  if (rec->n != truth->n)
+    fail("pid %lld: %d ProxyDiagUpdate args recorded, %d in the truth",
+         (long long)pid, rec->n, truth->n);
+  if (rec->n > 0)
+    qsort(rec->items, (size_t)rec->n, sizeof rec->items[0], diag_cmp);
+  if (truth->n > 0)
+    qsort(truth->items, (size_t)truth->n, sizeof truth->items[0], diag_cmp);
+  for (int i = 0; i < rec->n && i < truth->n; i++)
+    if (strcmp(rec->items[i], truth->items[i]) != 0) {
+      fail("pid %lld: ProxyDiagUpdate args %s delivered, truth has %s",
+           (long long)pid, rec->items[i], truth->items[i]);
+      break;
+    }
+  if (host_rccl && abi == 6)
+    printf("pid %lld: %d ProxyDiagUpdate args compared\n", (long long)pid,
+           truth->n);
+  free(rec->items);
+  free(truth->items);
 }
 
 static void check_descriptor(const rec_start *rs, const char *truth_line) {
@@ -152,6 +228,8 @@ static void check_descriptor(const rec_start *rs, const char *truth_line) {
     if (used && !all_bytes(b, used, size < 112 ? size : 112, 0))
       fail("v%d: unused descriptor bytes of type %llu are not zero", abi,
            (unsigned long long)rs->type);
+    if (abi == 6 && host_rccl && rs->type == ncclProfileProxyOp)
+      check_rccl_proxy_op(b, truth_line);
     if (abi == 7 && rs->type == ncclProfileCollApi) {
       uint64_t tag = u64_at(b, 72);
       bool valid = version_code >= 23100 && !host_rccl;
@@ -194,6 +272,7 @@ static void check_worker(const char *truth_path, const char *rec_dir) {
   size_t cap = 1 << 16;
   rec_start *starts = calloc(cap, sizeof *starts);
   int rec_starts = 0, rec_states = 0, rec_stops = 0;
+  diag_list rec_diags = {NULL, 0}, truth_diags = {NULL, 0};
   int init_seen = 0;
   for (char *line = strtok(rec, "\n"); line; line = strtok(NULL, "\n")) {
     if (json_is(line, "call", "start")) {
@@ -235,6 +314,18 @@ static void check_worker(const char *truth_path, const char *rec_dir) {
         fail("v4: InProgress args must be an uninitialised (0xA5) local");
       if (abi <= 3 && s >= 8 && s <= 12 && strspn(args, "0") != strlen(args))
         fail("v%d: ProxyStep state args must be zeroed", abi);
+      if (abi == 6 && host_rccl && !null_args) {
+        unsigned char raw[24];
+        if (parse_hex(args, raw, sizeof raw) != sizeof raw)
+          fail("RCCL v6: state args of %zu bytes, expected 24",
+               strlen(args) / 2);
+        else if (s == 31) {
+          rcclProfilerEventStateArgs_v6_t a;
+          memcpy(&a, raw, sizeof a);
+          diag_add(&rec_diags, a.proxyDiag.counterKind, a.proxyDiag.flags,
+                   a.proxyDiag.value, a.proxyDiag.value2);
+        }
+      }
       rec_states++;
     } else if (json_is(line, "call", "stop")) {
       rec_stops++;
@@ -259,7 +350,7 @@ static void check_worker(const char *truth_path, const char *rec_dir) {
     fail("no init recorded for pid %lld", (long long)pid);
 
   /* truth side */
-  int truth_starts = 0, truth_states = 0, truth_stops = 0;
+  int truth_starts = 0, truth_states = 0, truth_stops = 0, truth_proxy_ops = 0;
   for (char *line = strtok(truth, "\n"); line; line = strtok(NULL, "\n")) {
     if (json_is(line, "call", "load")) {
       int64_t a = 0;
@@ -299,6 +390,7 @@ static void check_worker(const char *truth_path, const char *rec_dir) {
       int64_t bit = -1;
       json_get_i64(line, "bit", &bit);
       uint64_t want = 1ULL << bit;
+      truth_proxy_ops += want == ncclProfileProxyOp;
       if ((abi <= 4 ? (want & 0xFF) : want) != rs->type)
         fail("type %#llx delivered for a %lld-bit event",
              (unsigned long long)rs->type, (long long)bit);
@@ -318,6 +410,15 @@ static void check_worker(const char *truth_path, const char *rec_dir) {
     } else if (json_is(line, "call", "state")) {
       if (json_is(line, "delivered", "true"))
         truth_states++;
+      uint64_t kind = 0, flags = 0;
+      int64_t value = 0, value2 = 0;
+      if (json_is(line, "delivered", "true") &&
+          json_get_u64(line, "counterKind", &kind)) {
+        json_get_u64(line, "flags", &flags);
+        json_get_i64(line, "value", &value);
+        json_get_i64(line, "value2", &value2);
+        diag_add(&truth_diags, kind, flags, value, value2);
+      }
     } else if (json_is(line, "call", "stop")) {
       truth_stops++;
     }
@@ -333,6 +434,7 @@ static void check_worker(const char *truth_path, const char *rec_dir) {
          truth_stops, rec_stops);
   if (truth_starts == 0)
     fail("pid %lld: no events at all", (long long)pid);
+  check_diags(&rec_diags, &truth_diags, pid, truth_proxy_ops);
   printf("pid %lld: %d starts, %d states, %d stops checked (v%d)\n",
          (long long)pid, truth_starts, truth_states, truth_stops, abi);
   free(starts);

@@ -1,9 +1,10 @@
 /*
  * tests/emu/emu_expect.c — runs a command and asserts its exit status and
  * output: `emu_expect --exit 1 --has 'crashed' [--lacks RE] [--env K=V]
- * -- ncclemu ...`. Used for the teeth tests (a broken plugin must make
- * ncclemu exit 1 with a specific message) and the loader tests; a test
- * that only expects failure (WILL_FAIL) could pass for the wrong reason.
+ * [--file-has FILE RE] [--file-lacks FILE RE] -- ncclemu ...`. Used for the
+ * teeth tests (a broken plugin must make ncclemu exit 1 with a specific
+ * message) and the loader tests; a test that only expects failure (WILL_FAIL)
+ * could pass for the wrong reason.
  */
 #include <regex.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ int main(int argc, char **argv) {
   int expected_exit = 0;
   const char *has[MAX_PATTERNS], *lacks[MAX_PATTERNS];
   const char *file_path[MAX_PATTERNS], *file_re[MAX_PATTERNS];
+  bool file_lacks[MAX_PATTERNS];
   int nfile = 0;
   char *env[MAX_PATTERNS + 1];
   int nhas = 0, nlacks = 0, nenv = 0;
@@ -50,8 +52,10 @@ int main(int argc, char **argv) {
       lacks[nlacks++] = argv[++i];
     else if (strcmp(argv[i], "--env") == 0 && nenv < MAX_PATTERNS)
       env[nenv++] = argv[++i];
-    else if (strcmp(argv[i], "--file-has") == 0 && i + 2 < argc &&
-             nfile < MAX_PATTERNS) {
+    else if ((strcmp(argv[i], "--file-has") == 0 ||
+              strcmp(argv[i], "--file-lacks") == 0) &&
+             i + 2 < argc && nfile < MAX_PATTERNS) {
+      file_lacks[nfile] = strcmp(argv[i], "--file-lacks") == 0;
       file_path[nfile] = argv[++i];
       file_re[nfile++] = argv[++i];
     } else {
@@ -80,8 +84,10 @@ int main(int argc, char **argv) {
     char *text = read_whole_file(file_path[k], NULL);
     if (text == NULL)
       fail("cannot read %s", file_path[k]);
-    else if (!matches(text, file_re[k]))
+    else if (!file_lacks[k] && !matches(text, file_re[k]))
       fail("%s lacks /%s/", file_path[k], file_re[k]);
+    else if (file_lacks[k] && matches(text, file_re[k]))
+      fail("%s has /%s/", file_path[k], file_re[k]);
     free(text);
   }
   if (failures() > 0) {

@@ -40,10 +40,11 @@ static void test_resolve_names(void **state) {
   assert_int_equal(r.ntried, 1);
   emu_resolve_names("./dir/libfoo.so", EMU_HOST_NCCL, &r);
   assert_int_equal(r.ntried, 1);
+  /* RCCL opens NCCL's names, not librccl-profiler-* (§12) */
   emu_resolve_names("foo", EMU_HOST_RCCL, &r);
-  assert_string_equal(r.tried[1], "librccl-profiler-foo.so");
+  assert_string_equal(r.tried[1], "libnccl-profiler-foo.so");
   emu_resolve_names(NULL, EMU_HOST_RCCL, &r);
-  assert_string_equal(r.tried[0], "librccl-profiler.so");
+  assert_string_equal(r.tried[0], "libnccl-profiler.so");
   emu_resolve_names("STATIC_PLUGIN", EMU_HOST_NCCL, &r);
   assert_string_equal(r.tried[0], ""); /* dlopen(NULL) */
 }
@@ -61,7 +62,8 @@ static void test_static_prefix(void **state) {
 
 static void expect_order(const char *version, const int *want, int n) {
   int v[7];
-  int got = emu_probe_order(emu_parse_nccl_version(version), 0, v);
+  int got =
+      emu_probe_order(emu_parse_nccl_version(version), EMU_HOST_NCCL, 0, v);
   assert_int_equal(got, n);
   for (int i = 0; i < n; i++)
     assert_int_equal(v[i], want[i]);
@@ -79,8 +81,14 @@ static void test_probe_order(void **state) {
   expect_order("2.30", (int[]){6, 5, 4, 3, 2, 1}, 6);
   expect_order("2.31", (int[]){7, 6, 5, 4, 3, 2, 1}, 7);
   int v[7];
-  assert_int_equal(emu_probe_order(23007, 4, v), 1);
+  assert_int_equal(emu_probe_order(23007, EMU_HOST_NCCL, 4, v), 1);
   assert_int_equal(v[0], 4);
+  /* RCCL probes v6 down, never v7, whatever release is pretended (§12) */
+  assert_int_equal(emu_probe_order(23102, EMU_HOST_RCCL, 0, v), 6);
+  assert_int_equal(v[0], 6);
+  assert_int_equal(v[5], 1);
+  assert_int_equal(emu_probe_order(22804, EMU_HOST_RCCL, 0, v), 5);
+  assert_int_equal(v[0], 5);
 }
 
 static void test_version_parse(void **state) {

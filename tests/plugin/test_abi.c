@@ -437,6 +437,8 @@ static void run_v7(int version_code, const char *host, bool expect_tag) {
   else
     assert_null(json_obj(details(coll), "userTag"));
   const cJSON *phase = event_by_handle(&t, ph);
+  /* bit 15 from a v7 host is NVIDIA's KernelPhase, even under RCCL */
+  assert_string_equal(json_str(phase, "type"), "ncclProfileKernelPhase");
   assert_string_equal(json_str(details(phase), "phaseName"), "compute");
   const cJSON *st = cJSON_GetArrayItem(json_obj(phase, "states"), 0);
   assert_int_equal((int)json_num(st, "id"), 31);
@@ -455,6 +457,185 @@ static void test_v7_user_tag_gated_by_version(void **state) {
   run_v7(23102, NULL, true);    /* NCCL 2.31.2 */
   run_v7(23007, NULL, false);   /* 2.30.7 would not have it */
   run_v7(23102, "rccl", false); /* RCCL's v7 may lack the field */
+}
+
+/* ---- RCCL's v6 (profiler_rccl_v6.h): the same ncclProfiler_v6 symbol,
+ * RCCL's proxyOp extras, 24-byte args for ProxyDiagUpdate (31) and the
+ * ProxyDiag type on bit 15 or 16 — read only when the host is RCCL ---- */
+
+typedef struct {
+  void *coll, *op, *diag15, *diag16;
+} rccl_handles;
+
+/* Drives the v6 entry points with RCCL's layout (the host is set by the
+ * caller: CCLSCOPE_HOST). */
+static void drive_rccl_v6(driver_t *d, rccl_handles *h) {
+  rcclProfiler_v6_t *v6 = (rcclProfiler_v6_t *)(void *)d->v6;
+  int mask = 0;
+  void *ctx = NULL;
+  v6->init(&ctx, 77, &mask, "rccl", 2, 2, 0, NULL);
+  rcclProfilerEventDescr_v6_t e;
+  memset(&e, 0, sizeof e);
+  e.type = ncclProfileColl;
+  e.coll.func = "AllReduce";
+  v6->startEvent(ctx, &h->coll, &e);
+  memset(&e, 0, sizeof e);
+  e.type = ncclProfileProxyOp;
+  e.parentObj = h->coll;
+  e.proxyOp.pid = getpid();
+  e.proxyOp.channelId = 1;
+  e.proxyOp.peer = 1;
+  e.proxyOp.nSteps = 4;
+  e.proxyOp.chunkSize = 1 << 19;
+  e.proxyOp.isSend = 1;
+  e.proxyOp.commHash = 0x1234abcdULL;
+  e.proxyOp.opCount = 9;
+  e.proxyOp.traceFuncIdx = 4;
+  e.proxyOp.traceProtocol = 2;
+  e.proxyOp.tracePattern = 1;
+  e.proxyOp.traceTotalBytes = 1 << 21;
+  e.proxyOp.proxyNbytes = 1 << 18;
+  e.proxyOp.rawProxyNsteps = 8;
+  v6->startEvent(ctx, &h->op, &e);
+  rcclProfilerEventStateArgs_v6_t a;
+  memset(&a, 0, sizeof a);
+  v6->recordEventState(h->op, ncclProfilerProxyOpInProgress_v4, &a);
+  a.proxyDiag.counterKind = 2;
+  a.proxyDiag.flags = RCCL_PROXY_DIAG_FLAG_TIMESTAMP;
+  a.proxyDiag.value = 5;
+  a.proxyDiag.value2 = -4096;
+  v6->recordEventState(h->op, rcclProfilerProxyDiagUpdate, &a);
+  v6->recordEventState(h->op, rcclProfilerProxyDiagUpdate, &a); /* again */
+  a.proxyDiag.value = 6;
+  v6->recordEventState(h->op, rcclProfilerProxyDiagUpdate, &a);
+  v6->recordEventState(h->op, rcclProfilerProxyDiagUpdate, NULL);
+  memset(&e, 0, sizeof e);
+  e.type = rcclProfileProxyDiag_v6; /* 1 << 15 */
+  e.parentObj = h->op;
+  v6->startEvent(ctx, &h->diag15, &e);
+  a.proxyDiag.counterKind = 1;
+  a.proxyDiag.flags = 0;
+  a.proxyDiag.value = 3;
+  a.proxyDiag.value2 = 0;
+  v6->recordEventState(h->diag15, rcclProfilerProxyDiagUpdate, &a);
+  v6->stopEvent(h->diag15);
+  e.type = rcclProfileProxyDiag_v7; /* 1 << 16 */
+  v6->startEvent(ctx, &h->diag16, &e);
+  v6->stopEvent(h->diag16);
+  v6->stopEvent(h->op);
+  v6->stopEvent(h->coll);
+  v6->finalize(ctx);
+}
+
+static void test_v6_rccl(void **state) {
+  (void)state;
+  driver_t d;
+  setenv("CCLSCOPE_HOST", "rccl", 1);
+  driver_open(&d);
+  rccl_handles h;
+  drive_rccl_v6(&d, &h);
+  driver_close(&d);
+  unsetenv("CCLSCOPE_HOST");
+
+  trace_t t;
+  driver_load_single_trace(&d, &t);
+  const cJSON *op = event_by_handle(&t, h.op);
+  const cJSON *x = details(op);
+  assert_int_equal((int)json_num(x, "nSteps"), 4);
+  assert_int_equal(json_hex(x, "commHash"), 0x1234abcdULL);
+  assert_int_equal((int)json_num(x, "opCount"), 9);
+  assert_int_equal((int)json_num(x, "traceFuncIdx"), 4);
+  assert_int_equal((int)json_num(x, "traceProtocol"), 2);
+  assert_int_equal((int)json_num(x, "tracePattern"), 1);
+  assert_int_equal((int)json_num(x, "traceTotalBytes"), 1 << 21);
+  assert_int_equal((int)json_num(x, "proxyNbytes"), 1 << 18);
+  assert_int_equal((int)json_num(x, "rawProxyNsteps"), 8);
+  const cJSON *states = json_obj(op, "states");
+  /* InProgress, 2x the same update (collapsed), another, NULL args */
+  assert_int_equal(cJSON_GetArraySize(states), 4);
+  const cJSON *u = cJSON_GetArrayItem(states, 1);
+  assert_string_equal(json_str(u, "name"), "ProxyDiagUpdate");
+  assert_int_equal((int)json_num(u, "counterKind"), 2);
+  assert_int_equal((int)json_num(u, "flags"), 1);
+  assert_int_equal((int)json_num(u, "value"), 5);
+  assert_int_equal((int)json_num(u, "value2"), -4096);
+  assert_int_equal((int)json_num(u, "count"), 2);
+  assert_int_equal((int)json_num(cJSON_GetArrayItem(states, 2), "value"), 6);
+  const cJSON *bare = cJSON_GetArrayItem(states, 3);
+  assert_string_equal(json_str(bare, "name"), "ProxyDiagUpdate");
+  assert_null(json_obj(bare, "counterKind"));
+  const cJSON *d15 = event_by_handle(&t, h.diag15);
+  assert_string_equal(json_str(d15, "type"), "ncclProfileProxyDiag");
+  assert_int_equal((int)json_num(details(d15), "typeValue"), 1 << 15);
+  assert_parent(&t, h.diag15, h.op);
+  const cJSON *s15 = cJSON_GetArrayItem(json_obj(d15, "states"), 0);
+  assert_int_equal((int)json_num(s15, "counterKind"), 1);
+  assert_int_equal((int)json_num(s15, "value"), 3);
+  const cJSON *d16 = event_by_handle(&t, h.diag16);
+  assert_string_equal(json_str(d16, "type"), "ncclProfileProxyDiag");
+  assert_int_equal((int)json_num(details(d16), "typeValue"), 1 << 16);
+  trace_free(&t);
+  driver_cleanup(&d);
+}
+
+/* `proxydiag` asks RCCL for both of its ProxyDiag bits; NVIDIA gets only
+ * 1 << 16 (which it ignores), never its KernelPhase bit. */
+static int mask_for(const char *host, const char *names) {
+  driver_t d;
+  if (host)
+    setenv("CCLSCOPE_HOST", host, 1);
+  setenv("CCLSCOPE_MASK", names, 1);
+  driver_open(&d);
+  int mask = 0;
+  void *ctx = NULL;
+  d.v6->init(&ctx, 5, &mask, "m", 1, 1, 0, NULL);
+  d.v6->finalize(ctx);
+  driver_close(&d);
+  unsetenv("CCLSCOPE_MASK");
+  unsetenv("CCLSCOPE_HOST");
+  driver_cleanup(&d);
+  return mask;
+}
+
+static void test_proxydiag_mask_by_host(void **state) {
+  (void)state;
+  assert_int_equal(mask_for("rccl", "proxyop,proxydiag"),
+                   ncclProfileProxyOp | rcclProfileProxyDiag_v6 |
+                       rcclProfileProxyDiag_v7);
+  assert_int_equal(mask_for("nccl", "proxyop,proxydiag"),
+                   ncclProfileProxyOp | rcclProfileProxyDiag_v7);
+}
+
+/* The same calls from NVIDIA: v6 stays NVIDIA's — no extras read, 1 << 15
+ * is not a v6 type, state 31 carries nothing (and v7's bit 15 is still
+ * KernelPhase: run_v7). */
+static void test_v6_nvidia_ignores_rccl_fields(void **state) {
+  (void)state;
+  driver_t d;
+  driver_set_nccl_version(23007);
+  driver_open(&d);
+  rccl_handles h;
+  drive_rccl_v6(&d, &h);
+  driver_close(&d);
+  driver_set_nccl_version(0);
+
+  trace_t t;
+  driver_load_single_trace(&d, &t);
+  const cJSON *op = event_by_handle(&t, h.op);
+  assert_int_equal((int)json_num(details(op), "nSteps"), 4);
+  assert_null(json_obj(details(op), "commHash"));
+  assert_null(json_obj(details(op), "rawProxyNsteps"));
+  const cJSON *u = cJSON_GetArrayItem(json_obj(op, "states"), 1);
+  assert_int_equal((int)json_num(u, "id"), 31);
+  assert_null(json_obj(u, "counterKind"));
+  assert_null(json_obj(u, "value"));
+  const cJSON *d15 = event_by_handle(&t, h.diag15);
+  assert_string_equal(json_str(d15, "type"), "unknown");
+  assert_int_equal((int)json_num(details(d15), "typeValue"), 1 << 15);
+  const cJSON *proc = trace_find_record(&t, "process");
+  assert_string_equal(json_str(proc, "host"), "nccl");
+  trace_free(&t);
+  driver_cleanup(&d);
 }
 
 /* ---- hostile values: NULL, stale, double-stopped, foreign, unknown ---- */
@@ -644,6 +825,9 @@ int main(void) {
       cmocka_unit_test(test_v4),
       cmocka_unit_test(test_v6_hierarchy_and_ce),
       cmocka_unit_test(test_v7_user_tag_gated_by_version),
+      cmocka_unit_test(test_v6_rccl),
+      cmocka_unit_test(test_v6_nvidia_ignores_rccl_fields),
+      cmocka_unit_test(test_proxydiag_mask_by_host),
       cmocka_unit_test(test_hostile_handles),
       cmocka_unit_test(test_pxn),
       cmocka_unit_test(test_mask_and_mode),

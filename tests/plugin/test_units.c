@@ -139,6 +139,13 @@ static void test_mask_names(void **state) {
   char names[256];
   cs_config_mask_names(0x46, names, sizeof names);
   assert_string_equal(names, "coll,p2p,kernelch");
+  /* RCCL's ProxyDiag (1 << 16) has a name; bits beyond it stay numbers */
+  cs_config_mask_names(0x30002, names, sizeof names);
+  assert_string_equal(names, "coll,proxydiag,0x20000");
+  int mask = 0;
+  char err[128];
+  assert_true(cs_config_parse_mask("proxydiag", &mask, err, sizeof err));
+  assert_int_equal(mask, 1 << 16);
 }
 
 static void test_size_parsing(void **state) {

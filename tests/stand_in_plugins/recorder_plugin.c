@@ -8,7 +8,9 @@
  * init the arguments, the environment NCCL tests rely on (CCLSCOPE_HOST,
  * CCLSCOPE_HOSTNAME) and what dlsym(RTLD_DEFAULT, "ncclGetVersion") says.
  * Handles are unique fake addresses (never dereferenced). The activation
- * mask is RECORDER_MASK (default 0xFFFF), stored atomically.
+ * mask is RECORDER_MASK (default 0xFFFF), stored atomically. Under
+ * CCLSCOPE_HOST=rccl the v6 descriptor and state args are RCCL's
+ * (include/nccl/profiler_rccl_v6.h): the args are recorded as 24 bytes.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -116,7 +118,7 @@ static ncclResult_t rec_start(int v, void *context, void **eHandle,
 
 static ncclResult_t rec_state(int v, void *eHandle, int state, const void *args,
                               size_t size) {
-  char bytes[2 * 16 + 1] = "";
+  char bytes[2 * 24 + 1] = "";
   if (args != NULL)
     hex(bytes, args, size);
   char line[512];
@@ -189,8 +191,21 @@ VERSION_FUNCS(2)
 VERSION_FUNCS(3)
 VERSION_FUNCS(4)
 VERSION_FUNCS(5)
-VERSION_FUNCS(6)
 VERSION_FUNCS(7)
+
+/* v6: RCCL hands a 24-byte args union (read as such only under RCCL). */
+static ncclResult_t start_v6(void *c, void **h,
+                             ncclProfilerEventDescr_v6_t *d) {
+  return rec_start(6, c, h, d, sizeof *d, (uint64_t)d->type, d->parentObj,
+                   d->rank);
+}
+static ncclResult_t state_v6(void *h, ncclProfilerEventState_v6_t s,
+                             ncclProfilerEventStateArgs_v6_t *a) {
+  const char *host = getenv("CCLSCOPE_HOST");
+  bool rccl = host != NULL && strcmp(host, "rccl") == 0;
+  return rec_state(6, h, (int)s, a,
+                   rccl ? sizeof(rcclProfilerEventStateArgs_v6_t) : sizeof *a);
+}
 
 ncclProfiler_v1_t ncclProfiler_v1 = {"recorder", init_v1,  start_v1,
                                      rec_stop,   state_v1, rec_finalize};

@@ -237,7 +237,7 @@ static uint64_t send_step_bytes(const rec *r, rec_scratch *sc) {
 
 static bool can_be_parent(ev_type t) {
   return t != ET_NET_PLUGIN && t != ET_KERNEL_CH && t != ET_KERNEL_PHASE &&
-         t != ET_CE_SYNC && t != ET_CE_BATCH;
+         t != ET_PROXY_DIAG && t != ET_CE_SYNC && t != ET_CE_BATCH;
 }
 
 static void write_states(perfetto *p, const rec *r, rec_scratch *sc,

@@ -48,9 +48,10 @@ typedef enum {
   ET_CE_SYNC = 13,
   ET_CE_BATCH = 14,
   ET_KERNEL_PHASE = 15,
-  ET_UNKNOWN = 16, /* "unknown" or a name this build does not know */
-  ET_LIFECYCLE = 17,
-  ET_COUNT = 18
+  ET_PROXY_DIAG = 16, /* RCCL (its bit 16; bit 15 in RCCL's v6 builds) */
+  ET_UNKNOWN = 17,    /* "unknown" or a name this build does not know */
+  ET_LIFECYCLE = 18,
+  ET_COUNT = 19
 } ev_type;
 
 typedef enum {

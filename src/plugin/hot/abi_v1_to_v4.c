@@ -43,6 +43,7 @@ static void fill_proxy(cs_payload *p, ncclPid_t pid, uint8_t channel, int peer,
   p->proxy_op.n_steps = n_steps;
   p->proxy_op.chunk_size = chunk;
   p->proxy_op.is_send = is_send;
+  p->proxy_op.has_rccl = 0;
 }
 
 /* Every v1..v4 descriptor begins with a uint8_t type and the parent; read

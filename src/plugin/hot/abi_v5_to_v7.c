@@ -8,6 +8,7 @@
  * and isSymColl from v7, and userTag only when the host is NVIDIA NCCL
  * >= 2.31 (some RCCL v7 layouts end before it).
  */
+#include "abi_rccl.h"
 #include "emit.h"
 #include "session.h" /* init is the lifecycle: cs_session_init */
 
@@ -84,6 +85,16 @@ read_modern(const void *descr, uint32_t allowed, void **parent_obj) {
   const d7 *d = descr;
   *parent_obj = d->parentObj;
   return cs_etype_decode(d->type, allowed);
+}
+
+/* v6 also serves RCCL, whose ProxyDiag (bit 15 in its v6 builds, 16 in
+ * later ones) is a type only when the host library is RCCL. */
+static inline __attribute__((always_inline)) cs_etype
+read_v6(const void *descr, uint32_t allowed, void **parent_obj) {
+  cs_etype et = read_modern(descr, allowed, parent_obj);
+  if (CS_UNLIKELY(et == CS_EV_UNKNOWN))
+    et = cs_rccl_decode_type(((const d6 *)descr)->type);
+  return et;
 }
 
 /* Copy one descriptor into a START record (both twins use this). */
@@ -165,6 +176,7 @@ fill_modern(cs_rec_start *rec, void *context, const void *descr, cs_etype et,
     p->proxy_op.n_steps = d->proxyOp.nSteps;
     p->proxy_op.chunk_size = d->proxyOp.chunkSize;
     p->proxy_op.is_send = d->proxyOp.isSend;
+    p->proxy_op.has_rccl = 0; /* RCCL's v6 ProxyOp: abi_rccl.c */
     break;
   case CS_EV_PROXY_STEP:
     p->proxy_step.step = d->proxyStep.step;
@@ -209,6 +221,7 @@ fill_modern(cs_rec_start *rec, void *context, const void *descr, cs_etype et,
     p->kernel_phase.phase_name = d->kernelPhase.phaseName;
     p->kernel_phase.ptimer = d->kernelPhase.pTimer;
     break;
+  case CS_EV_PROXY_DIAG: /* RCCL documents no descriptor member for it */
   default:
     p->unknown.raw_type = d->type;
     break;
@@ -275,17 +288,28 @@ static ncclResult_t v6_init(void **context, uint64_t commId,
 /* startEvent (emit.h): the fast path here, the rest in the slow twin. */
 __attribute__((noinline)) static ncclResult_t
 v6_start_slow(void *context, void **eHandle, const void *d) {
-  return cs_start_event(context, eHandle, d, CS_TYPES_V6, 6, read_modern,
+  return cs_start_event(context, eHandle, d, CS_TYPES_V6, 6, read_v6,
                         fill_modern, NULL);
 }
 
+/* RCCL's ProxyOp carries more than NVIDIA's (abi_rccl.c): the one v6 start
+ * that leaves the common sequence, and only under RCCL. */
 static ncclResult_t v6_start(void *context, void **eHandle, d6 *eDescr) {
-  return cs_start_event(context, eHandle, eDescr, CS_TYPES_V6, 6, read_modern,
+  if (CS_UNLIKELY(cs_rccl_is_proxy_op(eDescr)))
+    return cs_rccl_proxy_op_start(context, eHandle,
+                                  (const rcclProfilerEventDescr_v6_t *)eDescr);
+  return cs_start_event(context, eHandle, eDescr, CS_TYPES_V6, 6, read_v6,
                         fill_modern, v6_start_slow);
 }
 
+/* State 31 reaches a v6 plugin only from RCCL (ProxyDiagUpdate, 24-byte
+ * args); NVIDIA's KernelPhaseStop is v7-only. */
 static ncclResult_t v6_state(void *eHandle, ncclProfilerEventState_v6_t state,
                              ncclProfilerEventStateArgs_v6_t *args) {
+  if (CS_UNLIKELY((int)state == rcclProfilerProxyDiagUpdate)) {
+    cs_rccl_emit_state_31(eHandle, args);
+    return ncclSuccess;
+  }
   cs_emit_state(eHandle, (int)state, args);
   return ncclSuccess;
 }

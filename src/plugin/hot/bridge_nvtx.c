@@ -22,8 +22,13 @@
 
 #include <nvtx3/nvToolsExt.h>
 
-/* Categories: event type + 1 (NVTX's 0 means "none"); marks after them. */
-#define CAT_MARK (CS_EV_COUNT + 1u)
+/* Categories: event type + 1 (NVTX's 0 means "none"); marks have 18, as
+ * docs/integrations.md promises (it was CS_EV_COUNT + 1 before RCCL's
+ * ProxyDiag became a type): above every type that becomes a range. */
+#define CAT_MARK 18u
+_Static_assert(CS_EV_CE_COLL + 1u < CAT_MARK &&
+                   CS_EV_KERNEL_PHASE + 1u < CAT_MARK,
+               "NVTX categories of ranged types stay below the marks'");
 
 /* The types that become ranges (named by nccl_event_name when they carry
  * no function name; also the category names). */

@@ -35,14 +35,19 @@ static const uint8_t cs_start_units_for[CS_EV_COUNT] = {
     [CS_EV_KERNEL_CH] = 1,    [CS_EV_NET_PLUGIN] = 2, [CS_EV_GROUP_API] = 1,
     [CS_EV_COLL_API] = 2,     [CS_EV_P2P_API] = 2,    [CS_EV_KERNEL_LAUNCH] = 1,
     [CS_EV_CE_COLL] = 3,      [CS_EV_CE_SYNC] = 1,    [CS_EV_CE_BATCH] = 1,
-    [CS_EV_KERNEL_PHASE] = 1, [CS_EV_UNKNOWN] = 1,
+    [CS_EV_KERNEL_PHASE] = 1, [CS_EV_PROXY_DIAG] = 1, [CS_EV_UNKNOWN] = 1,
 };
 _Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_coll) <= 3 * CS_UNIT_BYTES,
                "coll");
 _Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_p2p) <= 2 * CS_UNIT_BYTES,
                "p2p");
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_proxy_op) <= CS_UNIT_BYTES,
+/* ProxyOp: 1 unit up to `rccl` (NVIDIA), 2 with it (RCCL, abi_rccl.c). */
+_Static_assert(CS_START_FIXED_BYTES + offsetof(cs_p_proxy_op, rccl) <=
+                   CS_UNIT_BYTES,
                "proxyop");
+_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_proxy_op) <=
+                   2 * CS_UNIT_BYTES,
+               "proxyop with RCCL's fields");
 _Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_proxy_step) <= CS_UNIT_BYTES,
                "proxystep");
 _Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_kernel_ch) <= CS_UNIT_BYTES,
@@ -169,6 +174,9 @@ static inline cs_rec_start *cs_start_fast_begin(void **eHandle, cs_etype et,
  * event's stop and states cost nothing and its children say their parent
  * was dropped). */
 cs_rec_start *cs_start_slow_begin(void **eHandle, cs_etype et, cs_ring **ring);
+/* The same with a record of `units` units (RCCL's longer ProxyOp). */
+cs_rec_start *cs_start_slow_begin_units(void **eHandle, cs_etype et,
+                                        unsigned units, cs_ring **ring);
 
 /* Parent, context and rank. `origin_pid` is the ProxyOp's pid, else 0. */
 static inline void cs_start_common(cs_rec_start *rec, void *context,

@@ -12,13 +12,17 @@
 #include "sampling.h"
 
 cs_rec_start *cs_start_slow_begin(void **eHandle, cs_etype et, cs_ring **ring) {
+  return cs_start_slow_begin_units(eHandle, et, cs_start_units_for[et], ring);
+}
+
+cs_rec_start *cs_start_slow_begin_units(void **eHandle, cs_etype et,
+                                        unsigned units, cs_ring **ring) {
   cs_ring *r = cs_ring_for_thread();
   if (!r) {
     *eHandle = NULL; /* no session: nothing is recorded */
     return NULL;
   }
   /* A handle is always written: NCCL reuses unwritten slots. */
-  unsigned units = cs_start_units_for[et];
   cs_unit *u = cs_ring_reserve(r, units);
   if (!u) {
     *eHandle = cs_handle_dropped();

@@ -109,6 +109,20 @@ typedef struct {
   uint8_t has_user_tag;
 } cs_p_p2p;
 
+/* RCCL's v6 proxyOp fields after isSend (include/nccl/profiler_rccl_v6.h). */
+typedef struct {
+  uint64_t comm_hash;
+  int64_t op_count;
+  int32_t trace_func_idx;
+  int32_t trace_protocol;
+  int32_t trace_pattern;
+  uint32_t trace_total_bytes;
+  uint32_t proxy_nbytes;
+  int32_t raw_proxy_nsteps;
+} cs_p_rccl_proxy_op;
+
+/* `rccl` is only in the record (2 units instead of 1) when `has_rccl` is
+ * set: under NVIDIA the START record ends before it. */
 typedef struct {
   int32_t pid;
   int32_t peer;
@@ -116,6 +130,8 @@ typedef struct {
   int32_t chunk_size;
   int32_t is_send;
   uint8_t channel_id;
+  uint8_t has_rccl;
+  cs_p_rccl_proxy_op rccl;
 } cs_p_proxy_op;
 
 typedef struct {
@@ -219,9 +235,19 @@ typedef struct {
 
 #define CS_START_FIXED_BYTES offsetof(cs_rec_start, p)
 
+/* cs_rec_state.h.flags */
+enum {
+  CS_STATE_HAS_DIAG = 1 /* RCCL's ProxyDiagUpdate: arg2, arg3 are valid */
+};
+
 typedef struct {
   cs_rec_head h;
   uint64_t arg; /* first 8 bytes of the state args (meaning by state) */
+  /* RCCL's 24-byte proxyDiag (CS_STATE_HAS_DIAG only; otherwise never
+   * written): arg = counterKind | reserved << 8 | flags << 16 (and the
+   * padding), arg2 = value, arg3 = value2. */
+  uint64_t arg2;
+  uint64_t arg3;
 } cs_rec_state;
 
 typedef struct {

@@ -246,7 +246,27 @@ static char *details_proxy_op(char *p, const cs_event *e) {
   p = CS_CUR_LIT(p, ",\"isSend\":");
   p = cs_cur_bool(p, c->is_send != 0);
   p = CS_CUR_LIT(p, ",\"pid\":");
-  return cs_cur_i64(p, c->pid);
+  p = cs_cur_i64(p, c->pid);
+  if (!c->has_rccl)
+    return p;
+  /* RCCL's v6 proxyOp fields (include/nccl/profiler_rccl_v6.h) */
+  const cs_p_rccl_proxy_op *x = &c->rccl;
+  p = CS_CUR_LIT(p, ",\"commHash\":");
+  p = cs_cur_hex(p, x->comm_hash);
+  p = CS_CUR_LIT(p, ",\"opCount\":");
+  p = cs_cur_i64(p, x->op_count);
+  p = CS_CUR_LIT(p, ",\"traceFuncIdx\":");
+  p = cs_cur_i64(p, x->trace_func_idx);
+  p = CS_CUR_LIT(p, ",\"traceProtocol\":");
+  p = cs_cur_i64(p, x->trace_protocol);
+  p = CS_CUR_LIT(p, ",\"tracePattern\":");
+  p = cs_cur_i64(p, x->trace_pattern);
+  p = CS_CUR_LIT(p, ",\"traceTotalBytes\":");
+  p = cs_cur_u64(p, x->trace_total_bytes);
+  p = CS_CUR_LIT(p, ",\"proxyNbytes\":");
+  p = cs_cur_u64(p, x->proxy_nbytes);
+  p = CS_CUR_LIT(p, ",\"rawProxyNsteps\":");
+  return cs_cur_i64(p, x->raw_proxy_nsteps);
 }
 
 static char *details_proxy_step(char *p, const cs_event *e) {
@@ -401,6 +421,7 @@ static char *cur_details(char *p, const cs_event *e) {
     p = CS_CUR_LIT(p, ",\"pTimer\":");
     p = cs_cur_u64(p, e->p.kernel_phase.ptimer);
     break;
+  case CS_EV_PROXY_DIAG: /* RCCL: the type value tells bit 15 from 16 */
   case CS_EV_UNKNOWN:
     p = CS_CUR_LIT(p, "\"typeValue\":");
     p = cs_cur_u64(p, e->p.unknown.raw_type);
@@ -454,7 +475,7 @@ static size_t strings_max(const cs_event *e) {
 
 /* ---- states ---- */
 
-#define STATE_MAX 200 /* one state entry, worst case */
+#define STATE_MAX 280 /* one state entry, worst case (RCCL's ProxyDiag) */
 
 static char *cur_state(cs_trace_sink *t, char *p, const cs_state_rec *s,
                        int abi) {
@@ -489,6 +510,15 @@ static char *cur_state(cs_trace_sink *t, char *p, const cs_state_rec *s,
     if (abi >= 7 && t->env.host->kind != CS_HOST_RCCL) {
       p = CS_CUR_LIT(p, ",\"pTimer\":");
       p = cs_cur_u64(p, s->arg);
+    } else if (s->has_diag) { /* RCCL's ProxyDiagUpdate */
+      p = CS_CUR_LIT(p, ",\"counterKind\":");
+      p = cs_cur_u64(p, s->arg & 0xFF);
+      p = CS_CUR_LIT(p, ",\"flags\":");
+      p = cs_cur_u64(p, (s->arg >> 16) & 0xFFFF);
+      p = CS_CUR_LIT(p, ",\"value\":");
+      p = cs_cur_i64(p, (int64_t)s->arg2);
+      p = CS_CUR_LIT(p, ",\"value2\":");
+      p = cs_cur_i64(p, (int64_t)s->arg3);
     }
     break;
   default:

@@ -588,10 +588,28 @@ static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
 
 /* ---- STATE ---- */
 
+/* A STATE record as the event keeps it: RCCL's two extra words only when
+ * the record says it carries them (otherwise they were never written). */
+static cs_state_rec state_from_record(const cs_rec_state *r) {
+  bool diag = (r->h.flags & CS_STATE_HAS_DIAG) != 0;
+  cs_state_rec s = {.state = r->h.aux,
+                    .repeat = 1,
+                    .raw_ts = r->h.ts,
+                    .last_raw_ts = r->h.ts,
+                    .arg = r->arg,
+                    .arg2 = diag ? r->arg2 : 0,
+                    .arg3 = diag ? r->arg3 : 0,
+                    .has_diag = diag};
+  return s;
+}
+
 static void append_state(cs_event *e, const cs_rec_state *r) {
+  cs_state_rec rec = state_from_record(r);
   if (e->nstates > 0) {
     cs_state_rec *last = &e->states[e->nstates - 1];
-    if (last->state == r->h.aux && last->arg == r->arg) {
+    if (last->state == rec.state && last->arg == rec.arg &&
+        last->arg2 == rec.arg2 && last->arg3 == rec.arg3 &&
+        last->has_diag == rec.has_diag) {
       last->repeat++;
       last->last_raw_ts = r->h.ts;
       return;
@@ -608,12 +626,7 @@ static void append_state(cs_event *e, const cs_rec_state *r) {
     e->states = s;
     e->cap_states = cap;
   }
-  cs_state_rec *n = &e->states[e->nstates++];
-  n->state = r->h.aux;
-  n->repeat = 1;
-  n->raw_ts = r->h.ts;
-  n->last_raw_ts = r->h.ts;
-  n->arg = r->arg;
+  e->states[e->nstates++] = rec;
 }
 
 static void on_state(cs_assembler *a, const cs_rec_state *r, int32_t tid) {
@@ -634,7 +647,7 @@ static void on_state(cs_assembler *a, const cs_rec_state *r, int32_t tid) {
   }
   a->c.late_states++;
   if (a->cfg.on_late_state) {
-    cs_state_rec s = {r->h.aux, 1, r->h.ts, r->h.ts, r->arg};
+    cs_state_rec s = state_from_record(r);
     a->cfg.on_late_state(a->cfg.arg, r->h.id, &s, tid, x->etype);
   }
 }

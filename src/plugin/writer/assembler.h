@@ -43,6 +43,11 @@ typedef struct {
   uint64_t raw_ts;
   uint64_t last_raw_ts;
   uint64_t arg;
+  /* RCCL's ProxyDiagUpdate (has_diag): arg = counterKind | flags << 16,
+   * arg2 = value, arg3 = value2 (record.h). Zero otherwise. */
+  uint64_t arg2;
+  uint64_t arg3;
+  bool has_diag;
 } cs_state_rec;
 
 #define CS_INLINE_STATES 3
