@@ -1132,8 +1132,9 @@ void core_replay_start(emu_thread *t, void *context, emu_slot *slot,
 }
 
 void core_replay_record(emu_thread *t, emu_slot *slot, int state,
-                        ncclProfilerEventStateArgs_v7_t *args) {
-  emit_record(t, slot, state, args, NULL);
+                        ncclProfilerEventStateArgs_v7_t *args,
+                        const emu_rccl_proxy_diag *diag) {
+  emit_record_diag(t, slot, state, args, diag, NULL);
 }
 
 void core_replay_stop(emu_thread *t, emu_slot *slot) {

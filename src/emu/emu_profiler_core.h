@@ -283,8 +283,10 @@ void core_net_callback(emu_thread *t, emu_slot *eHandle, int type,
 void core_replay_start(emu_thread *t, void *context, emu_slot *slot,
                        ncclProfilerEventDescr_v7_t *d,
                        const emu_start_info *info);
+/* `diag`: RCCL's proxyDiag arm of a recorded ProxyDiagUpdate, else NULL. */
 void core_replay_record(emu_thread *t, emu_slot *slot, int state,
-                        ncclProfilerEventStateArgs_v7_t *args);
+                        ncclProfilerEventStateArgs_v7_t *args,
+                        const emu_rccl_proxy_diag *diag);
 void core_replay_stop(emu_thread *t, emu_slot *slot);
 
 /* ---------- lifecycle (emu_worker.c) ---------- */

@@ -273,6 +273,8 @@ static void do_start(rp_run *run, rp_worker_thread *t, const rp_event *e) {
     info.origin_ctx = ctx;
     info.origin_parent_obj = d.parentObj;
   }
+  if (e->has_rccl)
+    info.rccl_proxy = &e->rccl; /* delivered when the host is RCCL's v6 */
   core_replay_start(&t->thr, ctx, &run->slots[e->slot], &d, &info);
 }
 
@@ -295,7 +297,8 @@ static void exec_call(rp_run *run, rp_worker_thread *t, const rp_call *c) {
       break;
     }
     rp_state s = p->states[c->state];
-    core_replay_record(&t->thr, slot, s.id, s.args_null ? NULL : &s.args);
+    core_replay_record(&t->thr, slot, s.id, s.args_null ? NULL : &s.args,
+                       s.has_diag ? &s.diag : NULL);
     break;
   }
   case RP_CALL_STOP: {

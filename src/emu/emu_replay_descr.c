@@ -167,9 +167,35 @@ static void p2p_member(rp_event *e, const js_value *k, const js_value *v) {
     d->p2p.userTag = as_hex(v);
 }
 
-static void proxy_op_member(ncclProfilerEventDescr_v7_t *d, const js_value *k,
-                            const js_value *v) {
-  if (key_is(k, "channelId"))
+/* RCCL's v6 proxyOp extras (docs/trace-format.md, ProxyOp under RCCL). */
+static bool rccl_proxy_member(emu_rccl_proxy_extras *x, const js_value *k,
+                              const js_value *v) {
+  if (key_is(k, "commHash"))
+    x->comm_hash = as_u64(v);
+  else if (key_is(k, "opCount"))
+    x->op_count = as_i64(v);
+  else if (key_is(k, "traceFuncIdx"))
+    x->trace_func_idx = (int32_t)as_i64(v);
+  else if (key_is(k, "traceProtocol"))
+    x->trace_protocol = (int32_t)as_i64(v);
+  else if (key_is(k, "tracePattern"))
+    x->trace_pattern = (int32_t)as_i64(v);
+  else if (key_is(k, "traceTotalBytes"))
+    x->trace_total_bytes = (uint32_t)as_u64(v);
+  else if (key_is(k, "proxyNbytes"))
+    x->proxy_nbytes = (uint32_t)as_u64(v);
+  else if (key_is(k, "rawProxyNsteps"))
+    x->raw_proxy_nsteps = (int32_t)as_i64(v);
+  else
+    return false;
+  return true;
+}
+
+static void proxy_op_member(rp_event *e, const js_value *k, const js_value *v) {
+  ncclProfilerEventDescr_v7_t *d = &e->d;
+  if (rccl_proxy_member(&e->rccl, k, v))
+    e->has_rccl = true;
+  else if (key_is(k, "channelId"))
     d->proxyOp.channelId = (uint8_t)as_u64(v);
   else if (key_is(k, "peer"))
     d->proxyOp.peer = (int)as_i64(v);
@@ -358,7 +384,7 @@ bool rp_descr_from_record(rp_event *e, const rec *r) {
       p2p_member(e, &k, &v);
       break;
     case ncclProfileProxyOp:
-      proxy_op_member(d, &k, &v);
+      proxy_op_member(e, &k, &v);
       break;
     case ncclProfileNetPlugin:
       net_member(e, &k, &v, r->line);
@@ -405,6 +431,18 @@ bool rp_state_from_json(const js_value *obj, const char *base,
       out->state.args.proxyCtrl.appendedProxyOps = (int)as_i64(&v);
     } else if (key_is(&k, "pTimer")) {
       out->state.args.kernelCh.pTimer = as_u64(&v);
+    } else if (key_is(&k, "counterKind")) { /* RCCL's ProxyDiagUpdate */
+      out->state.has_diag = true;
+      out->state.diag.counter_kind = (uint8_t)as_u64(&v);
+    } else if (key_is(&k, "flags")) {
+      out->state.has_diag = true;
+      out->state.diag.flags = (uint16_t)as_u64(&v);
+    } else if (key_is(&k, "value")) {
+      out->state.has_diag = true;
+      out->state.diag.value = as_i64(&v);
+    } else if (key_is(&k, "value2")) {
+      out->state.has_diag = true;
+      out->state.diag.value2 = as_i64(&v);
     }
   }
   if (!has_id || !has_ts || it.error != NULL)

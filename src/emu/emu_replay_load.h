@@ -11,6 +11,7 @@
 #define NCCLEMU_REPLAY_LOAD_H
 
 #include "emu_common.h"
+#include "emu_shims.h"
 #include "nccl/profiler_net.h"
 
 /* The plugin calls a replay makes, in the order they sort at one time. */
@@ -27,6 +28,8 @@ typedef struct rp_state {
   int id;         /* NCCL's state value */
   bool args_null; /* GroupApi states: NCCL passes NULL (§3.4) */
   ncclProfilerEventStateArgs_v7_t args;
+  bool has_diag; /* RCCL's ProxyDiagUpdate: its proxyDiag arm (§12) */
+  emu_rccl_proxy_diag diag;
 } rp_state;
 
 typedef enum {
@@ -45,6 +48,9 @@ typedef struct rp_event {
     ncclProfilerNetSockDescr_v1_t sock;
   } net;
   bool has_net; /* netPlugin.data points to `net` */
+  /* RCCL's v6 proxyOp extras, when the ProxyOp's details have them (§12) */
+  emu_rccl_proxy_extras rccl;
+  bool has_rccl;
   rp_parent_kind parent_kind;
   int parent_proc; /* process of the parent (this one unless foreign) */
   int parent_ev;   /* its event index there */
