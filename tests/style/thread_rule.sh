@@ -21,6 +21,7 @@ plugin=src/plugin
 declare -A root_ok=(
   [log.h]="messages: once-only warnings, safe from any thread"
   [event_types.h]="the event-type and state enums, constant name tables"
+  [optional_lib.h]="a dlopen search without state, called by the bridges at session begin"
 )
 # session.h is the lifecycle (a mutex): only the callbacks that ARE the
 # lifecycle (init, finalize) may include it.

@@ -22,6 +22,7 @@
 #include "bridge_cupti.h"
 #include "handle.h"
 #include "log.h"
+#include "optional_lib.h"
 
 /* Facts from CUPTI's cupti_activity.h / cupti_result.h (our declarations):
  * CUpti_ExternalCorrelationKind CUSTOM2 = 5 (CUSTOM0 and CUSTOM1 are the
@@ -63,30 +64,9 @@ static bool resolve(void *lib, const char *name) {
 /* CCLSCOPE_CUPTI_LIBRARY names the library; else the CUPTI already in the
  * process (the one the user's profiler uses) wins over loading one. */
 static bool find_cupti(char *tried, size_t tried_len) {
-  const char *forced = getenv("CCLSCOPE_CUPTI_LIBRARY");
-  const char *const *names = library_names;
-  size_t n = sizeof library_names / sizeof *library_names;
-  if (forced && forced[0]) {
-    names = &forced;
-    n = 1;
-  }
-  snprintf(tried, tried_len, "%s", names[0]);
-  for (size_t i = 1; i < n; i++) {
-    size_t used = strnlen(tried, tried_len);
-    snprintf(tried + used, tried_len - used, ", %s", names[i]);
-  }
-  for (int pass = 0; pass < 2; pass++) {
-    for (size_t i = 0; i < n; i++) {
-      void *lib = dlopen(names[i],
-                         RTLD_NOW | RTLD_LOCAL | (pass == 0 ? RTLD_NOLOAD : 0));
-      if (!lib)
-        continue;
-      if (resolve(lib, names[i]))
-        return true;
-      dlclose(lib);
-    }
-  }
-  return false;
+  return cs_optional_lib_find("CCLSCOPE_CUPTI_LIBRARY", library_names,
+                              sizeof library_names / sizeof *library_names,
+                              resolve, tried, tried_len);
 }
 
 bool cs_cupti_session_begin(void) {

@@ -30,6 +30,7 @@
 #include "handle.h"
 #include "log.h"
 #include "nccl_names.h"
+#include "optional_lib.h"
 
 /* ROCTX's functions (roctx.h; the same C names in the legacy libroctx64 and
  * in rocprofiler-sdk-roctx): push and pop return the 0-based nesting level,
@@ -81,30 +82,9 @@ static bool resolve(void *lib, const char *name) {
 /* CCLSCOPE_ROCTX_LIBRARY names the library; else a ROCTX already in the
  * process (the application's, or the profiler's) wins over loading one. */
 static bool find_roctx(char *tried, size_t tried_len) {
-  const char *forced = getenv("CCLSCOPE_ROCTX_LIBRARY");
-  const char *const *names = library_names;
-  size_t n = sizeof library_names / sizeof *library_names;
-  if (forced && forced[0]) {
-    names = &forced;
-    n = 1;
-  }
-  snprintf(tried, tried_len, "%s", names[0]);
-  for (size_t i = 1; i < n; i++) {
-    size_t used = strnlen(tried, tried_len);
-    snprintf(tried + used, tried_len - used, ", %s", names[i]);
-  }
-  for (int pass = 0; pass < 2; pass++) {
-    for (size_t i = 0; i < n; i++) {
-      void *lib = dlopen(names[i],
-                         RTLD_NOW | RTLD_LOCAL | (pass == 0 ? RTLD_NOLOAD : 0));
-      if (!lib)
-        continue;
-      if (resolve(lib, names[i]))
-        return true;
-      dlclose(lib);
-    }
-  }
-  return false;
+  return cs_optional_lib_find("CCLSCOPE_ROCTX_LIBRARY", library_names,
+                              sizeof library_names / sizeof *library_names,
+                              resolve, tried, tried_len);
 }
 
 bool cs_roctx_session_begin(bool forced, bool host_is_rccl,
