@@ -41,11 +41,11 @@ static void *fake_buffer(const emu_comm *c, uint64_t op, int which) {
 }
 
 /* ---------- comm init / destroy ---------- */
-static void truth_load_record(emu_thread *t, const emu_plugin *p) {
+void emu_truth_load_record(emu_thread *t, const emu_plugin *p,
+                           const emu_options *o, bool replay) {
   emu_rec r;
   if (!emu_rec_begin(&r, t, "load"))
     return;
-  const emu_options *o = emu_self->opts;
   char version[32];
   snprintf(version, sizeof version, "%d.%d.%d", o->nccl_version / 10000,
            (o->nccl_version / 100) % 100, o->nccl_version % 100);
@@ -58,6 +58,8 @@ static void truth_load_record(emu_thread *t, const emu_plugin *p) {
   emu_rec_str(&r, "host", o->host == EMU_HOST_RCCL ? "rccl" : "nccl");
   emu_rec_bool(&r, "usertag_valid", p->usertag_valid);
   emu_rec_bool(&r, "from_net_plugin", p->from_net_plugin);
+  if (replay)
+    emu_rec_bool(&r, "replay", true);
   if (p->proxy_trace.wanted) { /* RCCL_ENABLE_PROXY_TRACE (§12) */
     emu_rec_str(&r, "proxytrace_path",
                 p->proxy_trace.lib != NULL ? p->proxy_trace.path
@@ -75,7 +77,7 @@ static void comm_init(emu_thread *t, emu_comm *c, const char *quirk) {
   bool loaded_now = false;
   emu_plugin *p = emu_loader_acquire(&loaded_now);
   if (loaded_now)
-    truth_load_record(t, p);
+    emu_truth_load_record(t, p, o, false);
   if (p == NULL) {
     const char *name = getenv("NCCL_PROFILER_PLUGIN");
     bool disabled = name != NULL && strcasecmp(name, "none") == 0;

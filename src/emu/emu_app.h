@@ -90,6 +90,10 @@ typedef struct emu_app {
 } emu_app;
 
 /* ---------- the NCCL API as scenarios call it ---------- */
+/* The truth's `load` record (docs/ncclemu.md): which plugin, symbol, ABI,
+ * pretended release and host; `replay` marks one made by --replay. */
+void emu_truth_load_record(emu_thread *t, const emu_plugin *p,
+                           const emu_options *o, bool replay);
 void emu_group_start(emu_app *a);
 void emu_group_end(emu_app *a);
 void emu_collective(emu_app *a, emu_comm *c, emu_func f, size_t count,

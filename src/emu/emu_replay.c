@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "emu_app.h"
 #include "emu_check.h"
 #include "emu_loader.h"
 #include "emu_profiler_core.h"
@@ -109,26 +110,6 @@ static void wake_everyone(rp_run *run) {
 
 /* ---------- the calls ---------- */
 
-static void truth_load(emu_thread *t, const emu_plugin *p,
-                       const emu_options *wo) {
-  emu_rec r;
-  if (!emu_rec_begin(&r, t, "load"))
-    return;
-  char version[32];
-  snprintf(version, sizeof version, "%d.%d.%d", wo->nccl_version / 10000,
-           (wo->nccl_version / 100) % 100, wo->nccl_version % 100);
-  emu_rec_str(&r, "path", p->path);
-  emu_rec_str(&r, "symbol", p->symbol_name);
-  emu_rec_int(&r, "abi", p->abi);
-  emu_rec_str(&r, "name", p->name);
-  emu_rec_str(&r, "nccl_version", version);
-  emu_rec_int(&r, "version_code", wo->nccl_version);
-  emu_rec_str(&r, "host", wo->host == EMU_HOST_RCCL ? "rccl" : "nccl");
-  emu_rec_bool(&r, "usertag_valid", p->usertag_valid);
-  emu_rec_bool(&r, "replay", true);
-  emu_rec_end(&r);
-}
-
 static const emu_options *worker_options; /* the worker's own copy */
 
 static void do_init(rp_run *run, rp_worker_thread *t, const rp_comm *c,
@@ -136,7 +117,7 @@ static void do_init(rp_run *run, rp_worker_thread *t, const rp_comm *c,
   bool loaded_now = false;
   emu_plugin *p = emu_loader_acquire(&loaded_now);
   if (loaded_now)
-    truth_load(&t->thr, p, worker_options);
+    emu_truth_load_record(&t->thr, p, worker_options, true);
   if (p == NULL) {
     const char *name = getenv("NCCL_PROFILER_PLUGIN");
     bool disabled = name != NULL && strcasecmp(name, "none") == 0;

@@ -70,19 +70,9 @@ void cs_rccl_emit_state_31(void *eHandle, const void *args) {
   cs_ring *r = cs_ring_for_thread();
   if (!r)
     return;
-  if (v == 0) {
-    cs_ring_count(&r->null_handles);
+  cs_unit *u = cs_state_unit_reserve(r, v);
+  if (!u)
     return;
-  }
-  if (!cs_handle_is_our_event(v)) {
-    cs_ring_count(&r->foreign_handles);
-    return;
-  }
-  cs_unit *u = cs_ring_reserve(r, 1);
-  if (!u) {
-    cs_ring_count(&r->dropped_states);
-    return;
-  }
   cs_fill_state(u, v, rcclProfilerProxyDiagUpdate, 0, cs_clock_now());
   if (args) {
     /* RCCL's union is 24 bytes: copied as such here, and only here. */

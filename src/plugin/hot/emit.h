@@ -329,6 +329,10 @@ static inline void cs_fill_net_plugin(cs_rec_start *rec, int64_t plugin_id,
 /* ---- STATE and STOP: fast path inline, everything else out of line ---- */
 
 void cs_emit_state_slow(void *eHandle, int state, const void *args);
+/* The slow half's checks for a state on handle value `v`: NULL and foreign
+ * handles, a full ring, each counted on `r`. Returns the reserved unit (to
+ * fill and commit) or NULL. */
+cs_unit *cs_state_unit_reserve(cs_ring *r, uint64_t v);
 ncclResult_t cs_emit_stop_slow(void *eHandle);
 
 static inline uint64_t cs_state_arg(int state, const void *args) {

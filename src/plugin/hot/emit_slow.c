@@ -72,24 +72,29 @@ bool cs_policy_admit(cs_rec_start *rec, cs_ring *r, void **eHandle) {
   return true;
 }
 
+cs_unit *cs_state_unit_reserve(cs_ring *r, uint64_t v) {
+  if (v == 0) {
+    cs_ring_count(&r->null_handles);
+    return NULL;
+  }
+  if (!cs_handle_is_our_event(v)) {
+    cs_ring_count(&r->foreign_handles);
+    return NULL;
+  }
+  cs_unit *u = cs_ring_reserve(r, 1);
+  if (!u)
+    cs_ring_count(&r->dropped_states);
+  return u;
+}
+
 void cs_emit_state_slow(void *eHandle, int state, const void *args) {
   cs_ring *r = cs_ring_for_thread();
   uint64_t v = (uint64_t)(uintptr_t)eHandle;
   if (!r)
     return;
-  if (v == 0) {
-    cs_ring_count(&r->null_handles);
+  cs_unit *u = cs_state_unit_reserve(r, v);
+  if (!u)
     return;
-  }
-  if (!cs_handle_is_our_event(v)) {
-    cs_ring_count(&r->foreign_handles);
-    return;
-  }
-  cs_unit *u = cs_ring_reserve(r, 1);
-  if (!u) {
-    cs_ring_count(&r->dropped_states);
-    return;
-  }
   cs_fill_state(u, v, state, cs_state_arg(state, args), cs_clock_now());
   cs_ring_commit(r, 1);
 }
