@@ -37,6 +37,16 @@ static void setup_environment(const emu_options *o, const emu_layout *l,
     setenv("CCLSCOPE_HOST", "rccl", 1);
   if (o->plugin != NULL)
     setenv("NCCL_PROFILER_PLUGIN", o->plugin, 1);
+  /* As torchrun gives each process it starts: ncclemu is this job's
+   * launcher (one process per worker, docs/ncclemu.md). */
+  char v[16];
+  snprintf(v, sizeof v, "%d", emu_worker_of(l, first_rank));
+  setenv("RANK", v, 1);
+  snprintf(v, sizeof v, "%d",
+           emu_local_of(l, first_rank) / l->ranks_per_process);
+  setenv("LOCAL_RANK", v, 1);
+  snprintf(v, sizeof v, "%d", l->nworkers);
+  setenv("WORLD_SIZE", v, 1);
 }
 
 static void create_comm_instances(emu_worker *w) {

@@ -27,7 +27,7 @@ static void format_uuid(const uuid16 *u, const char *prefix, char *out,
            b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
-static int from_cuda(char *out, size_t outlen) {
+static int from_cuda(char *out, size_t outlen, int *device) {
   void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
   if (!lib)
     return 0;
@@ -43,13 +43,14 @@ static int from_cuda(char *out, size_t outlen) {
   if (get_dev && get_uuid && get_dev(&dev) == 0 && dev >= 0 &&
       get_uuid(&u, dev) == 0) {
     format_uuid(&u, "GPU-", out, outlen);
+    *device = dev;
     found = 1;
   }
   dlclose(lib);
   return found;
 }
 
-static int from_hip(char *out, size_t outlen) {
+static int from_hip(char *out, size_t outlen, int *device) {
   void *lib = dlopen("libamdhip64.so", RTLD_LAZY | RTLD_NOLOAD);
   if (!lib)
     lib = dlopen("libamdhip64.so.6", RTLD_LAZY | RTLD_NOLOAD);
@@ -66,16 +67,18 @@ static int from_hip(char *out, size_t outlen) {
   if (get_dev && get_uuid && get_dev(&dev) == 0 && dev >= 0 &&
       get_uuid(&u, dev) == 0) {
     format_uuid(&u, "GPU-", out, outlen);
+    *device = dev;
     found = 1;
   }
   dlclose(lib);
   return found;
 }
 
-void cs_gpu_uuid_current(char *out, size_t outlen) {
+void cs_gpu_uuid_current(char *out, size_t outlen, int *device) {
+  *device = -1;
   if (outlen == 0)
     return;
   out[0] = '\0';
-  if (!from_cuda(out, outlen))
-    from_hip(out, outlen);
+  if (!from_cuda(out, outlen, device))
+    from_hip(out, outlen, device);
 }

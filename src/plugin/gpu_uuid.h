@@ -9,7 +9,9 @@
 
 #include <stddef.h>
 
-/* Writes "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" or "" into out. */
-void cs_gpu_uuid_current(char *out, size_t outlen);
+/* Writes "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" or "" into out, and the
+ * device's ordinal (as the process numbers its visible devices) or -1 into
+ * *device. */
+void cs_gpu_uuid_current(char *out, size_t outlen, int *device);
 
 #endif

@@ -22,6 +22,7 @@
 #include "gpu_uuid.h"
 #include "handle.h"
 #include "host_info.h"
+#include "launcher_rank.h"
 #include "log.h"
 #include "mode.h" /* what NCCL's threads read: quiet filters, pid */
 #include "ring.h"
@@ -48,6 +49,7 @@ typedef struct {
   int64_t last_step;
   cs_config cfg;
   cs_host_info host;
+  cs_launcher_rank launcher; /* the job rank the launcher gave us */
 } session_state;
 
 static session_state session = {
@@ -65,6 +67,7 @@ static void fill_writer_opts(cs_writer_opts *o, bool forked_child) {
   o->env.run_id = session.cfg.run_id;
   o->env.dir = session.cfg.dir;
   o->env.host = &session.host;
+  o->env.launcher = &session.launcher;
   o->env.mask = session.mask;
   o->env.mask_source = session.cfg.mask_source;
   o->env.mode_trace = session.cfg.trace;
@@ -199,6 +202,7 @@ static void set_quiet_filters(void) {
 static void start_session(void) {
   cs_config_load(&session.cfg);
   cs_host_info_probe(&session.host, session.cfg.host);
+  cs_launcher_rank_read(&session.launcher);
   atomic_store(&cs_session_pid, getpid());
   atomic_store(&cs_session_user_tag_ok, cs_host_has_user_tag(&session.host));
   atomic_store(&cs_session_host_rccl, session.host.kind == CS_HOST_RCCL);
@@ -408,7 +412,7 @@ void *cs_session_init(const cs_init_args *a) {
     c->mask = session.mask;
     snprintf(c->comm_name, sizeof c->comm_name, "%s",
              a->comm_name ? a->comm_name : "");
-    cs_gpu_uuid_current(c->gpu_uuid, sizeof c->gpu_uuid);
+    cs_gpu_uuid_current(c->gpu_uuid, sizeof c->gpu_uuid, &c->device);
     c->init_raw_ts = cs_clock_now();
     c->init_tid = (int32_t)gettid();
     cs_sampling_context_added(serial, a->nranks);

@@ -37,6 +37,7 @@ typedef struct {
   int mask; /* mask written at init */
   char comm_name[128];
   char gpu_uuid[48];
+  int device; /* CUDA/HIP device ordinal of the initialising thread, -1 */
   uint64_t init_raw_ts;
   int32_t init_tid;
   bool inherited; /* a fork child's copy of a parent's context */

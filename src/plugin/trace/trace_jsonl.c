@@ -809,6 +809,29 @@ void cs_trace_thread(cs_trace_sink *t, int32_t tid, const char *name,
   cs_tf_line_end(&t->file, start, to_ns(t, raw_ts));
 }
 
+/* The job rank the launcher gave this process: "globalRank" and the
+ * variable it came from, "localRank", "worldSize" (each null, with a null
+ * source, when no launcher variable says). */
+static void put_launcher_rank(cs_jbuf *b, const cs_launcher_rank *l) {
+  J(",\"globalRank\":");
+  if (l && l->global_rank >= 0)
+    cs_jbuf_i64(b, l->global_rank);
+  else
+    J("null");
+  J(",\"globalRankSource\":");
+  cs_jbuf_str(b, l ? l->rank_source : NULL);
+  J(",\"localRank\":");
+  if (l && l->local_rank >= 0)
+    cs_jbuf_i64(b, l->local_rank);
+  else
+    J("null");
+  J(",\"worldSize\":");
+  if (l && l->world_size >= 0)
+    cs_jbuf_i64(b, l->world_size);
+  else
+    J("null");
+}
+
 static void put_process_fields(cs_trace_sink *t, cs_jbuf *b) {
   const cs_trace_env *env = &t->env;
   char names[256];
@@ -843,6 +866,7 @@ static void put_process_fields(cs_trace_sink *t, cs_jbuf *b) {
   cs_jbuf_str(b, names);
   J(",\"eventMaskSource\":");
   cs_jbuf_str(b, env->mask_source);
+  put_launcher_rank(b, env->launcher);
   J(",\"ringBytes\":");
   cs_jbuf_u64(b, env->ring_bytes);
   if (cs_tf_direct(&t->file))
@@ -898,6 +922,11 @@ static void put_lifecycle_head(cs_trace_sink *t, cs_jbuf *b, const char *func,
   cs_jbuf_i64(b, c->has_comm_info ? c->nnodes : -1);
   J(",\"gpuUuid\":");
   cs_jbuf_str(b, c->gpu_uuid);
+  J(",\"device\":");
+  if (c->device >= 0)
+    cs_jbuf_i64(b, c->device);
+  else
+    J("null");
   J(",\"start\":");
   put_endpoint(t, b, raw_ts, tid);
   J(",\"stop\":");

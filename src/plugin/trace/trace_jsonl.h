@@ -17,6 +17,7 @@
 #include "cursor.h"
 #include "event_types.h"
 #include "host_info.h"
+#include "launcher_rank.h"
 #include "out_dir.h"
 #include "trace_file.h"
 
@@ -30,6 +31,7 @@ typedef struct {
   const char *dir;
   cs_out_dir *out_dir; /* `dir`, opened once (filled in by the writer) */
   const cs_host_info *host;
+  const cs_launcher_rank *launcher; /* NULL: none known */
   const cs_clock_cal *cal;
   int mask;
   const char *mask_source;
