@@ -92,6 +92,9 @@ static const char *const key_names[K_KEY_COUNT] = {
     [K_late] = "late",
     [K_root] = "root",
     [K_nSteps] = "nSteps",
+    [K_globalRank] = "globalRank",
+    [K_globalRankSource] = "globalRankSource",
+    [K_device] = "device",
 };
 
 static size_t key_lengths[K_KEY_COUNT];

@@ -170,6 +170,9 @@ typedef enum {
   K_late,
   K_root,
   K_nSteps,
+  K_globalRank,
+  K_globalRankSource,
+  K_device,
   K_KEY_COUNT
 } js_key;
 

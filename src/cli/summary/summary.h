@@ -154,11 +154,19 @@ typedef struct {
   uint64_t steps_without_size;
 } network_state;
 
-/* Per file: how it ended, what was lost. */
+/* Per file: which process of the job it is, how it ended, what was lost. */
 typedef struct {
   const char *path;
   char host[64];
   int64_t pid;
+  /* The job rank its launcher gave (process record), -1 when none; and the
+   * largest communicator it belongs to (the fallback, see gpu_identity). */
+  int64_t global_rank;
+  char rank_source[32];
+  int largest_nranks;
+  uint64_t largest_comm;
+  int64_t largest_rank;
+  int largest_count; /* ranks of largest_comm in this process (GPUs) */
   bool has_end;
   bool has_counters; /* from processEnd, else the last ProfilerFinalize */
   uint64_t started, dropped_starts, dropped_states, dropped_stops;
@@ -179,6 +187,11 @@ typedef struct {
   comm_info *comms;
   size_t ncomms, cap_comms;
   pair_map comm_index; /* comm_id -> index + 1 */
+  /* (comm_id, rank) -> the GPU: file index + 1 | (device + 1) << 32 */
+  pair_map gpu_index;
+  /* (file index, device) -> nranks << 32 | rank + 1 of the largest
+   * communicator that device belongs to */
+  pair_map device_index;
   /* per-collective statistics */
   coll_row *colls;
   size_t ncolls, cap_colls;
@@ -188,6 +201,20 @@ typedef struct {
   network_state net;
   file_health *health;
 } summary;
+
+/* Which GPU a communicator rank is (summary_collect.c): the process that
+ * initialised it (file health: host, pid) and its device (-1 when the
+ * trace does not say). NULL when no lifecycle record names it. */
+const file_health *gpu_of(const summary *s, uint64_t comm_id, int32_t rank,
+                          int *device);
+/* The GPU's rank in the job (docs/cli.md, Stragglers): with one GPU in the
+ * process, its launcher's rank (`source` = the variable), else its rank in
+ * the largest communicator it belongs to; with several GPUs in the process,
+ * the rank in the largest communicator of the same device (`source` =
+ * "largest-communicator"); -1 (`source` = NULL) when the traces cannot
+ * tell. */
+int64_t gpu_global_rank(const summary *s, const file_health *h, uint64_t comm,
+                        int32_t rank, int device, const char **source);
 
 /* summary_colls.c */
 void colls_add_timing(summary *s, const rec *r, rec_scratch *sc);

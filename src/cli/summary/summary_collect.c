@@ -63,7 +63,79 @@ static void read_health_counters(file_health *h, const js_value *v,
   }
 }
 
-static void on_lifecycle(summary *s, const rec *r, file_health *h,
+/* A communicator rank's GPU: this file's process, and the device its
+ * lifecycle record names; the largest communicator of the file and of the
+ * device (for gpu_global_rank). */
+static void note_gpu(summary *s, const rec *r, file_health *h, size_t file,
+                     int64_t nranks) {
+  int64_t device = -1;
+  if (!js_to_i64(js_get(r->f, K_device), &device) || device < 0 ||
+      device > 0x7ffffffe)
+    device = -1;
+  bool inserted;
+  uint64_t *v =
+      pair_map_put(&s->gpu_index, r->comm_id, (uint64_t)r->rank, 0, &inserted);
+  if (v && inserted)
+    *v = ((uint64_t)file + 1) | ((uint64_t)(device + 1) << 32);
+  if (r->rank < 0 || nranks <= 0)
+    return;
+  if (nranks > h->largest_nranks) {
+    h->largest_nranks = (int)nranks;
+    h->largest_comm = r->comm_id;
+    h->largest_rank = r->rank;
+    h->largest_count = 1;
+  } else if (r->comm_id == h->largest_comm && inserted) {
+    h->largest_count++;
+  }
+  if (device >= 0) {
+    uint64_t *d =
+        pair_map_put(&s->device_index, file, (uint64_t)device, 0, &inserted);
+    if (d && (uint64_t)nranks > (*d >> 32))
+      *d = ((uint64_t)nranks << 32) | ((uint64_t)r->rank + 1);
+  }
+}
+
+const file_health *gpu_of(const summary *s, uint64_t comm_id, int32_t rank,
+                          int *device) {
+  *device = -1;
+  const uint64_t *v = pair_map_get(&s->gpu_index, comm_id, (uint64_t)rank);
+  if (!v || (*v & 0xffffffffu) == 0 || (*v & 0xffffffffu) > s->files)
+    return NULL;
+  *device = (int)(*v >> 32) - 1;
+  return &s->health[(*v & 0xffffffffu) - 1];
+}
+
+int64_t gpu_global_rank(const summary *s, const file_health *h, uint64_t comm,
+                        int32_t rank, int device, const char **source) {
+  *source = NULL;
+  if (h->largest_count <= 1) { /* one GPU in the process */
+    if (h->global_rank >= 0) {
+      *source = h->rank_source[0] ? h->rank_source : "launcher";
+      return h->global_rank;
+    }
+    if (h->largest_nranks > 0) {
+      *source = "largest-communicator";
+      return h->largest_rank;
+    }
+    return -1;
+  }
+  /* several GPUs: the launcher's rank is the process's, not a GPU's */
+  if (comm == h->largest_comm) {
+    *source = "largest-communicator";
+    return rank;
+  }
+  if (device >= 0) {
+    size_t file = (size_t)(h - s->health);
+    const uint64_t *d = pair_map_get(&s->device_index, file, (uint64_t)device);
+    if (d && (*d & 0xffffffffu) > 0) {
+      *source = "largest-communicator";
+      return (int64_t)(*d & 0xffffffffu) - 1;
+    }
+  }
+  return -1;
+}
+
+static void on_lifecycle(summary *s, const rec *r, file_health *h, size_t file,
                          rec_scratch *sc) {
   const js_fields *f = r->f;
   if (js_str_eq(js_get(f, K_func), "ProfilerInit")) {
@@ -75,6 +147,9 @@ static void on_lifecycle(summary *s, const rec *r, file_health *h,
     int64_t nranks;
     if (js_to_i64(js_get(f, K_nranks), &nranks) && nranks > 0)
       c->nranks = (int)nranks;
+    else
+      nranks = 0;
+    note_gpu(s, r, h, file, nranks);
     if (!c->name[0])
       js_str_copy(js_get(f, K_commName), c->name, sizeof c->name);
   } else if (!h->has_end) {
@@ -91,7 +166,7 @@ static void on_lifecycle(summary *s, const rec *r, file_health *h,
   }
 }
 
-static void on_record(summary *s, const rec *r, file_health *h,
+static void on_record(summary *s, const rec *r, file_health *h, size_t file,
                       rec_scratch *sc) {
   int64_t t = rec_start_time(r);
   if (t != INT64_MIN && (s->first_ts == 0 || t < s->first_ts))
@@ -103,7 +178,7 @@ static void on_record(summary *s, const rec *r, file_health *h,
   case RT_EVENT:
     switch (r->et) {
     case ET_LIFECYCLE:
-      on_lifecycle(s, r, h, sc);
+      on_lifecycle(s, r, h, file, sc);
       break;
     case ET_COLL:
     case ET_P2P:
@@ -123,6 +198,11 @@ static void on_record(summary *s, const rec *r, file_health *h,
   case RT_PROCESS:
     js_str_copy(js_get(r->f, K_hostname), h->host, sizeof h->host);
     js_to_i64(js_get(r->f, K_pid), &h->pid);
+    if (!js_to_i64(js_get(r->f, K_globalRank), &h->global_rank) ||
+        h->global_rank < 0)
+      h->global_rank = -1;
+    js_str_copy(js_get(r->f, K_globalRankSource), h->rank_source,
+                sizeof h->rank_source);
     break;
   case RT_PROCESS_END:
     h->has_end = true;
@@ -141,6 +221,8 @@ void summary_free(summary *s) {
   pair_map_free(&s->coll_index);
   free(s->comms);
   pair_map_free(&s->comm_index);
+  pair_map_free(&s->gpu_index);
+  pair_map_free(&s->device_index);
   intern_free(&s->strings);
   intern_free(&s->funcs);
   strag_finish(s);
@@ -174,11 +256,13 @@ int summary_collect(summary *s, const tr_inputs *in) {
   for (size_t i = 0; i < in->n; i++) {
     s->health[i].path = in->paths[i];
     s->health[i].pid = -1;
+    s->health[i].global_rank = -1;
+    s->health[i].largest_rank = -1;
   }
   ord_where w;
   const rec *r;
   while ((r = ord_next(&rd, &w)) != NULL)
-    on_record(s, r, &s->health[w.file], sc);
+    on_record(s, r, &s->health[w.file], w.file, sc);
   s->records = rd.records;
   s->invalid_lines = rd.invalid;
   if (rd.unreadable_files)

@@ -266,6 +266,63 @@ static void print_colls_text(const summary *s) {
   table_free(&t);
 }
 
+/* "g5 node1:4242 dev 1": the GPU a communicator rank is (global rank, "~"
+ * before it when taken from the largest communicator, not a launcher). */
+static const char *gpu_label(const summary *s, uint64_t comm, int32_t rank,
+                             char *buf, size_t n) {
+  int device;
+  const file_health *h = gpu_of(s, comm, rank, &device);
+  if (!h) {
+    snprintf(buf, n, "?");
+    return buf;
+  }
+  const char *source;
+  int64_t g = gpu_global_rank(s, h, comm, rank, device, &source);
+  char gr[32] = "g?";
+  if (g >= 0)
+    snprintf(gr, sizeof gr, "%sg%" PRId64,
+             strcmp(source, "largest-communicator") == 0 ? "~" : "", g);
+  char dev[24] = "";
+  if (device >= 0)
+    snprintf(dev, sizeof dev, " dev %d", device);
+  snprintf(buf, n, "%s %s:%" PRId64 "%s", gr, h->host[0] ? h->host : "?",
+           h->pid, dev);
+  return buf;
+}
+
+/* The GPU a communicator rank is, as JSON members (docs/cli.md). */
+static void json_gpu(jsonw *w, const summary *s, uint64_t comm, int32_t rank) {
+  int device;
+  const file_health *h = gpu_of(s, comm, rank, &device);
+  const char *source = NULL;
+  int64_t g = h ? gpu_global_rank(s, h, comm, rank, device, &source) : -1;
+  jw_key(w, "globalRank");
+  if (g >= 0)
+    jw_i64(w, g);
+  else
+    jw_null(w);
+  jw_key(w, "globalRankSource");
+  if (source)
+    jw_str(w, source);
+  else
+    jw_null(w);
+  jw_key(w, "host");
+  if (h && h->host[0])
+    jw_str(w, h->host);
+  else
+    jw_null(w);
+  jw_key(w, "pid");
+  if (h && h->pid >= 0)
+    jw_i64(w, h->pid);
+  else
+    jw_null(w);
+  jw_key(w, "device");
+  if (device >= 0)
+    jw_i64(w, device);
+  else
+    jw_null(w);
+}
+
 static void print_stragglers_text(const summary *s) {
   bool timing = straggler_basis_timing(s);
   const straggler_state *st = &s->strag;
@@ -284,7 +341,8 @@ static void print_stragglers_text(const summary *s) {
     return;
   }
   table t;
-  table_init(&t, "lrrrrrrrrr", "comm", "rank", "instances", "last", "last %",
+  table_init(&t, "lrlrrrrrrrr", "comm", "rank",
+             "GPU (global rank host:pid device)", "instances", "last", "last %",
              "wait caused us", "wait when last us", "max wait us",
              "arrival-median us", "completion-median us");
   size_t shown = n < (size_t)s->top ? n : (size_t)s->top;
@@ -292,8 +350,10 @@ static void print_stragglers_text(const summary *s) {
     const rank_row *r = rows[i];
     char cb[32];
     double inst = r->instances ? (double)r->instances : 1.0;
+    char gb[160];
     table_cell(&t, "%s", comm_label(s, r->comm_id, cb, sizeof cb));
     table_cell(&t, "%d", r->rank);
+    table_cell(&t, "%s", gpu_label(s, r->comm_id, r->rank, gb, sizeof gb));
     table_cell(&t, "%" PRIu64, r->instances);
     table_cell(&t, "%" PRIu64, r->times_last);
     table_cell(&t, "%.1f", 100.0 * (double)r->times_last / inst);
@@ -640,6 +700,7 @@ static void json_stragglers(jsonw *w, const summary *s) {
     json_comm(w, s, r->comm_id);
     jw_key(w, "rank");
     jw_i64(w, r->rank);
+    json_gpu(w, s, r->comm_id, r->rank);
     jw_key(w, "instances");
     jw_u64(w, r->instances);
     jw_key(w, "timesLast");

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# tests/cli/summary_identity.sh — summary names the GPU behind every
+# straggler row: a 2-node x 2-GPU ncclemu run (ncclemu launches as torchrun
+# does, so each process record has globalRank from RANK) with a split
+# communicator; every row of `summary --json` must carry globalRank, its
+# source, host and pid of the process that initialised that (comm, rank),
+# the same GPU for all of its communicators. Then, with globalRank removed
+# from the process records (a trace from a process without a launcher
+# variable), the rank comes from the largest communicator ("~g" in text);
+# and with two GPUs per process only the largest communicator's rows can
+# name their GPU (these traces have no device).
+# usage: summary_identity.sh NCCLEMU PLUGIN CCLSCOPE
+set -euo pipefail
+emu=$1 plugin=$2 cs=$3
+work=$(mktemp -d "${TMPDIR:-/tmp}/cclscope-sumid-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+CCLSCOPE_DIR="$work/t" CCLSCOPE_SUMMARY=off CCLSCOPE_MASK=all "$emu" --plugin "$plugin" \
+  --scenario split --nodes 2 --ranks-per-node 2 --ranks-per-process 1 \
+  --pace none --quiet
+check() { # DIR LAUNCHER-SOURCE (or "" when the traces have no launcher rank)
+  "$cs" summary --json "$1" >"$work/s.json"
+  python3 - "$1" "$work/s.json" "$2" <<'PY'
+import json, pathlib, sys
+tdir, sjson, launcher = sys.argv[1:4]
+# what the traces say: (commId, rank) -> (host, pid, expected globalRank, source)
+want = {}
+for f in pathlib.Path(tdir).glob("*.jsonl"):
+    recs = [json.loads(l) for l in f.read_text().splitlines() if l.strip()]
+    proc = recs[0]
+    inits = [r for r in recs if r.get("func") == "ProfilerInit"]
+    big = max(inits, key=lambda r: r["nranks"])
+    gpus = len({r["rank"] for r in inits if r["commId"] == big["commId"]})
+    for r in inits:
+        if gpus == 1 and launcher:       # one GPU: the launcher's rank
+            g, src = proc["globalRank"], launcher
+        elif gpus == 1:                  # one GPU, no launcher: largest comm
+            g, src = big["rank"], "largest-communicator"
+        elif r["commId"] == big["commId"]:  # several GPUs: only the largest
+            g, src = r["rank"], "largest-communicator"  # comm names them
+        else:                            # (no device in these traces)
+            g, src = None, None
+        want[(r["commId"], r["rank"])] = (proc["hostname"], proc["pid"], g, src)
+rows = json.load(open(sjson))["stragglers"]["ranks"]
+assert len(rows) >= 4, f"only {len(rows)} straggler rows"
+comms, named = set(), 0
+for row in rows:
+    key = (row["commId"], row["rank"])
+    assert key in want, f"row {key} names no initialised (comm, rank)"
+    host, pid, g, src = want[key]
+    assert row["host"] == host and row["pid"] == pid, (key, row, host, pid)
+    assert row["globalRank"] == g, (key, row["globalRank"], g)
+    assert row["globalRankSource"] == src, (key, row["globalRankSource"], src)
+    assert "device" in row and row["device"] is None, row
+    comms.add(row["commId"])
+    named += g is not None
+assert len(comms) >= 2, f"rows of one communicator only: {comms}"
+assert named >= 4, f"only {named} rows named a GPU"
+print(f"summary identity: {len(rows)} rows over {len(comms)} communicators, {named} named")
+PY
+}
+check "$work/t" RANK
+"$cs" summary "$work/t" >"$work/s.txt"
+grep -Eq '^ +[^ ]+ +[0-9]+ +g[0-9]+ emu-node[01]:[0-9]+ ' "$work/s.txt" ||
+  { echo "FAIL: the text table has no 'gN host:pid' column"; cat "$work/s.txt"; exit 1; }
+mkdir "$work/nolauncher"
+for f in "$work"/t/*.jsonl; do
+  sed -e '1s/"globalRank":[0-9]*,"globalRankSource":"RANK",//' "$f" >"$work/nolauncher/$(basename "$f")"
+done
+if grep -q '"globalRankSource"' "$work"/nolauncher/*.jsonl; then
+  echo "FAIL: could not remove globalRank from the process records"; exit 1
+fi
+check "$work/nolauncher" ""
+"$cs" summary "$work/nolauncher" >"$work/s.txt"
+grep -Eq ' ~g[0-9]+ emu-node' "$work/s.txt" ||
+  { echo "FAIL: the text table does not mark a fallback rank with ~"; cat "$work/s.txt"; exit 1; }
+# two GPUs per process (the split scenario's default): the launcher's rank
+# names the process, not a GPU; the world communicator's rank names each
+CCLSCOPE_DIR="$work/t2" CCLSCOPE_SUMMARY=off CCLSCOPE_MASK=all "$emu" --plugin "$plugin" \
+  --scenario split --nodes 2 --ranks-per-node 2 --ranks-per-process 2 \
+  --pace none --quiet
+check "$work/t2" RANK
+echo "ok"
