@@ -441,8 +441,8 @@ static void load_prometheus(cs_config *c) {
   }
 }
 
-/* At most this many variables name one setting (the local-rank ones). */
-enum { MAX_ALTERNATIVES = 4 };
+/* At most this many variables name one setting (the job-rank ones). */
+enum { MAX_ALTERNATIVES = 5 };
 
 /* A whole number in [min, max] from the first of `vars` (NULL-terminated)
  * that holds a valid one. A set variable with an invalid value is treated
@@ -452,7 +452,7 @@ enum { MAX_ALTERNATIVES = 4 };
  * False when none held a valid number. */
 static bool load_first_whole(const char *const *vars, bool empty_means_unset,
                              uint64_t min, uint64_t max, const char *none,
-                             uint64_t *out) {
+                             uint64_t *out, const char **used_var) {
   struct {
     const char *var, *value;
     cs_parse_result problem;
@@ -487,18 +487,38 @@ static bool load_first_whole(const char *const *vars, bool empty_means_unset,
                     expected, fallback);
   if (used)
     *out = value;
+  if (used_var)
+    *used_var = used;
   return used != NULL;
 }
 
-/* The process's rank on its node, as launchers tell it (-1: none). */
-static void load_local_rank(cs_config *c) {
-  static const char *const vars[] = {"LOCAL_RANK", "SLURM_LOCALID",
-                                     "OMPI_COMM_WORLD_LOCAL_RANK",
-                                     "MPI_LOCALRANKID", NULL};
-  uint64_t rank;
+/* The process's place in the job as its launcher tells it (-1: none):
+ * rank, rank on its node, size, and the variable the rank came from.
+ * torchrun's variables first: under SLURM torchrun often runs one task per
+ * node, whose SLURM_PROCID is the node's index, not the process's. */
+static void load_launcher(cs_config *c) {
+  static const char *const rank_vars[] = {
+      "RANK",      "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
+      "PMIX_RANK", "PMI_RANK",     NULL};
+  static const char *const local_vars[] = {"LOCAL_RANK", "SLURM_LOCALID",
+                                           "OMPI_COMM_WORLD_LOCAL_RANK",
+                                           "MPI_LOCALRANKID", NULL};
+  static const char *const size_vars[] = {
+      "WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", NULL};
+  uint64_t v;
+  const char *from = NULL;
+  c->global_rank = -1;
+  c->global_rank_source[0] = '\0';
+  if (load_first_whole(rank_vars, false, 0, 0x7ffffffe, "none", &v, &from)) {
+    c->global_rank = (int)v;
+    snprintf(c->global_rank_source, sizeof c->global_rank_source, "%s", from);
+  }
   c->local_rank = -1;
-  if (load_first_whole(vars, false, 0, 65535, "none", &rank))
-    c->local_rank = (int)rank;
+  if (load_first_whole(local_vars, false, 0, 65535, "none", &v, NULL))
+    c->local_rank = (int)v;
+  c->world_size = -1;
+  if (load_first_whole(size_vars, false, 1, 0x7fffffff, "none", &v, NULL))
+    c->world_size = (int)v;
 }
 
 /* OTLP request timeout, per the OpenTelemetry spec: integer milliseconds,
@@ -508,7 +528,7 @@ static void load_otlp_timeout(cs_config *c) {
                                      "OTEL_EXPORTER_OTLP_TIMEOUT", NULL};
   uint64_t ms;
   c->otlp_timeout_ms = 10000;
-  if (load_first_whole(vars, true, 1, 600000, "10000", &ms))
+  if (load_first_whole(vars, true, 1, 600000, "10000", &ms, NULL))
     c->otlp_timeout_ms = (long)ms;
 }
 
@@ -613,7 +633,7 @@ void cs_config_load(cs_config *c) {
              1000000);
   load_prometheus(c);
   load_otlp_timeout(c);
-  load_local_rank(c);
+  load_launcher(c);
   load_seconds("CCLSCOPE_EXIT_DEADLINE", &c->exit_deadline_s, 1.0, 0.0, 60.0);
   load_choice("CCLSCOPE_SUMMARY", c->summary, sizeof c->summary, "log",
               summaries);

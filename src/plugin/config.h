@@ -43,9 +43,11 @@ typedef struct {
   /* OTLP request timeout (OTEL_EXPORTER_OTLP_METRICS_TIMEOUT, else
    * OTEL_EXPORTER_OTLP_TIMEOUT), milliseconds, 1 to 600000. */
   long otlp_timeout_ms;
-  /* The process's rank on its node (LOCAL_RANK, SLURM_LOCALID,
-   * OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID: the first set), -1: none. */
-  int local_rank;
+  /* The launcher's view (load_launcher in config.c), -1 when none says. */
+  int global_rank;             /* RANK, SLURM_PROCID, ... */
+  char global_rank_source[24]; /* the variable it came from, "" */
+  int local_rank;              /* LOCAL_RANK, SLURM_LOCALID, ... */
+  int world_size;              /* WORLD_SIZE, SLURM_NTASKS, ... */
   /* CCLSCOPE_EXIT_DEADLINE: the longest finalize or process exit waits for
    * network peers (OTLP collector, /metrics client), seconds, 0 to 60;
    * 0 = never wait. */

@@ -22,7 +22,6 @@
 #include "gpu_uuid.h"
 #include "handle.h"
 #include "host_info.h"
-#include "launcher_rank.h"
 #include "log.h"
 #include "mode.h" /* what NCCL's threads read: quiet filters, pid */
 #include "ring.h"
@@ -49,7 +48,6 @@ typedef struct {
   int64_t last_step;
   cs_config cfg;
   cs_host_info host;
-  cs_launcher_rank launcher; /* the job rank the launcher gave us */
 } session_state;
 
 static session_state session = {
@@ -67,7 +65,10 @@ static void fill_writer_opts(cs_writer_opts *o, bool forked_child) {
   o->env.run_id = session.cfg.run_id;
   o->env.dir = session.cfg.dir;
   o->env.host = &session.host;
-  o->env.launcher = &session.launcher;
+  o->env.global_rank = session.cfg.global_rank;
+  o->env.global_rank_source = session.cfg.global_rank_source;
+  o->env.local_rank = session.cfg.local_rank;
+  o->env.world_size = session.cfg.world_size;
   o->env.mask = session.mask;
   o->env.mask_source = session.cfg.mask_source;
   o->env.mode_trace = session.cfg.trace;
@@ -202,7 +203,6 @@ static void set_quiet_filters(void) {
 static void start_session(void) {
   cs_config_load(&session.cfg);
   cs_host_info_probe(&session.host, session.cfg.host);
-  cs_launcher_rank_read(&session.launcher);
   atomic_store(&cs_session_pid, getpid());
   atomic_store(&cs_session_user_tag_ok, cs_host_has_user_tag(&session.host));
   atomic_store(&cs_session_host_rccl, session.host.kind == CS_HOST_RCCL);

@@ -43,10 +43,19 @@ static const char *const checked_variables[] = {
     "CCLSCOPE_PROM_PORT",
     "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT",
     "OTEL_EXPORTER_OTLP_TIMEOUT",
+    "RANK",
+    "SLURM_PROCID",
+    "OMPI_COMM_WORLD_RANK",
+    "PMIX_RANK",
+    "PMI_RANK",
     "LOCAL_RANK",
     "SLURM_LOCALID",
     "OMPI_COMM_WORLD_LOCAL_RANK",
     "MPI_LOCALRANKID",
+    "WORLD_SIZE",
+    "SLURM_NTASKS",
+    "OMPI_COMM_WORLD_SIZE",
+    "PMI_SIZE",
     "CCLSCOPE_EXIT_DEADLINE",
     "CCLSCOPE_SUMMARY",
     "CCLSCOPE_CLOCK",
@@ -112,6 +121,15 @@ static const struct {
     {"CCLSCOPE_PROM_PORT", {"65536", "80.5", "9400 ", "http"}},
     {"OTEL_EXPORTER_OTLP_METRICS_TIMEOUT", {"0", "600001", "1.5", "10s"}},
     {"OTEL_EXPORTER_OTLP_TIMEOUT", {"0", "600001", "1.5", "garbage"}},
+    {"RANK", {"-1", "2147483647", "1.0", "0x10", " 4"}},
+    {"SLURM_PROCID", {"2147483647", "one"}},
+    {"OMPI_COMM_WORLD_RANK", {"-3"}},
+    {"PMIX_RANK", {"x"}},
+    {"PMI_RANK", {"2147483648"}},
+    {"WORLD_SIZE", {"0", "2147483648", "8 "}},
+    {"SLURM_NTASKS", {"0"}},
+    {"OMPI_COMM_WORLD_SIZE", {"-1"}},
+    {"PMI_SIZE", {"two"}},
     {"LOCAL_RANK", {"65536", "1.0", "one"}},
     {"SLURM_LOCALID", {"65536"}},
     {"OMPI_COMM_WORLD_LOCAL_RANK", {"65536"}},
@@ -182,7 +200,11 @@ static const field_ref fields[] = {
     {"prom_port", offsetof(cs_config, prom_port), sizeof(int), KIND_INT},
     {"otlp_timeout_ms", offsetof(cs_config, otlp_timeout_ms), sizeof(long),
      KIND_LONG},
+    {"global_rank", offsetof(cs_config, global_rank), sizeof(int), KIND_INT},
+    {"global_rank_source", offsetof(cs_config, global_rank_source), 24,
+     KIND_TEXT},
     {"local_rank", offsetof(cs_config, local_rank), sizeof(int), KIND_INT},
+    {"world_size", offsetof(cs_config, world_size), sizeof(int), KIND_INT},
     {"exit_deadline_s", offsetof(cs_config, exit_deadline_s), sizeof(double),
      KIND_DOUBLE},
     {"summary", offsetof(cs_config, summary), 16, KIND_TEXT},
@@ -340,6 +362,29 @@ static const struct {
     {"OTEL_EXPORTER_OTLP_TIMEOUT",
      "600000",
      {{"otlp_timeout_ms", 600000, NULL}}},
+    {"RANK",
+     "0",
+     {{"global_rank", 0, NULL}, {"global_rank_source", 0, "RANK"}}},
+    {"RANK",
+     "2147483646",
+     {{"global_rank", 2147483646, NULL}, {"global_rank_source", 0, "RANK"}}},
+    {"SLURM_PROCID",
+     "5",
+     {{"global_rank", 5, NULL}, {"global_rank_source", 0, "SLURM_PROCID"}}},
+    {"OMPI_COMM_WORLD_RANK",
+     "5",
+     {{"global_rank", 5, NULL},
+      {"global_rank_source", 0, "OMPI_COMM_WORLD_RANK"}}},
+    {"PMIX_RANK",
+     "5",
+     {{"global_rank", 5, NULL}, {"global_rank_source", 0, "PMIX_RANK"}}},
+    {"PMI_RANK",
+     "5",
+     {{"global_rank", 5, NULL}, {"global_rank_source", 0, "PMI_RANK"}}},
+    {"WORLD_SIZE", "64", {{"world_size", 64, NULL}}},
+    {"SLURM_NTASKS", "1", {{"world_size", 1, NULL}}},
+    {"OMPI_COMM_WORLD_SIZE", "8", {{"world_size", 8, NULL}}},
+    {"PMI_SIZE", "8", {{"world_size", 8, NULL}}},
     {"LOCAL_RANK", "0", {{"local_rank", 0, NULL}}},
     {"LOCAL_RANK", "7", {{"local_rank", 7, NULL}}},
     {"LOCAL_RANK", "65535", {{"local_rank", 65535, NULL}}},
@@ -721,6 +766,9 @@ static void test_defaults(void **state) {
   assert_int_equal(c.prom_port, 0);
   assert_int_equal(c.otlp_timeout_ms, 10000);
   assert_int_equal(c.local_rank, -1);
+  assert_int_equal(c.global_rank, -1);
+  assert_string_equal(c.global_rank_source, "");
+  assert_int_equal(c.world_size, -1);
   assert_true(c.exit_deadline_s == 1.0);
   assert_string_equal(c.summary, "log");
   assert_int_equal(c.sample_coll, 1);
@@ -829,6 +877,17 @@ static void test_alternatives(void **state) {
   assert_int_equal(c.local_rank, 3);
   assert_one_warning("LOCAL_RANK", "junk", "LOCAL_RANK=junk SLURM_LOCALID=3");
   assert_non_null(strstr(logged.last_warning, "using 3 from SLURM_LOCALID"));
+
+  /* torchrun's RANK over SLURM's task id (one task per node under
+   * torchrun: SLURM_PROCID is the node's index). */
+  clean_environment();
+  setenv("SLURM_PROCID", "1", 1);
+  setenv("RANK", "9", 1);
+  forget_messages();
+  cs_config_load(&c);
+  assert_int_equal(c.global_rank, 9);
+  assert_string_equal(c.global_rank_source, "RANK");
+  assert_int_equal(logged.warnings, 0);
 
   /* The first set one wins; later ones are not read. */
   clean_environment();

@@ -812,22 +812,22 @@ void cs_trace_thread(cs_trace_sink *t, int32_t tid, const char *name,
 /* The job rank the launcher gave this process: "globalRank" and the
  * variable it came from, "localRank", "worldSize" (each null, with a null
  * source, when no launcher variable says). */
-static void put_launcher_rank(cs_jbuf *b, const cs_launcher_rank *l) {
+static void put_launcher_rank(cs_jbuf *b, const cs_trace_env *env) {
   J(",\"globalRank\":");
-  if (l && l->global_rank >= 0)
-    cs_jbuf_i64(b, l->global_rank);
+  if (env->global_rank >= 0)
+    cs_jbuf_i64(b, env->global_rank);
   else
     J("null");
   J(",\"globalRankSource\":");
-  cs_jbuf_str(b, l ? l->rank_source : NULL);
+  cs_jbuf_str(b, env->global_rank >= 0 ? env->global_rank_source : NULL);
   J(",\"localRank\":");
-  if (l && l->local_rank >= 0)
-    cs_jbuf_i64(b, l->local_rank);
+  if (env->local_rank >= 0)
+    cs_jbuf_i64(b, env->local_rank);
   else
     J("null");
   J(",\"worldSize\":");
-  if (l && l->world_size >= 0)
-    cs_jbuf_i64(b, l->world_size);
+  if (env->world_size >= 0)
+    cs_jbuf_i64(b, env->world_size);
   else
     J("null");
 }
@@ -866,7 +866,7 @@ static void put_process_fields(cs_trace_sink *t, cs_jbuf *b) {
   cs_jbuf_str(b, names);
   J(",\"eventMaskSource\":");
   cs_jbuf_str(b, env->mask_source);
-  put_launcher_rank(b, env->launcher);
+  put_launcher_rank(b, env);
   J(",\"ringBytes\":");
   cs_jbuf_u64(b, env->ring_bytes);
   if (cs_tf_direct(&t->file))

@@ -17,7 +17,6 @@
 #include "cursor.h"
 #include "event_types.h"
 #include "host_info.h"
-#include "launcher_rank.h"
 #include "out_dir.h"
 #include "trace_file.h"
 
@@ -31,7 +30,11 @@ typedef struct {
   const char *dir;
   cs_out_dir *out_dir; /* `dir`, opened once (filled in by the writer) */
   const cs_host_info *host;
-  const cs_launcher_rank *launcher; /* NULL: none known */
+  /* The launcher's view of this process (cs_config), -1 when none says. */
+  int global_rank;
+  const char *global_rank_source;
+  int local_rank;
+  int world_size;
   const cs_clock_cal *cal;
   int mask;
   const char *mask_source;
