@@ -644,5 +644,6 @@ void cs_config_load(cs_config *c) {
   load_hang_timeout(c);
   load_bool("CCLSCOPE_NVTX", &c->nvtx, false);
   load_bool("CCLSCOPE_CUPTI", &c->cupti, false);
+  load_bool("CCLSCOPE_METRICS_GLOBAL_RANK", &c->metrics_global_rank, false);
   load_roctx(c);
 }

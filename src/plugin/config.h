@@ -54,18 +54,19 @@ typedef struct {
   double exit_deadline_s;
   char summary[16]; /* off | log | stderr */
   /* Sampling and filters (src/plugin/hot/sampling.h). 1 = keep everything. */
-  unsigned sample_coll;  /* CCLSCOPE_SAMPLE: 1 in N Coll/CeColl instances */
-  unsigned sample_p2p;   /* CCLSCOPE_SAMPLE_P2P (default: sample_coll) */
-  unsigned sample_steps; /* CCLSCOPE_SAMPLE_STEPS: 1 in N ProxySteps */
-  uint64_t min_bytes;    /* CCLSCOPE_MIN_BYTES: smaller Coll/P2p left out */
-  bool start_paused;     /* CCLSCOPE_START=paused */
-  double hang_timeout_s; /* CCLSCOPE_HANG_TIMEOUT, 0 = watchdog off */
-  bool nvtx;             /* CCLSCOPE_NVTX=1 */
-  bool cupti;            /* CCLSCOPE_CUPTI=1 */
-  char roctx[8];         /* CCLSCOPE_ROCTX: off | on (under RCCL) | force */
-  char clock[16];        /* auto | tsc | monotonic */
-  char direct_io[8];     /* CCLSCOPE_DIRECT_IO: auto | on | off */
-  char host[16];         /* auto | nccl | rccl */
+  unsigned sample_coll;     /* CCLSCOPE_SAMPLE: 1 in N Coll/CeColl instances */
+  unsigned sample_p2p;      /* CCLSCOPE_SAMPLE_P2P (default: sample_coll) */
+  unsigned sample_steps;    /* CCLSCOPE_SAMPLE_STEPS: 1 in N ProxySteps */
+  uint64_t min_bytes;       /* CCLSCOPE_MIN_BYTES: smaller Coll/P2p left out */
+  bool start_paused;        /* CCLSCOPE_START=paused */
+  double hang_timeout_s;    /* CCLSCOPE_HANG_TIMEOUT, 0 = watchdog off */
+  bool nvtx;                /* CCLSCOPE_NVTX=1 */
+  bool cupti;               /* CCLSCOPE_CUPTI=1 */
+  bool metrics_global_rank; /* CCLSCOPE_METRICS_GLOBAL_RANK=1: a label */
+  char roctx[8];            /* CCLSCOPE_ROCTX: off | on (under RCCL) | force */
+  char clock[16];           /* auto | tsc | monotonic */
+  char direct_io[8];        /* CCLSCOPE_DIRECT_IO: auto | on | off */
+  char host[16];            /* auto | nccl | rccl */
 } cs_config;
 
 /* Read the environment into `c` (defaults for anything unset or invalid). */

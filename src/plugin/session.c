@@ -90,6 +90,7 @@ static void fill_writer_opts(cs_writer_opts *o, bool forked_child) {
   o->prom_addr = session.cfg.prom_addr;
   o->prom_port = session.cfg.prom_port;
   o->local_rank = session.cfg.local_rank;
+  o->metrics_global_rank = session.cfg.metrics_global_rank;
   o->otlp_timeout_ms = session.cfg.otlp_timeout_ms;
   o->exit_deadline_s = session.cfg.exit_deadline_s;
   o->summary = session.cfg.summary;

@@ -40,5 +40,6 @@ if (r.resource["service.name"] !== "cclscope") fail("service.name");
 if (r.resource["deployment.environment"] !== "ci") fail("OTEL_RESOURCE_ATTRIBUTES not applied");
 if (r.resource["team"] !== "ml infra") fail("percent-decoding of resource attributes");
 if (!r.resource["host.name"] || !r.resource["process.pid"]) fail("host/pid attributes");
+if ("cclscope.global_rank" in r.resource) fail("cclscope.global_rank without CCLSCOPE_METRICS_GLOBAL_RANK");
 console.log("PASS: " + r.valid + " valid OTLP pushes, histogram count " + d.lastCount);
 ' "$report" "$N"

@@ -16,6 +16,8 @@ N=40
 # Windows longer than the scrape interval, so every gauge is scraped.
 # The driver holds its collectives until Prometheus scrapes it ("go" file).
 : >"$work/driver.log" # exists before the poll below reads it
+# The opt-in global_rank label (docs/metrics.md) is on here, from RANK.
+RANK=42 CCLSCOPE_METRICS_GLOBAL_RANK=1 \
 METRICS_DRIVER_GO="$work/go" CCLSCOPE_MODE=metrics CCLSCOPE_METRICS_WINDOW=2 CCLSCOPE_PROM_PORT=$((20000 + RANDOM % 20000)) \
   CCLSCOPE_DIR="$work/out" NCCL_DEBUG=INFO "$driver" "$plugin" $N 40 2>>"$work/driver.log" &
 drv_pid=$!
@@ -56,7 +58,7 @@ touch "$work/go"
 
 count=""
 for _ in $(seq 60); do
-  count=$(query 'sum(cclscope_collective_duration_seconds_count{func="AllReduce",source="gpu",comm="0x51",rank="3"})' | value_of)
+  count=$(query 'sum(cclscope_collective_duration_seconds_count{func="AllReduce",source="gpu",comm="0x51",rank="3",global_rank="42"})' | value_of)
   [ "$count" = "$N" ] && break
   sleep 0.5
 done

@@ -70,6 +70,7 @@ static const char *const checked_variables[] = {
     "CCLSCOPE_NVTX",
     "CCLSCOPE_CUPTI",
     "CCLSCOPE_ROCTX",
+    "CCLSCOPE_METRICS_GLOBAL_RANK",
 };
 enum { N_CHECKED = sizeof checked_variables / sizeof checked_variables[0] };
 
@@ -148,6 +149,7 @@ static const struct {
     {"CCLSCOPE_HANG_TIMEOUT", {"0.05", "86401", "0.0999"}},
     {"CCLSCOPE_NVTX", {"2", "enable", "y"}},
     {"CCLSCOPE_CUPTI", {"2", "enable"}},
+    {"CCLSCOPE_METRICS_GLOBAL_RANK", {"2", "rank", "yes please"}},
     {"CCLSCOPE_ROCTX", {"2", "enable", "forced", "rccl", "auto"}},
 };
 enum { N_BAD_FOR_ONE = sizeof bad_for_one / sizeof bad_for_one[0] };
@@ -221,6 +223,8 @@ static const field_ref fields[] = {
      KIND_DOUBLE},
     {"nvtx", offsetof(cs_config, nvtx), sizeof(bool), KIND_BOOL},
     {"cupti", offsetof(cs_config, cupti), sizeof(bool), KIND_BOOL},
+    {"metrics_global_rank", offsetof(cs_config, metrics_global_rank),
+     sizeof(bool), KIND_BOOL},
     {"clock", offsetof(cs_config, clock), 16, KIND_TEXT},
     {"direct_io", offsetof(cs_config, direct_io), 8, KIND_TEXT},
     {"host", offsetof(cs_config, host), 16, KIND_TEXT},
@@ -438,6 +442,8 @@ static const struct {
     {"CCLSCOPE_NVTX", "0", {{0}}},
     {"CCLSCOPE_NVTX", "off", {{0}}},
     {"CCLSCOPE_CUPTI", "1", {{"cupti", 1, NULL}}},
+    {"CCLSCOPE_METRICS_GLOBAL_RANK", "1", {{"metrics_global_rank", 1, NULL}}},
+    {"CCLSCOPE_METRICS_GLOBAL_RANK", "off", {{0}}},
     {"CCLSCOPE_CUPTI", "false", {{0}}},
     {"CCLSCOPE_ROCTX", "1", {{"roctx", 0, "on"}}},
     {"CCLSCOPE_ROCTX", "on", {{"roctx", 0, "on"}}},

@@ -262,6 +262,8 @@ static cs_metrics_snapshot snapshot_of(const cs_metrics *m) {
   return (cs_metrics_snapshot){.run_id = m->cfg.run_id,
                                .hostname = m->cfg.hostname,
                                .pid = m->cfg.pid,
+                               .label_global_rank = m->cfg.label_global_rank,
+                               .global_rank = m->cfg.global_rank,
                                .service_name = m->cfg.service_name,
                                .resource_attrs = m->cfg.resource_attrs,
                                .start_ns = m->start_ns,

@@ -41,6 +41,10 @@ typedef struct {
   const char *hostname;
   const char *run_id;
   pid_t pid;
+  /* CCLSCOPE_METRICS_GLOBAL_RANK: the process's job rank (-1: unknown) as
+   * a label on the per-communicator series */
+  bool label_global_rank;
+  int global_rank;
   bool want_otlp; /* render OTLP JSON at each window */
   const char *service_name;
   const char *resource_attrs; /* OTEL_RESOURCE_ATTRIBUTES, may be NULL */

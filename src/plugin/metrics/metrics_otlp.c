@@ -363,6 +363,8 @@ void cs_metrics_render_otlp(const cs_metrics_snapshot *snap, int64_t now_ns,
   kv_str(b, "host.name", snap->hostname, false);
   kv_int(b, "process.pid", snap->pid, false);
   kv_str(b, "cclscope.run", snap->run_id, false);
+  if (snap->label_global_rank && snap->global_rank >= 0)
+    kv_int(b, "cclscope.global_rank", snap->global_rank, false);
   resource_from_env(b, snap->resource_attrs);
   CS_JLIT(b, "]},\"scopeMetrics\":[{\"scope\":{\"name\":\"cclscope\","
              "\"version\":\"" CCLSCOPE_VERSION "\"},\"metrics\":[");

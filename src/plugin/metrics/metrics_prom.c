@@ -61,7 +61,18 @@ static void head(cs_jbuf *b, const char *name, const char *type,
   cs_jbuf_putc(b, '\n');
 }
 
-/* run, host, and the communicator's rank, comm, comm_name, gpu. */
+/* global_rank (opt-in, docs/metrics.md): the process's rank in the job. */
+static void global_rank_label(const cs_metrics_snapshot *snap, cs_jbuf *b) {
+  char v[16] = "";
+  if (!snap->label_global_rank)
+    return;
+  if (snap->global_rank >= 0)
+    snprintf(v, sizeof v, "%d", snap->global_rank);
+  label(b, "global_rank", v, false);
+}
+
+/* run, host, and the communicator's rank, comm, comm_name, gpu (and the
+ * opt-in global_rank). */
 static void comm_labels(const cs_metrics_snapshot *snap, cs_jbuf *b,
                         uint32_t ctx, int rank_override, bool with_rank) {
   char id[24], rank[16];
@@ -82,6 +93,7 @@ static void comm_labels(const cs_metrics_snapshot *snap, cs_jbuf *b,
     label(b, "rank", rank, false);
   }
   label(b, "gpu", c ? c->gpu_uuid : "", false);
+  global_rank_label(snap, b);
 }
 
 static const char *source_name(uint8_t s) {

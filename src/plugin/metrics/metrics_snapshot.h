@@ -94,6 +94,8 @@ typedef struct {
   const char *run_id;
   const char *hostname;
   pid_t pid;
+  bool label_global_rank;     /* CCLSCOPE_METRICS_GLOBAL_RANK */
+  int global_rank;            /* -1: unknown (label value "") */
   const char *service_name;   /* OTLP service.name; NULL or "" = cclscope */
   const char *resource_attrs; /* OTEL_RESOURCE_ATTRIBUTES, may be NULL */
   int64_t start_ns;           /* session start: counters count from here */

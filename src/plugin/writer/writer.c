@@ -514,6 +514,8 @@ static bool start_metrics(const cs_writer_opts *opts) {
       .hostname = env->hostname,
       .run_id = env->run_id,
       .pid = env->pid,
+      .label_global_rank = opts->metrics_global_rank,
+      .global_rank = env->global_rank,
       .want_otlp = env->mode_metrics && url != NULL,
       .service_name = getenv("OTEL_SERVICE_NAME"),
       .resource_attrs = getenv("OTEL_RESOURCE_ATTRIBUTES"),

@@ -28,12 +28,13 @@ typedef struct {
   unsigned metrics_max_series;
   const char *prom_file; /* "" = default: a file in env.dir, metrics mode */
   const char *prom_addr;
-  int prom_port;          /* 0 = no HTTP endpoint */
-  int local_rank;         /* -1 = unknown: the HTTP port is searched for */
-  long otlp_timeout_ms;   /* each OTLP push */
-  double exit_deadline_s; /* the longest the stop waits for network peers */
-  const char *summary;    /* off | log | stderr */
-  double hang_timeout_s;  /* 0 = no hang watchdog */
+  int prom_port;            /* 0 = no HTTP endpoint */
+  int local_rank;           /* -1 = unknown: the HTTP port is searched for */
+  bool metrics_global_rank; /* label metrics with env.global_rank */
+  long otlp_timeout_ms;     /* each OTLP push */
+  double exit_deadline_s;   /* the longest the stop waits for network peers */
+  const char *summary;      /* off | log | stderr */
+  double hang_timeout_s;    /* 0 = no hang watchdog */
 } cs_writer_opts;
 
 typedef enum {
