@@ -108,7 +108,8 @@ function buildLines(M, R, collapsed) {
     if (collapsed.has(hostKey)) continue;
     if (tk.file !== last.file) {
       lines.push({ kind: 'proc', key: procKey, y, h: HEAD_H, file: tk.file,
-        label: 'pid ' + f.pid + ' · ' + f.path, depth: 1 });
+        label: (f.globalRank != null ? 'rank ' + f.globalRank + ' · ' : '') +
+          'pid ' + f.pid + ' · ' + f.path, depth: 1 });
       fileSpan[tk.file] = [y, y + HEAD_H];
       y += HEAD_H;
       last.file = tk.file;

@@ -368,6 +368,7 @@
     lastFrame: () => ({ drawn: V.stats.drawn, merged: V.stats.merged, mergedItems: V.stats.mergedItems, frames: V.frames,
       ms: V.frameTimes[V.frameTimes.length - 1], links: V.linksDrawn ? { ...V.linksDrawn } : null }),
     frameTimes: () => V.frameTimes.slice(),
+    headers: (kind) => V.L.lines.filter((l) => l.kind === kind).map((l) => l.label),
     loadTimes: () => ({ parseMs: M.loadMs, layoutMs: V.layoutMs }),
     view: () => ({ t0: V.t0, t1: V.t1, scrollY: V.scrollY, selected: V.selected, hover: V.hover, matches: V.matches.length }),
     find: (q) => {

@@ -211,6 +211,12 @@ fs.mkdirSync(args.out, { recursive: true });
   check(v4.t1 - v4.t0 < (v3.t1 - v3.t0) * 0.8, 'the mouse wheel zooms', { v3, v4 });
   await page.keyboard.press('Home');
 
+  // every process header names the process's job rank (ncclemu launches
+  // as torchrun does: RANK per process)
+  const procHeaders = await api(page, () => window.cclscopeView.headers('proc'));
+  check(procHeaders.length > 0 && procHeaders.every((l) => /^rank \d+ · pid \d+ · /.test(l)),
+    'process headers say "rank N · pid P · file"', procHeaders.slice(0, 4));
+
   // collapse the first host by clicking its header, then open it again
   await page.keyboard.press('0');
   const box = await page.evaluate(() => { const r = document.getElementById('canvas').getBoundingClientRect(); return { x: r.left, y: r.top }; });

@@ -62,6 +62,19 @@ check "$work/t" RANK
 "$cs" summary "$work/t" >"$work/s.txt"
 grep -Eq '^ +[^ ]+ +[0-9]+ +g[0-9]+ emu-node[01]:[0-9]+ ' "$work/s.txt" ||
   { echo "FAIL: the text table has no 'gN host:pid' column"; cat "$work/s.txt"; exit 1; }
+# the viewer's files carry the same global rank (its process headers say
+# "rank N · pid …")
+"$cs" view -o "$work/v.html" "$work/t" >/dev/null 2>&1
+python3 - "$work/t" "$work/v.html" <<'PY'
+import json, pathlib, re, sys
+want = {}
+for f in pathlib.Path(sys.argv[1]).glob("*.jsonl"):
+    proc = json.loads(f.open().readline())
+    want[proc["pid"]] = proc["globalRank"]
+got = {int(p): int(g) for p, g in re.findall(r'"pid":(\d+),"globalRank":(\d+)', open(sys.argv[2]).read())}
+assert got == want, (got, want)
+print(f"view: globalRank of {len(got)} files")
+PY
 mkdir "$work/nolauncher"
 for f in "$work"/t/*.jsonl; do
   sed -e '1s/"globalRank":[0-9]*,"globalRankSource":"RANK",//' "$f" >"$work/nolauncher/$(basename "$f")"

@@ -23,6 +23,9 @@ static void note_identity(ord_file *f, const rec *r) {
   js_str_copy(js_get(r->f, K_hostname), f->id.host, sizeof f->id.host);
   if (!js_to_i64(js_get(r->f, K_pid), &f->id.pid))
     f->id.pid = -1;
+  if (!js_to_i64(js_get(r->f, K_globalRank), &f->id.global_rank) ||
+      f->id.global_rank < 0)
+    f->id.global_rank = -1;
   uint64_t tag;
   if (js_to_hex_u64(js_get(r->f, K_handleTag), &tag)) {
     f->id.has_tag = true;
@@ -396,6 +399,7 @@ bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
     f->path = in->paths[i];
     f->last_key = INT64_MIN;
     f->id.pid = -1;
+    f->id.global_rank = -1;
     f->tf.fd = -1;
   }
   if (mode == ORD_LOCKSTEP) {

@@ -50,7 +50,8 @@ typedef struct {
   int64_t pid;
   bool has_tag;
   uint32_t handle_tag;
-  bool has_process; /* its first record was a process record */
+  int64_t global_rank; /* the launcher's job rank (process record), -1 */
+  bool has_process;    /* its first record was a process record */
   bool has_process_end;
 } ord_identity;
 

@@ -425,6 +425,11 @@ static void write_files(jsonw *w, const ord_reader *rd) {
     jw_str(w, id->has_process ? id->host : "");
     jw_key(w, "pid");
     jw_i64(w, id->has_process ? id->pid : -1);
+    jw_key(w, "globalRank");
+    if (id->has_process && id->global_rank >= 0)
+      jw_i64(w, id->global_rank);
+    else
+      jw_null(w);
     jw_key(w, "tag");
     if (id->has_tag)
       jw_hex(w, id->handle_tag);
