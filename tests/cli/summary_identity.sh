@@ -55,6 +55,21 @@ for row in rows:
     named += g is not None
 assert len(comms) >= 2, f"rows of one communicator only: {comms}"
 assert named >= 4, f"only {named} rows named a GPU"
+# the GPU table: the rows of a named GPU summed, most wait caused first
+gpus = json.load(open(sjson))["stragglers"]["gpus"]
+waits = [g["waitCausedUs"] for g in gpus]
+assert waits == sorted(waits, reverse=True), waits
+for g in gpus:
+    if g["globalRank"] is None:
+        continue
+    mine = [r for r in rows if (r["globalRank"], r["pid"]) == (g["globalRank"], g["pid"])]
+    assert g["comms"] == len(mine), (g, len(mine))
+    assert g["instances"] == sum(r["instances"] for r in mine), g
+    assert g["timesLast"] == sum(r["timesLast"] for r in mine), g
+    total = sum(r["meanWaitUs"] * r["timesLast"] for r in mine)
+    assert abs(g["waitCausedUs"] - total) <= 0.002 * max(1, len(mine)) + 1e-6 * total, (g, total)
+    assert g["host"] == mine[0]["host"] and g["device"] is None, g
+print(f"summary GPUs: {len(gpus)} rows, sums match the (comm, rank) rows")
 print(f"summary identity: {len(rows)} rows over {len(comms)} communicators, {named} named")
 PY
 }

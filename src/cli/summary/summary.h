@@ -216,6 +216,21 @@ const file_health *gpu_of(const summary *s, uint64_t comm_id, int32_t rank,
 int64_t gpu_global_rank(const summary *s, const file_health *h, uint64_t comm,
                         int32_t rank, int device, const char **source);
 
+/* One GPU's straggler rows over all its communicators (summary_gpus.c). */
+typedef struct {
+  size_t file;               /* the process (index in summary.health) */
+  const file_health *health; /* its host, pid */
+  int64_t global_rank;       /* gpu_global_rank, -1 unknown */
+  const char *source;        /* where global_rank came from, or NULL */
+  int device;                /* -1 unknown */
+  int comms;                 /* communicator rows summed */
+  uint64_t instances, times_last;
+  int64_t wait_sum, wait_max;
+} gpu_row;
+/* The rows of one basis summed per GPU, most wait caused first (caller
+ * frees). A rank whose GPU cannot be told apart stays a row of its own. */
+gpu_row *gpu_rows(const summary *s, bool timing, size_t *n);
+
 /* summary_colls.c */
 void colls_add_timing(summary *s, const rec *r, rec_scratch *sc);
 void colls_add_event(summary *s, const rec *r, rec_scratch *sc);

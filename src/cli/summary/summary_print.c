@@ -323,6 +323,95 @@ static void json_gpu(jsonw *w, const summary *s, uint64_t comm, int32_t rank) {
     jw_null(w);
 }
 
+/* The GPUs that cost the job the most wait, over all their communicators. */
+static void print_gpus_text(const summary *s, bool timing) {
+  size_t n;
+  gpu_row *g = gpu_rows(s, timing, &n);
+  if (!g || n == 0) {
+    free(g);
+    return;
+  }
+  printf("  By GPU (every communicator it is a rank of):\n");
+  table t;
+  table_init(&t, "lrrrrr", "GPU (global rank host:pid device)", "comms",
+             "instances", "last", "wait caused us", "max wait us");
+  size_t shown = n < (size_t)s->top ? n : (size_t)s->top;
+  for (size_t i = 0; i < shown; i++) {
+    char gr[32] = "g?", dev[24] = "";
+    if (g[i].global_rank >= 0)
+      snprintf(gr, sizeof gr, "%sg%" PRId64,
+               g[i].source && strcmp(g[i].source, "largest-communicator") == 0
+                   ? "~"
+                   : "",
+               g[i].global_rank);
+    if (g[i].device >= 0)
+      snprintf(dev, sizeof dev, " dev %d", g[i].device);
+    table_cell(&t, "%s %s:%" PRId64 "%s", gr,
+               g[i].health->host[0] ? g[i].health->host : "?", g[i].health->pid,
+               dev);
+    table_cell(&t, "%d", g[i].comms);
+    table_cell(&t, "%" PRIu64, g[i].instances);
+    table_cell(&t, "%" PRIu64, g[i].times_last);
+    table_cell(&t, "%.3f", us(g[i].wait_sum));
+    table_cell(&t, "%.3f", us(g[i].wait_max));
+  }
+  table_print(&t, stdout, "  ");
+  table_free(&t);
+  if (shown < n)
+    printf("  … %zu more GPUs (--top N shows more)\n", n - shown);
+  printf("  By (communicator, rank):\n");
+  free(g);
+}
+
+static void json_gpus(jsonw *w, const summary *s, bool timing) {
+  size_t n;
+  gpu_row *g = gpu_rows(s, timing, &n);
+  jw_key(w, "gpus");
+  jw_arr_begin(w);
+  for (size_t i = 0; g && i < n; i++) {
+    jw_newline(w);
+    jw_obj_begin(w);
+    jw_key(w, "globalRank");
+    if (g[i].global_rank >= 0)
+      jw_i64(w, g[i].global_rank);
+    else
+      jw_null(w);
+    jw_key(w, "globalRankSource");
+    if (g[i].source)
+      jw_str(w, g[i].source);
+    else
+      jw_null(w);
+    jw_key(w, "host");
+    if (g[i].health->host[0])
+      jw_str(w, g[i].health->host);
+    else
+      jw_null(w);
+    jw_key(w, "pid");
+    if (g[i].health->pid >= 0)
+      jw_i64(w, g[i].health->pid);
+    else
+      jw_null(w);
+    jw_key(w, "device");
+    if (g[i].device >= 0)
+      jw_i64(w, g[i].device);
+    else
+      jw_null(w);
+    jw_key(w, "comms");
+    jw_i64(w, g[i].comms);
+    jw_key(w, "instances");
+    jw_u64(w, g[i].instances);
+    jw_key(w, "timesLast");
+    jw_u64(w, g[i].times_last);
+    jw_key(w, "waitCausedUs");
+    jw_double(w, us(g[i].wait_sum), 3);
+    jw_key(w, "maxWaitUs");
+    jw_double(w, us(g[i].wait_max), 3);
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
+  free(g);
+}
+
 static void print_stragglers_text(const summary *s) {
   bool timing = straggler_basis_timing(s);
   const straggler_state *st = &s->strag;
@@ -341,6 +430,7 @@ static void print_stragglers_text(const summary *s) {
     return;
   }
   table t;
+  print_gpus_text(s, timing);
   table_init(&t, "lrlrrrrrrrr", "comm", "rank",
              "GPU (global rank host:pid device)", "instances", "last", "last %",
              "wait caused us", "wait when last us", "max wait us",
@@ -688,6 +778,7 @@ static void json_stragglers(jsonw *w, const summary *s) {
   jw_u64(w, st->duplicates);
   jw_key(w, "waitingHighWater");
   jw_u64(w, st->waiting_high_water);
+  json_gpus(w, s, timing);
   jw_key(w, "ranks");
   jw_arr_begin(w);
   size_t n;
