@@ -266,23 +266,19 @@ static void print_colls_text(const summary *s) {
   table_free(&t);
 }
 
-/* "g5 node1:4242 dev 1": the GPU a communicator rank is (global rank, "~"
- * before it when taken from the largest communicator, not a launcher). */
-static const char *gpu_label(const summary *s, uint64_t comm, int32_t rank,
-                             char *buf, size_t n) {
-  int device;
-  const file_health *h = gpu_of(s, comm, rank, &device);
+/* "g5 node1:4242 dev 1": a GPU as the text tables name it ("~" before the
+ * rank when it is taken from the largest communicator, not a launcher). */
+static const char *gpu_text(char *buf, size_t n, const file_health *h,
+                            int64_t g, const char *source, int device) {
   if (!h) {
     snprintf(buf, n, "?");
     return buf;
   }
-  const char *source;
-  int64_t g = gpu_global_rank(s, h, comm, rank, device, &source);
-  char gr[32] = "g?";
+  char gr[32] = "g?", dev[24] = "";
   if (g >= 0)
     snprintf(gr, sizeof gr, "%sg%" PRId64,
-             strcmp(source, "largest-communicator") == 0 ? "~" : "", g);
-  char dev[24] = "";
+             source && strcmp(source, "largest-communicator") == 0 ? "~" : "",
+             g);
   if (device >= 0)
     snprintf(dev, sizeof dev, " dev %d", device);
   snprintf(buf, n, "%s %s:%" PRId64 "%s", gr, h->host[0] ? h->host : "?",
@@ -290,12 +286,10 @@ static const char *gpu_label(const summary *s, uint64_t comm, int32_t rank,
   return buf;
 }
 
-/* The GPU a communicator rank is, as JSON members (docs/cli.md). */
-static void json_gpu(jsonw *w, const summary *s, uint64_t comm, int32_t rank) {
-  int device;
-  const file_health *h = gpu_of(s, comm, rank, &device);
-  const char *source = NULL;
-  int64_t g = h ? gpu_global_rank(s, h, comm, rank, device, &source) : -1;
+/* The same as JSON members (docs/cli.md): globalRank, globalRankSource,
+ * host, pid, device, each null when unknown. */
+static void json_gpu_members(jsonw *w, const file_health *h, int64_t g,
+                             const char *source, int device) {
   jw_key(w, "globalRank");
   if (g >= 0)
     jw_i64(w, g);
@@ -323,6 +317,24 @@ static void json_gpu(jsonw *w, const summary *s, uint64_t comm, int32_t rank) {
     jw_null(w);
 }
 
+/* The GPU a communicator rank is, as text and as JSON members. */
+static const char *gpu_label(const summary *s, uint64_t comm, int32_t rank,
+                             char *buf, size_t n) {
+  int device;
+  const file_health *h = gpu_of(s, comm, rank, &device);
+  const char *source = NULL;
+  int64_t g = h ? gpu_global_rank(s, h, comm, rank, device, &source) : -1;
+  return gpu_text(buf, n, h, g, source, device);
+}
+
+static void json_gpu(jsonw *w, const summary *s, uint64_t comm, int32_t rank) {
+  int device;
+  const file_health *h = gpu_of(s, comm, rank, &device);
+  const char *source = NULL;
+  int64_t g = h ? gpu_global_rank(s, h, comm, rank, device, &source) : -1;
+  json_gpu_members(w, h, g, source, device);
+}
+
 /* The GPUs that cost the job the most wait, over all their communicators. */
 static void print_gpus_text(const summary *s, bool timing) {
   size_t n;
@@ -337,18 +349,10 @@ static void print_gpus_text(const summary *s, bool timing) {
              "instances", "last", "wait caused us", "max wait us");
   size_t shown = n < (size_t)s->top ? n : (size_t)s->top;
   for (size_t i = 0; i < shown; i++) {
-    char gr[32] = "g?", dev[24] = "";
-    if (g[i].global_rank >= 0)
-      snprintf(gr, sizeof gr, "%sg%" PRId64,
-               g[i].source && strcmp(g[i].source, "largest-communicator") == 0
-                   ? "~"
-                   : "",
-               g[i].global_rank);
-    if (g[i].device >= 0)
-      snprintf(dev, sizeof dev, " dev %d", g[i].device);
-    table_cell(&t, "%s %s:%" PRId64 "%s", gr,
-               g[i].health->host[0] ? g[i].health->host : "?", g[i].health->pid,
-               dev);
+    char gb[160];
+    table_cell(&t, "%s",
+               gpu_text(gb, sizeof gb, g[i].health, g[i].global_rank,
+                        g[i].source, g[i].device));
     table_cell(&t, "%d", g[i].comms);
     table_cell(&t, "%" PRIu64, g[i].instances);
     table_cell(&t, "%" PRIu64, g[i].times_last);
@@ -371,31 +375,8 @@ static void json_gpus(jsonw *w, const summary *s, bool timing) {
   for (size_t i = 0; g && i < n; i++) {
     jw_newline(w);
     jw_obj_begin(w);
-    jw_key(w, "globalRank");
-    if (g[i].global_rank >= 0)
-      jw_i64(w, g[i].global_rank);
-    else
-      jw_null(w);
-    jw_key(w, "globalRankSource");
-    if (g[i].source)
-      jw_str(w, g[i].source);
-    else
-      jw_null(w);
-    jw_key(w, "host");
-    if (g[i].health->host[0])
-      jw_str(w, g[i].health->host);
-    else
-      jw_null(w);
-    jw_key(w, "pid");
-    if (g[i].health->pid >= 0)
-      jw_i64(w, g[i].health->pid);
-    else
-      jw_null(w);
-    jw_key(w, "device");
-    if (g[i].device >= 0)
-      jw_i64(w, g[i].device);
-    else
-      jw_null(w);
+    json_gpu_members(w, g[i].health, g[i].global_rank, g[i].source,
+                     g[i].device);
     jw_key(w, "comms");
     jw_i64(w, g[i].comms);
     jw_key(w, "instances");
