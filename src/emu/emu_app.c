@@ -90,6 +90,9 @@ static void comm_init(emu_thread *t, emu_comm *c, const char *quirk) {
     return;
   }
   int forced = o->mask;
+  if (emu_cuda_set_device != NULL) /* as cudaSetDevice before the init */
+    emu_cuda_set_device(emu_node_of(emu_self->layout, c->global_rank),
+                        emu_local_of(emu_self->layout, c->global_rank));
   emu_thread_enter_call(t, EMU_CALL_INIT, 0);
   int rc = emu_shim_init(p, &c->profiler_context, c->hash, &emu_activation_mask,
                          c->commName, c->nnodes, c->nranks, c->rank,

@@ -170,6 +170,10 @@ void emu_options_help(void) {
       "                        default off\n"
       "\n"
       "Application:\n"
+      "  --no-devices          load no emulated CUDA driver (by default each\n"
+      "                        worker loads libncclemu-cuda.so as\n"
+      "                        libcuda.so.1, and every communicator init runs\n"
+      "                        with the rank's local index as its device)\n"
       "  --step-marks          before every iteration, application thread 0\n"
       "                        of each process calls the plugin's\n"
       "                        cclscope_step(iteration), and after the last\n"
@@ -299,6 +303,7 @@ enum {
   OPT_NET_PLUGIN,
   OPT_STATS,
   OPT_SYMMETRIC,
+  OPT_NO_DEVICES,
   OPT_BLOCKING_LAUNCHES,
   OPT_STEP_MARKS,
   OPT_QUIET,
@@ -355,6 +360,7 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"net-plugin", required_argument, NULL, OPT_NET_PLUGIN},
       {"stats", no_argument, NULL, OPT_STATS},
       {"symmetric", no_argument, NULL, OPT_SYMMETRIC},
+      {"no-devices", no_argument, NULL, OPT_NO_DEVICES},
       {"blocking-launches", no_argument, NULL, OPT_BLOCKING_LAUNCHES},
       {"step-marks", no_argument, NULL, OPT_STEP_MARKS},
       {"quiet", no_argument, NULL, OPT_QUIET},
@@ -542,6 +548,9 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       break;
     case OPT_SYMMETRIC:
       o->symmetric = true;
+      break;
+    case OPT_NO_DEVICES:
+      o->no_devices = true;
       break;
     case OPT_BLOCKING_LAUNCHES:
       o->blocking_launches = true;

@@ -92,6 +92,8 @@ typedef struct emu_options {
   bool symmetric;         /* intra-node collectives run symmetric kernels */
   bool blocking_launches; /* eager launches are blocking: plans then run
                              their host callback on the cuda-cb thread */
+  /* no emulated CUDA driver: the plugin finds no device or GPU UUID */
+  bool no_devices;
   /* a training loop's control calls */
   bool step_marks; /* cclscope_step(i) before each iteration, if exported */
   /* replay (emu_replay.c): trace files instead of a scenario */

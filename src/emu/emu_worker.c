@@ -7,6 +7,8 @@
  */
 #include "emu_worker.h"
 
+#include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,36 @@ static void setup_environment(const emu_options *o, const emu_layout *l,
   setenv("LOCAL_RANK", v, 1);
   snprintf(v, sizeof v, "%d", l->nworkers);
   setenv("WORLD_SIZE", v, 1);
+}
+
+void (*emu_cuda_set_device)(int node, int device);
+
+/* The emulated CUDA driver (src/emu/cuda) from beside the ncclemu binary,
+ * loaded globally before the plugin so that it is "the process's CUDA". */
+static void load_cuda_driver(const emu_options *o) {
+  if (o->no_devices)
+    return;
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0)
+    return;
+  exe[n] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash == NULL)
+    return;
+  char path[PATH_MAX + 32];
+  snprintf(path, sizeof path, "%.*s/libncclemu-cuda.so", (int)(slash - exe),
+           exe);
+  void *lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+  if (lib == NULL) {
+    if (!o->quiet)
+      fprintf(stderr,
+              "ncclemu: no emulated CUDA driver (%s): the plugin will see no "
+              "GPU devices\n",
+              dlerror());
+    return;
+  }
+  *(void **)&emu_cuda_set_device = dlsym(lib, "emu_cuda_set_device");
 }
 
 static void create_comm_instances(emu_worker *w) {
@@ -122,6 +154,7 @@ void emu_worker_main(const emu_options *o, const emu_scenario *sc,
   EMU_STORE_RELAXED(&sh->workers[index].pid, (int)w->pid);
 
   setup_environment(o, layout, w->first_rank);
+  load_cuda_driver(o);
   if (o->truth != NULL) {
     char path[1024];
     if (layout->nworkers == 1)

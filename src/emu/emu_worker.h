@@ -41,6 +41,10 @@ typedef struct emu_worker {
 /* The worker of this process (set once in worker_main). */
 extern emu_worker *emu_self;
 
+/* The emulated CUDA driver's device switch (src/emu/cuda), NULL when it is
+ * not loaded (--no-devices, or the library is missing). */
+extern void (*emu_cuda_set_device)(int node, int device);
+
 bool emu_worker_aborting(const emu_worker *w);
 void emu_worker_abort(emu_worker *w);
 /* The worker's main: never returns (exits with a worker status). */

@@ -7,8 +7,9 @@
 # the same GPU for all of its communicators. Then, with globalRank removed
 # from the process records (a trace from a process without a launcher
 # variable), the rank comes from the largest communicator ("~g" in text);
-# and with two GPUs per process only the largest communicator's rows can
-# name their GPU (these traces have no device).
+# with two GPUs per process, the rows of the largest communicator name
+# their GPU, and the others through the device (ncclemu's emulated CUDA
+# driver), or not at all without devices.
 # usage: summary_identity.sh NCCLEMU PLUGIN CCLSCOPE
 set -euo pipefail
 emu=$1 plugin=$2 cs=$3
@@ -17,9 +18,9 @@ trap 'rm -rf "$work"' EXIT
 CCLSCOPE_DIR="$work/t" CCLSCOPE_SUMMARY=off CCLSCOPE_MASK=all "$emu" --plugin "$plugin" \
   --scenario split --nodes 2 --ranks-per-node 2 --ranks-per-process 1 \
   --pace none --quiet
-check() { # DIR LAUNCHER-SOURCE (or "" when the traces have no launcher rank)
+check() { # DIR LAUNCHER-SOURCE ("" when none) MIN-ROWS-NAMED
   "$cs" summary --json "$1" >"$work/s.json"
-  python3 - "$1" "$work/s.json" "$2" <<'PY'
+  python3 - "$1" "$work/s.json" "$2" "$3" <<'PY'
 import json, pathlib, sys
 tdir, sjson, launcher = sys.argv[1:4]
 # what the traces say: (commId, rank) -> (host, pid, expected globalRank, source)
@@ -30,31 +31,39 @@ for f in pathlib.Path(tdir).glob("*.jsonl"):
     inits = [r for r in recs if r.get("func") == "ProfilerInit"]
     big = max(inits, key=lambda r: r["nranks"])
     gpus = len({r["rank"] for r in inits if r["commId"] == big["commId"]})
+    # several GPUs: a device's rank in the largest communicator it is in
+    by_device = {}
+    for r in sorted(inits, key=lambda r: -r["nranks"]):
+        if r.get("device") is not None:
+            by_device.setdefault(r["device"], r["rank"])
     for r in inits:
         if gpus == 1 and launcher:       # one GPU: the launcher's rank
             g, src = proc["globalRank"], launcher
         elif gpus == 1:                  # one GPU, no launcher: largest comm
             g, src = big["rank"], "largest-communicator"
-        elif r["commId"] == big["commId"]:  # several GPUs: only the largest
-            g, src = r["rank"], "largest-communicator"  # comm names them
-        else:                            # (no device in these traces)
+        elif r["commId"] == big["commId"]:  # several GPUs: the largest
+            g, src = r["rank"], "largest-communicator"  # comm names them,
+        elif r.get("device") is not None:   # and their devices the others
+            g, src = by_device[r["device"]], "largest-communicator"
+        else:
             g, src = None, None
-        want[(r["commId"], r["rank"])] = (proc["hostname"], proc["pid"], g, src)
+        want[(r["commId"], r["rank"])] = (proc["hostname"], proc["pid"], g, src,
+                                         r.get("device"))
 rows = json.load(open(sjson))["stragglers"]["ranks"]
 assert len(rows) >= 4, f"only {len(rows)} straggler rows"
 comms, named = set(), 0
 for row in rows:
     key = (row["commId"], row["rank"])
     assert key in want, f"row {key} names no initialised (comm, rank)"
-    host, pid, g, src = want[key]
+    host, pid, g, src, dev = want[key]
     assert row["host"] == host and row["pid"] == pid, (key, row, host, pid)
     assert row["globalRank"] == g, (key, row["globalRank"], g)
     assert row["globalRankSource"] == src, (key, row["globalRankSource"], src)
-    assert "device" in row and row["device"] is None, row
+    assert "device" in row and row["device"] == dev, (row, dev)
     comms.add(row["commId"])
     named += g is not None
 assert len(comms) >= 2, f"rows of one communicator only: {comms}"
-assert named >= 4, f"only {named} rows named a GPU"
+assert named >= int(sys.argv[4]), f"only {named} rows named a GPU"
 # the GPU table: the rows of a named GPU summed, most wait caused first
 gpus = json.load(open(sjson))["stragglers"]["gpus"]
 waits = [g["waitCausedUs"] for g in gpus]
@@ -68,12 +77,12 @@ for g in gpus:
     assert g["timesLast"] == sum(r["timesLast"] for r in mine), g
     total = sum(r["meanWaitUs"] * r["timesLast"] for r in mine)
     assert abs(g["waitCausedUs"] - total) <= 0.002 * max(1, len(mine)) + 1e-6 * total, (g, total)
-    assert g["host"] == mine[0]["host"] and g["device"] is None, g
+    assert g["host"] == mine[0]["host"] and g["device"] == mine[0]["device"], g
 print(f"summary GPUs: {len(gpus)} rows, sums match the (comm, rank) rows")
 print(f"summary identity: {len(rows)} rows over {len(comms)} communicators, {named} named")
 PY
 }
-check "$work/t" RANK
+check "$work/t" RANK 12
 "$cs" summary "$work/t" >"$work/s.txt"
 grep -Eq '^ +[^ ]+ +[0-9]+ +g[0-9]+ emu-node[01]:[0-9]+ ' "$work/s.txt" ||
   { echo "FAIL: the text table has no 'gN host:pid' column"; cat "$work/s.txt"; exit 1; }
@@ -97,7 +106,7 @@ done
 if grep -q '"globalRankSource"' "$work"/nolauncher/*.jsonl; then
   echo "FAIL: could not remove globalRank from the process records"; exit 1
 fi
-check "$work/nolauncher" ""
+check "$work/nolauncher" "" 12
 "$cs" summary "$work/nolauncher" >"$work/s.txt"
 grep -Eq ' ~g[0-9]+ emu-node' "$work/s.txt" ||
   { echo "FAIL: the text table does not mark a fallback rank with ~"; cat "$work/s.txt"; exit 1; }
@@ -106,5 +115,11 @@ grep -Eq ' ~g[0-9]+ emu-node' "$work/s.txt" ||
 CCLSCOPE_DIR="$work/t2" CCLSCOPE_SUMMARY=off CCLSCOPE_MASK=all "$emu" --plugin "$plugin" \
   --scenario split --nodes 2 --ranks-per-node 2 --ranks-per-process 2 \
   --pace none --quiet
-check "$work/t2" RANK
+check "$work/t2" RANK 12
+# ... and without devices (--no-devices) only the largest communicator's
+# rows can name their GPU
+CCLSCOPE_DIR="$work/t3" CCLSCOPE_SUMMARY=off CCLSCOPE_MASK=all "$emu" --plugin "$plugin" \
+  --scenario split --nodes 2 --ranks-per-node 2 --ranks-per-process 2 \
+  --pace none --quiet --no-devices
+check "$work/t3" RANK 4
 echo "ok"
