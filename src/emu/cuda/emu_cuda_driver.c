@@ -9,8 +9,13 @@
  * before each communicator init (emu_cuda_set_device), as an application
  * calls cudaSetDevice before ncclCommInitRank. Nothing else of CUDA is here.
  */
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_INVALID_VALUE 1
@@ -27,22 +32,64 @@ int cuCtxGetDevice(int *device);
 int cuDeviceGetUuid(emu_cu_uuid *uuid, int device);
 int cuDeviceGetUuid_v2(emu_cu_uuid *uuid, int device);
 
-static _Thread_local int current_device = -1;
-static int node_index; /* which emulated node: part of every UUID */
+/* The current device of each thread that set one, by kernel thread id.
+ * A table, not thread-local variables: thread-local storage in a library
+ * loaded with dlopen trips ThreadSanitizer's runtime (it failed to map
+ * shadow memory for it in our TSan builds). */
+#define MAX_THREADS 1024
+typedef struct {
+  pid_t tid; /* 0: free */
+  int node;
+  int device;
+} thread_device;
+static thread_device threads[MAX_THREADS];
+static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ncclemu: this thread's device from now on (-1: none, as before any
- * cudaSetDevice); the node makes UUIDs differ across emulated hosts. */
+ * cudaSetDevice); the node makes UUIDs differ across emulated hosts. Both
+ * are per thread, as cudaSetDevice is: concurrent inits (ncclCommInitAll's
+ * threads) set their own. */
 void emu_cuda_set_device(int node, int device) {
-  node_index = node;
-  current_device = device;
+  pid_t tid = (pid_t)syscall(SYS_gettid);
+  pthread_mutex_lock(&threads_lock);
+  thread_device *free_slot = NULL, *mine = NULL;
+  for (int i = 0; i < MAX_THREADS && !mine; i++) {
+    if (threads[i].tid == tid)
+      mine = &threads[i];
+    else if (threads[i].tid == 0 && !free_slot)
+      free_slot = &threads[i];
+  }
+  if (!mine)
+    mine = free_slot;
+  if (mine) {
+    mine->tid = tid;
+    mine->node = node;
+    mine->device = device;
+  }
+  pthread_mutex_unlock(&threads_lock);
+}
+
+/* The calling thread's (node, device); false when it set none. */
+static bool current(int *node, int *device) {
+  pid_t tid = (pid_t)syscall(SYS_gettid);
+  bool found = false;
+  pthread_mutex_lock(&threads_lock);
+  for (int i = 0; i < MAX_THREADS && !found; i++)
+    if (threads[i].tid == tid && threads[i].device >= 0) {
+      *node = threads[i].node;
+      *device = threads[i].device;
+      found = true;
+    }
+  pthread_mutex_unlock(&threads_lock);
+  return found;
 }
 
 int cuCtxGetDevice(int *device) {
+  int node;
   if (device == NULL)
     return CUDA_ERROR_INVALID_VALUE;
-  if (current_device < 0)
+  if (!current(&node, device))
     return CUDA_ERROR_INVALID_CONTEXT;
-  *device = current_device;
   return CUDA_SUCCESS;
 }
 
@@ -50,13 +97,16 @@ int cuCtxGetDevice(int *device) {
 static int device_uuid(emu_cu_uuid *uuid, int device) {
   if (uuid == NULL)
     return CUDA_ERROR_INVALID_VALUE;
+  int node = 0, current_device;
   if (device < 0 || device > 0xffff)
     return CUDA_ERROR_INVALID_DEVICE;
+  if (!current(&node, &current_device))
+    node = 0;
   memset(uuid, 0, sizeof *uuid);
   uuid->bytes[0] = 0xe4;
   uuid->bytes[1] = 0xd0;
-  uuid->bytes[4] = (unsigned char)(node_index >> 8);
-  uuid->bytes[5] = (unsigned char)node_index;
+  uuid->bytes[4] = (unsigned char)(node >> 8);
+  uuid->bytes[5] = (unsigned char)node;
   uuid->bytes[6] = (unsigned char)(device >> 8);
   uuid->bytes[7] = (unsigned char)device;
   return CUDA_SUCCESS;
