@@ -64,10 +64,11 @@ for row in rows:
     named += g is not None
 assert len(comms) >= 2, f"rows of one communicator only: {comms}"
 assert named >= int(sys.argv[4]), f"only {named} rows named a GPU"
-# the GPU table: the rows of a named GPU summed, most wait caused first
+# the GPU table: the rows of a named GPU summed, most wait of its own
+# making first (then most wait caused)
 gpus = json.load(open(sjson))["stragglers"]["gpus"]
-waits = [g["waitCausedUs"] for g in gpus]
-assert waits == sorted(waits, reverse=True), waits
+order = [(g["ownWaitUs"], g["waitCausedUs"]) for g in gpus]
+assert order == sorted(order, reverse=True), order
 for g in gpus:
     if g["globalRank"] is None:
         continue
@@ -77,6 +78,10 @@ for g in gpus:
     assert g["timesLast"] == sum(r["timesLast"] for r in mine), g
     total = sum(r["meanWaitUs"] * r["timesLast"] for r in mine)
     assert abs(g["waitCausedUs"] - total) <= 0.002 * max(1, len(mine)) + 1e-6 * total, (g, total)
+    own = sum(r["ownWaitUs"] for r in mine)
+    assert abs(g["ownWaitUs"] - own) <= 0.001 * len(mine) + 1e-6 * own, (g, own)
+    assert 0 <= g["ownWaitUs"] <= g["waitCausedUs"] + 0.001, g
+    assert abs(g["ownWaitUs"] + g["inheritedWaitUs"] - g["waitCausedUs"]) <= 0.002, g
     assert g["host"] == mine[0]["host"] and g["device"] == mine[0]["device"], g
 print(f"summary GPUs: {len(gpus)} rows, sums match the (comm, rank) rows")
 print(f"summary identity: {len(rows)} rows over {len(comms)} communicators, {named} named")

@@ -95,6 +95,8 @@ static const char *const key_names[K_KEY_COUNT] = {
     [K_globalRank] = "globalRank",
     [K_globalRankSource] = "globalRankSource",
     [K_device] = "device",
+    [K_phases] = "phases",
+    [K_initial_sync] = "initial_sync",
 };
 
 static size_t key_lengths[K_KEY_COUNT];

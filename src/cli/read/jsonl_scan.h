@@ -173,6 +173,8 @@ typedef enum {
   K_globalRank,
   K_globalRankSource,
   K_device,
+  K_phases,
+  K_initial_sync,
   K_KEY_COUNT
 } js_key;
 

@@ -58,10 +58,20 @@ typedef struct {
   lhist dur; /* ns */
 } coll_row;
 
+/* Marks a gap or a GPU-measured wait the trace does not give. */
+#define STRAG_UNKNOWN INT64_MIN
+
 /* One rank of one collective instance. */
 typedef struct {
   int64_t arrival;    /* apiTs, else enqueue start (ns) */
   int64_t completion; /* stop (ns) */
+  /* arrival - this GPU's previous completion (its own time between two
+   * operations: compute, host work), STRAG_UNKNOWN for the enqueue basis and
+   * a GPU's first operation */
+  int64_t gap;
+  /* KernelPhase initial_sync length (ns): how long the GPU waited for its
+   * peers inside the kernel; STRAG_UNKNOWN without KernelPhase */
+  int64_t gpu_wait;
   int32_t rank;
 } inst_rank;
 
@@ -86,9 +96,21 @@ typedef struct {
   uint64_t instances;
   uint64_t times_last;
   int64_t wait_sum; /* when last: its arrival - median arrival (ns) */
+  /* The part of wait_sum this rank caused itself: when last, how much
+   * longer its gap was than the median gap of the instance (at most the
+   * wait). The rest it inherited: it arrived late because its previous
+   * operation finished late, waiting on someone else. */
+  int64_t own_wait_sum;
   int64_t wait_max;
   int64_t arrival_off_sum;    /* arrival - median arrival, every instance */
   int64_t completion_off_sum; /* completion - median completion */
+  /* GPU-measured (KernelPhase initial_sync), over instances where >= 2
+   * ranks reported it: the rank with the shortest initial_sync arrived last
+   * on the GPU and made the others wait median - shortest. */
+  uint64_t gpu_instances;
+  uint64_t gpu_times_last;
+  int64_t gpu_wait_sum;   /* its own initial_sync, summed (ns) */
+  int64_t gpu_caused_sum; /* when last on the GPU: median - its own */
 } rank_row;
 
 #define WORST_KEEP 10
@@ -109,7 +131,13 @@ typedef struct {
   uint64_t waiting_high_water; /* most instances waiting at once */
   rank_row *ranks;
   size_t nranks, cap_ranks;
-  pair_map rank_index;    /* (comm, rank|timing) -> rank_row index + 1 */
+  pair_map rank_index; /* (comm, rank|timing) -> rank_row index + 1 */
+  /* Each GPU's queue of reports and last completions (summary_gaps.c):
+   * (1 << 63 | file, device + 1), or (comm, rank) when the GPU is unknown
+   * -> index + 1 in `history` */
+  pair_map history_index;
+  struct gpu_history *history;
+  size_t nhistory, cap_history;
   uint64_t matched[2];    /* instances with >= 2 ranks, [timing] */
   uint64_t incomplete[2]; /* of which missing some rank */
   uint64_t single[2];     /* only one rank seen: not comparable */
@@ -225,10 +253,13 @@ typedef struct {
   int device;                /* -1 unknown */
   int comms;                 /* communicator rows summed */
   uint64_t instances, times_last;
-  int64_t wait_sum, wait_max;
+  int64_t wait_sum, own_wait_sum, wait_max;
+  uint64_t gpu_instances, gpu_times_last; /* KernelPhase, see rank_row */
+  int64_t gpu_wait_sum, gpu_caused_sum;
 } gpu_row;
-/* The rows of one basis summed per GPU, most wait caused first (caller
- * frees). A rank whose GPU cannot be told apart stays a row of its own. */
+/* The rows of one basis summed per GPU, most wait caused by itself first
+ * (own_wait_sum, then wait_sum; caller frees). A rank whose GPU cannot be
+ * told apart stays a row of its own. */
 gpu_row *gpu_rows(const summary *s, bool timing, size_t *n);
 
 /* summary_colls.c */
@@ -238,9 +269,28 @@ void colls_add_event(summary *s, const rec *r, rec_scratch *sc);
 bool colls_use_timing(const summary *s);
 
 /* summary_stragglers.c */
+/* One rank's report of a collective instance (`who`: rank, arrival,
+ * completion, gap, gpu_wait). */
 void strag_add(summary *s, uint64_t comm_id, uint32_t func, uint64_t seq,
-               uint64_t bytes, bool timing, int nranks, int32_t rank,
-               int64_t arrival, int64_t completion);
+               uint64_t bytes, bool timing, int nranks, const inst_rank *who);
+
+/* summary_gaps.c */
+/* A timing record's report, waiting for its gap. */
+typedef struct {
+  uint64_t comm_id;
+  uint64_t seq;
+  uint64_t bytes;
+  uint32_t func;
+  int nranks;
+  bool matched;  /* a collective with a seqNumber: goes on to strag_add */
+  inst_rank who; /* gap filled in here */
+} gap_report;
+/* Queue a report on its GPU; reports leave in arrival order with their gap
+ * set (collectives then go to strag_add). P2P reports only count as
+ * completions. */
+void gaps_add(summary *s, const gap_report *r);
+/* Let every queued report go (called by strag_finish). */
+void gaps_finish(summary *s);
 void strag_finish(summary *s); /* flush instances still waiting */
 
 /* summary_network.c */

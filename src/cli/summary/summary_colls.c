@@ -113,6 +113,28 @@ static int64_t ns_or_min(const js_value *v) {
   return js_to_ns(v, &t) ? t : INT64_MIN;
 }
 
+/* KernelPhase's initial_sync length (ns), STRAG_UNKNOWN without phases. A
+ * record with phases but no initial_sync had a zero-length one (the plugin
+ * leaves those out): its rank did not wait at all. */
+static int64_t initial_sync_ns(const rec *r, rec_scratch *sc) {
+  const js_value *p = js_get(r->f, K_phases);
+  if (!p || p->type != JS_OBJECT ||
+      !js_fields_decode(&sc->sub, p->ptr, p->ptr + p->len, r->line, false))
+    return STRAG_UNKNOWN;
+  const js_value *sync = js_get(&sc->sub, K_initial_sync);
+  if (!sync)
+    return 0;
+  if (sync->type != JS_OBJECT ||
+      !js_fields_decode(&sc->state, sync->ptr, sync->ptr + sync->len, r->line,
+                        false))
+    return STRAG_UNKNOWN;
+  int64_t start, stop;
+  if (!js_to_ns(js_get(&sc->state, K_start), &start) ||
+      !js_to_ns(js_get(&sc->state, K_stop), &stop) || stop < start)
+    return STRAG_UNKNOWN;
+  return stop - start;
+}
+
 void colls_add_timing(summary *s, const rec *r, rec_scratch *sc) {
   const js_fields *f = r->f;
   uint64_t comm = 0;
@@ -146,12 +168,6 @@ void colls_add_timing(summary *s, const rec *r, rec_scratch *sc) {
       lhist_add(&row->dur, dur);
     }
   }
-  /* Only collectives are matched across ranks: a P2p's seqNumber does not
-   * name the same operation on another rank. */
-  uint64_t seq;
-  if (ev_type_from_json(js_get(f, K_type)) == ET_P2P ||
-      !js_to_u64(js_get(f, K_seqNumber), &seq) || stop == INT64_MIN)
-    return;
   int64_t arrival = ns_or_min(js_get(f, K_apiTs));
   if (arrival == INT64_MIN) {
     const js_value *enq = js_get(f, K_enqueue);
@@ -162,13 +178,24 @@ void colls_add_timing(summary *s, const rec *r, rec_scratch *sc) {
   }
   if (arrival == INT64_MIN)
     arrival = start;
-  if (arrival == INT64_MIN)
-    return;
   int64_t rank;
-  if (!js_to_i64(js_get(f, K_rank), &rank))
+  if (arrival == INT64_MIN || stop == INT64_MIN ||
+      !js_to_i64(js_get(f, K_rank), &rank))
     return;
-  strag_add(s, comm, func, seq, bytes, true, (int)nranks, (int32_t)rank,
-            arrival, stop);
+  gap_report rep = {
+      comm,
+      0,
+      bytes,
+      func,
+      (int)nranks,
+      false,
+      {arrival, stop, STRAG_UNKNOWN, initial_sync_ns(r, sc), (int32_t)rank}};
+  /* Only collectives are matched across ranks: a P2p's seqNumber does not
+   * name the same operation on another rank. P2P operations still count
+   * for the gap of the next operation on the GPU. */
+  rep.matched = ev_type_from_json(js_get(f, K_type)) != ET_P2P &&
+                js_to_u64(js_get(f, K_seqNumber), &rep.seq);
+  gaps_add(s, &rep);
 }
 
 void colls_add_event(summary *s, const rec *r, rec_scratch *sc) {
@@ -196,8 +223,9 @@ void colls_add_event(summary *s, const rec *r, rec_scratch *sc) {
   if (r->et == ET_P2P || !js_to_u64(js_get(df, K_seqNumber), &seq) ||
       r->rank < 0)
     return;
-  strag_add(s, comm, func, seq, bytes, false, nranks, (int32_t)r->rank,
-            r->start.ts, r->stop.ts);
+  inst_rank who = {r->start.ts, r->stop.ts, STRAG_UNKNOWN, STRAG_UNKNOWN,
+                   (int32_t)r->rank};
+  strag_add(s, comm, func, seq, bytes, false, nranks, &who);
 }
 
 bool colls_use_timing(const summary *s) {

@@ -6,7 +6,8 @@
  * data-, tensor-, pipeline-parallel groups). Here the rows of one basis are
  * summed per GPU — the process that initialised them and the GPU's rank in
  * the job (gpu_global_rank) — so the GPU that costs the job the most wait
- * comes first, whichever communicators it was late in.
+ * of its own making comes first (summary_stragglers.c: own or inherited),
+ * whichever communicators it was late in.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 
 static int cmp_gpus(const void *a, const void *b) {
   const gpu_row *x = a, *y = b;
+  if (x->own_wait_sum != y->own_wait_sum)
+    return x->own_wait_sum > y->own_wait_sum ? -1 : 1;
   if (x->wait_sum != y->wait_sum)
     return x->wait_sum > y->wait_sum ? -1 : 1;
   if (x->times_last != y->times_last)
@@ -56,8 +59,13 @@ gpu_row *gpu_rows(const summary *s, bool timing, size_t *n) {
     row->instances += r->instances;
     row->times_last += r->times_last;
     row->wait_sum += r->wait_sum;
+    row->own_wait_sum += r->own_wait_sum;
     if (r->wait_max > row->wait_max)
       row->wait_max = r->wait_max;
+    row->gpu_instances += r->gpu_instances;
+    row->gpu_times_last += r->gpu_times_last;
+    row->gpu_wait_sum += r->gpu_wait_sum;
+    row->gpu_caused_sum += r->gpu_caused_sum;
   }
   qsort(rows, *n, sizeof *rows, cmp_gpus);
   return rows;

@@ -88,10 +88,12 @@ static int cmp_colls(const void *a, const void *b) {
   return (int)x->source - (int)y->source;
 }
 
-/* Who cost the others the most time first: the total wait caused when
- * arriving last, then how often it was last. */
+/* Who cost the others the most time first: the wait of its own making
+ * caused when arriving last, the total wait, then how often it was last. */
 static int cmp_ranks(const void *a, const void *b) {
   const rank_row *x = *(rank_row *const *)a, *y = *(rank_row *const *)b;
+  if (x->own_wait_sum != y->own_wait_sum)
+    return x->own_wait_sum > y->own_wait_sum ? -1 : 1;
   if (x->wait_sum != y->wait_sum)
     return x->wait_sum > y->wait_sum ? -1 : 1;
   if (x->times_last != y->times_last)
@@ -336,6 +338,31 @@ static void json_gpu(jsonw *w, const summary *s, uint64_t comm, int32_t rank) {
 }
 
 /* The GPUs that cost the job the most wait, over all their communicators. */
+/* Whether any instance had KernelPhase's initial_sync on >= 2 ranks. */
+static bool have_gpu_measured(const summary *s, bool timing) {
+  for (size_t i = 0; i < s->strag.nranks; i++)
+    if (s->strag.ranks[i].timing == timing && s->strag.ranks[i].gpu_instances)
+      return true;
+  return false;
+}
+
+static double mean_us(int64_t sum_ns, uint64_t n) {
+  return n ? us(sum_ns) / (double)n : 0.0;
+}
+
+/* The KernelPhase columns of a row; "-" where its instances had none. */
+static void gpu_measured_cells(table *t, uint64_t instances, uint64_t last,
+                               int64_t caused, int64_t wait_sum) {
+  if (instances == 0) {
+    for (int i = 0; i < 3; i++)
+      table_cell(t, "-");
+    return;
+  }
+  table_cell(t, "%" PRIu64, last);
+  table_cell(t, "%.3f", us(caused));
+  table_cell(t, "%.3f", mean_us(wait_sum, instances));
+}
+
 static void print_gpus_text(const summary *s, bool timing) {
   size_t n;
   gpu_row *g = gpu_rows(s, timing, &n);
@@ -343,10 +370,19 @@ static void print_gpus_text(const summary *s, bool timing) {
     free(g);
     return;
   }
-  printf("  By GPU (every communicator it is a rank of):\n");
+  bool gpu_measured = have_gpu_measured(s, timing);
+  printf("  By GPU (every communicator it is a rank of; own = late by itself, "
+         "inherited = late because its previous operation ended late):\n");
   table t;
-  table_init(&t, "lrrrrr", "GPU (global rank host:pid device)", "comms",
-             "instances", "last", "wait caused us", "max wait us");
+  if (gpu_measured)
+    table_init(&t, "lrrrrrrrrrr", "GPU (global rank host:pid device)", "comms",
+               "instances", "last", "wait caused us", "own us", "inherited us",
+               "max wait us", "GPU last", "GPU wait caused us",
+               "mean initial_sync us");
+  else
+    table_init(&t, "lrrrrrrr", "GPU (global rank host:pid device)", "comms",
+               "instances", "last", "wait caused us", "own us", "inherited us",
+               "max wait us");
   size_t shown = n < (size_t)s->top ? n : (size_t)s->top;
   for (size_t i = 0; i < shown; i++) {
     char gb[160];
@@ -357,7 +393,12 @@ static void print_gpus_text(const summary *s, bool timing) {
     table_cell(&t, "%" PRIu64, g[i].instances);
     table_cell(&t, "%" PRIu64, g[i].times_last);
     table_cell(&t, "%.3f", us(g[i].wait_sum));
+    table_cell(&t, "%.3f", us(g[i].own_wait_sum));
+    table_cell(&t, "%.3f", us(g[i].wait_sum - g[i].own_wait_sum));
     table_cell(&t, "%.3f", us(g[i].wait_max));
+    if (gpu_measured)
+      gpu_measured_cells(&t, g[i].gpu_instances, g[i].gpu_times_last,
+                         g[i].gpu_caused_sum, g[i].gpu_wait_sum);
   }
   table_print(&t, stdout, "  ");
   table_free(&t);
@@ -365,6 +406,24 @@ static void print_gpus_text(const summary *s, bool timing) {
     printf("  … %zu more GPUs (--top N shows more)\n", n - shown);
   printf("  By (communicator, rank):\n");
   free(g);
+}
+
+/* KernelPhase figures of a row, when it has any. */
+static void json_gpu_measured(jsonw *w, uint64_t instances, uint64_t last,
+                              int64_t caused, int64_t wait_sum) {
+  if (instances == 0)
+    return;
+  jw_key(w, "gpuMeasured");
+  jw_obj_begin(w);
+  jw_key(w, "instances");
+  jw_u64(w, instances);
+  jw_key(w, "timesLast");
+  jw_u64(w, last);
+  jw_key(w, "waitCausedUs");
+  jw_double(w, us(caused), 3);
+  jw_key(w, "meanInitialSyncUs");
+  jw_double(w, mean_us(wait_sum, instances), 3);
+  jw_obj_end(w);
 }
 
 static void json_gpus(jsonw *w, const summary *s, bool timing) {
@@ -385,8 +444,14 @@ static void json_gpus(jsonw *w, const summary *s, bool timing) {
     jw_u64(w, g[i].times_last);
     jw_key(w, "waitCausedUs");
     jw_double(w, us(g[i].wait_sum), 3);
+    jw_key(w, "ownWaitUs");
+    jw_double(w, us(g[i].own_wait_sum), 3);
+    jw_key(w, "inheritedWaitUs");
+    jw_double(w, us(g[i].wait_sum - g[i].own_wait_sum), 3);
     jw_key(w, "maxWaitUs");
     jw_double(w, us(g[i].wait_max), 3);
+    json_gpu_measured(w, g[i].gpu_instances, g[i].gpu_times_last,
+                      g[i].gpu_caused_sum, g[i].gpu_wait_sum);
     jw_obj_end(w);
   }
   jw_arr_end(w);
@@ -412,10 +477,18 @@ static void print_stragglers_text(const summary *s) {
   }
   table t;
   print_gpus_text(s, timing);
-  table_init(&t, "lrlrrrrrrrr", "comm", "rank",
-             "GPU (global rank host:pid device)", "instances", "last", "last %",
-             "wait caused us", "wait when last us", "max wait us",
-             "arrival-median us", "completion-median us");
+  bool gpu_measured = have_gpu_measured(s, timing);
+  if (gpu_measured)
+    table_init(&t, "lrlrrrrrrrrrrrr", "comm", "rank",
+               "GPU (global rank host:pid device)", "instances", "last",
+               "last %", "wait caused us", "own us", "wait when last us",
+               "max wait us", "arrival-median us", "completion-median us",
+               "GPU last", "GPU wait caused us", "mean initial_sync us");
+  else
+    table_init(&t, "lrlrrrrrrrrr", "comm", "rank",
+               "GPU (global rank host:pid device)", "instances", "last",
+               "last %", "wait caused us", "own us", "wait when last us",
+               "max wait us", "arrival-median us", "completion-median us");
   size_t shown = n < (size_t)s->top ? n : (size_t)s->top;
   for (size_t i = 0; i < shown; i++) {
     const rank_row *r = rows[i];
@@ -429,11 +502,15 @@ static void print_stragglers_text(const summary *s) {
     table_cell(&t, "%" PRIu64, r->times_last);
     table_cell(&t, "%.1f", 100.0 * (double)r->times_last / inst);
     table_cell(&t, "%.3f", us(r->wait_sum));
+    table_cell(&t, "%.3f", us(r->own_wait_sum));
     table_cell(&t, "%.3f",
                r->times_last ? us(r->wait_sum) / (double)r->times_last : 0.0);
     table_cell(&t, "%.3f", us(r->wait_max));
     table_cell(&t, "%+.3f", us(r->arrival_off_sum) / inst);
     table_cell(&t, "%+.3f", us(r->completion_off_sum) / inst);
+    if (gpu_measured)
+      gpu_measured_cells(&t, r->gpu_instances, r->gpu_times_last,
+                         r->gpu_caused_sum, r->gpu_wait_sum);
   }
   table_print(&t, stdout, "  ");
   table_free(&t);
@@ -788,6 +865,14 @@ static void json_stragglers(jsonw *w, const summary *s) {
     jw_double(w, us(r->arrival_off_sum) / inst, 3);
     jw_key(w, "meanCompletionOffsetUs");
     jw_double(w, us(r->completion_off_sum) / inst, 3);
+    jw_key(w, "waitCausedUs");
+    jw_double(w, us(r->wait_sum), 3);
+    jw_key(w, "ownWaitUs");
+    jw_double(w, us(r->own_wait_sum), 3);
+    jw_key(w, "inheritedWaitUs");
+    jw_double(w, us(r->wait_sum - r->own_wait_sum), 3);
+    json_gpu_measured(w, r->gpu_instances, r->gpu_times_last, r->gpu_caused_sum,
+                      r->gpu_wait_sum);
     jw_obj_end(w);
   }
   free(rows);

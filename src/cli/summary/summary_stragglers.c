@@ -14,7 +14,21 @@
  * Instances still waiting at the end (a rank's file or event missing) are
  * scored with the ranks they have (>= 2) and counted as incomplete.
  * Timing-record instances and enqueue-event instances are kept apart.
+ *
+ * Own or inherited: a rank can be last because it was slow itself (compute,
+ * host work, a delay) or because its previous operation finished late —
+ * it was waiting on someone else in another communicator (a pipeline
+ * bubble, a peer that was itself waiting). Each timing report carries the
+ * rank's gap, arrival - its GPU's previous completion (summary_gaps.c). The
+ * last rank's own share of its wait is how much its gap exceeds the
+ * instance's median gap, at most the wait; the rest is inherited. Without
+ * gaps (enqueue basis, first operations) the whole wait counts as own.
+ *
+ * GPU-measured wait (NCCL 2.31 KernelPhase): each rank's initial_sync is how
+ * long its kernel waited for the peers. The rank with the shortest one
+ * arrived last on the GPU; it made the others wait median - shortest.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +95,52 @@ static void keep_worst(straggler_state *st, const worst_instance *w,
     (*n)++;
 }
 
+/* The median of the known values of one field of the instance's ranks;
+ * false when fewer than two are known. */
+static bool known_median(const instance *in, size_t offset, int64_t *scratch,
+                         int64_t *med) {
+  int k = 0;
+  for (int i = 0; i < in->nseen; i++) {
+    int64_t v;
+    memcpy(&v, (const char *)&in->ranks[i] + offset, sizeof v);
+    if (v != STRAG_UNKNOWN)
+      scratch[k++] = v;
+  }
+  if (k < 2)
+    return false;
+  *med = median(scratch, k);
+  return true;
+}
+
+/* GPU-measured: the rank with the shortest initial_sync came last. */
+static void score_gpu_wait(straggler_state *st, const instance *in,
+                           int64_t *scratch) {
+  int64_t med;
+  if (!known_median(in, offsetof(inst_rank, gpu_wait), scratch, &med))
+    return;
+  int last = -1;
+  for (int i = 0; i < in->nseen; i++) {
+    const inst_rank *x = &in->ranks[i];
+    if (x->gpu_wait == STRAG_UNKNOWN)
+      continue;
+    rank_row *row = rank_row_for(st, in->comm_id, x->rank, in->timing);
+    if (row) {
+      row->gpu_instances++;
+      row->gpu_wait_sum += x->gpu_wait;
+    }
+    if (last < 0 || x->gpu_wait < in->ranks[last].gpu_wait)
+      last = i;
+  }
+  if (last < 0 || med - in->ranks[last].gpu_wait <= 0)
+    return;
+  rank_row *row =
+      rank_row_for(st, in->comm_id, in->ranks[last].rank, in->timing);
+  if (row) {
+    row->gpu_times_last++;
+    row->gpu_caused_sum += med - in->ranks[last].gpu_wait;
+  }
+}
+
 static void score(straggler_state *st, const instance *in) {
   int n = in->nseen;
   bool t = in->timing;
@@ -106,6 +166,9 @@ static void score(straggler_state *st, const instance *in) {
       first_arrival = in->ranks[i].arrival;
   }
   int64_t med_a = median(arr, n), med_c = median(comp, n);
+  int64_t med_gap;
+  bool have_gaps = known_median(in, offsetof(inst_rank, gap), arr, &med_gap);
+  score_gpu_wait(st, in, arr);
   free(arr);
   for (int i = 0; i < n; i++) {
     rank_row *row = rank_row_for(st, in->comm_id, in->ranks[i].rank, t);
@@ -120,9 +183,15 @@ static void score(straggler_state *st, const instance *in) {
     return;
   int64_t wait = in->ranks[last].arrival - med_a;
   rank_row *row = rank_row_for(st, in->comm_id, in->ranks[last].rank, t);
+  int64_t own = wait;
+  if (have_gaps && in->ranks[last].gap != STRAG_UNKNOWN) {
+    own = in->ranks[last].gap - med_gap;
+    own = own < 0 ? 0 : own > wait ? wait : own;
+  }
   if (row) {
     row->times_last++;
     row->wait_sum += wait;
+    row->own_wait_sum += own;
     if (wait > row->wait_max)
       row->wait_max = wait;
   }
@@ -137,8 +206,7 @@ static void drop(instance *in) {
 }
 
 void strag_add(summary *s, uint64_t comm_id, uint32_t func, uint64_t seq,
-               uint64_t bytes, bool timing, int nranks, int32_t rank,
-               int64_t arrival, int64_t completion) {
+               uint64_t bytes, bool timing, int nranks, const inst_rank *who) {
   straggler_state *st = &s->strag;
   uint64_t key = inst_key(func, timing, seq);
   bool inserted;
@@ -164,7 +232,7 @@ void strag_add(summary *s, uint64_t comm_id, uint32_t func, uint64_t seq,
   if (nranks > 0 && in->nranks <= 0)
     in->nranks = nranks;
   for (int i = 0; i < in->nseen; i++) {
-    if (in->ranks[i].rank == rank) {
+    if (in->ranks[i].rank == who->rank) {
       st->duplicates++;
       return;
     }
@@ -177,10 +245,7 @@ void strag_add(summary *s, uint64_t comm_id, uint32_t func, uint64_t seq,
     in->ranks = nr;
     in->cap = ncap;
   }
-  in->ranks[in->nseen].rank = rank;
-  in->ranks[in->nseen].arrival = arrival;
-  in->ranks[in->nseen].completion = completion;
-  in->nseen++;
+  in->ranks[in->nseen++] = *who;
   if (in->nranks > 0 && in->nseen >= in->nranks) {
     score(st, in);
     pair_map_remove(&st->index, comm_id, key);
@@ -190,6 +255,7 @@ void strag_add(summary *s, uint64_t comm_id, uint32_t func, uint64_t seq,
 
 void strag_finish(summary *s) {
   straggler_state *st = &s->strag;
+  gaps_finish(s); /* reports still queued for their gaps */
   for (size_t i = 0; i < st->index.cap; i++) {
     if (!st->index.slots[i].used)
       continue;
