@@ -5,6 +5,9 @@
 # (check_kernel_phases: profiler thread, KernelPhase, phase spans).
 # usage: run_kernel_phases.sh NCCLEMU PLUGIN CHECK_TRUTH CHECK_PHASES
 #        [check_kernel_phases options...] -- [ncclemu options...]
+# With SUMMARY_CLI (the cclscope binary) and SUMMARY_GPU_LAST=R set, the
+# summary's GPU-measured wait must name global rank R: most wait caused on
+# the GPU (KernelPhase initial_sync), and last on the GPU most often.
 set -euo pipefail
 emu=$1 plugin=$2 check=$3 phases=$4
 shift 4
@@ -25,3 +28,22 @@ fi
 truths=("$work"/truth.jsonl*)
 "$check" "$work/traces" "${truths[@]}"
 "$phases" "${phase_args[@]}" "$work/traces" "${truths[@]}"
+if [ -n "${SUMMARY_GPU_LAST:-}" ]; then
+  "$SUMMARY_CLI" -q summary --json "$work/traces" >"$work/summary.json"
+  python3 - "$work/summary.json" "$SUMMARY_GPU_LAST" <<'EOF'
+import json, sys
+gpus = json.load(open(sys.argv[1]))["stragglers"]["gpus"]
+want = int(sys.argv[2])
+measured = [g for g in gpus if "gpuMeasured" in g]
+assert len(measured) >= 2, f"GPU-measured wait on {len(measured)} GPUs"
+by_wait = max(measured, key=lambda g: g["gpuMeasured"]["waitCausedUs"])
+by_last = max(measured, key=lambda g: g["gpuMeasured"]["timesLast"])
+for g in measured:
+    m = g["gpuMeasured"]
+    print(f"g{g['globalRank']}: GPU last {m['timesLast']} of {m['instances']}, "
+          f"caused {m['waitCausedUs']} us, mean initial_sync {m['meanInitialSyncUs']} us")
+assert by_wait["globalRank"] == want, f"most GPU wait caused by g{by_wait['globalRank']}, not g{want}"
+assert by_last["globalRank"] == want, f"last on the GPU most often: g{by_last['globalRank']}, not g{want}"
+print(f"ok: the summary's GPU-measured wait names g{want}")
+EOF
+fi
