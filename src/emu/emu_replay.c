@@ -34,6 +34,7 @@
 #include "emu_loader.h"
 #include "emu_profiler_core.h"
 #include "emu_replay_load.h"
+#include "emu_supervise.h"
 #include "emu_threads.h"
 #include "emu_truth.h"
 
@@ -455,60 +456,31 @@ static void *map_shared(size_t bytes) {
   return m;
 }
 
-static int supervise(rp_run *run, pid_t *pids) {
-  const rp_plan *plan = run->plan;
-  int remaining = plan->nprocs, failed = 0;
-  bool timed_out = false;
-  while (remaining > 0) {
-    int status = 0;
-    pid_t pid = waitpid(-1, &status, WNOHANG);
-    if (pid == 0) {
-      if (!timed_out &&
-          (double)(emu_now_ns() - run->sh->t0_ns) / 1e9 > run->opts->timeout) {
-        timed_out = true;
-        fprintf(stderr, "ncclemu: FAIL: replay timeout after %.0f s\n",
-                run->opts->timeout);
-        for (int k = 0; k < plan->nprocs; k++)
-          if (pids[k] > 0)
-            kill(pids[k], SIGKILL);
-      }
-      emu_sleep_ns(5000000);
-      continue;
-    }
-    if (pid < 0) {
-      if (errno == EINTR)
-        continue;
-      break;
-    }
-    int k = 0;
-    while (k < plan->nprocs && pids[k] != pid)
-      k++;
-    if (k == plan->nprocs)
-      continue;
-    remaining--;
-    pids[k] = -pids[k];
-    const char *path = plan->procs[k].path;
-    if (WIFSIGNALED(status)) {
-      fprintf(stderr,
-              "ncclemu: FAIL: the replay of %s (pid %d) crashed: signal %d "
-              "(%s)\n",
-              path, (int)pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
-      failed++;
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-      int code = WEXITSTATUS(status);
-      fprintf(stderr, "ncclemu: FAIL: the replay of %s (pid %d) %s\n", path,
-              (int)pid,
-              code == EMU_WORKER_CHECK_FAILED  ? "failed checks (see above)"
-              : code == EMU_WORKER_LOAD_FAILED ? "could not load the plugin"
-                                               : "exited with an error");
-      failed++;
-    }
-    if (failed > 0) {
-      __atomic_store_n(&run->sh->abort, 1, __ATOMIC_RELAXED);
-      wake_everyone(run);
-    }
+static bool replay_ended(void *ctx, int k, pid_t pid, int status) {
+  const rp_run *run = ctx;
+  const char *path = run->plan->procs[k].path;
+  if (WIFSIGNALED(status)) {
+    fprintf(stderr,
+            "ncclemu: FAIL: the replay of %s (pid %d) crashed: signal %d "
+            "(%s)\n",
+            path, (int)pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
+    return true;
   }
-  return failed;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) == 0)
+    return false;
+  int code = WEXITSTATUS(status);
+  fprintf(stderr, "ncclemu: FAIL: the replay of %s (pid %d) %s\n", path,
+          (int)pid,
+          code == EMU_WORKER_CHECK_FAILED  ? "failed checks (see above)"
+          : code == EMU_WORKER_LOAD_FAILED ? "could not load the plugin"
+                                           : "exited with an error");
+  return true;
+}
+
+static void replay_stop(void *ctx) {
+  rp_run *run = ctx;
+  __atomic_store_n(&run->sh->abort, 1, __ATOMIC_RELAXED);
+  wake_everyone(run);
 }
 
 int emu_replay_main(const emu_options *o) {
@@ -565,7 +537,10 @@ int emu_replay_main(const emu_options *o) {
   }
   run.sh->t0_ns = emu_now_ns();
   pass_turn(&run, UINT64_MAX); /* call 0's turn */
-  int failed = supervise(&run, pids);
+  emu_children children = {
+      pids,         plan.nprocs, run.sh->t0_ns, o->timeout, "replay timeout",
+      replay_ended, replay_stop, &run};
+  int failed = emu_supervise(&children);
   double wall = (double)(emu_now_ns() - run.sh->t0_ns) / 1e9;
   uint64_t callbacks = 0, skipped = 0;
   for (int k = 0; k < plan.nprocs; k++) {

@@ -18,6 +18,7 @@
 #include "emu_options.h"
 #include "emu_pxn.h"
 #include "emu_replay.h"
+#include "emu_supervise.h"
 #include "emu_worker.h"
 #include "scenarios/emu_scenarios.h"
 
@@ -64,6 +65,46 @@ static void describe_worker(char *buf, size_t n, const emu_layout *l, int k,
   int last = first + l->ranks_per_process - 1;
   snprintf(buf, n, "worker %d (pid %d, ranks %d-%d, emu-node%d)", k, (int)pid,
            first, last, emu_node_of(l, first));
+}
+
+/* The supervisor's view of the workers, for emu_supervise's callbacks. */
+typedef struct {
+  const emu_layout *layout;
+  emu_shared *sh;
+} supervisor_ctx;
+
+static bool worker_ended(void *ctx, int k, pid_t pid, int status) {
+  const supervisor_ctx *c = ctx;
+  char who[128];
+  describe_worker(who, sizeof who, c->layout, k, pid);
+  if (WIFSIGNALED(status)) {
+    fprintf(stderr, "ncclemu: FAIL: %s crashed: killed by signal %d (%s)\n",
+            who, WTERMSIG(status), signal_name(WTERMSIG(status)));
+    return true;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) == 0)
+    return false;
+  int code = WEXITSTATUS(status);
+  if (code == EMU_WORKER_CHECK_FAILED)
+    fprintf(stderr,
+            "ncclemu: FAIL: %s: %llu check failure(s) (CHECK FAILED "
+            "lines above)\n",
+            who,
+            (unsigned long long)EMU_LOAD_RELAXED(
+                &c->sh->workers[k].check_failures));
+  else if (code == EMU_WORKER_LOAD_FAILED)
+    fprintf(stderr, "ncclemu: FAIL: %s could not load the plugin\n", who);
+  else
+    fprintf(stderr,
+            "ncclemu: FAIL: %s crashed: exited with status %d (see the "
+            "report above)\n",
+            who, code);
+  return true;
+}
+
+static void workers_stop(void *ctx) {
+  const supervisor_ctx *c = ctx;
+  EMU_STORE_RELAXED(&c->sh->abort_flag, 1); /* others stop waiting */
 }
 
 int main(int argc, char **argv) {
@@ -116,65 +157,11 @@ int main(int argc, char **argv) {
     pids[k] = pid;
   }
 
-  int remaining = layout.nworkers;
-  int failed = 0;
-  bool timed_out = false;
-  while (remaining > 0) {
-    int status = 0;
-    pid_t pid = waitpid(-1, &status, WNOHANG);
-    if (pid == 0) {
-      if ((double)(emu_now_ns() - t0) / 1e9 > opts.timeout && !timed_out) {
-        timed_out = true;
-        fprintf(stderr,
-                "ncclemu: FAIL: timeout after %.0f s; killing "
-                "workers that are still running\n",
-                opts.timeout);
-        for (int k = 0; k < layout.nworkers; k++)
-          if (pids[k] > 0)
-            kill(pids[k], SIGKILL);
-      }
-      emu_sleep_ns(5000000);
-      continue;
-    }
-    if (pid < 0) {
-      if (errno == EINTR)
-        continue;
-      break;
-    }
-    int k = 0;
-    while (k < layout.nworkers && pids[k] != pid)
-      k++;
-    if (k == layout.nworkers)
-      continue;
-    remaining--;
-    char who[128];
-    describe_worker(who, sizeof who, &layout, k, pid);
-    pids[k] = -pids[k];
-    if (WIFSIGNALED(status)) {
-      fprintf(stderr, "ncclemu: FAIL: %s crashed: killed by signal %d (%s)\n",
-              who, WTERMSIG(status), signal_name(WTERMSIG(status)));
-      failed++;
-    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-      int code = WEXITSTATUS(status);
-      if (code == EMU_WORKER_CHECK_FAILED)
-        fprintf(stderr,
-                "ncclemu: FAIL: %s: %llu check failure(s) (CHECK FAILED "
-                "lines above)\n",
-                who,
-                (unsigned long long)EMU_LOAD_RELAXED(
-                    &sh->workers[k].check_failures));
-      else if (code == EMU_WORKER_LOAD_FAILED)
-        fprintf(stderr, "ncclemu: FAIL: %s could not load the plugin\n", who);
-      else
-        fprintf(stderr,
-                "ncclemu: FAIL: %s crashed: exited with status %d (see the "
-                "report above)\n",
-                who, code);
-      failed++;
-    }
-    if (failed > 0)
-      EMU_STORE_RELAXED(&sh->abort_flag, 1); /* others stop waiting */
-  }
+  supervisor_ctx ctx = {&layout, sh};
+  emu_children children = {
+      pids,      layout.nworkers, t0,           opts.timeout,
+      "timeout", worker_ended,    workers_stop, &ctx};
+  int failed = emu_supervise(&children);
   double wall = (double)(emu_now_ns() - t0) / 1e9;
 
   uint64_t callbacks = 0;
