@@ -458,9 +458,12 @@ static int pxn_origin_of(const emu_comm *c) {
                         c->spec->members, c->spec->nranks);
 }
 
+/* The plan whose transfers stop: the hang rank's 2nd AllReduce, unless it
+ * never calls it (--hang-class never-called). */
 static bool is_hang_plan(const emu_comm *c, uint64_t seq) {
   const emu_options *o = emu_self->opts;
   return emu_self->scenario == &emu_scenario_hang &&
+         o->hang_class != EMU_HANG_NEVER_CALLED &&
          c->global_rank == o->hang_rank && c->index == 0 && seq == 2;
 }
 

@@ -160,6 +160,10 @@ void emu_options_help(void) {
       "                        operation (straggler); default none\n"
       "  --hang-rank R         hang scenario: the rank that stops; default "
       "last\n"
+      "  --hang-class C        hang scenario: how it stops in its 2nd "
+      "AllReduce:\n"
+      "                        gpu (its GPU stops; default) or never-called\n"
+      "                        (its host never calls it)\n"
       "\n"
       "NVIDIA NCCL 2.31 only (--nccl-version 2.31):\n"
       "  --symmetric           AllReduce/AllGather/ReduceScatter inside one\n"
@@ -298,6 +302,7 @@ enum {
   OPT_DELAY_RANK,
   OPT_DELAY_US,
   OPT_HANG_RANK,
+  OPT_HANG_CLASS,
   OPT_CHAOS,
   OPT_PRELOAD,
   OPT_NET_PLUGIN,
@@ -355,6 +360,7 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"delay-rank", required_argument, NULL, OPT_DELAY_RANK},
       {"delay-us", required_argument, NULL, OPT_DELAY_US},
       {"hang-rank", required_argument, NULL, OPT_HANG_RANK},
+      {"hang-class", required_argument, NULL, OPT_HANG_CLASS},
       {"chaos", required_argument, NULL, OPT_CHAOS},
       {"preload", required_argument, NULL, OPT_PRELOAD},
       {"net-plugin", required_argument, NULL, OPT_NET_PLUGIN},
@@ -533,6 +539,16 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       break;
     case OPT_HANG_RANK:
       o->hang_rank = parse_int("--hang-rank", v, 0, EMU_MAX_RANKS - 1);
+      break;
+    case OPT_HANG_CLASS:
+      if (strcmp(v, "gpu") == 0)
+        o->hang_class = EMU_HANG_GPU;
+      else if (strcmp(v, "never-called") == 0)
+        o->hang_class = EMU_HANG_NEVER_CALLED;
+      else
+        emu_die("--hang-class: expected gpu or never-called, got "
+                "'%s'",
+                v);
       break;
     case OPT_CHAOS:
       o->chaos_level = parse_double("--chaos", v, 0, 1);

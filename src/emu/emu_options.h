@@ -32,6 +32,13 @@ typedef enum { EMU_PACE_MODEL = 0, EMU_PACE_NONE = 1 } emu_pace;
 typedef enum { EMU_REPLAY_MAX = 0, EMU_REPLAY_RECORDED = 1 } emu_replay_speed;
 typedef enum { EMU_HOST_NCCL = 0, EMU_HOST_RCCL = 1 } emu_host;
 typedef enum { EMU_NET_IB = 0, EMU_NET_SOCKET = 1 } emu_net;
+/* How the hang scenario's --hang-rank hangs (docs/ncclemu.md). */
+typedef enum {
+  EMU_HANG_GPU = 0,      /* its GPU stops in the collective (the default) */
+  EMU_HANG_NEVER_CALLED, /* its host never calls the collective */
+  EMU_HANG_MISMATCH      /* it calls it with another count; nobody finishes */
+} emu_hang_class;
+
 typedef enum {
   EMU_PXN_GUARD = 0, /* foreign pointers readable here become guard aliases */
   EMU_PXN_RAW = 1    /* pass the originator's values unchanged */
@@ -86,7 +93,8 @@ typedef struct emu_options {
   double ring_anomaly_rate;
   int delay_rank; /* -1 = none */
   double delay_us;
-  int hang_rank;      /* -1 = scenario default */
+  int hang_rank; /* -1 = scenario default */
+  emu_hang_class hang_class;
   double chaos_level; /* 0..1 probability scale for chaos choices */
   /* NVIDIA NCCL >= 2.31 only (nccl-behaviour §12) */
   bool symmetric;         /* intra-node collectives run symmetric kernels */

@@ -212,6 +212,9 @@ typedef struct {
   size_t nstuck, nbehind, nno_data, nsilent, nnot_finished, nmoving, ndone;
   int64_t *culprits; /* most likely first */
   size_t nculprits;
+  /* Several culprits that never started it, all ranks of one process: the
+   * process is the culprit (a host thread stuck for all its GPUs). */
+  bool culprit_process;
   hang_evidence top;
   hang_confidence confidence;
   int64_t *cycle; /* when every stuck rank waits on another */

@@ -362,6 +362,18 @@ static void mark_node_mates(hang_group *g) {
   free(idx);
 }
 
+/* Whether several culprits that never started the collective are all
+ * ranks of one process (one snapshot or trace names them all). */
+static bool one_process(const hang_group *g) {
+  if (g->top != HE_NEVER_STARTED || !g->has_seq || g->nculprits < 2)
+    return false;
+  const hang_source *src = g->ranks[g->culprits[0]].src;
+  for (size_t i = 1; i < g->nculprits; i++)
+    if (src == NULL || g->ranks[g->culprits[i]].src != src)
+      return false;
+  return true;
+}
+
 static hang_confidence confidence_of(const hang_group *g) {
   if (g->nculprits == 0)
     return HC_NONE;
@@ -369,8 +381,8 @@ static hang_confidence confidence_of(const hang_group *g) {
   bool single = g->nculprits == 1;
   bool ahead = single || first->reach > g->ranks[g->culprits[1]].reach;
   switch (g->top) {
-  case HE_NEVER_STARTED:
-    return HC_HIGH;
+  case HE_NEVER_STARTED: /* one rank, or one process; else which first? */
+    return single || g->culprit_process ? HC_HIGH : HC_MEDIUM;
   case HE_SILENT:
     return HC_MEDIUM;
   case HE_GPU_CONSUME:
@@ -447,6 +459,7 @@ static bool analyze_group(const actx *a, hang_group *g) {
     sort_group = g;
     if (g->nculprits > 1)
       qsort(g->culprits, g->nculprits, sizeof *g->culprits, by_likelihood);
+    g->culprit_process = one_process(g);
     g->confidence = confidence_of(g);
   } else {
     ok = false;

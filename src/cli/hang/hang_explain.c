@@ -73,6 +73,28 @@ void hang_head_text(const hang_head *h, char *buf, size_t cap) {
            h->state[0] ? h->state : "(no state)", h->idle_s);
 }
 
+void hang_culprit_label(const hang_group *g, char *buf, size_t cap) {
+  const hang_rank *hr = &g->ranks[g->culprits[0]];
+  if (!g->culprit_process) {
+    hang_rank_label(hr, buf, cap);
+    return;
+  }
+  int64_t ranks[64];
+  size_t n = 0;
+  for (size_t i = 0; i < g->nculprits && n < 64; i++)
+    ranks[n++] = g->culprits[i];
+  for (size_t i = 1; i < n; i++) /* ascending, for hang_ranges */
+    for (size_t j = i; j > 0 && ranks[j - 1] > ranks[j]; j--) {
+      int64_t t = ranks[j];
+      ranks[j] = ranks[j - 1];
+      ranks[j - 1] = t;
+    }
+  char list[96];
+  hang_ranges(ranks, n, list, sizeof list);
+  snprintf(buf, cap, "the process of ranks %s (%s, pid %" PRId64 ")", list,
+           hr->src->hostname[0] ? hr->src->hostname : "?", hr->src->pid);
+}
+
 void hang_rank_label(const hang_rank *hr, char *buf, size_t cap) {
   if (hr->src && hr->src->hostname[0])
     snprintf(buf, cap, "rank %" PRId64 " (%s, pid %" PRId64 ")", hr->rank,
@@ -436,6 +458,10 @@ void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
              g->top == HE_NEVER_STARTED && !g->has_seq
                  ? "its own snapshot has nothing of this communicator in "
                    "flight while a peer waits on it"
+             : g->top == HE_NEVER_STARTED && g->culprit_process
+                 ? "none of its process's ranks reached the collective (by "
+                   "its snapshot's counters or its trace): its host stopped "
+                   "calling NCCL for all of its GPUs"
              : g->top == HE_NEVER_STARTED
                  ? "its own progress counters say it never reached the "
                    "collective"

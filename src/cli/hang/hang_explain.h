@@ -17,6 +17,9 @@ void hang_head_meaning(const hang_head *h, char *buf, size_t cap);
 /* "channel 0, recv from rank 1: ProxyStep 0 in RecvWait for 48.0 s" */
 void hang_head_text(const hang_head *h, char *buf, size_t cap);
 /* "rank 1 (node7, pid 4827)" */
+/* The most likely culprit, for the verdict: its rank label, or the
+ * process when culprit_process. */
+void hang_culprit_label(const hang_group *g, char *buf, size_t cap);
 void hang_rank_label(const hang_rank *hr, char *buf, size_t cap);
 /* "0-3, 7" (at most `cap` bytes, "..." when cut) */
 void hang_ranges(const int64_t *ranks, size_t n, char *buf, size_t cap);

@@ -228,7 +228,7 @@ static void print_culprit(const hang_db *db, const hang_group *g) {
     return;
   }
   const hang_rank *hr = &g->ranks[g->culprits[0]];
-  hang_rank_label(hr, label, sizeof label);
+  hang_culprit_label(g, label, sizeof label);
   printf("  Most likely culprit: %s — confidence: %s\n", label,
          hang_confidence_name(g->confidence));
   hang_why(db, g, hr, false, text, sizeof text);
@@ -246,13 +246,15 @@ static void print_culprit(const hang_db *db, const hang_group *g) {
   print_paragraph("    ", "    ", conf);
   /* the other candidates, of this class and the next ones */
   size_t shown = 0;
-  for (size_t i = 1; i < g->nculprits && shown < 3; i++, shown++) {
+  /* (a culprit process's other ranks are in the verdict already) */
+  for (size_t i = 1; i < g->nculprits && shown < 3 && !g->culprit_process;
+       i++, shown++) {
     if (shown == 0)
       printf("  Also possible (the same kind of evidence):\n");
     hang_why(db, g, &g->ranks[g->culprits[i]], true, text, sizeof text);
     print_paragraph("      ", "    - ", text);
   }
-  if (g->nculprits > 1 + shown)
+  if (g->nculprits > 1 + shown && !g->culprit_process)
     printf("    ... and %zu more\n", g->nculprits - 1 - shown);
   size_t weaker = 0, listed = 0;
   for (int e = g->top + 1; e < HE_COUNT; e++)
@@ -446,7 +448,7 @@ void hang_print_text(const hang_db *db, const hang_report *r,
     hang_what(g, what, sizeof what);
     printf("Verdict: comm 0x%016" PRIx64 " %s: ", g->comm_id, what);
     if (g->nculprits && g->confidence != HC_NONE) {
-      hang_rank_label(&g->ranks[g->culprits[0]], label, sizeof label);
+      hang_culprit_label(g, label, sizeof label);
       printf("%s, %s, confidence %s\n", label,
              hang_evidence_name(g->ranks[g->culprits[0]].evidence),
              hang_confidence_name(g->confidence));

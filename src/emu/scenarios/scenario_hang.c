@@ -1,12 +1,21 @@
 /*
- * src/emu/scenarios/scenario_hang.c — one rank stops progressing (for hang
- * detection tests): from its second AllReduce on, the --hang-rank's proxy posts
- * a few steps and then never completes them, its KernelCh never stops; the
- * other ranks wait for it with steps in flight. After --duration seconds every
- * process aborts (events stay open) and finalizes. Also used with
- * --delay-rank/--delay-us for stragglers.
+ * src/emu/scenarios/scenario_hang.c — one rank hangs its second AllReduce
+ * (for hang detection tests), in one of the ways of --hang-class:
+ *   gpu           its GPU stops: its proxy posts a few steps and never
+ *                 completes them, its KernelCh never stops; the other
+ *                 ranks wait for it with steps in flight;
+ *   never-called  its host never calls it (stuck on the CPU, or
+ *                 desynchronised): it finished AllReduce 1 and has nothing
+ *                 in flight; the others wait in AllReduce 2 for its data.
+ * After --duration seconds every process aborts (events stay open) and
+ * finalizes. Also used with --delay-rank/--delay-us for stragglers.
  */
 #include "emu_scenarios.h"
+
+#include "emu_worker.h"
+
+/* The iteration whose AllReduce hangs: the second. */
+#define HANG_ITERATION 1
 
 static void configure_hang(emu_options *o) {
   if (o->duration <= 0)
@@ -15,19 +24,59 @@ static void configure_hang(emu_options *o) {
     o->ops = 100;
 }
 
+/* Whether this thread drives --hang-rank (of the world communicator). */
+static bool drives_hang_rank(emu_app *a) {
+  for (int i = 0; i < a->nslots; i++) {
+    emu_comm *c = emu_app_comm(a, i, 0);
+    if (c != NULL && c->global_rank == a->worker->opts->hang_rank)
+      return true;
+  }
+  return false;
+}
+
+/* A host that never calls: it waits, doing nothing NCCL sees, until the
+ * hang's --duration is over; then the worker aborts like the others. */
+static void never_call(emu_app *a) {
+  emu_worker *w = a->worker;
+  while (!emu_worker_aborting(w) &&
+         (w->deadline_ns == 0 || emu_now_ns() < w->deadline_ns))
+    emu_sleep_ns(1000000);
+  emu_worker_abort(w);
+}
+
+/* The AllReduce of every rank this thread drives. */
+static void allreduce(emu_app *a, size_t count) {
+  bool grouped = a->nslots > 1; /* one thread, several GPUs: -g style */
+  if (grouped)
+    emu_group_start(a);
+  for (int i = 0; i < a->nslots; i++) {
+    emu_comm *c = emu_app_comm(a, i, 0);
+    if (c == NULL)
+      continue;
+    emu_collective(a, c, EMU_FUNC_ALLREDUCE, count, EMU_DT_FLOAT32, 0);
+  }
+  if (grouped)
+    emu_group_end(a);
+}
+
 static void step_hang(emu_app *a, int iteration) {
   emu_rng rng;
   emu_script_rng(&rng, a, "hang", iteration);
   uint64_t bytes = emu_app_pick_size(a, &rng);
-  emu_all_ranks_collective(a, 0, EMU_FUNC_ALLREDUCE, bytes / 4, EMU_DT_FLOAT32,
-                           0);
+  if (iteration == HANG_ITERATION && drives_hang_rank(a) &&
+      a->worker->opts->hang_class == EMU_HANG_NEVER_CALLED) {
+    never_call(a);
+    return;
+  }
+  allreduce(a, bytes / 4);
   emu_stream_sync(a);
 }
 
 const emu_scenario emu_scenario_hang = {
     .name = "hang",
-    .summary = "--hang-rank stops progressing in its 2nd AllReduce: steps "
-               "and KernelCh never complete until --duration ends",
+    .summary = "--hang-rank hangs its 2nd AllReduce (--hang-class gpu: its "
+               "steps and KernelCh never complete; never-called: its host "
+               "never calls it) until --duration ends",
     .covers = "hang/straggler detection; §6.9 in-flight steps",
     .nodes = 2,
     .ranks_per_node = 1,
