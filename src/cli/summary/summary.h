@@ -101,6 +101,9 @@ typedef struct {
    * wait). The rest it inherited: it arrived late because its previous
    * operation finished late, waiting on someone else. */
   int64_t own_wait_sum;
+  /* Timing basis, when the last rank's gap or its peers' median gap is
+   * unknown (first operations): neither own nor inherited. */
+  int64_t unattributed_wait_sum;
   int64_t wait_max;
   int64_t arrival_off_sum;    /* arrival - median arrival, every instance */
   int64_t completion_off_sum; /* completion - median completion */
@@ -253,7 +256,7 @@ typedef struct {
   int device;                /* -1 unknown */
   int comms;                 /* communicator rows summed */
   uint64_t instances, times_last;
-  int64_t wait_sum, own_wait_sum, wait_max;
+  int64_t wait_sum, own_wait_sum, unattributed_wait_sum, wait_max;
   uint64_t gpu_instances, gpu_times_last; /* KernelPhase, see rank_row */
   int64_t gpu_wait_sum, gpu_caused_sum;
 } gpu_row;

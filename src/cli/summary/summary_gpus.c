@@ -60,6 +60,7 @@ gpu_row *gpu_rows(const summary *s, bool timing, size_t *n) {
     row->times_last += r->times_last;
     row->wait_sum += r->wait_sum;
     row->own_wait_sum += r->own_wait_sum;
+    row->unattributed_wait_sum += r->unattributed_wait_sum;
     if (r->wait_max > row->wait_max)
       row->wait_max = r->wait_max;
     row->gpu_instances += r->gpu_instances;

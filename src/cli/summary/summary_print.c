@@ -372,7 +372,8 @@ static void print_gpus_text(const summary *s, bool timing) {
   }
   bool gpu_measured = have_gpu_measured(s, timing);
   printf("  By GPU (every communicator it is a rank of; own = late by itself, "
-         "inherited = late because its previous operation ended late):\n");
+         "inherited = late because its previous operation ended late, a "
+         "first operation's wait is neither):\n");
   table t;
   if (gpu_measured)
     table_init(&t, "lrrrrrrrrrr", "GPU (global rank host:pid device)", "comms",
@@ -394,7 +395,9 @@ static void print_gpus_text(const summary *s, bool timing) {
     table_cell(&t, "%" PRIu64, g[i].times_last);
     table_cell(&t, "%.3f", us(g[i].wait_sum));
     table_cell(&t, "%.3f", us(g[i].own_wait_sum));
-    table_cell(&t, "%.3f", us(g[i].wait_sum - g[i].own_wait_sum));
+    table_cell(
+        &t, "%.3f",
+        us(g[i].wait_sum - g[i].own_wait_sum - g[i].unattributed_wait_sum));
     table_cell(&t, "%.3f", us(g[i].wait_max));
     if (gpu_measured)
       gpu_measured_cells(&t, g[i].gpu_instances, g[i].gpu_times_last,
@@ -447,7 +450,11 @@ static void json_gpus(jsonw *w, const summary *s, bool timing) {
     jw_key(w, "ownWaitUs");
     jw_double(w, us(g[i].own_wait_sum), 3);
     jw_key(w, "inheritedWaitUs");
-    jw_double(w, us(g[i].wait_sum - g[i].own_wait_sum), 3);
+    jw_double(
+        w, us(g[i].wait_sum - g[i].own_wait_sum - g[i].unattributed_wait_sum),
+        3);
+    jw_key(w, "unattributedWaitUs");
+    jw_double(w, us(g[i].unattributed_wait_sum), 3);
     jw_key(w, "maxWaitUs");
     jw_double(w, us(g[i].wait_max), 3);
     json_gpu_measured(w, g[i].gpu_instances, g[i].gpu_times_last,
@@ -870,7 +877,10 @@ static void json_stragglers(jsonw *w, const summary *s) {
     jw_key(w, "ownWaitUs");
     jw_double(w, us(r->own_wait_sum), 3);
     jw_key(w, "inheritedWaitUs");
-    jw_double(w, us(r->wait_sum - r->own_wait_sum), 3);
+    jw_double(w, us(r->wait_sum - r->own_wait_sum - r->unattributed_wait_sum),
+              3);
+    jw_key(w, "unattributedWaitUs");
+    jw_double(w, us(r->unattributed_wait_sum), 3);
     json_gpu_measured(w, r->gpu_instances, r->gpu_times_last, r->gpu_caused_sum,
                       r->gpu_wait_sum);
     jw_obj_end(w);

@@ -21,8 +21,9 @@
  * bubble, a peer that was itself waiting). Each timing report carries the
  * rank's gap, arrival - its GPU's previous completion (summary_gaps.c). The
  * last rank's own share of its wait is how much its gap exceeds the
- * instance's median gap, at most the wait; the rest is inherited. Without
- * gaps (enqueue basis, first operations) the whole wait counts as own.
+ * instance's median gap, at most the wait; the rest is inherited. Where the
+ * gaps cannot be compared (a GPU's first operation: startup skew) the wait
+ * is unattributed; on the enqueue basis, which has no gaps, it is own.
  *
  * GPU-measured wait (NCCL 2.31 KernelPhase): each rank's initial_sync is how
  * long its kernel waited for the peers. The rank with the shortest one
@@ -183,15 +184,19 @@ static void score(straggler_state *st, const instance *in) {
     return;
   int64_t wait = in->ranks[last].arrival - med_a;
   rank_row *row = rank_row_for(st, in->comm_id, in->ranks[last].rank, t);
-  int64_t own = wait;
+  int64_t own = wait, unattributed = 0;
   if (have_gaps && in->ranks[last].gap != STRAG_UNKNOWN) {
     own = in->ranks[last].gap - med_gap;
     own = own < 0 ? 0 : own > wait ? wait : own;
+  } else if (t) { /* a first operation: startup skew, neither */
+    own = 0;
+    unattributed = wait;
   }
   if (row) {
     row->times_last++;
     row->wait_sum += wait;
     row->own_wait_sum += own;
+    row->unattributed_wait_sum += unattributed;
     if (wait > row->wait_max)
       row->wait_max = wait;
   }
