@@ -9,7 +9,8 @@
 #                 progressing: no warning with ProxySteps recorded
 #   coarse-limit  the same without ProxySteps: the watchdog cannot see
 #                 progress inside a network operation and does warn (the
-#                 documented limit; proves `progressing` can fail)
+#                 documented limit; proves `progressing` can fail); once it
+#                 is over, the snapshot is rewritten (reason "recovered")
 #   off           CCLSCOPE_HANG_TIMEOUT=0: no warning, no snapshot
 set -euo pipefail
 emu=$1 plugin=$2 check=$3 case=$4
@@ -58,7 +59,21 @@ coarse-limit)
   [ "$(warnings)" -ge 1 ] || { echo "FAIL: expected the documented warning without ProxySteps"; exit 1; }
   grep -q "progressing again\|no longer in flight" "$work/log" ||
     { echo "FAIL: no recovery message after the warning"; grep cclscope "$work/log"; exit 1; }
-  echo "ok: without ProxySteps the long AllReduce is reported, then said to be over"
+  # The snapshot written at the warning would outlive the hang it reports:
+  # it is rewritten once the operation is over, with nothing hung in it.
+  [ "$(snapshots)" -ge 1 ] || { echo "FAIL: no snapshot"; exit 1; }
+  for f in "$work"/out/inflight_*.json; do
+    python3 - "$f" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+hung = [o for o in d["operations"] if o.get("hung")]
+if d["reason"] != "recovered" or hung:
+    print("FAIL: %s: reason %s, %d hung operations (expected a snapshot "
+          "rewritten after the recovery, nothing hung)" % (sys.argv[1], d["reason"], len(hung)))
+    sys.exit(1)
+PY
+  done
+  echo "ok: without ProxySteps the long AllReduce is reported, then said to be over, and its snapshot rewritten"
   ;;
 off)
   run all 0 --scenario hang --duration 1.5

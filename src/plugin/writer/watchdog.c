@@ -46,6 +46,7 @@ struct cs_watchdog {
   /* Roots reported as hung that have no cs_wd_op (PXN ProxyOps). */
   cs_u64map warned_orphans;
   uint64_t hangs_reported;
+  uint64_t recoveries; /* reported operations that moved again or ended */
   /* The latest picture (scratch reused across scans). */
   cs_wd_picture pic;
   const cs_event **scratch; /* live events, then picture.events */
@@ -91,6 +92,10 @@ void cs_watchdog_destroy(cs_watchdog *w) {
 
 uint64_t cs_watchdog_hangs_reported(const cs_watchdog *w) {
   return w->hangs_reported;
+}
+
+uint64_t cs_watchdog_recoveries(const cs_watchdog *w) {
+  return w->recoveries;
 }
 
 /* ---- feeding ---- */
@@ -535,6 +540,7 @@ size_t cs_watchdog_scan(cs_watchdog *w, const cs_assembler *a, int64_t now_ns,
                "warning): %s",
                stuck, text);
       say(arg, false, moved);
+      w->recoveries++;
     }
   }
   if (unreported) {
@@ -567,6 +573,7 @@ size_t cs_watchdog_scan(cs_watchdog *w, const cs_assembler *a, int64_t now_ns,
                (double)(now_ns - op->warned_ns) / 1e9);
       say(arg, false, text);
       op->warned_ns = 0;
+      w->recoveries++;
     }
     if (op->timing_done)
       done[ndone++] = op->id;

@@ -114,7 +114,9 @@ const cs_wd_picture *cs_watchdog_picture(cs_watchdog *w, const cs_assembler *a,
 void cs_watchdog_describe_wait(const cs_event *e, const cs_clock_cal *cal,
                                int64_t now_ns, char *out, size_t outlen);
 
-/* Counters: operations reported as hung so far. */
+/* Counters: operations reported as hung so far; and how often one of them
+ * was said to move again or to be over (the snapshot is then stale). */
 uint64_t cs_watchdog_hangs_reported(const cs_watchdog *w);
+uint64_t cs_watchdog_recoveries(const cs_watchdog *w);
 
 #endif

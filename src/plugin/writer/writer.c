@@ -77,8 +77,10 @@ typedef struct {
   cs_completion *completion;
   cs_metrics *metrics;
   cs_watchdog *watchdog;
-  cs_out_dir out_dir;    /* opts.env.dir, opened once (out_dir.h) */
-  cs_prom_textfile prom; /* the Prometheus textfile, if any */
+  uint64_t recoveries_seen; /* cs_watchdog_recoveries at the last scan */
+  bool finalizing;          /* a communicator was finalized (or aborted) */
+  cs_out_dir out_dir;       /* opts.env.dir, opened once (out_dir.h) */
+  cs_prom_textfile prom;    /* the Prometheus textfile, if any */
   bool otlp_on;
   uint64_t records; /* records processed: the callbacks recorded */
   cs_trace_sink trace;
@@ -253,6 +255,16 @@ static void watchdog_check(int64_t epoch_now) {
                 "snapshots of all ranks)",
                 path);
   }
+  /* A reported operation moved again or ended: its snapshot would claim a
+   * hang that is over (and hide where the rank is now), so it is rewritten
+   * with what is in flight now. Not once a communicator was finalized: a
+   * hang ended by an abort keeps the snapshot that shows it. */
+  uint64_t recoveries = cs_watchdog_recoveries(writer.watchdog);
+  if (recoveries != writer.recoveries_seen) {
+    writer.recoveries_seen = recoveries;
+    if (!fresh && pic && !writer.finalizing)
+      cs_inflight_write(&writer.opts.env, pic, "recovered");
+  }
   if (fresh && writer.trace_open)
     cs_trace_sync(&writer.trace); /* the job may be killed soon */
 }
@@ -286,6 +298,12 @@ static void handle_message(const cs_ctl_msg *m) {
     break;
   case CS_CTL_CTX_FINALIZE:
     drain_all(); /* the communicator's last records come first */
+    /* What ended before the finalize is a recovery (the snapshot is
+     * rewritten); what the finalize reclaims is not. */
+    if (writer.opts.hang_timeout_s > 0 &&
+        cs_watchdog_hangs_reported(writer.watchdog) > 0 && !writer.finalizing)
+      watchdog_check(cs_clock_epoch_now(&writer.cal));
+    writer.finalizing = true;
     cs_asm_context_finalized(writer.assembler, m->serial, m->raw_ts);
     cs_completion_set_now(writer.completion, cs_clock_epoch_now(&writer.cal));
     cs_completion_flush(writer.completion, m->serial);
@@ -589,6 +607,8 @@ bool cs_writer_start(const cs_writer_opts *opts) {
   };
   writer.assembler = cs_asm_create(&acfg);
   writer.watchdog = cs_watchdog_create(opts->hang_timeout_s, &writer.cal);
+  writer.recoveries_seen = 0;
+  writer.finalizing = false;
   if (!writer.assembler || !writer.watchdog) {
     cs_asm_destroy(writer.assembler);
     writer.assembler = NULL;
