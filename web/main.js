@@ -467,6 +467,7 @@
       stragglerRank: V.ov.O.straggler >= 0 ? V.ov.O.rows[V.ov.O.straggler].globalRank : null,
       rowH: ovRowH(V), instances: V.ov.O.instancesTotal, embedded: V.ov.inst !== null,
       stats: V.ovStats ? { ...V.ovStats } : null, expanded: V.expanded === undefined ? -1 : V.expanded,
+      firstStart: V.ov.inst ? V.ov.inst.start[0] : null,
     } : null),
     /* row r of the overview in page pixels (scrolled as now) */
     ovRowRect: (r) => {
