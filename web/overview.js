@@ -176,7 +176,7 @@ function drawOverview(V) {
     ctx.fillStyle = strag ? '#b71c1c' : '#37474f';
     ctx.font = (strag ? 'bold ' : '') + '11px system-ui, sans-serif';
     const text = (strag ? '⚠ straggler · ' : '') + ov.labels[r];
-    ctx.fillText(fitText(ctx, text, LABEL_W - 10), 10, y + Math.min(rh, 13) - 2 + (rh < 13 ? Math.floor((13 - rh) / 2) : 0));
+    ctx.fillText(fitText(ctx, text, LABEL_W - 10), 10, y + rh / 2 + 4);
   }
   ctx.restore();
   ctx.strokeStyle = '#b0bec5';
@@ -184,21 +184,19 @@ function drawOverview(V) {
   ctx.moveTo(LABEL_W - 0.5, AXIS_H);
   ctx.lineTo(LABEL_W - 0.5, V.height);
   ctx.stroke();
-  /* the colour key, bottom right */
-  const kx = V.width - 250;
-  const ky = V.height - 22;
-  ctx.fillStyle = 'rgba(255,255,255,0.9)';
-  ctx.fillRect(kx - 8, ky - 14, 256, 32);
+  /* the colour key, on the right of the time axis */
+  const kx = V.width - 300;
+  ctx.fillStyle = '#eceff1';
+  ctx.fillRect(kx - 8, 0, 308, AXIS_H - 1);
   ctx.font = '10px system-ui, sans-serif';
   ctx.fillStyle = '#37474f';
-  ctx.fillText('arrival lateness: on time', kx, ky - 3);
-  for (let i = 0; i < 100; i++) {
-    ctx.fillStyle = lateColor(ov, (ov.lateScale * i * i) / 9801);
-    ctx.fillRect(kx + 120 + i, ky - 12, 1, 10);
+  ctx.fillText('lateness 0', kx, 16);
+  for (let i = 0; i < 80; i++) {
+    ctx.fillStyle = lateColor(ov, (ov.lateScale * i * i) / 6241);
+    ctx.fillRect(kx + 52 + i, 7, 1, 11);
   }
   ctx.fillStyle = '#37474f';
-  ctx.fillText(fmtDur(ov.O.lateMax), kx + 190, ky + 9);
-  ctx.fillText(stats.level === 'buckets' ? 'time buckets (shade: busy)' : 'one bar per collective', kx, ky + 9);
+  ctx.fillText(fmtDur(ov.O.lateMax) + (stats.level === 'buckets' ? ' · buckets' : ' · collectives'), kx + 136, 16);
   V.ovStats = stats;
   const ms = performance.now() - t0;
   V.frameTimes.push(ms);

@@ -112,7 +112,7 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
   char *sum = NULL;
   size_t sum_len = 0;
   summary *analysis = NULL;
-  if (summary_json(in, o->summary, &analysis, &sum, &sum_len) < 0) {
+  if (o->summary && summary_json(in, true, &analysis, &sum, &sum_len) < 0) {
     fprintf(stderr, "cclscope view: the summary failed (out of memory); "
                     "the page has none\n");
     free(sum);
