@@ -172,21 +172,21 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
               "cclscope view: %" PRIu64 " events left out: more than %d "
               "overlapping events on one thread\n",
               v->tl.unplaced, LANE_MAX_PER_GROUP);
-    if (v->dropped_events || v->dropped_timing)
+    if ((v->dropped_events || v->dropped_timing) && v->nev + v->ntm == 0)
+      fprintf(stderr,
+              "cclscope view: no detail embedded (--detail-mb %" PRIu64
+              ", --detail-from): the %" PRIu64 " events and %" PRIu64
+              " timing records are in the overview only\n",
+              o->detail_bytes >> 20, v->dropped_events, v->dropped_timing);
+    else if (v->dropped_events || v->dropped_timing)
       fprintf(stderr,
               "cclscope view: detail (events you can click) kept for %.3f s "
               "to %.3f s after the first record (--detail-mb %" PRIu64
               "); %" PRIu64 " events and %" PRIu64
               " timing records outside it are in the overview only: "
               "--detail-from S shows a later span\n",
-              (double)(v->detail_t0 == INT64_MAX
-                           ? 0
-                           : v->detail_t0 - (v->first_key - v->base)) /
-                  1e9,
-              (double)(v->detail_t1 == INT64_MIN
-                           ? 0
-                           : v->detail_t1 - (v->first_key - v->base)) /
-                  1e9,
+              (double)(v->detail_t0 - (v->first_key - v->base)) / 1e9,
+              (double)(v->detail_t1 - (v->first_key - v->base)) / 1e9,
               o->detail_bytes >> 20, v->dropped_events, v->dropped_timing);
   }
   view_data_free(v);
