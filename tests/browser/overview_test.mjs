@@ -7,7 +7,7 @@
 // --trace8: ncclemu's mixed scenario, 2 nodes x 4 GPUs, one process per
 // GPU, world rank 5 late by 20 ms at every operation (--delay-rank);
 // --trace256: the multi-node scenario, 16 nodes x 16 GPUs, 16 GPUs per
-// process. At 256 ranks on a small shared machine the emulator's own
+// process, unpaced (--pace none). At 256 ranks on a small shared machine the emulator's own
 // scheduling noise (up to seconds between ranks) drowns any --delay-us it
 // can afford, so this test plants the straggler in a copy of that trace: rank
 // 77's Coll events start (and stop) 20 s later. Checks, per page: it opens on
