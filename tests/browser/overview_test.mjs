@@ -5,7 +5,7 @@
 //   node overview_test.mjs --cclscope BIN --trace8 DIR --trace256 DIR --out DIR [--ranks 8|256]
 //
 // --trace8: ncclemu's mixed scenario, 2 nodes x 4 GPUs, one process per
-// GPU, world rank 5 late by 20 ms at every operation (--delay-rank);
+// GPU, world rank 5 late by 50 ms at every operation (--delay-rank);
 // --trace256: the multi-node scenario, 16 nodes x 16 GPUs, 16 GPUs per
 // process, unpaced (--pace none). At 256 ranks on a small shared machine the emulator's own
 // scheduling noise (up to seconds between ranks) drowns any --delay-us it
