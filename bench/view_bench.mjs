@@ -6,7 +6,8 @@
 // Prints the load time (navigation until the page is drawn and ready), the
 // page's own parse and layout times, the JS heap, then the draw time of
 // each frame (window.cclscopeView.frameTimes: the canvas work of one frame)
-// in phases: the whole trace, zooming in with "+", panning with the arrow
+// in phases: on the overview (when the page opens on it) the whole trace,
+// zoom and pan; then on the lanes the whole trace, zooming in with "+", panning with the arrow
 // keys, wheel zoom, vertical scrolling, hovering. Results on stdout (JSON).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +58,20 @@ const rep = (n, f) => Array.from({ length: n }, () => f);
 await page.focus('#timeline');
 const key = (k) => () => page.keyboard.press(k);
 const phases = [];
+/* the overview first (when the page opens on it), then the lanes */
+const mode = await page.evaluate(() => window.cclscopeView.mode());
+if (mode === 'overview') {
+  phases.push(await phase('overview: whole trace (redraw x20)', rep(20, key('0'))));
+  phases.push(await phase('overview: zoom in with + (x12)', rep(12, key('+'))));
+  phases.push(await phase('overview: pan with arrows (x20)', rep(20, key('ArrowRight'))));
+  await page.keyboard.press('0');
+  await page.mouse.move(width / 2, height / 2);
+  phases.push(await phase('overview: wheel zoom in (x15)', rep(15, () => page.mouse.wheel(0, -200))));
+  phases.push(await phase('overview: wheel zoom out (x15)', rep(15, () => page.mouse.wheel(0, 200))));
+  phases.at(-1).overview = await page.evaluate(() => window.cclscopeView.overview().stats);
+  await page.keyboard.press('o');
+  await page.keyboard.press('0');
+}
 phases.push(await phase('whole trace (redraw x20)', rep(20, key('0'))));
 phases.push(await phase('zoom in with + (x12)', rep(12, key('+'))));
 phases.push(await phase('pan with arrows (x20)', rep(20, key('ArrowRight'))));
@@ -68,6 +83,6 @@ await page.keyboard.press('0');
 phases.push(await phase('scroll down (PageDown x10)', rep(10, key('PageDown'))));
 let hx = 320;
 phases.push(await phase('hover (x40)', rep(40, () => { hx += 29; return page.mouse.move(hx % width, 200 + (hx % 500)); })));
-console.log(JSON.stringify({ page: html, viewport: `${width}x${height}`, loadMs, parseMs: info.load.parseMs, layoutMs: info.load.layoutMs,
+console.log(JSON.stringify({ page: html, viewport: `${width}x${height}`, openedOn: mode, loadMs, parseMs: info.load.parseMs, layoutMs: info.load.layoutMs,
   jsHeapMB: metrics.JSHeapUsedSize / 1048576, counts: info.counts, phases, errors }, null, 1));
 await browser.close();

@@ -60,6 +60,12 @@ function loadData() {
     if (m.ts < M.tMin) M.tMin = m.ts;
     if (m.ts > M.tMax) M.tMax = m.ts;
   }
+  /* the overview covers the whole trace, also beyond the embedded detail */
+  const O = D.overview;
+  if (O && O.instancesTotal > 0) {
+    if (O.bucketT0 < M.tMin) M.tMin = O.bucketT0;
+    if (O.bucketT0 + O.buckets * O.bucketWidth > M.tMax) M.tMax = O.bucketT0 + O.buckets * O.bucketWidth;
+  }
   if (!isFinite(M.tMin)) { M.tMin = 0; M.tMax = 1e6; }
   if (M.tMax <= M.tMin) M.tMax = M.tMin + 1000;
   /* line starts in the extra blocks (the first line of each is empty) */

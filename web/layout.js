@@ -1,9 +1,10 @@
 /* web/layout.js — where things are on the timeline. Tracks (cclscope's
  * lanes: file x communicator context x thread x lane, so that the events of
  * a track nest) are grouped host -> process -> communicator rank -> thread;
- * each track is as many rows as its events nest deep. A row holds item
- * numbers sorted by start; items of one row never overlap, so their ends
- * are sorted too and a time range is found by binary search. Filters build
+ * the lanes of a thread are packed into as few rows as its events overlap
+ * (buildRows). A row holds item numbers sorted by start; items of one row
+ * never overlap (but for the timing records' row), so their ends are
+ * sorted too and a time range is found by binary search. Filters build
  * new rows from the items they keep. Groups can be collapsed. */
 'use strict';
 
@@ -30,46 +31,77 @@ function trackOrder(M) {
   return idx;
 }
 
-/* Rows of the items that pass `keep` (null: all): per track, by depth. */
+/* Groups of tracks: the lanes of one (process, communicator context,
+ * thread), and the timing records of one communicator rank, each become
+ * one group whose items are packed together (buildRows), in track order. */
+function buildGroups(M) {
+  const groups = [];
+  const byKey = new Map();
+  const groupOf = new Int32Array(M.tracks.length);
+  for (const t of M.order) {
+    const tk = M.tracks[t];
+    const key = tk.file + ':' + tk.ctx + ':' + (tk.completion ? 'c' : tk.tid);
+    let g = byKey.get(key);
+    if (g === undefined) {
+      g = groups.length;
+      byKey.set(key, g);
+      groups.push({ key, tk, tracks: [] });
+    }
+    groups[g].tracks.push(t);
+    groupOf[t] = g;
+  }
+  M.groups = groups;
+  M.groupOf = groupOf;
+}
+
+/* Rows of the items that pass `keep` (null: all), packed: in each group,
+ * items in start order go to the first row that is free by then (greedy
+ * interval partitioning: as few rows as items overlap at most, so no
+ * near-empty lanes; a nested event lands below its parent). The timing
+ * records of a communicator rank share one row (`overlap`: their ends are
+ * not sorted, so a time is searched by start - maxDur). */
 function buildRows(M, keep) {
-  const perTrack = M.tracks.map(() => []);
+  if (!M.groups) buildGroups(M);
+  const ng = M.groups.length;
   /* Events, then timing records, each in start order as written; no
-   * track holds both kinds, so every track sees its items in start order
-   * (the order the lanes were built in). */
+   * group holds both kinds, so every group sees its items in start order. */
+  const rowEnds = M.groups.map(() => []);
+  const rowItems = M.groups.map(() => []);
   const depthOf = new Int16Array(M.n);
-  const stacks = M.tracks.map(() => []);
   for (let i = 0; i < M.n; i++) {
     if (keep && !keep(i)) continue;
-    const st = stacks[M.track[i]];
-    while (st.length && st[st.length - 1] <= M.start[i]) st.pop();
-    depthOf[i] = st.length;
-    st.push(M.end[i]);
-    perTrack[M.track[i]].push(i);
+    const g = M.groupOf[M.track[i]];
+    const ends = rowEnds[g];
+    let d = 0;
+    /* timing records are folded into one row per communicator rank */
+    if (!M.groups[g].tk.completion) while (d < ends.length && ends[d] > M.start[i]) d++;
+    if (d === ends.length) { ends.push(0); rowItems[g].push([]); }
+    ends[d] = Math.max(ends[d], M.end[i]);
+    rowItems[g][d].push(i);
+    depthOf[i] = d;
   }
   const rows = [];
   const rowOf = new Int32Array(M.n).fill(-1);
-  const trackRows = M.tracks.map(() => []);
-  for (let t = 0; t < M.tracks.length; t++) {
-    const items = perTrack[t];
-    let maxDepth = -1;
-    for (const i of items) if (depthOf[i] > maxDepth) maxDepth = depthOf[i];
-    const byDepth = [];
-    for (let d = 0; d <= maxDepth; d++) byDepth.push([]);
-    for (const i of items) byDepth[depthOf[i]].push(i);
-    for (let d = 0; d <= maxDepth; d++) {
-      const r = { track: t, depth: d, items: Int32Array.from(byDepth[d]), ends: null, starts: null };
-      r.starts = new Float64Array(r.items.length);
-      r.ends = new Float64Array(r.items.length);
-      for (let k = 0; k < r.items.length; k++) {
-        rowOf[r.items[k]] = rows.length;
-        r.starts[k] = M.start[r.items[k]];
-        r.ends[k] = M.end[r.items[k]];
+  const groupRows = [];
+  for (let g = 0; g < ng; g++) {
+    groupRows.push([]);
+    for (let d = 0; d < rowItems[g].length; d++) {
+      const items = rowItems[g][d];
+      const r = { group: g, track: M.groups[g].tracks[0], depth: d, items: Int32Array.from(items), ends: null, starts: null,
+        overlap: !!M.groups[g].tk.completion, maxDur: 0 };
+      r.starts = new Float64Array(items.length);
+      r.ends = new Float64Array(items.length);
+      for (let k = 0; k < items.length; k++) {
+        rowOf[items[k]] = rows.length;
+        r.starts[k] = M.start[items[k]];
+        r.ends[k] = M.end[items[k]];
+        if (r.ends[k] - r.starts[k] > r.maxDur) r.maxDur = r.ends[k] - r.starts[k];
       }
-      trackRows[t].push(rows.length);
+      groupRows[g].push(rows.length);
       rows.push(r);
     }
   }
-  return { rows, trackRows, depthOf, rowOf };
+  return { rows, groupRows, depthOf, rowOf };
 }
 
 function commLabel(tk) {
@@ -79,9 +111,8 @@ function commLabel(tk) {
 }
 
 function threadLabel(tk) {
-  const lane = tk.lane > 0 ? ' · lane ' + (tk.lane + 1) : '';
-  if (tk.completion) return 'completion (timing records)' + lane;
-  return (tk.thread || 'tid') + ' (' + tk.tid + ')' + lane;
+  if (tk.completion) return 'completion (timing records)';
+  return (tk.thread || 'tid') + ' (' + tk.tid + ')';
 }
 
 /* Lines from top to bottom: group headers and rows, with y positions. */
@@ -90,9 +121,9 @@ function buildLines(M, R, collapsed) {
   const fileSpan = M.files.map(() => null); /* [y0, y1) of each process */
   let y = 0;
   let last = { host: null, file: -1, comm: null, thread: null };
-  for (const t of M.order) {
-    const tk = M.tracks[t];
-    const rowsOfT = R.trackRows[t];
+  for (let g = 0; g < M.groups.length; g++) {
+    const tk = M.groups[g].tk;
+    const rowsOfT = R.groupRows[g];
     if (!rowsOfT.length) continue;
     const f = M.files[tk.file];
     const host = f.host || '(unknown host)';

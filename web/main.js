@@ -19,14 +19,17 @@
     filter: { type: '', func: '', rank: '' }, search: '', matches: [], matchAt: -1,
     frameTimes: [], stats: { drawn: 0, merged: 0, mergedItems: 0 }, linksDrawn: null,
     pending: false, frames: 0,
+    ov: buildOverview(M), mode: 'lanes', ovHover: -1, ovStats: null, savedScroll: { overview: 0, lanes: 0 },
   };
+  /* the overview first whenever there are GPUs to compare */
+  if (V.ov && V.ov.nr >= 2) V.mode = 'overview';
 
   function requestDraw() {
     if (V.pending) return;
     V.pending = true;
     requestAnimationFrame(() => {
       V.pending = false;
-      draw(V);
+      if (V.mode === 'overview') drawOverview(V); else draw(V);
       V.frames++;
     });
   }
@@ -76,7 +79,8 @@
 
   function clampScroll() {
     if (!V.L) return;
-    const max = Math.max(0, V.L.height - (V.height - AXIS_H) + 20);
+    const h = V.mode === 'overview' ? ovHeight(V) : V.L.height + 20;
+    const max = Math.max(0, h - (V.height - AXIS_H));
     V.scrollY = Math.max(0, Math.min(max, V.scrollY));
   }
 
@@ -117,10 +121,52 @@
     requestDraw();
   }
 
+  /* ---- overview and lanes ---- */
+
+  const modeButton = document.getElementById('btn-mode');
+  function setMode(mode) {
+    if (mode === 'overview' && !V.ov) return;
+    V.savedScroll[V.mode] = V.scrollY;
+    V.mode = mode;
+    V.scrollY = V.savedScroll[mode];
+    V.ovHover = -1;
+    modeButton.textContent = mode === 'overview' ? 'Lanes' : 'Overview';
+    modeButton.title = mode === 'overview' ? 'every event of every rank, on its lanes (o)' : 'one row per GPU (o)';
+    modeButton.hidden = !V.ov;
+    document.body.dataset.mode = mode;
+    showTooltip(V, -1);
+    clampScroll();
+    requestDraw();
+  }
+
+  /* The lanes of overview row r: every other process and this process's
+   * other communicators collapsed, scrolled to its header. */
+  function expandRow(r) {
+    const row = V.ov.O.rows[r];
+    V.collapsed = new Set();
+    const mine = new Set(row.ctxs);
+    const seen = new Set();
+    for (const tk of M.tracks) {
+      if (tk.file !== row.file) V.collapsed.add('p:' + tk.file);
+      else if (tk.ctx >= 0 && !mine.has(tk.ctx) && mine.size) {
+        const key = 'p:' + tk.file + ':c:' + tk.ctx;
+        if (!seen.has(key)) { seen.add(key); V.collapsed.add(key); }
+      }
+    }
+    V.savedScroll.lanes = 0;
+    setMode('lanes');
+    relayout();
+    const span = V.L.fileSpan[row.file];
+    V.scrollY = span ? span[0] : 0;
+    clampScroll();
+    V.expanded = r;
+    requestDraw();
+  }
+
   /* ---- hit testing ---- */
 
   function itemAt(x, y) {
-    if (x < LABEL_W || y < AXIS_H) return -1;
+    if (V.mode !== 'lanes' || x < LABEL_W || y < AXIS_H) return -1;
     const k = lineAt(V.L, y - AXIS_H + V.scrollY);
     if (k < 0) return -1;
     const l = V.L.lines[k];
@@ -128,19 +174,21 @@
     const row = V.R.rows[l.row];
     const t = xToTime(V, x);
     const tol = (3 * (V.t1 - V.t0)) / plotWidth(V);
-    let j = lowerBound(row.ends, null, 0, row.items.length, t - tol);
+    let j = row.overlap ? lowerBound(row.starts, null, 0, row.items.length, t - tol - row.maxDur)
+      : lowerBound(row.ends, null, 0, row.items.length, t - tol);
     let best = -1;
     let bestD = Infinity;
     for (; j < row.items.length && row.starts[j] <= t + tol; j++) {
       const d = t < row.starts[j] ? row.starts[j] - t : t > row.ends[j] ? t - row.ends[j] : 0;
-      if (d < bestD) { bestD = d; best = row.items[j]; }
-      if (d === 0) break;
+      /* on the timing records' row the one drawn last is on top */
+      if (d < bestD || (row.overlap && d === 0)) { bestD = d; best = row.items[j]; }
+      if (d === 0 && !row.overlap) break;
     }
     return best;
   }
 
   function headerAt(x, y) {
-    if (y < AXIS_H) return null;
+    if (V.mode !== 'lanes' || y < AXIS_H) return null;
     const k = lineAt(V.L, y - AXIS_H + V.scrollY);
     if (k < 0) return null;
     const l = V.L.lines[k];
@@ -258,6 +306,15 @@
       }
     }
     if (e.target !== canvas) { if (V.hover >= 0) { V.hover = -1; showTooltip(V, -1); requestDraw(); } return; }
+    if (V.mode === 'overview') {
+      const r = ovRowAt(V, y);
+      if (r !== V.ovHover) {
+        V.ovHover = r;
+        status.textContent = r >= 0 ? ovRowText(V, r) : statusText;
+        requestDraw();
+      }
+      return;
+    }
     const i = itemAt(x, y);
     if (i !== V.hover) { V.hover = i; requestDraw(); }
     showTooltip(V, i, e.clientX, e.clientY);
@@ -271,6 +328,11 @@
     const r = canvas.getBoundingClientRect();
     const x = e.clientX - r.left;
     const y = e.clientY - r.top;
+    if (V.mode === 'overview') {
+      const row = ovRowAt(V, y);
+      if (row >= 0) expandRow(row);
+      return;
+    }
     const h = headerAt(x, y);
     if (h && x < LABEL_W) {
       if (V.collapsed.has(h.key)) V.collapsed.delete(h.key); else V.collapsed.add(h.key);
@@ -279,7 +341,7 @@
     }
     V.select(itemAt(x, y), false);
   });
-  canvas.addEventListener('mouseleave', () => { V.hover = -1; showTooltip(V, -1); requestDraw(); });
+  canvas.addEventListener('mouseleave', () => { V.hover = -1; V.ovHover = -1; showTooltip(V, -1); requestDraw(); });
   canvas.addEventListener('wheel', (e) => {
     e.preventDefault();
     const r = canvas.getBoundingClientRect();
@@ -306,6 +368,7 @@
     else if (k === 'PageDown') { V.scrollY += V.height * 0.8; clampScroll(); requestDraw(); }
     else if (k === '0' || k === 'Home') reset();
     else if (k === '/') searchBox.focus();
+    else if (k === 'o') setMode(V.mode === 'overview' ? 'lanes' : 'overview');
     else if (k === 'Escape') { V.select(-1); document.getElementById('summary').hidden = true; }
     else if (k === 'p' && V.selected >= 0 && M.parent[V.selected] >= 0) V.select(M.parent[V.selected], true);
     else done = false;
@@ -315,6 +378,7 @@
   /* ---- buttons ---- */
 
   document.getElementById('btn-reset').addEventListener('click', () => reset());
+  modeButton.addEventListener('click', () => setMode(V.mode === 'overview' ? 'lanes' : 'overview'));
   const summary = document.getElementById('summary');
   document.getElementById('btn-summary').addEventListener('click', () => { summary.hidden = !summary.hidden; });
   document.getElementById('btn-summary-close').addEventListener('click', () => { summary.hidden = true; });
@@ -328,12 +392,21 @@
   window.addEventListener('resize', resize);
   resize();
   relayout();
+  setMode(V.mode);
   reset();
   V.layoutMs = performance.now() - t0;
   const status = document.getElementById('status');
-  status.textContent = M.nEv + ' events · ' + M.nTm + ' timing records · ' + M.tracks.length + ' tracks · ' +
-    M.files.length + ' processes · ' + M.marks.length + ' marks';
-  if (M.raw.inputs.unplaced) status.textContent += ' · ' + M.raw.inputs.unplaced + ' events left out (too many overlaps)';
+  let statusText = (V.ov ? V.ov.nr + ' GPUs · ' : '') + M.nEv + ' events · ' + M.nTm + ' timing records · ' +
+    V.R.rows.length + ' rows · ' + M.files.length + ' processes · ' + M.marks.length + ' marks';
+  if (M.raw.inputs.unplaced) statusText += ' · ' + M.raw.inputs.unplaced + ' events left out (too many overlaps)';
+  const det = M.raw.detail;
+  if (det && !det.complete) {
+    const from = det.firstRecord;
+    statusText += ' · detail for ' + fmtTime(det.from - from) + ' … ' + fmtTime(det.to - from) +
+      ' after the first record only (' + (det.droppedEvents + det.droppedTiming) +
+      ' records in the overview only; cclscope view --detail-from S or --detail-mb N for more)';
+  }
+  status.textContent = statusText;
   const first = M.files.find((f) => f.host);
   document.title = 'cclscope timeline' + (first ? ' — ' + first.host + (M.files.length > 1 ? ' +' + (M.files.length - 1) : '') : '');
 
@@ -388,6 +461,21 @@
       track: M.track[i], row: V.R.rowOf[i], file: M.tracks[M.track[i]].file, host: M.files[M.tracks[M.track[i]].file].host,
     }),
     rect: rectOnPage,
+    mode: () => V.mode,
+    overview: () => (V.ov ? {
+      rows: V.ov.nr, labels: V.ov.labels.slice(), straggler: V.ov.O.straggler,
+      stragglerRank: V.ov.O.straggler >= 0 ? V.ov.O.rows[V.ov.O.straggler].globalRank : null,
+      rowH: ovRowH(V), instances: V.ov.O.instancesTotal, embedded: V.ov.inst !== null,
+      stats: V.ovStats ? { ...V.ovStats } : null, expanded: V.expanded === undefined ? -1 : V.expanded,
+      firstStart: V.ov.inst ? V.ov.inst.start[0] : null,
+    } : null),
+    /* row r of the overview in page pixels (scrolled as now) */
+    ovRowRect: (r) => {
+      const c = canvas.getBoundingClientRect();
+      const h = ovRowH(V);
+      return { x: c.left + LABEL_W, y: c.top + AXIS_H + r * h - V.scrollY, w: plotWidth(V), h };
+    },
+    detail: () => ({ ...M.raw.detail }),
   });
   document.body.dataset.ready = '1';
 })();

@@ -75,7 +75,7 @@ function drawRow(V, ctx, row, y, stats) {
   const { starts, ends, items } = row;
   const pxNs = (V.t1 - V.t0) / plotWidth(V);
   const right = V.width;
-  let k = lowerBound(ends, null, 0, n, V.t0);
+  let k = row.overlap ? lowerBound(starts, null, 0, n, V.t0 - row.maxDur) : lowerBound(ends, null, 0, n, V.t0);
   const h = ROW_H - 2;
   ctx.font = '11px system-ui, sans-serif';
   while (k < n) {
@@ -137,10 +137,13 @@ function drawRow(V, ctx, row, y, stats) {
       /* nx0 >= runEnd: each round moves on by a pixel at least */
       runEnd = Math.max(runEnd, nx0 + 1, nx1);
     }
+    /* zoomed out: the block's shade says how many items it stands for
+     * per pixel, so a busy stretch and a sparse one look different */
     const xa = Math.max(LABEL_W, x0);
+    const wpx = Math.max(1, Math.min(right, runEnd) - xa);
     ctx.fillStyle = color;
-    ctx.globalAlpha = 0.8;
-    ctx.fillRect(xa, y + 1, Math.max(1, Math.min(right, runEnd) - xa), h);
+    ctx.globalAlpha = 0.25 + 0.6 * Math.min(1, Math.log2(1 + count / wpx) / 4);
+    ctx.fillRect(xa, y + 1, wpx, h);
     ctx.globalAlpha = 1;
     stats.merged++;
     stats.mergedItems += count;

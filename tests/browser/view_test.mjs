@@ -106,7 +106,7 @@ const browser = await chromium.launch({
 
 /* Opens `html` with every request but the page itself blocked and
  * recorded; returns { page, requests, dialogs, errors }. */
-async function open(html, viewport = { width: 1600, height: 900 }) {
+async function open(html, viewport = { width: 1600, height: 900 }, lanes = true) {
   const context = await browser.newContext({ viewport, offline: true });
   const url = 'file://' + html;
   const requests = [];
@@ -126,6 +126,12 @@ async function open(html, viewport = { width: 1600, height: 900 }) {
   await page.goto(url);
   await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
   await page.waitForTimeout(100);
+  /* the page opens on the overview when it has GPUs to compare; the
+   * checks of the lanes switch to them with the page's own button */
+  if (lanes && (await page.evaluate(() => window.cclscopeView.mode())) === 'overview') {
+    await page.click('#btn-mode');
+    await page.waitForTimeout(100);
+  }
   return { page, context, requests, dialogs, errors };
 }
 

@@ -24,19 +24,29 @@ typedef struct {
   const char *output;
   size_t memory;
   bool summary;
+  uint64_t detail_bytes; /* --detail-mb; UINT64_MAX: no limit */
+  int64_t detail_from;   /* --detail-from, ns after the first record */
 } view_options;
 
-/* The summary's JSON in memory (NULL, 0 when not wanted or failed). */
-static int summary_json(const tr_inputs *in, char **text, size_t *len) {
+/* The default page bound (docs/cli.md, Big traces): detail up to this,
+ * plus the overview (at most VIEW_OV_MAX_CELLS buckets and
+ * VIEW_OV_MAX_INSTANCES instances, about 20 MB in the worst case). */
+#define VIEW_DEFAULT_DETAIL_MB 28
+
+/* The summary (kept in *out for the overview's GPUs; NULL when it failed)
+ * and its JSON in memory (NULL, 0 when not wanted or failed). */
+static int summary_json(const tr_inputs *in, bool want_json, summary **out,
+                        char **text, size_t *len) {
   *text = NULL;
   *len = 0;
+  *out = NULL;
   summary *s = calloc(1, sizeof *s);
   if (!s)
     return -1;
   s->top = 5;
   s->json = true;
   int rc = summary_collect(s, in);
-  if (rc >= 0) {
+  if (rc >= 0 && want_json) {
     FILE *mem = open_memstream(text, len);
     if (mem) {
       summary_print_json_to(s, mem);
@@ -50,8 +60,12 @@ static int summary_json(const tr_inputs *in, char **text, size_t *len) {
       rc = -1;
     }
   }
-  summary_free(s);
-  free(s);
+  if (rc >= 0) {
+    *out = s;
+  } else {
+    summary_free(s);
+    free(s);
+  }
   return rc;
 }
 
@@ -97,7 +111,8 @@ static int read_events(view_data *v, ord_reader *rd, uint64_t total,
 static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
   char *sum = NULL;
   size_t sum_len = 0;
-  if (o->summary && summary_json(in, &sum, &sum_len) < 0) {
+  summary *analysis = NULL;
+  if (o->summary && summary_json(in, true, &analysis, &sum, &sum_len) < 0) {
     fprintf(stderr, "cclscope view: the summary failed (out of memory); "
                     "the page has none\n");
     free(sum);
@@ -106,15 +121,17 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
   }
   view_data *v = malloc(sizeof *v);
   ord_reader rd;
-  if (!v || !view_data_init(v, in->n)) {
-    free(v);
-    free(sum);
-    return -1;
-  }
-  if (!ord_open(&rd, in, ORD_START, o->memory, "view")) {
+  bool ok = v && view_data_init(v, in->n, o->detail_bytes, o->detail_from);
+  if (ok && !ord_open(&rd, in, ORD_START, o->memory, "view")) {
     view_data_free(v);
+    ok = false;
+  }
+  if (!ok) {
     free(v);
     free(sum);
+    if (analysis)
+      summary_free(analysis);
+    free(analysis);
     return -1;
   }
   int rc = -2;
@@ -130,7 +147,7 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
       if (!data) {
         rc = -1;
       } else {
-        view_data_write(v, &rd, data, sum, sum_len);
+        view_data_write(v, &rd, data, sum, sum_len, analysis);
         if (fclose(data) != 0 || v->oom)
           rc = -1;
         else if (!view_page_tail(page))
@@ -155,14 +172,35 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
               "cclscope view: %" PRIu64 " events left out: more than %d "
               "overlapping events on one thread\n",
               v->tl.unplaced, LANE_MAX_PER_GROUP);
+    if ((v->dropped_events || v->dropped_timing) && v->nev + v->ntm == 0)
+      fprintf(stderr,
+              "cclscope view: no detail embedded (--detail-mb %" PRIu64
+              ", --detail-from): the %" PRIu64 " events and %" PRIu64
+              " timing records are in the overview only\n",
+              o->detail_bytes >> 20, v->dropped_events, v->dropped_timing);
+    else if (v->dropped_events || v->dropped_timing)
+      fprintf(stderr,
+              "cclscope view: detail (events you can click) kept for %.3f s "
+              "to %.3f s after the first record (--detail-mb %" PRIu64
+              "); %" PRIu64 " events and %" PRIu64
+              " timing records outside it are in the overview only: "
+              "--detail-from S shows a later span\n",
+              (double)(v->detail_t0 - (v->first_key - v->base)) / 1e9,
+              (double)(v->detail_t1 - (v->first_key - v->base)) / 1e9,
+              o->detail_bytes >> 20, v->dropped_events, v->dropped_timing);
   }
   view_data_free(v);
   free(v);
   free(sum);
+  if (analysis)
+    summary_free(analysis);
+  free(analysis);
   return rc < -1 ? -1 : rc;
 }
 
 static const cli_option view_cli_options[] = {{"no-summary", false, 'n'},
+                                              {"detail-mb", true, 'd'},
+                                              {"detail-from", true, 'f'},
                                               {NULL, false, 0}};
 
 static const cli_command_line view_command_line = {
@@ -182,6 +220,27 @@ static int parse_options(view_options *o, cli_parser *p, int argc,
     case 'n':
       o->summary = false;
       break;
+    case 'd': {
+      long long mb;
+      if (!cli_number(p->value, 0, 1ll << 20, &mb)) {
+        p->status = usage_error("view", "--detail-mb needs a number of MB "
+                                        "from 0 to 1048576");
+        return CLI_PARSE_EXIT;
+      }
+      o->detail_bytes = (uint64_t)mb << 20;
+      break;
+    }
+    case 'f': {
+      char *end;
+      double sec = strtod(p->value, &end);
+      if (!*p->value || *end || !(sec >= 0) || sec > 1e9) {
+        p->status = usage_error("view", "--detail-from needs seconds after "
+                                        "the first record (0 or more)");
+        return CLI_PARSE_EXIT;
+      }
+      o->detail_from = (int64_t)(sec * 1e9);
+      break;
+    }
     }
   }
   o->output = p->output;
@@ -190,7 +249,8 @@ static int parse_options(view_options *o, cli_parser *p, int argc,
 }
 
 int cmd_view(int argc, char **argv) {
-  view_options o = {NULL, CLI_DEFAULT_MEMORY_BYTES, true};
+  view_options o = {NULL, CLI_DEFAULT_MEMORY_BYTES, true,
+                    (uint64_t)VIEW_DEFAULT_DETAIL_MB << 20, 0};
   cli_parser p;
   if (parse_options(&o, &p, argc, argv) == CLI_PARSE_EXIT)
     return p.status;

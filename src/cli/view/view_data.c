@@ -11,9 +11,16 @@
 
 #define PXN_ID_MASK ((UINT64_C(1) << 47) - 1)
 
-bool view_data_init(view_data *v, size_t nfiles) {
+bool view_data_init(view_data *v, size_t nfiles, uint64_t detail_budget,
+                    int64_t detail_from) {
   memset(v, 0, sizeof *v);
   intern_init(&v->strings);
+  view_ov_init(&v->ov);
+  v->detail_budget = detail_budget;
+  v->detail_from = detail_from;
+  v->first_key = INT64_MIN;
+  v->detail_t0 = INT64_MAX;
+  v->detail_t1 = INT64_MIN;
   v->sc = malloc(sizeof *v->sc);
   if (!v->sc || !tl_init(&v->tl, nfiles)) {
     free(v->sc);
@@ -32,6 +39,7 @@ void view_data_free(view_data *v) {
   free(v->marks);
   free(v->buf);
   free(v->sc);
+  view_ov_free(&v->ov);
   memset(v, 0, sizeof *v);
 }
 
@@ -182,6 +190,26 @@ static uint32_t extra_line(view_data *v, const rec *r, bool skip_columns,
 
 /* ---- records ---- */
 
+/* Whether a record starting at `start` (ns since the epoch) is embedded
+ * in detail; records before detail_from and after the budget ran out are
+ * not (the budget is spent in start order, so the detail is one span). */
+static bool in_detail(view_data *v, int64_t start) {
+  if (v->detail_full)
+    return false;
+  if (v->first_key != INT64_MIN && start - v->first_key < v->detail_from)
+    return false;
+  uint64_t used = v->extra_bytes + (v->nev + v->ntm) * VIEW_COLUMN_BYTES;
+  if (used >= v->detail_budget) {
+    v->detail_full = true;
+    return false;
+  }
+  if (start - v->base < v->detail_t0)
+    v->detail_t0 = start - v->base;
+  if (start - v->base > v->detail_t1)
+    v->detail_t1 = start - v->base;
+  return true;
+}
+
 static int64_t details_seq(view_data *v, const rec *r) {
   const js_value *d = js_get(r->f, K_details);
   uint64_t seq;
@@ -200,6 +228,15 @@ static bool add_event(view_data *v, const rec *r, size_t file, FILE *extra) {
   int64_t start = r->start.ts, end = rec_end_time(r);
   if (end == INT64_MIN || end < start)
     end = start;
+  int64_t seq = details_seq(v, r);
+  if (seq >= 0)
+    view_ov_note(&v->ov, start - v->base, end - start, seq,
+                 r->has_ctx ? r->ctx : -1, (uint32_t)file,
+                 str_of(v, js_get(r->f, K_func)));
+  if (!in_detail(v, start)) {
+    v->dropped_events++;
+    return !v->ov.oom;
+  }
   long track = tl_place(&v->tl, file, r->has_ctx ? r->ctx : -1, r->start.tid,
                         start, end, 0, NULL, NULL);
   if (track < 0)
@@ -211,7 +248,7 @@ static bool add_event(view_data *v, const rec *r, size_t file, FILE *extra) {
   e->start = start - v->base;
   e->dur = end - start;
   e->rank = r->rank;
-  e->seq = details_seq(v, r);
+  e->seq = seq;
   e->has_id = r->has_id;
   e->id = r->id;
   e->pk = (uint8_t)r->parent;
@@ -248,6 +285,10 @@ static bool add_timing(view_data *v, const rec *r, size_t file, FILE *extra) {
   }
   if (stop < start)
     stop = start;
+  if (!in_detail(v, start)) {
+    v->dropped_timing++;
+    return true;
+  }
   js_to_i64(js_get(r->f, K_ctx), &ctx);
   long track = tl_place(&v->tl, file, ctx, TL_COMPLETION_TID, start, stop, 0,
                         NULL, NULL);
@@ -302,6 +343,7 @@ bool view_data_add(view_data *v, const rec *r, size_t file, int64_t key,
   if (!v->have_base && key != INT64_MIN) {
     v->base = key - key % 1000000000; /* a whole second */
     v->have_base = true;
+    v->first_key = key;
   }
   tl_note(&v->tl, file, r);
   switch (r->rt) {
@@ -510,8 +552,32 @@ static void write_marks(view_data *v, jsonw *w) {
   jw_arr_end(w);
 }
 
+static void write_detail(view_data *v, jsonw *w) {
+  jw_key(w, "detail");
+  jw_obj_begin(w);
+  jw_key(w, "complete");
+  jw_bool(w, v->dropped_events == 0 && v->dropped_timing == 0);
+  jw_key(w, "from");
+  jw_i64(w, v->detail_t0 == INT64_MAX ? 0 : v->detail_t0);
+  jw_key(w, "to");
+  jw_i64(w, v->detail_t1 == INT64_MIN ? 0 : v->detail_t1);
+  jw_key(w, "firstRecord");
+  jw_i64(w, v->first_key == INT64_MIN ? 0 : v->first_key - v->base);
+  jw_key(w, "budgetBytes");
+  if (v->detail_budget == UINT64_MAX)
+    jw_null(w);
+  else
+    jw_u64(w, v->detail_budget);
+  jw_key(w, "droppedEvents");
+  jw_u64(w, v->dropped_events);
+  jw_key(w, "droppedTiming");
+  jw_u64(w, v->dropped_timing);
+  jw_obj_end(w);
+}
+
 void view_data_write(view_data *v, const ord_reader *rd, FILE *out,
-                     const char *summary_json, size_t summary_len) {
+                     const char *summary_json, size_t summary_len,
+                     const summary *sum) {
   resolve(v, rd);
   jsonw *w = malloc(sizeof *w);
   if (!w) {
@@ -543,6 +609,11 @@ void view_data_write(view_data *v, const ord_reader *rd, FILE *out,
   jw_key(w, "lateStates");
   jw_u64(w, v->late_states);
   jw_obj_end(w);
+  write_detail(v, w);
+  jw_newline(w);
+  view_ov_write(&v->ov, &v->tl, rd, sum, w);
+  if (v->ov.oom)
+    v->oom = true;
   jw_key(w, "types");
   jw_arr_begin(w);
   for (int t = 0; t < ET_COUNT; t++)

@@ -25,6 +25,7 @@
 #include "convert/timeline.h"
 #include "read/ordered_reader.h"
 #include "util/intern.h"
+#include "view/view_overview.h"
 
 typedef struct {
   int64_t start; /* ns since base */
@@ -81,9 +82,26 @@ typedef struct {
   size_t nbuf, cap_buf;
   bool oom;
   rec_scratch *sc;
+  view_overview ov; /* every collective, also those beyond the detail */
+  /* the detail budget: events and timing records are embedded from
+   * detail_from on (ns after the first record) until their columns
+   * (VIEW_COLUMN_BYTES each) and extra lines would pass detail_budget
+   * bytes; from then on only the overview notes them */
+  uint64_t detail_budget;
+  int64_t detail_from;
+  int64_t first_key; /* the first record's sort key, INT64_MIN none */
+  int64_t detail_t0, detail_t1; /* ns since base: the span embedded */
+  bool detail_full;             /* the budget ran out */
+  uint64_t dropped_events, dropped_timing;
 } view_data;
 
-bool view_data_init(view_data *v, size_t nfiles);
+/* What the columns of one event cost on the page, about (for the budget). */
+#define VIEW_COLUMN_BYTES 64u
+
+/* `detail_budget` bytes of detail (UINT64_MAX: all), from `detail_from`
+ * ns after the first record (0: from the start). */
+bool view_data_init(view_data *v, size_t nfiles, uint64_t detail_budget,
+                    int64_t detail_from);
 void view_data_free(view_data *v);
 /* Take one record (in start order; `key` is its sort key); its extra line,
  * if any, goes to `extra`. False when out of memory. */
@@ -91,8 +109,9 @@ bool view_data_add(view_data *v, const rec *r, size_t file, int64_t key,
                    FILE *extra);
 /* Resolve parents and timing records, then write the data object
  * (web/README.md) to `out`; `summary_json` (may be NULL) is embedded as
- * it is. */
+ * it is; `sum` (may be NULL) names the GPUs of the overview. */
 void view_data_write(view_data *v, const ord_reader *rd, FILE *out,
-                     const char *summary_json, size_t summary_len);
+                     const char *summary_json, size_t summary_len,
+                     const summary *sum);
 
 #endif

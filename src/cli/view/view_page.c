@@ -9,8 +9,9 @@
 #include "view/web_assets.h"
 
 /* Scripts, in the order they are concatenated into one <script>. */
-static const char *const scripts[] = {"util.js",   "data.js",   "layout.js",
-                                      "render.js", "panels.js", "main.js"};
+static const char *const scripts[] = {"util.js",   "data.js",     "layout.js",
+                                      "render.js", "overview.js", "panels.js",
+                                      "main.js"};
 
 const web_asset *web_asset_get(const char *name) {
   for (unsigned i = 0; i < web_assets_count; i++)
