@@ -206,6 +206,19 @@ void cs_metrics_timing(cs_metrics *m, const cs_timing *t) {
   }
 }
 
+/* The slot of `size` in the link's window table (linear probing from a
+ * hash of the exact size); NULL when the table is full of other sizes. */
+static cs_min_point *min_point(cs_link_series *l, uint64_t size) {
+  uint64_t h = hash_u64(0x9e3779b9ull, size);
+  for (int probe = 0; probe < CS_METRICS_SIZE_BUCKETS; probe++) {
+    cs_min_point *p =
+        &l->min_w[(h + (uint64_t)probe) % CS_METRICS_SIZE_BUCKETS];
+    if (p->size == 0 || p->size == size)
+      return p;
+  }
+  return NULL;
+}
+
 /* A send step's transfer: size posted at SendWait, done at its stop. */
 void cs_metrics_event(cs_metrics *m, const cs_event *e,
                       const cs_clock_cal *cal) {
@@ -228,9 +241,8 @@ void cs_metrics_event(cs_metrics *m, const cs_event *e,
   if (l) {
     l->transfers_total++;
     l->bytes_total += size;
-    cs_fit_add(&l->fit_w, (double)size, seconds);
-    cs_min_point *p = &l->min_w[size_bucket(size) % CS_METRICS_SIZE_BUCKETS];
-    if (p->size == 0 || seconds < p->seconds) {
+    cs_min_point *p = min_point(l, size);
+    if (p && (p->size == 0 || seconds < p->seconds)) {
       p->size = size;
       p->seconds = seconds;
     }
@@ -246,16 +258,6 @@ void cs_metrics_event(cs_metrics *m, const cs_event *e,
 }
 
 /* ---- closing a window ---- */
-
-/* time = a + b*size  ->  latency a (s), bandwidth 1/b (bytes/s). */
-static bool fit_link(const cs_fit *f, double *lat, double *bw, double *r2) {
-  double a, b;
-  if (!cs_fit_solve(f, &a, &b, r2) || !(b > 0))
-    return false;
-  *lat = a;
-  *bw = 1.0 / b;
-  return true;
-}
 
 /* What the renderers read (metrics_snapshot.h). */
 static cs_metrics_snapshot snapshot_of(const cs_metrics *m) {
@@ -298,15 +300,15 @@ void cs_metrics_close_window(cs_metrics *m, int64_t now_ns,
   }
   for (size_t i = 0; i < m->nlinks; i++) {
     cs_link_series *l = &m->links[i];
-    l->points_last = (uint64_t)l->fit_w.n;
-    l->ok_avg = fit_link(&l->fit_w, &l->lat_avg, &l->bw_avg, &l->r2_avg);
-    cs_fit fmin;
-    memset(&fmin, 0, sizeof fmin);
+    net_fit_acc acc;
+    net_fit_init(&acc);
     for (int b = 0; b < CS_METRICS_SIZE_BUCKETS; b++)
       if (l->min_w[b].size)
-        cs_fit_add(&fmin, (double)l->min_w[b].size, l->min_w[b].seconds);
-    l->ok_min = fit_link(&fmin, &l->lat_min, &l->bw_min, &l->r2_min);
-    memset(&l->fit_w, 0, sizeof l->fit_w);
+        net_fit_add(&acc, (double)l->min_w[b].size, l->min_w[b].seconds);
+    if (acc.n > 0) { /* a window without transfers keeps the last fit */
+      l->fit = net_fit_solve(&acc);
+      l->has_fit = true;
+    }
     memset(l->min_w, 0, sizeof l->min_w);
   }
   for (size_t i = 0; i < m->nchannels; i++) {
