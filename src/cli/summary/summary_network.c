@@ -249,9 +249,17 @@ static void resolve_pxn(summary *s, link_row *l) {
 #define LATE_MIN_INSTANCES 4    /* ... of at least this many */
 #define LATE_MIN_WAIT_NS 100000 /* ... costing >= 100 us when last */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
+/* A fitted link's bandwidth, sorted by communicator then bandwidth. */
+typedef struct {
+  uint64_t comm_id;
+  double bandwidth;
+} comm_bw;
+
+static int cmp_comm_bw(const void *a, const void *b) {
+  const comm_bw *x = a, *y = b;
+  if (x->comm_id != y->comm_id)
+    return x->comm_id < y->comm_id ? -1 : 1;
+  return x->bandwidth < y->bandwidth ? -1 : x->bandwidth > y->bandwidth;
 }
 
 static bool add_verdict(network_state *n, size_t *cap, net_verdict v) {
@@ -282,6 +290,14 @@ static bool all_links_slow(const network_state *n, uint64_t comm,
   return touched >= 2 && slow == touched;
 }
 
+/* Does `comm` move anything over the network (a verdict about it here)? */
+static bool has_links(const network_state *n, uint64_t comm) {
+  for (size_t i = 0; i < n->nlinks; i++)
+    if (n->links[i].comm_id == comm)
+      return true;
+  return false;
+}
+
 /* A rank at the end of a slow link is late because of it. */
 static bool receives_slow_link(const network_state *n, uint64_t comm,
                                int32_t rank) {
@@ -292,17 +308,28 @@ static bool receives_slow_link(const network_state *n, uint64_t comm,
   return false;
 }
 
-static double median_bandwidth(const network_state *n, uint64_t comm,
-                               double *scratch, size_t *count) {
-  size_t k = 0;
-  for (size_t i = 0; i < n->nlinks; i++)
-    if (n->links[i].comm_id == comm && n->links[i].fit.status == NET_FIT_OK)
-      scratch[k++] = n->links[i].fit.bandwidth_bps;
+/* The median fitted bandwidth of `comm` (0 when none) and how many
+ * fitted links it has, from the sorted table. */
+static double median_bandwidth(const comm_bw *v, size_t n, uint64_t comm,
+                               size_t *count) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) { /* first entry of comm */
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid].comm_id < comm)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t end = lo;
+  while (end < n && v[end].comm_id == comm)
+    end++;
+  size_t k = end - lo;
   *count = k;
   if (k == 0)
     return 0;
-  qsort(scratch, k, sizeof *scratch, cmp_double);
-  return k % 2 ? scratch[k / 2] : (scratch[k / 2 - 1] + scratch[k / 2]) / 2;
+  const comm_bw *c = v + lo;
+  return k % 2 ? c[k / 2].bandwidth
+               : (c[k / 2 - 1].bandwidth + c[k / 2].bandwidth) / 2;
 }
 
 /* Slow pairs: a link whose fitted send-side bandwidth is below half the
@@ -313,14 +340,18 @@ static double median_bandwidth(const network_state *n, uint64_t comm,
  * (unless it receives over a slow link: then the link made it late). */
 static void net_verdicts(summary *s) {
   network_state *n = &s->net;
-  size_t cap = 0;
-  double *scratch = malloc((n->nlinks + 1) * sizeof *scratch);
-  if (!scratch)
+  size_t cap = 0, nbw = 0;
+  comm_bw *bw = malloc((n->nlinks + 1) * sizeof *bw);
+  if (!bw)
     return;
+  for (size_t i = 0; i < n->nlinks; i++)
+    if (n->links[i].fit.status == NET_FIT_OK)
+      bw[nbw++] = (comm_bw){n->links[i].comm_id, n->links[i].fit.bandwidth_bps};
+  qsort(bw, nbw, sizeof *bw, cmp_comm_bw);
   for (size_t i = 0; i < n->nlinks; i++) {
     link_row *l = &n->links[i];
     size_t count;
-    double median = median_bandwidth(n, l->comm_id, scratch, &count);
+    double median = median_bandwidth(bw, nbw, l->comm_id, &count);
     l->slow = count >= 2 && l->fit.status == NET_FIT_OK &&
               l->fit.bandwidth_bps < SLOW_FRACTION * median;
   }
@@ -329,14 +360,14 @@ static void net_verdicts(summary *s) {
     if (!l->slow)
       continue;
     size_t count;
-    net_verdict v = {
-        .kind = VERDICT_LINK,
-        .comm_id = l->comm_id,
-        .from = l->from,
-        .to = l->to,
-        .rank = -1,
-        .bandwidth_gbs = l->fit.bandwidth_bps / 1e9,
-        .median_gbs = median_bandwidth(n, l->comm_id, scratch, &count) / 1e9};
+    net_verdict v = {.kind = VERDICT_LINK,
+                     .comm_id = l->comm_id,
+                     .from = l->from,
+                     .to = l->to,
+                     .rank = -1,
+                     .bandwidth_gbs = l->fit.bandwidth_bps / 1e9,
+                     .median_gbs =
+                         median_bandwidth(bw, nbw, l->comm_id, &count) / 1e9};
     if (all_links_slow(n, l->comm_id, l->from)) {
       v.kind = VERDICT_RANK_LINKS;
       v.rank = l->from;
@@ -351,9 +382,9 @@ static void net_verdicts(summary *s) {
   for (size_t i = 0; i < s->strag.nranks; i++) {
     const rank_row *r = &s->strag.ranks[i];
     if (r->timing != timing || r->instances < LATE_MIN_INSTANCES ||
-        receives_slow_link(n, r->comm_id, r->rank) ||
         (double)r->times_last < LATE_FRACTION * (double)r->instances ||
-        r->wait_sum < LATE_MIN_WAIT_NS * (int64_t)r->times_last)
+        r->wait_sum < LATE_MIN_WAIT_NS * (int64_t)r->times_last ||
+        !has_links(n, r->comm_id) || receives_slow_link(n, r->comm_id, r->rank))
       continue;
     net_verdict v = {.kind = VERDICT_RANK_LATE,
                      .comm_id = r->comm_id,
@@ -365,7 +396,7 @@ static void net_verdicts(summary *s) {
     if (!add_verdict(n, &cap, v))
       break;
   }
-  free(scratch);
+  free(bw);
 }
 
 void net_finish(summary *s) {
