@@ -11,6 +11,9 @@
 #              link 1→2, whose fitted bandwidth is 3.125 GB/s within TOL;
 #   slow-rank  --delay-rank 2 (8 ms late every time): a rank verdict for
 #              rank 2 (arrives late), no link verdict;
+#   pxn        the pxn scenario (sends through another process's proxy):
+#              every link, PXN ones included, is attributed to the world
+#              communicator in the CLI's JSON and in the plugin's series;
 # and in every run: no negative latency or impossible bandwidth reaches the
 # CLI's JSON, the textfiles or the plugin's summary; a rejected fit has a
 # reason and no numbers, and its gauges are absent (cclscope_link_fit_valid
@@ -22,8 +25,8 @@ set -euo pipefail
 emu=$1 plugin=$2 cs=$3 tol=$4
 work=$(mktemp -d "${TMPDIR:-/tmp}/cclscope-netfits-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-run_args=(--scenario multi-node --nodes 4 --ops 32 --net-lat-us 20
-          --sizes 4K,16K,64K,256K,1M,4M,16M,64M --max-callback-ms 5000)
+ring_args=(--scenario multi-node --nodes 4 --ops 32 --net-lat-us 20
+           --sizes 4K,16K,64K,256K,1M,4M,16M,64M --max-callback-ms 5000)
 
 record() { # NAME EMU-ARGS...: a fresh trace, textfiles and summaries
   local name=$1
@@ -33,7 +36,7 @@ record() { # NAME EMU-ARGS...: a fresh trace, textfiles and summaries
   CCLSCOPE_DIR="$work/$name/t" CCLSCOPE_MASK=all CCLSCOPE_MODE=trace,metrics \
     CCLSCOPE_PROM_DIR="$work/$name/prom" CCLSCOPE_METRICS_WINDOW=600 \
     CCLSCOPE_SUMMARY=stderr CCLSCOPE_JOB_ID=netfits \
-    "$emu" --plugin "$plugin" "${run_args[@]}" "$@" \
+    "$emu" --plugin "$plugin" "$@" \
     >"$work/$name/emu.out" 2>"$work/$name/emu.err"
   "$cs" summary --json "$work/$name/t" >"$work/$name/s.json"
 }
@@ -67,6 +70,7 @@ verdicts = net["verdicts"]
 # the plugin's textfiles: a gauge only for fits that passed the checks
 gauges = {}
 valid = {}
+comms = set()
 line_re = re.compile(r'^(cclscope_link_\w+)\{([^}]*)\} (\S+)$')
 for p in (d / "prom").glob("*.prom"):
     for line in p.read_text().splitlines():
@@ -75,6 +79,7 @@ for p in (d / "prom").glob("*.prom"):
             continue
         labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2)))
         key = (int(labels["src_rank"]), int(labels["dst_rank"]))
+        comms.add(labels["comm_name"])
         v = float(m.group(3))
         if m.group(1) == "cclscope_link_fit_valid":
             valid[key] = (v, labels["status"])
@@ -123,6 +128,12 @@ elif case == "slow-link":
     model_fit((1, 2), BW_GBS / SLOW_FACTOR, "slow link")
     kinds = [(v["verdict"], v["from"], v["to"]) for v in verdicts]
     check(kinds == [("link", 1, 2)], f"want one link verdict 1->2, got {verdicts}")
+elif case == "pxn":
+    pxn = [l for l in links if l["pxn"]]
+    check(len(pxn) >= 2, f"pxn: {len(pxn)} PXN links")
+    check({l["commName"] for l in links} == {"world"},
+          f"pxn: CLI links under {sorted({l['commName'] for l in links})}")
+    check(comms == {"world"}, f"pxn: plugin link series under {sorted(comms)}")
 elif case == "slow-rank":
     late = [v for v in verdicts if v["verdict"] == "rank" and v["rank"] == 2
             and v["evidence"] == "arrives-late"]
@@ -138,12 +149,15 @@ PY
 }
 
 status=0
-for spec in "model" "slow-link --slow-link 1:2" "slow-rank --delay-rank 2 --delay-us 8000"; do
+for spec in "model" "slow-link --slow-link 1:2" \
+            "slow-rank --delay-rank 2 --delay-us 8000" "pxn"; do
   read -r -a words <<<"$spec"
   name=${words[0]}
+  args=("${ring_args[@]}")
+  [ "$name" = pxn ] && args=(--scenario pxn --max-callback-ms 5000)
   passed=false
   for attempt in 1 2 3; do
-    record "$name" "${words[@]:1}"
+    record "$name" "${args[@]}" "${words[@]:1}"
     if judge "$name"; then
       passed=true
       break

@@ -10,14 +10,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "event_types.h"
 #include "metrics_otlp.h"
 #include "metrics_prom.h"
 #include "u64map.h"
 
+/* A PXN sender resolved to one of this process's contexts (pxn_ctx). */
+#define PXN_CACHE 32
+typedef struct {
+  bool used;
+  int32_t origin_pid, rank, peer;
+  uint32_t ctx; /* 0: no single candidate */
+} pxn_entry;
+
 /* Per-table hash indexes, private to this file. */
 typedef struct {
   cs_u64map colls, links, channels;
+  pxn_entry pxn[PXN_CACHE];
+  unsigned pxn_next; /* round-robin replacement */
 } metrics_index;
 
 /* The index lives right after the public struct (one allocation). */
@@ -219,6 +230,45 @@ static cs_min_point *min_point(cs_link_series *l, uint64_t size) {
   return NULL;
 }
 
+/* The communicator of a PXN send this process's proxy ran for another
+ * process (its context is foreign: never dereferenced, so the event has
+ * none). PXN routes through a local rank of the same communicator, so the
+ * candidates are this process's communicators that have both the sending
+ * rank and its peer, with another rank of their own. Exactly one: its
+ * context; none or several: 0 (the series says comm "unknown"). Cached per
+ * (origin pid, rank, peer): the table scan runs once per sender. */
+static uint32_t pxn_ctx(cs_metrics *m, const cs_event *e) {
+  metrics_index *x = idx(m);
+  for (int i = 0; i < PXN_CACHE; i++) {
+    const pxn_entry *p = &x->pxn[i];
+    if (p->used && p->origin_pid == e->origin_pid && p->rank == e->rank &&
+        p->peer == e->link.peer)
+      return p->ctx;
+  }
+  uint32_t found = 0;
+  uint64_t found_comm = 0;
+  int candidates = 0;
+  for (uint32_t slot = 0; slot < CS_MAX_CONTEXTS; slot++) {
+    uint32_t serial =
+        atomic_load_explicit(&cs_contexts[slot].serial, memory_order_acquire);
+    const cs_context *c = cs_ctx_get(serial);
+    if (!c || !c->has_comm_info || c->rank == e->rank || e->rank >= c->nranks ||
+        e->link.peer >= c->nranks)
+      continue;
+    if (candidates == 0 || c->comm_id != found_comm)
+      candidates++;
+    found = serial;
+    found_comm = c->comm_id;
+  }
+  pxn_entry *p = &x->pxn[x->pxn_next++ % PXN_CACHE];
+  *p = (pxn_entry){.used = true,
+                   .origin_pid = e->origin_pid,
+                   .rank = e->rank,
+                   .peer = e->link.peer,
+                   .ctx = candidates == 1 ? found : 0};
+  return p->ctx;
+}
+
 /* A send step's transfer: size posted at SendWait, done at its stop. */
 void cs_metrics_event(cs_metrics *m, const cs_event *e,
                       const cs_clock_cal *cal) {
@@ -237,7 +287,10 @@ void cs_metrics_event(cs_metrics *m, const cs_event *e,
   if (seconds <= 0)
     return;
   uint64_t size = posted->arg;
-  cs_link_series *l = link_series(m, e->ctx, e->rank, e->link.peer);
+  uint32_t ctx = e->ctx;
+  if (!ctx && e->foreign_owner && e->rank >= 0 && e->link.peer >= 0)
+    ctx = pxn_ctx(m, e);
+  cs_link_series *l = link_series(m, ctx, e->rank, e->link.peer);
   if (l) {
     l->transfers_total++;
     l->bytes_total += size;
