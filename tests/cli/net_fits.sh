@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/cli/net_fits.sh — the network fits are trustworthy, end to end:
 # ncclemu (4 nodes, ring AllReduce over messages of 4K..64M, per-step model
-# 20 us + bytes / 12.5 GB/s: 25 GB/s per rank over 2 channels) through the
+# LAT_US + bytes / 12.5 GB/s: 25 GB/s per rank over 2 channels) through the
 # real plugin in trace+metrics mode, then `cclscope summary --json`, the
 # plugin's Prometheus textfiles and its end-of-run summaries:
 #   model      every link's fit recovers the model within TOL (latency and
@@ -22,12 +22,15 @@
 # busy machine spoiled is recorded again, at most 3 times, each said.
 # The mask leaves out NetPlugin and KernelCh events (most of the callbacks,
 # none of the fits): the suite runs this under ASan and TSan too.
-# usage: net_fits.sh NCCLEMU PLUGIN CCLSCOPE TOL
+# A sanitizer adds microseconds to every callback before it reads the clock
+# (TSan: ~7 us on each transfer): those builds pass a longer modelled
+# latency (LAT_US) and a looser TOL, so the same runs check the same paths.
+# usage: net_fits.sh NCCLEMU PLUGIN CCLSCOPE TOL [LAT_US (default 20)]
 set -euo pipefail
-emu=$1 plugin=$2 cs=$3 tol=$4
+emu=$1 plugin=$2 cs=$3 tol=$4 lat_us=${5:-20}
 work=$(mktemp -d "${TMPDIR:-/tmp}/cclscope-netfits-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-ring_args=(--scenario multi-node --nodes 4 --ops 32 --net-lat-us 20
+ring_args=(--scenario multi-node --nodes 4 --ops 32 --net-lat-us "$lat_us"
            --sizes 4K,16K,64K,256K,1M,4M,16M,64M --max-callback-ms 5000)
 
 record() { # NAME EMU-ARGS...: a fresh trace, textfiles and summaries
@@ -45,10 +48,10 @@ record() { # NAME EMU-ARGS...: a fresh trace, textfiles and summaries
 }
 
 judge() { # NAME: the checks of this case
-  python3 - "$work/$1" "$1" "$tol" <<'PY'
+  python3 - "$work/$1" "$1" "$tol" "$lat_us" <<'PY'
 import json, pathlib, re, sys
 d, case, tol = pathlib.Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
-LAT_US, BW_GBS, SLOW_FACTOR = 20.0, 12.5, 4.0
+LAT_US, BW_GBS, SLOW_FACTOR = float(sys.argv[4]), 12.5, 4.0
 fails = []
 def check(ok, msg):
     if not ok:
