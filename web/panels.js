@@ -351,11 +351,12 @@ function buildSummary(V) {
     ['bytes', (r) => fmtBytes(r.bytes)], ['ranks', (r) => r.ranks], ['last rank', (r) => r.lastRank], ['spread µs', (r) => r.spreadUs],
     ['wait µs', (r) => r.waitUs]], G.worst || []));
   const N = S.network || {};
-  const fit = (f) => (f ? f.bandwidthGBs.toFixed(3) + ' GB/s, ' + f.latencyUs.toFixed(1) + ' µs' : null);
+  const fit = (f) => (!f ? null : f.status === 'ok' ? f.bandwidthGBs.toFixed(3) + ' GB/s, ' + f.latencyUs.toFixed(1) + ' µs'
+    : 'not fitted (' + f.reason + ')');
   add('Network links', (N.stepsUsed || 0) + ' ProxySteps used, ' + (N.stepsWithoutSize || 0) + ' without a size.',
-    gridTable([['comm', commOf, 'l'], ['from', (r) => r.from], ['to', (r) => r.to], ['side', (r) => r.side, 'l'],
+    gridTable([['comm', commOf, 'l'], ['from', (r) => r.from], ['to', (r) => r.to], ['PXN', (r) => (r.pxn ? 'yes' : ''), 'l'],
       ['transfers', (r) => r.transfers], ['bytes', (r) => fmtBytes(r.bytes)], ['p50 GB/s', (r) => r.p50StepGBs],
-      ['AVG fit', (r) => fit(r.avg), 'l'], ['MIN fit', (r) => fit(r.min), 'l']], N.links || []));
+      ['fit (fastest per size)', (r) => fit(r.fit), 'l'], ['slow', (r) => (r.slow ? 'slow' : ''), 'l']], N.links || []));
   add('Channels', null, gridTable([['comm', commOf, 'l'], ['rank', (r) => r.rank], ['channels', (r) => r.channels],
     ['bytes min', (r) => fmtBytes(r.bytesMin)], ['bytes max', (r) => fmtBytes(r.bytesMax)], ['busy min µs', (r) => r.busyMinUs],
     ['busy max µs', (r) => r.busyMaxUs], ['imbalance', (r) => r.imbalance]], N.channels || []));

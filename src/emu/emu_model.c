@@ -126,8 +126,10 @@ void emu_model_p2p(emu_coll_shape *s, uint64_t bytes, int max_channels) {
 }
 
 uint64_t emu_model_net_step_ns(const emu_options *o, uint64_t bytes,
-                               int nchannels) {
+                               int nchannels, int from, int to) {
   double bw = o->bw_gbps * 1e9 / (nchannels > 0 ? nchannels : 1);
+  if (from == o->slow_link_from && to == o->slow_link_to)
+    bw /= o->slow_link_factor;
   return (uint64_t)(o->net_lat_us * 1000.0) +
          (uint64_t)((double)bytes / bw * 1e9);
 }

@@ -37,8 +37,11 @@ void emu_model_coll(emu_coll_shape *s, emu_func func, uint64_t bytes,
 void emu_model_p2p(emu_coll_shape *s, uint64_t bytes, int max_channels);
 
 /* Durations (ns). */
+/* A network step from comm rank `from` to `to`: net_lat_us + bytes at
+ * bw_gbps / nchannels, the bytes time times slow_link_factor on the
+ * --slow-link pair. */
 uint64_t emu_model_net_step_ns(const emu_options *o, uint64_t bytes,
-                               int nchannels);
+                               int nchannels, int from, int to);
 uint64_t emu_model_intra_ns(const emu_options *o, emu_func func, uint64_t bytes,
                             int nranks);
 uint64_t emu_model_launch_ns(void);

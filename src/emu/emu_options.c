@@ -42,6 +42,8 @@ void emu_options_defaults(emu_options *o) {
   o->gpu_clock_quantum_ns = 1000;
   o->ring_anomaly_rate = 0.001;
   o->delay_rank = -1;
+  o->slow_link_from = o->slow_link_to = -1;
+  o->slow_link_factor = 4.0;
   o->hang_rank = -1;
   o->channels = 2;
   emu_parse_sizes(DEFAULT_SIZES, o->sizes, &o->nsizes);
@@ -158,6 +160,11 @@ void emu_options_help(void) {
       "                        default 0.001\n"
       "  --delay-rank R --delay-us X  rank R arrives X us late at every\n"
       "                        operation (straggler); default none\n"
+      "  --slow-link A:B       network transfers from rank A to rank B (of\n"
+      "                        every communicator) move their bytes\n"
+      "                        --slow-link-factor times slower (a bad\n"
+      "                        link); default none\n"
+      "  --slow-link-factor X  default 4\n"
       "  --hang-rank R         hang scenario: the rank that stops; default "
       "last\n"
       "  --hang-class C        hang scenario: how it stops in its 2nd "
@@ -301,6 +308,8 @@ enum {
   OPT_RING_ANOMALY,
   OPT_DELAY_RANK,
   OPT_DELAY_US,
+  OPT_SLOW_LINK,
+  OPT_SLOW_LINK_FACTOR,
   OPT_HANG_RANK,
   OPT_HANG_CLASS,
   OPT_CHAOS,
@@ -359,6 +368,8 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"ring-anomaly-rate", required_argument, NULL, OPT_RING_ANOMALY},
       {"delay-rank", required_argument, NULL, OPT_DELAY_RANK},
       {"delay-us", required_argument, NULL, OPT_DELAY_US},
+      {"slow-link", required_argument, NULL, OPT_SLOW_LINK},
+      {"slow-link-factor", required_argument, NULL, OPT_SLOW_LINK_FACTOR},
       {"hang-rank", required_argument, NULL, OPT_HANG_RANK},
       {"hang-class", required_argument, NULL, OPT_HANG_CLASS},
       {"chaos", required_argument, NULL, OPT_CHAOS},
@@ -536,6 +547,21 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       break;
     case OPT_DELAY_US:
       o->delay_us = parse_double("--delay-us", v, 0, 1e9);
+      break;
+    case OPT_SLOW_LINK: {
+      int from, to, used = 0;
+      if (sscanf(v, "%d:%d%n", &from, &to, &used) != 2 || v[used] != '\0' ||
+          from < 0 || to < 0 || from == to || from >= EMU_MAX_RANKS ||
+          to >= EMU_MAX_RANKS)
+        emu_die("--slow-link: expected SRC:DST, two different ranks, got "
+                "'%s'",
+                v);
+      o->slow_link_from = from;
+      o->slow_link_to = to;
+      break;
+    }
+    case OPT_SLOW_LINK_FACTOR:
+      o->slow_link_factor = parse_double("--slow-link-factor", v, 1, 1e6);
       break;
     case OPT_HANG_RANK:
       o->hang_rank = parse_int("--hang-rank", v, 0, EMU_MAX_RANKS - 1);

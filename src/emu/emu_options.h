@@ -93,6 +93,10 @@ typedef struct emu_options {
   double ring_anomaly_rate;
   int delay_rank; /* -1 = none */
   double delay_us;
+  /* a slow link: network transfers from comm rank slow_link_from to
+   * slow_link_to take slow_link_factor times the modelled bytes time */
+  int slow_link_from, slow_link_to; /* -1 = none */
+  double slow_link_factor;
   int hang_rank; /* -1 = scenario default */
   emu_hang_class hang_class;
   double chaos_level; /* 0..1 probability scale for chaos choices */

@@ -303,8 +303,14 @@ typedef struct progress_ctx {
   bool kernel_stopped[EMU_MAX_OPS_PER_WORK];
 } progress_ctx;
 
-static uint64_t net_ns(const progress_ctx *c, uint64_t bytes) {
-  return emu_model_net_step_ns(c->p->worker->opts, bytes, 2);
+/* The modelled time of one step of `s` (sends go rank -> peer, receives
+ * peer -> rank: a slow link slows both ends of its transfers). */
+static uint64_t net_ns(const progress_ctx *c, const emu_sub *s,
+                       uint64_t bytes) {
+  bool send = s->op.kind == EMU_OP_NET_SEND;
+  return emu_model_net_step_ns(c->p->worker->opts, bytes, 2,
+                               send ? s->op.rank : s->op.peer,
+                               send ? s->op.peer : s->op.rank);
 }
 
 static void finish_sub(progress_ctx *c, emu_sub *s) {
@@ -347,7 +353,7 @@ static bool advance_send(progress_ctx *c, emu_sub *s) {
     core_proxy_step_start(t, s, step, NULL);
     core_proxy_step_record(t, s, step, ncclProfilerProxyStepSendGPUWait);
     s->ready_ns[step % EMU_NCCL_STEPS] =
-        c->now + net_ns(c, step_bytes(s, step)) / 2;
+        c->now + net_ns(c, s, step_bytes(s, step)) / 2;
     s->posted++;
     did = true;
   }
@@ -361,7 +367,7 @@ static bool advance_send(progress_ctx *c, emu_sub *s) {
       s->trans_size = bytes;
       core_proxy_step_record(t, s, step, ncclProfilerProxyStepSendWait);
       net_post(c->p, s, step, bytes, true);
-      s->done_ns[step % EMU_NCCL_STEPS] = posted_at(c) + net_ns(c, bytes);
+      s->done_ns[step % EMU_NCCL_STEPS] = posted_at(c) + net_ns(c, s, bytes);
       s->transmitted++;
       s->peer_waits = 0;
       s->want_peer_waits =
@@ -406,7 +412,7 @@ static bool advance_recv(progress_ctx *c, emu_sub *s) {
     core_proxy_step_record(t, s, step, ncclProfilerProxyStepRecvWait);
     uint64_t prev = step > 0 ? s->ready_ns[(step - 1) % EMU_NCCL_STEPS] : 0;
     uint64_t base = prev > c->now ? prev : c->now;
-    s->ready_ns[step % EMU_NCCL_STEPS] = base + net_ns(c, bytes);
+    s->ready_ns[step % EMU_NCCL_STEPS] = base + net_ns(c, s, bytes);
     s->posted++;
     s->restarts = 0;
     did = true;

@@ -50,6 +50,9 @@ static void check_topology(const emu_options *o) {
     emu_die("too many processes (at most %d)", EMU_MAX_WORKERS);
   if (o->delay_rank >= nranks)
     emu_die("--delay-rank %d: only %d ranks", o->delay_rank, nranks);
+  if (o->slow_link_from >= nranks || o->slow_link_to >= nranks)
+    emu_die("--slow-link %d:%d: only %d ranks", o->slow_link_from,
+            o->slow_link_to, nranks);
   if (o->hang_rank >= nranks)
     emu_die("--hang-rank %d: only %d ranks", o->hang_rank, nranks);
 }

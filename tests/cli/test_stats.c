@@ -1,6 +1,6 @@
 /*
  * tests/cli/test_stats.c — the numbers behind `summary`: the log-bucket
- * histogram's error bound, the least-squares fit, the bus-bandwidth
+ * histogram's error bound, the bus-bandwidth
  * factors; and the containers: pair_map (with deletions), intern tables,
  * lane placement.
  */
@@ -16,7 +16,6 @@
 #include <cmocka.h>
 
 #include "convert/lanes.h"
-#include "summary/fit.h"
 #include "summary/log_hist.h"
 #include "summary/nccl_model.h"
 #include "util/intern.h"
@@ -95,48 +94,6 @@ static void histogram_small_values_exact(void **state) {
   lhist empty;
   lhist_init(&empty);
   assert_int_equal(lhist_quantile(&empty, 0.5), 0);
-}
-
-static void fit_exact_and_noisy(void **state) {
-  (void)state;
-  lsq s;
-  lsq_init(&s);
-  /* time_us = 20 + bytes / 2000 (2 GB/s = 2000 bytes/us) */
-  for (int i = 0; i < 50; i++) {
-    double x = 65536.0 * (1 + i % 5);
-    lsq_add(&s, x, 20.0 + x / 2000.0);
-  }
-  lsq_result r = lsq_solve(&s);
-  assert_true(r.ok);
-  assert_true(fabs(r.intercept - 20.0) < 1e-6);
-  assert_true(fabs(1.0 / r.slope - 2000.0) < 1e-6);
-  assert_true(fabs(r.r2 - 1.0) < 1e-12);
-  assert_int_equal(r.n, 50);
-
-  lsq_init(&s);
-  for (int i = 0; i < 1000; i++) {
-    double x = 1e6 * (1 + i % 4);
-    double noise = ((double)(rng() % 2001) - 1000.0) / 1000.0 * 5.0;
-    lsq_add(&s, x, 10.0 + x / 1000.0 + noise);
-  }
-  r = lsq_solve(&s);
-  assert_true(r.ok);
-  assert_true(fabs(1.0 / r.slope - 1000.0) / 1000.0 < 0.01);
-  assert_true(r.r2 > 0.99 && r.r2 < 1.0);
-
-  /* one distinct x: no line */
-  lsq_init(&s);
-  lsq_add(&s, 5, 1);
-  lsq_add(&s, 5, 2);
-  assert_false(lsq_solve(&s).ok);
-  /* large x values (GB) keep precision */
-  lsq_init(&s);
-  for (int i = 0; i < 10; i++) {
-    double x = 4e9 + 1e6 * i;
-    lsq_add(&s, x, 3.0 + x / 25000.0);
-  }
-  r = lsq_solve(&s);
-  assert_true(fabs(1.0 / r.slope - 25000.0) / 25000.0 < 1e-6);
 }
 
 static void bus_factors(void **state) {
@@ -265,7 +222,6 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(histogram_error_bound),
       cmocka_unit_test(histogram_small_values_exact),
-      cmocka_unit_test(fit_exact_and_noisy),
       cmocka_unit_test(bus_factors),
       cmocka_unit_test(map_insert_remove),
       cmocka_unit_test(intern_ids),

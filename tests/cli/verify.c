@@ -6,9 +6,10 @@
  *                   [--straggler R] [--min-last F] [--min-wait-us W]
  *                   [--instances N] [--bw GBPS] [--lat US] [--tol FRAC]
  *                   [--lat-tol-us US] [--killed N] [--p50-us X]
- *                   [--fit min|avg|busy|p50] [--side send|recv|both]
- *   (--fit busy: bytes / busy time of the link; p50: the median of its
- *   transfers' own bandwidths; neither is a line fit)
+ *                   [--fit min|busy|p50] [--side send|recv|both]
+ *   (--fit min: the validated fit on the fastest transfer per size; busy:
+ *   bytes / busy time of the link; p50: the median of its transfers' own
+ *   bandwidths; neither is a line fit)
  *   verify perfetto --file JSON --dir DIR [--coll-flows N]
  *                   [--unlinked-foreign N]
  *   (--unlinked-foreign: PXN parents that name no event of the inputs and
@@ -335,8 +336,18 @@ static void verify_summary(const options *o) {
         continue;
       bool p50 = strcmp(o->fit, "p50") == 0;
       bool busy = p50 || strcmp(o->fit, "busy") == 0; /* no line fit */
-      const cJSON *fit = cJSON_GetObjectItem(l, busy ? "avg" : o->fit);
-      if (!busy && !cJSON_IsObject(fit))
+      const cJSON *fit = cJSON_GetObjectItem(l, "fit");
+      const char *status = str(fit, "status");
+      /* a rejected fit must carry a reason and no numbers at all */
+      if (status && strcmp(status, "ok") != 0) {
+        CHECK(str(fit, "reason") != NULL &&
+                  !cJSON_GetObjectItem(fit, "latencyUs") &&
+                  !cJSON_GetObjectItem(fit, "bandwidthGBs"),
+              "link %g->%g: rejected fit (%s) without a reason or with "
+              "numbers",
+              num(l, "from"), num(l, "to"), status);
+      }
+      if (!busy && (!status || strcmp(status, "ok") != 0))
         continue;
       double bw = p50    ? num(l, "p50StepGBs")
                   : busy ? num(l, "bytes") / num(l, "busyUs") / 1e3

@@ -108,29 +108,6 @@ static void test_histogram_quantiles(void **state) {
   assert_int_equal(cs_hist_count_le_octave(&h, 3), 0);  /* none <= 8 µs */
 }
 
-static void test_latency_bandwidth_fit(void **state) {
-  (void)state;
-  cs_fit f;
-  memset(&f, 0, sizeof f);
-  uint64_t seed = 3;
-  for (int i = 0; i < 1000; i++) {
-    double size = (double)(4096u << (i % 10));
-    double t = 5e-6 + size / 10e9; /* 5 µs + 10 GB/s */
-    t *= 1.0 + ((double)(lcg(&seed) % 1000) / 1000.0 - 0.5) * 0.01;
-    cs_fit_add(&f, size, t);
-  }
-  double a, b, r2;
-  assert_true(cs_fit_solve(&f, &a, &b, &r2));
-  assert_true(fabs(a - 5e-6) / 5e-6 < 0.05);
-  assert_true(fabs(1.0 / b - 10e9) / 10e9 < 0.01);
-  assert_true(r2 > 0.99);
-  cs_fit one;
-  memset(&one, 0, sizeof one);
-  cs_fit_add(&one, 10, 1);
-  cs_fit_add(&one, 10, 2);
-  assert_false(cs_fit_solve(&one, &a, &b, &r2)); /* a single size: no fit */
-}
-
 /* ---- completion ---- */
 
 typedef struct {
@@ -496,7 +473,6 @@ int main(void) {
       cmocka_unit_test(test_gpu_clock_offset_drift_quantum),
       cmocka_unit_test(test_gpu_clock_needs_a_sample),
       cmocka_unit_test(test_histogram_quantiles),
-      cmocka_unit_test(test_latency_bandwidth_fit),
       cmocka_unit_test(test_gpu_timing_and_bandwidth),
       cmocka_unit_test(test_kernel_phases_join_their_operation),
       cmocka_unit_test(test_aborted_operation_is_incomplete),

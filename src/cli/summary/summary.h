@@ -19,9 +19,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "net_fit.h"
 #include "read/trace_reader.h"
 #include "read/trace_record.h"
-#include "summary/fit.h"
 #include "summary/log_hist.h"
 #include "util/intern.h"
 #include "util/pair_map.h"
@@ -149,19 +149,38 @@ typedef struct {
   int nworst[2];
 } straggler_state;
 
-/* A direction of a rank pair: (comm, from, to, measured on which side). */
+/* A send direction of a rank pair: (comm, from, to), measured on the
+ * sending side (SendWait -> stop of send steps; receive steps include
+ * waiting for the sender and are not a link measurement). */
 typedef struct {
-  uint64_t comm_id;
+  uint64_t comm_id; /* PXN rows: a placeholder until net_finish resolves it */
   int32_t from, to;
-  bool send_side; /* true: SendWait -> stop of send steps; false: recv */
+  bool pxn;            /* run by another process's proxy (PXN) */
+  bool comm_ambiguous; /* PXN: the origin process has several candidates */
   uint64_t transfers;
   uint64_t bytes;
   int64_t busy_ns;
-  lsq avg; /* every transfer: x = bytes, y = us */
-  lsq min; /* filled at the end from min_by_size */
   uint32_t distinct_sizes;
-  lhist step_mbps; /* each transfer's bytes / time, in MB/s (10^6 B/s) */
+  net_fit_result fit; /* filled by net_finish from min_by_size */
+  lhist step_mbps;    /* each transfer's bytes / time, in MB/s (10^6 B/s) */
+  bool slow;          /* below half the median bandwidth of its comm */
 } link_row;
+
+/* What a slow pair points to (net_verdicts in summary_network.c). */
+typedef enum {
+  VERDICT_LINK,
+  VERDICT_RANK_LINKS,
+  VERDICT_RANK_LATE
+} verdict_kind;
+
+typedef struct {
+  verdict_kind kind;
+  uint64_t comm_id;
+  int32_t from, to; /* the slow pair (VERDICT_RANK_LATE: to = -1) */
+  int32_t rank;     /* the rank blamed, -1 for VERDICT_LINK */
+  double bandwidth_gbs, median_gbs;
+  double last_fraction; /* VERDICT_RANK_LATE */
+} net_verdict;
 
 /* Per (comm, rank, channel) send traffic. */
 typedef struct {
@@ -183,6 +202,9 @@ typedef struct {
   pair_map channel_index; /* (comm, rank|channel) -> index + 1 */
   uint64_t steps_used;
   uint64_t steps_without_size;
+  uint64_t recv_steps; /* not fitted: they include waiting for the sender */
+  net_verdict *verdicts;
+  size_t nverdicts;
 } network_state;
 
 /* Per file: which process of the job it is, how it ended, what was lost. */
@@ -297,8 +319,8 @@ void gaps_finish(summary *s);
 void strag_finish(summary *s); /* flush instances still waiting */
 
 /* summary_network.c */
-void net_add_step(summary *s, const rec *r, rec_scratch *sc);
-void net_finish(summary *s); /* MIN-mode fits */
+void net_add_step(summary *s, const rec *r, rec_scratch *sc, size_t file);
+void net_finish(summary *s); /* fits, PXN communicators, verdicts */
 
 /* summary_print.c */
 void summary_print_text(summary *s);

@@ -186,7 +186,7 @@ static void on_record(summary *s, const rec *r, file_health *h, size_t file,
       colls_add_event(s, r, sc);
       break;
     case ET_PROXY_STEP:
-      net_add_step(s, r, sc);
+      net_add_step(s, r, sc, file);
       break;
     default:
       break;
@@ -236,6 +236,7 @@ void summary_free(summary *s) {
   free(s->net.links);
   pair_map_free(&s->net.link_index);
   pair_map_free(&s->net.min_by_size);
+  free(s->net.verdicts);
   free(s->net.channels);
   pair_map_free(&s->net.channel_index);
   free(s->health);

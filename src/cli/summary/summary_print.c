@@ -57,18 +57,6 @@ static double gbps(uint64_t bytes, int64_t ns) {
   return ns > 0 ? (double)bytes / (double)ns : 0.0;
 }
 
-/* Fit -> latency (us) and bandwidth (GB/s); false when not determined. */
-static bool fit_model(const lsq *l, double *lat_us, double *bw_gbps,
-                      double *r2) {
-  lsq_result r = lsq_solve(l);
-  if (!r.ok || r.slope <= 0)
-    return false;
-  *lat_us = r.intercept;
-  *bw_gbps = 1.0 / r.slope / 1e3; /* slope us/byte -> bytes/us -> GB/s */
-  *r2 = r.r2;
-  return true;
-}
-
 /* ---- sorting ---- */
 
 static int cmp_colls(const void *a, const void *b) {
@@ -111,16 +99,13 @@ static int cmp_links(const void *a, const void *b) {
     return x->from - y->from;
   if (x->to != y->to)
     return x->to - y->to;
-  return (int)y->send_side - (int)x->send_side;
+  return (int)x->pxn - (int)y->pxn;
 }
 
-/* Bandwidth used to rank links: MIN fit, else AVG fit, else bytes/busy. */
+/* Bandwidth used to rank links: the validated fit, else bytes/busy. */
 static double link_bw(const link_row *l) {
-  double lat, bw, r2;
-  if (fit_model(&l->min, &lat, &bw, &r2))
-    return bw;
-  if (fit_model(&l->avg, &lat, &bw, &r2))
-    return bw;
+  if (l->fit.status == NET_FIT_OK)
+    return l->fit.bandwidth_bps / 1e9;
   return gbps(l->bytes, l->busy_ns);
 }
 
@@ -546,14 +531,14 @@ static void print_stragglers_text(const summary *s) {
   table_free(&t);
 }
 
-static void fit_cells(table *t, const lsq *l) {
-  double lat, bw, r2;
-  if (fit_model(l, &lat, &bw, &r2)) {
-    table_cell(t, "%.3f", lat);
-    table_cell(t, "%.3f", bw);
-    table_cell(t, "%.4f", r2);
+/* A validated fit, or "not fitted (reason)" over the three columns. */
+static void fit_cells(table *t, const net_fit_result *f) {
+  if (f->status == NET_FIT_OK) {
+    table_cell(t, "%.3f", f->latency_s * 1e6);
+    table_cell(t, "%.3f", f->bandwidth_bps / 1e9);
+    table_cell(t, "%.4f", f->r2);
   } else {
-    table_cell(t, "-");
+    table_cell(t, "not fitted (%s)", net_fit_reason(f->status));
     table_cell(t, "-");
     table_cell(t, "-");
   }
@@ -561,41 +546,85 @@ static void fit_cells(table *t, const lsq *l) {
 
 #define SLOWEST_MIN_BYTES (UINT64_C(1) << 20)
 
+static const char *link_comm(const summary *s, const link_row *l, char *buf,
+                             size_t cap) {
+  if (l->comm_id == 0 && l->comm_ambiguous)
+    return "(PXN: ambiguous)";
+  return comm_label(s, l->comm_id, buf, cap);
+}
+
 static void link_cells(const summary *s, table *t, const link_row *l) {
   char cb[32], bb[32];
-  table_cell(t, "%s", comm_label(s, l->comm_id, cb, sizeof cb));
-  table_cell(t, "%d→%d", l->from, l->to);
-  table_cell(t, "%s", l->send_side ? "send" : "recv");
+  table_cell(t, "%s", link_comm(s, l, cb, sizeof cb));
+  table_cell(t, "%d→%d%s", l->from, l->to, l->pxn ? " PXN" : "");
   table_cell(t, "%" PRIu64, l->transfers);
   table_cell(t, "%s", human_bytes(l->bytes, bb, sizeof bb));
 }
 
+static void print_verdicts_text(const summary *s) {
+  const network_state *n = &s->net;
+  if (n->nverdicts == 0) {
+    printf("  Slow pairs: none (no fitted link below half its "
+           "communicator's median, no rank last in >= 75%% of "
+           "collectives)\n");
+    return;
+  }
+  printf("  Slow pairs (what the evidence points to):\n");
+  for (size_t i = 0; i < n->nverdicts; i++) {
+    const net_verdict *v = &n->verdicts[i];
+    char cb[32];
+    const char *comm = comm_label(s, v->comm_id, cb, sizeof cb);
+    switch (v->kind) {
+    case VERDICT_LINK:
+      printf("    link %s %d→%d: %.3f GB/s on the send side against a "
+             "median of %.3f GB/s; the other links of ranks %d and %d are "
+             "normal\n",
+             comm, v->from, v->to, v->bandwidth_gbs, v->median_gbs, v->from,
+             v->to);
+      break;
+    case VERDICT_RANK_LINKS:
+      printf("    rank %s %d: pair %d→%d at %.3f GB/s against a median of "
+             "%.3f GB/s, and every link of rank %d is slow\n",
+             comm, v->rank, v->from, v->to, v->bandwidth_gbs, v->median_gbs,
+             v->rank);
+      break;
+    case VERDICT_RANK_LATE:
+      printf("    rank %s %d: arrives last in %.0f%% of its collectives while "
+             "its links' send-side transfers are not slow: its peers wait "
+             "for the rank, not the network\n",
+             comm, v->rank, 100 * v->last_fraction);
+      break;
+    }
+  }
+}
+
 static void print_network_text(const summary *s) {
   const network_state *n = &s->net;
-  printf("\nNetwork (ProxyStep transfers; p50 = median of each transfer's "
-         "bytes/time; fit: time = latency + bytes / bandwidth, AVG = every "
-         "transfer, MIN = fastest per size)\n");
+  printf("\nNetwork (send-side ProxyStep transfers, SendWait → stop; p50 = "
+         "median of each transfer's bytes/time; fit: time = latency + bytes "
+         "/ bandwidth over the fastest transfer of each size, validated)\n");
   if (n->nlinks == 0) {
     printf("  (no ProxyStep events with sizes: enable the proxystep event "
            "mask and use a network transport)\n");
     return;
   }
-  printf("  %" PRIu64 " steps used, %" PRIu64 " without a size or state\n",
-         n->steps_used, n->steps_without_size);
+  printf("  %" PRIu64 " send steps used, %" PRIu64
+         " without a size or state, %" PRIu64
+         " receive steps not fitted (they include waiting for the sender)\n",
+         n->steps_used, n->steps_without_size, n->recv_steps);
   table t;
-  table_init(&t, "llrrrrrrrrrrr", "comm", "pair", "side", "transfers", "bytes",
-             "p50 GB/s", "AVG lat us", "AVG GB/s", "AVG R²", "MIN lat us",
-             "MIN GB/s", "MIN R²", "sizes");
+  table_init(&t, "llrrrlrrr", "comm", "pair", "transfers", "bytes", "p50 GB/s",
+             "latency us", "GB/s", "R²", "sizes");
   for (size_t i = 0; i < n->nlinks; i++) {
     const link_row *l = &n->links[i];
     link_cells(s, &t, l);
     table_cell(&t, "%.3f", (double)lhist_quantile(&l->step_mbps, 0.5) / 1e3);
-    fit_cells(&t, &l->avg);
-    fit_cells(&t, &l->min);
+    fit_cells(&t, &l->fit);
     table_cell(&t, "%u", l->distinct_sizes);
   }
   table_print(&t, stdout, "  ");
   table_free(&t);
+  print_verdicts_text(s);
   const link_row **v = malloc(n->nlinks * sizeof *v);
   if (!v)
     return;
@@ -611,15 +640,15 @@ static void print_network_text(const summary *s) {
     free(v);
     return;
   }
-  printf("  Slowest links (by MIN-mode bandwidth, links that moved at least "
-         "1 MiB):\n");
-  table_init(&t, "llrrr", "comm", "pair", "side", "GB/s", "busy us");
+  printf("  Slowest links (by fitted bandwidth, else bytes/busy time; links "
+         "that moved at least 1 MiB):\n");
+  table_init(&t, "llrlr", "comm", "pair", "GB/s", "from", "busy us");
   for (size_t i = 0; i < k; i++) {
     char cb[32];
-    table_cell(&t, "%s", comm_label(s, v[i]->comm_id, cb, sizeof cb));
-    table_cell(&t, "%d→%d", v[i]->from, v[i]->to);
-    table_cell(&t, "%s", v[i]->send_side ? "send" : "recv");
+    table_cell(&t, "%s", link_comm(s, v[i], cb, sizeof cb));
+    table_cell(&t, "%d→%d%s", v[i]->from, v[i]->to, v[i]->pxn ? " PXN" : "");
     table_cell(&t, "%.3f", link_bw(v[i]));
+    table_cell(&t, "%s", v[i]->fit.status == NET_FIT_OK ? "fit" : "bytes/busy");
     table_cell(&t, "%.3f", us(v[i]->busy_ns));
   }
   table_print(&t, stdout, "    ");
@@ -749,22 +778,27 @@ static void json_comm(jsonw *w, const summary *s, uint64_t comm) {
   jw_str(w, comm_name(s, comm));
 }
 
-static void json_fit(jsonw *w, const char *key, const lsq *l) {
-  double lat, bw, r2;
+/* {"status":"ok",latencyUs,bandwidthGBs,r2,points} or
+ * {"status":"<name>","reason":"...","points":n}: a rejected fit has no
+ * latency or bandwidth at all. */
+static void json_fit(jsonw *w, const char *key, const net_fit_result *f) {
   jw_key(w, key);
-  if (!fit_model(l, &lat, &bw, &r2)) {
-    jw_null(w);
-    return;
-  }
   jw_obj_begin(w);
-  jw_key(w, "latencyUs");
-  jw_double(w, lat, 3);
-  jw_key(w, "bandwidthGBs");
-  jw_double(w, bw, 4);
-  jw_key(w, "r2");
-  jw_double(w, r2, 5);
+  jw_key(w, "status");
+  jw_str(w, net_fit_status_name(f->status));
+  if (f->status == NET_FIT_OK) {
+    jw_key(w, "latencyUs");
+    jw_double(w, f->latency_s * 1e6, 3);
+    jw_key(w, "bandwidthGBs");
+    jw_double(w, f->bandwidth_bps / 1e9, 4);
+    jw_key(w, "r2");
+    jw_double(w, f->r2, 5);
+  } else {
+    jw_key(w, "reason");
+    jw_str(w, net_fit_reason(f->status));
+  }
   jw_key(w, "points");
-  jw_u64(w, l->n);
+  jw_u64(w, f->points);
   jw_obj_end(w);
 }
 
@@ -921,7 +955,13 @@ static void json_link(jsonw *w, const summary *s, const link_row *l) {
   jw_key(w, "to");
   jw_i64(w, l->to);
   jw_key(w, "side");
-  jw_str(w, l->send_side ? "send" : "recv");
+  jw_str(w, "send");
+  jw_key(w, "pxn");
+  jw_bool(w, l->pxn);
+  if (l->pxn && l->comm_id == 0) {
+    jw_key(w, "pxnComm");
+    jw_str(w, l->comm_ambiguous ? "ambiguous" : "not found");
+  }
   jw_key(w, "transfers");
   jw_u64(w, l->transfers);
   jw_key(w, "bytes");
@@ -932,9 +972,51 @@ static void json_link(jsonw *w, const summary *s, const link_row *l) {
   jw_u64(w, l->distinct_sizes);
   jw_key(w, "p50StepGBs");
   jw_double(w, (double)lhist_quantile(&l->step_mbps, 0.5) / 1e3, 4);
-  json_fit(w, "avg", &l->avg);
-  json_fit(w, "min", &l->min);
+  json_fit(w, "fit", &l->fit);
+  jw_key(w, "slow");
+  jw_bool(w, l->slow);
   jw_obj_end(w);
+}
+
+static void json_verdicts(jsonw *w, const summary *s) {
+  static const char *const kinds[] = {"link", "rank", "rank"};
+  static const char *const evidence[] = {"slow-send-link", "all-links-slow",
+                                         "arrives-late"};
+  jw_key(w, "verdicts");
+  jw_arr_begin(w);
+  for (size_t i = 0; i < s->net.nverdicts; i++) {
+    const net_verdict *v = &s->net.verdicts[i];
+    jw_newline(w);
+    jw_obj_begin(w);
+    jw_key(w, "verdict");
+    jw_str(w, kinds[v->kind]);
+    jw_key(w, "evidence");
+    jw_str(w, evidence[v->kind]);
+    json_comm(w, s, v->comm_id);
+    jw_key(w, "from");
+    jw_i64(w, v->from);
+    jw_key(w, "to");
+    if (v->to >= 0)
+      jw_i64(w, v->to);
+    else
+      jw_null(w);
+    jw_key(w, "rank");
+    if (v->rank >= 0)
+      jw_i64(w, v->rank);
+    else
+      jw_null(w);
+    if (v->kind == VERDICT_RANK_LATE) {
+      jw_key(w, "lastFraction");
+      jw_double(w, v->last_fraction, 4);
+    } else {
+      jw_key(w, "bandwidthGBs");
+      jw_double(w, v->bandwidth_gbs, 4);
+      jw_key(w, "medianGBs");
+      jw_double(w, v->median_gbs, 4);
+    }
+    jw_obj_end(w);
+  }
+  jw_arr_end(w);
 }
 
 static void json_network(jsonw *w, const summary *s) {
@@ -945,6 +1027,9 @@ static void json_network(jsonw *w, const summary *s) {
   jw_u64(w, n->steps_used);
   jw_key(w, "stepsWithoutSize");
   jw_u64(w, n->steps_without_size);
+  jw_key(w, "recvStepsNotFitted");
+  jw_u64(w, n->recv_steps);
+  json_verdicts(w, s);
   jw_key(w, "links");
   jw_arr_begin(w);
   for (size_t i = 0; i < n->nlinks; i++) {

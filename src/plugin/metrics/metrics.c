@@ -10,14 +10,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "event_types.h"
 #include "metrics_otlp.h"
 #include "metrics_prom.h"
 #include "u64map.h"
 
+/* A PXN sender resolved to one of this process's contexts (pxn_ctx). */
+#define PXN_CACHE 32
+typedef struct {
+  bool used;
+  int32_t origin_pid, rank, peer;
+  uint32_t ctx; /* 0: no single candidate */
+} pxn_entry;
+
 /* Per-table hash indexes, private to this file. */
 typedef struct {
   cs_u64map colls, links, channels;
+  pxn_entry pxn[PXN_CACHE];
+  unsigned pxn_next; /* round-robin replacement */
 } metrics_index;
 
 /* The index lives right after the public struct (one allocation). */
@@ -206,6 +217,58 @@ void cs_metrics_timing(cs_metrics *m, const cs_timing *t) {
   }
 }
 
+/* The slot of `size` in the link's window table (linear probing from a
+ * hash of the exact size); NULL when the table is full of other sizes. */
+static cs_min_point *min_point(cs_link_series *l, uint64_t size) {
+  uint64_t h = hash_u64(0x9e3779b9ull, size);
+  for (int probe = 0; probe < CS_METRICS_SIZE_BUCKETS; probe++) {
+    cs_min_point *p =
+        &l->min_w[(h + (uint64_t)probe) % CS_METRICS_SIZE_BUCKETS];
+    if (p->size == 0 || p->size == size)
+      return p;
+  }
+  return NULL;
+}
+
+/* The communicator of a PXN send this process's proxy ran for another
+ * process (its context is foreign: never dereferenced, so the event has
+ * none). PXN routes through a local rank of the same communicator, so the
+ * candidates are this process's communicators that have both the sending
+ * rank and its peer, with another rank of their own. Exactly one: its
+ * context; none or several: 0 (the series says comm "unknown"). Cached per
+ * (origin pid, rank, peer): the table scan runs once per sender. */
+static uint32_t pxn_ctx(cs_metrics *m, const cs_event *e) {
+  metrics_index *x = idx(m);
+  for (int i = 0; i < PXN_CACHE; i++) {
+    const pxn_entry *p = &x->pxn[i];
+    if (p->used && p->origin_pid == e->origin_pid && p->rank == e->rank &&
+        p->peer == e->link.peer)
+      return p->ctx;
+  }
+  uint32_t found = 0;
+  uint64_t found_comm = 0;
+  int candidates = 0;
+  for (uint32_t slot = 0; slot < CS_MAX_CONTEXTS; slot++) {
+    uint32_t serial =
+        atomic_load_explicit(&cs_contexts[slot].serial, memory_order_acquire);
+    const cs_context *c = cs_ctx_get(serial);
+    if (!c || !c->has_comm_info || c->rank == e->rank || e->rank >= c->nranks ||
+        e->link.peer >= c->nranks)
+      continue;
+    if (candidates == 0 || c->comm_id != found_comm)
+      candidates++;
+    found = serial;
+    found_comm = c->comm_id;
+  }
+  pxn_entry *p = &x->pxn[x->pxn_next++ % PXN_CACHE];
+  *p = (pxn_entry){.used = true,
+                   .origin_pid = e->origin_pid,
+                   .rank = e->rank,
+                   .peer = e->link.peer,
+                   .ctx = candidates == 1 ? found : 0};
+  return p->ctx;
+}
+
 /* A send step's transfer: size posted at SendWait, done at its stop. */
 void cs_metrics_event(cs_metrics *m, const cs_event *e,
                       const cs_clock_cal *cal) {
@@ -224,13 +287,15 @@ void cs_metrics_event(cs_metrics *m, const cs_event *e,
   if (seconds <= 0)
     return;
   uint64_t size = posted->arg;
-  cs_link_series *l = link_series(m, e->ctx, e->rank, e->link.peer);
+  uint32_t ctx = e->ctx;
+  if (!ctx && e->foreign_owner && e->rank >= 0 && e->link.peer >= 0)
+    ctx = pxn_ctx(m, e);
+  cs_link_series *l = link_series(m, ctx, e->rank, e->link.peer);
   if (l) {
     l->transfers_total++;
     l->bytes_total += size;
-    cs_fit_add(&l->fit_w, (double)size, seconds);
-    cs_min_point *p = &l->min_w[size_bucket(size) % CS_METRICS_SIZE_BUCKETS];
-    if (p->size == 0 || seconds < p->seconds) {
+    cs_min_point *p = min_point(l, size);
+    if (p && (p->size == 0 || seconds < p->seconds)) {
       p->size = size;
       p->seconds = seconds;
     }
@@ -246,16 +311,6 @@ void cs_metrics_event(cs_metrics *m, const cs_event *e,
 }
 
 /* ---- closing a window ---- */
-
-/* time = a + b*size  ->  latency a (s), bandwidth 1/b (bytes/s). */
-static bool fit_link(const cs_fit *f, double *lat, double *bw, double *r2) {
-  double a, b;
-  if (!cs_fit_solve(f, &a, &b, r2) || !(b > 0))
-    return false;
-  *lat = a;
-  *bw = 1.0 / b;
-  return true;
-}
 
 /* What the renderers read (metrics_snapshot.h). */
 static cs_metrics_snapshot snapshot_of(const cs_metrics *m) {
@@ -298,15 +353,15 @@ void cs_metrics_close_window(cs_metrics *m, int64_t now_ns,
   }
   for (size_t i = 0; i < m->nlinks; i++) {
     cs_link_series *l = &m->links[i];
-    l->points_last = (uint64_t)l->fit_w.n;
-    l->ok_avg = fit_link(&l->fit_w, &l->lat_avg, &l->bw_avg, &l->r2_avg);
-    cs_fit fmin;
-    memset(&fmin, 0, sizeof fmin);
+    net_fit_acc acc;
+    net_fit_init(&acc);
     for (int b = 0; b < CS_METRICS_SIZE_BUCKETS; b++)
       if (l->min_w[b].size)
-        cs_fit_add(&fmin, (double)l->min_w[b].size, l->min_w[b].seconds);
-    l->ok_min = fit_link(&fmin, &l->lat_min, &l->bw_min, &l->r2_min);
-    memset(&l->fit_w, 0, sizeof l->fit_w);
+        net_fit_add(&acc, (double)l->min_w[b].size, l->min_w[b].seconds);
+    if (acc.n > 0) { /* a window without transfers keeps the last fit */
+      l->fit = net_fit_solve(&acc);
+      l->has_fit = true;
+    }
     memset(l->min_w, 0, sizeof l->min_w);
   }
   for (size_t i = 0; i < m->nchannels; i++) {

@@ -186,13 +186,17 @@ static void render_collectives(const cs_metrics_snapshot *snap, int64_t now_ns,
   }
 }
 
-static void link_attrs(cs_jbuf *b, const cs_link_series *l, const char *mode) {
+/* `status_of`: also the fit's status (the validity metric). */
+static void link_attrs(cs_jbuf *b, const cs_link_series *l, const char *mode,
+                       const cs_link_series *status_of) {
   CS_JLIT(b, "\"attributes\":[");
   comm_attrs(b, l->ctx, l->src);
   kv_int(b, "src_rank", l->src, false);
   kv_int(b, "dst_rank", l->dst, false);
   if (mode)
     kv_str(b, "mode", mode, false);
+  if (status_of)
+    kv_str(b, "status", net_fit_status_name(status_of->fit.status), false);
   cs_jbuf_putc(b, ']');
 }
 
@@ -208,44 +212,56 @@ static void render_links(const cs_metrics_snapshot *snap, int64_t now_ns,
     if (i)
       cs_jbuf_putc(b, ',');
     cs_jbuf_putc(b, '{');
-    link_attrs(b, &snap->links[i], NULL);
+    link_attrs(b, &snap->links[i], NULL, NULL);
     times(b, snap, now_ns);
     CS_JLIT(b, ",\"asInt\":");
     u64_str(b, snap->links[i].bytes_total);
     cs_jbuf_putc(b, '}');
   }
   CS_JLIT(b, "]}}");
+  /* Only fits that passed the checks of src/common/net_fit.h have a
+   * latency and bandwidth; every fitted link has a validity point. */
   static const char *const names[] = {"cclscope.link.latency",
-                                      "cclscope.link.bandwidth"};
-  static const char *const units[] = {"s", "By/s"};
-  for (int which = 0; which < 2; which++) {
+                                      "cclscope.link.bandwidth",
+                                      "cclscope.link.fit.valid"};
+  static const char *const units[] = {"s", "By/s", "1"};
+  static const char *const help[] = {
+      "Fit of time = latency + size / bandwidth over the fastest send "
+      "transfer per size (last window with transfers).",
+      "Fit of time = latency + size / bandwidth over the fastest send "
+      "transfer per size (last window with transfers).",
+      "1 when the last fit passed the checks, else 0; attribute status "
+      "says why."};
+  for (int which = 0; which < 3; which++) {
     bool any = false;
     for (size_t i = 0; i < snap->nlinks; i++)
-      any |= snap->links[i].ok_avg || snap->links[i].ok_min;
+      any |= snap->links[i].has_fit &&
+             (which == 2 || snap->links[i].fit.status == NET_FIT_OK);
     if (!any)
-      break;
-    metric_head(b, first, names[which], units[which],
-                "Fit of time = latency + size / bandwidth (last window).");
+      continue;
+    metric_head(b, first, names[which], units[which], help[which]);
     CS_JLIT(b, "\"gauge\":{\"dataPoints\":[");
     bool first_point = true;
     for (size_t i = 0; i < snap->nlinks; i++) {
       const cs_link_series *l = &snap->links[i];
-      for (int mode = 0; mode < 2; mode++) {
-        if (!(mode ? l->ok_min : l->ok_avg))
-          continue;
-        double v = which ? (mode ? l->bw_min : l->bw_avg)
-                         : (mode ? l->lat_min : l->lat_avg);
-        if (!first_point)
-          cs_jbuf_putc(b, ',');
-        first_point = false;
-        cs_jbuf_putc(b, '{');
-        link_attrs(b, l, mode ? "min" : "avg");
-        CS_JLIT(b, ",\"timeUnixNano\":");
-        u64_str(b, (uint64_t)now_ns);
+      bool ok = l->has_fit && l->fit.status == NET_FIT_OK;
+      if (!l->has_fit || (which < 2 && !ok))
+        continue;
+      if (!first_point)
+        cs_jbuf_putc(b, ',');
+      first_point = false;
+      cs_jbuf_putc(b, '{');
+      link_attrs(b, l, "min", which == 2 ? l : NULL);
+      CS_JLIT(b, ",\"timeUnixNano\":");
+      u64_str(b, (uint64_t)now_ns);
+      if (which == 2) {
+        CS_JLIT(b, ",\"asInt\":");
+        u64_str(b, ok ? 1 : 0);
+      } else {
         CS_JLIT(b, ",\"asDouble\":");
-        cs_jbuf_double(b, v);
-        cs_jbuf_putc(b, '}');
+        cs_jbuf_double(b, which ? l->fit.bandwidth_bps : l->fit.latency_s);
       }
+      cs_jbuf_putc(b, '}');
     }
     CS_JLIT(b, "]}}");
   }

@@ -191,30 +191,53 @@ static void link_labels(const cs_metrics_snapshot *snap, cs_jbuf *b,
     label(b, "mode", mode, false);
 }
 
+/* Latency, bandwidth or R² of every link whose last fit passed the
+ * checks of src/common/net_fit.h; a rejected fit has no value here (its
+ * status is cclscope_link_fit_valid). */
 static void link_gauge(const cs_metrics_snapshot *snap, cs_jbuf *b,
                        const char *name, const char *help, int which) {
   bool any = false;
   for (size_t i = 0; i < snap->nlinks; i++)
-    any |= snap->links[i].ok_avg || snap->links[i].ok_min;
+    any |= snap->links[i].has_fit && snap->links[i].fit.status == NET_FIT_OK;
   if (!any)
     return;
   head(b, name, "gauge", help);
   for (size_t i = 0; i < snap->nlinks; i++) {
     const cs_link_series *l = &snap->links[i];
-    for (int mode = 0; mode < 2; mode++) {
-      bool ok = mode ? l->ok_min : l->ok_avg;
-      if (!ok)
-        continue;
-      double v = which == 0   ? (mode ? l->lat_min : l->lat_avg)
-                 : which == 1 ? (mode ? l->bw_min : l->bw_avg)
-                              : (mode ? l->r2_min : l->r2_avg);
-      cs_jbuf_put(b, name, strlen(name));
-      cs_jbuf_putc(b, '{');
-      link_labels(snap, b, l, mode ? "min" : "avg");
-      CS_JLIT(b, "} ");
-      number(b, v);
-      cs_jbuf_putc(b, '\n');
-    }
+    if (!l->has_fit || l->fit.status != NET_FIT_OK)
+      continue;
+    double v = which == 0   ? l->fit.latency_s
+               : which == 1 ? l->fit.bandwidth_bps
+                            : l->fit.r2;
+    cs_jbuf_put(b, name, strlen(name));
+    cs_jbuf_putc(b, '{');
+    link_labels(snap, b, l, "min");
+    CS_JLIT(b, "} ");
+    number(b, v);
+    cs_jbuf_putc(b, '\n');
+  }
+}
+
+/* 1 when the last fit passed the checks, else 0 with the reason. */
+static void link_fit_valid(const cs_metrics_snapshot *snap, cs_jbuf *b) {
+  bool any = false;
+  for (size_t i = 0; i < snap->nlinks; i++)
+    any |= snap->links[i].has_fit;
+  if (!any)
+    return;
+  head(b, "cclscope_link_fit_valid", "gauge",
+       "1 when the last latency/bandwidth fit passed the checks (status "
+       "ok), else 0 and status names why it is not exported.");
+  for (size_t i = 0; i < snap->nlinks; i++) {
+    const cs_link_series *l = &snap->links[i];
+    if (!l->has_fit)
+      continue;
+    CS_JLIT(b, "cclscope_link_fit_valid{");
+    link_labels(snap, b, l, "min");
+    label(b, "status", net_fit_status_name(l->fit.status), false);
+    CS_JLIT(b, "} ");
+    cs_jbuf_putc(b, l->fit.status == NET_FIT_OK ? '1' : '0');
+    cs_jbuf_putc(b, '\n');
   }
 }
 
@@ -240,13 +263,15 @@ static void render_links(const cs_metrics_snapshot *snap, cs_jbuf *b) {
     cs_jbuf_putc(b, '\n');
   }
   link_gauge(snap, b, "cclscope_link_latency_seconds",
-             "Fitted latency of time = latency + size / bandwidth (last "
-             "window; mode avg: all transfers, min: fastest per size).",
+             "Fitted latency of time = latency + size / bandwidth over the "
+             "fastest send transfer per size (last window with transfers; "
+             "only fits that passed the checks).",
              0);
   link_gauge(snap, b, "cclscope_link_bandwidth_bytes_per_second",
              "Fitted bandwidth of one transfer (last window).", 1);
   link_gauge(snap, b, "cclscope_link_fit_r2",
              "R squared of the latency/bandwidth fit (last window).", 2);
+  link_fit_valid(snap, b);
 }
 
 static void channel_labels(const cs_metrics_snapshot *snap, cs_jbuf *b,

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "assembler.h" /* CS_RECLAIM_COUNT */
+#include "net_fit.h"
 #include "stats.h"
 
 #define CS_METRICS_SIZE_BUCKETS 48 /* log2 of the message size */
@@ -41,16 +42,17 @@ typedef struct {
   double seconds;
 } cs_min_point;
 
+/* A send link. The fit is the shared one (src/common/net_fit.h): the
+ * fastest transfer of each distinct size in the window (an open-addressed
+ * table keyed by the exact size; sizes beyond its room are left out), then
+ * validated: `fit.status` says whether latency and bandwidth may be shown. */
 typedef struct {
   uint32_t ctx;
   int32_t src, dst;
   uint64_t transfers_total, bytes_total;
-  cs_fit fit_w;                                /* window, all points */
-  cs_min_point min_w[CS_METRICS_SIZE_BUCKETS]; /* window, per size */
-  bool ok_avg, ok_min;                         /* last window's fits */
-  double lat_avg, bw_avg, r2_avg;
-  double lat_min, bw_min, r2_min;
-  uint64_t points_last;
+  cs_min_point min_w[CS_METRICS_SIZE_BUCKETS]; /* window, per exact size */
+  bool has_fit;       /* a window with transfers has closed */
+  net_fit_result fit; /* last window's */
 } cs_link_series;
 
 typedef struct {

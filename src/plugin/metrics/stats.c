@@ -55,24 +55,3 @@ uint64_t cs_hist_count_le_octave(const cs_hist *h, int octave) {
     n += h->buckets[i];
   return n;
 }
-
-void cs_fit_add(cs_fit *f, double x, double y) {
-  f->n += 1;
-  f->sx += x;
-  f->sy += y;
-  f->sxx += x * x;
-  f->sxy += x * y;
-  f->syy += y * y;
-}
-
-int cs_fit_solve(const cs_fit *f, double *a, double *b, double *r2) {
-  double dx = f->n * f->sxx - f->sx * f->sx;
-  if (f->n < 2 || !(dx > 1e-12 * f->sxx * f->n))
-    return 0;
-  *b = (f->n * f->sxy - f->sx * f->sy) / dx;
-  *a = (f->sy - *b * f->sx) / f->n;
-  double dy = f->n * f->syy - f->sy * f->sy;
-  double num = f->n * f->sxy - f->sx * f->sy;
-  *r2 = dy > 0 ? (num * num) / (dx * dy) : 1.0;
-  return 1;
-}

@@ -1,10 +1,10 @@
 /*
- * src/plugin/metrics/stats.h — the two statistics the metrics are made of:
+ * src/plugin/metrics/stats.h — the statistic the metrics are made of:
  *
  *  - a log-bucketed histogram of durations (4 buckets per octave from 1 µs,
  *    so a quantile read from it is within ~9 % of the truth; exported to
- *    Prometheus/OTLP with the octave bounds 1 µs × 2^k);
- *  - a least-squares fit of time = latency + size / bandwidth, with R².
+ *    Prometheus/OTLP with the octave bounds 1 µs × 2^k).
+ * The link fit lives in src/common/net_fit.c (shared with the CLI).
  */
 #ifndef CCLSCOPE_STATS_H
 #define CCLSCOPE_STATS_H
@@ -28,13 +28,5 @@ double cs_hist_upper(int i);
 double cs_hist_quantile(const cs_hist *h, double q);
 /* Count of values <= 1 µs × 2^octave (for exposition with octave bounds). */
 uint64_t cs_hist_count_le_octave(const cs_hist *h, int octave);
-
-typedef struct {
-  double n, sx, sy, sxx, sxy, syy;
-} cs_fit;
-
-void cs_fit_add(cs_fit *f, double x, double y);
-/* y = a + b x. Returns 0 when there are fewer than 2 distinct x. */
-int cs_fit_solve(const cs_fit *f, double *a, double *b, double *r2);
 
 #endif

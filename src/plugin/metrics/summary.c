@@ -39,10 +39,15 @@ static int by_count(const void *a, const void *b) {
                                          : 0;
 }
 
+/* Fitted links first, slowest first; then the links without a fit. */
 static int by_bandwidth(const void *a, const void *b) {
   const cs_link_series *x = *(const cs_link_series *const *)a;
   const cs_link_series *y = *(const cs_link_series *const *)b;
-  return x->bw_avg < y->bw_avg ? -1 : x->bw_avg > y->bw_avg;
+  bool xo = x->fit.status == NET_FIT_OK, yo = y->fit.status == NET_FIT_OK;
+  if (xo != yo)
+    return xo ? -1 : 1;
+  double bx = x->fit.bandwidth_bps, by = y->fit.bandwidth_bps;
+  return bx < by ? -1 : bx > by;
 }
 
 void cs_metrics_summary(const cs_metrics *m,
@@ -110,22 +115,30 @@ void cs_metrics_summary(const cs_metrics *m,
   }
   free(rows);
 
-  /* The slowest links by fitted bandwidth (last window). */
+  /* The slowest links by fitted bandwidth (the last window with
+   * transfers; the same fit and checks as the metrics and the CLI). */
   const cs_link_series **links =
       calloc(m->nlinks ? m->nlinks : 1, sizeof *links);
   size_t nlinks = 0;
   for (size_t i = 0; links && i < m->nlinks; i++)
-    if (m->links[i].ok_avg)
+    if (m->links[i].has_fit)
       links[nlinks++] = &m->links[i];
   if (links && nlinks) {
     qsort(links, nlinks, sizeof *links, by_bandwidth);
-    line(arg, "  slowest links (src->dst: latency, bandwidth, R2):");
+    line(arg, "  slowest links (src->dst: latency, bandwidth, R2; fastest "
+              "send transfer per size):");
     for (size_t i = 0; i < nlinks && i < SUMMARY_LINKS; i++) {
       const cs_link_series *l = links[i];
-      char lat[16];
-      fmt_seconds(l->lat_avg, lat, sizeof lat);
-      snprintf(text, sizeof text, "    %d->%d: %s, %.2f GB/s, %.3f",
-               (int)l->src, (int)l->dst, lat, l->bw_avg / 1e9, l->r2_avg);
+      if (l->fit.status == NET_FIT_OK) {
+        char lat[16];
+        fmt_seconds(l->fit.latency_s, lat, sizeof lat);
+        snprintf(text, sizeof text, "    %d->%d: %s, %.2f GB/s, %.3f",
+                 (int)l->src, (int)l->dst, lat, l->fit.bandwidth_bps / 1e9,
+                 l->fit.r2);
+      } else {
+        snprintf(text, sizeof text, "    %d->%d: not fitted (%s)", (int)l->src,
+                 (int)l->dst, net_fit_reason(l->fit.status));
+      }
       line(arg, text);
     }
   }
