@@ -247,7 +247,7 @@ static void resolve_pxn(summary *s, link_row *l) {
 #define SLOW_FRACTION 0.5       /* slow: below half the comm's median */
 #define LATE_FRACTION 0.75      /* late: last in at least 3/4 of instances */
 #define LATE_MIN_INSTANCES 4    /* ... of at least this many */
-#define LATE_MIN_WAIT_NS 100000 /* ... costing >= 100 us when last */
+#define LATE_MIN_WAIT_NS 100000 /* ... and >= 100 us of own wait per time */
 
 /* A fitted link's bandwidth, sorted by communicator then bandwidth. */
 typedef struct {
@@ -383,7 +383,7 @@ static void net_verdicts(summary *s) {
     const rank_row *r = &s->strag.ranks[i];
     if (r->timing != timing || r->instances < LATE_MIN_INSTANCES ||
         (double)r->times_last < LATE_FRACTION * (double)r->instances ||
-        r->wait_sum < LATE_MIN_WAIT_NS * (int64_t)r->times_last ||
+        r->own_wait_sum < LATE_MIN_WAIT_NS * (int64_t)r->times_last ||
         !has_links(n, r->comm_id) || receives_slow_link(n, r->comm_id, r->rank))
       continue;
     net_verdict v = {.kind = VERDICT_RANK_LATE,
