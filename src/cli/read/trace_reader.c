@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "read/seed_format.h"
 
 bool tr_format_notices = true;
+unsigned tr_jobs = 0;
 
 static bool push_path(tr_inputs *in, size_t *cap, const char *path,
                       uint64_t size) {
@@ -116,17 +118,17 @@ void tr_inputs_free(tr_inputs *in) {
 }
 
 /* What has been said about which file (a command may open a file several
- * times, and should say each thing once). */
+ * times, and should say each thing once). Files are opened by
+ * read_ahead.c's threads too: the list is locked. */
 typedef struct {
   char *path;
   unsigned said;
 } notice;
 static notice *notices;
 static size_t nnotices;
+static pthread_mutex_t notices_lock = PTHREAD_MUTEX_INITIALIZER;
 
-bool tr_notice_once(const char *path, unsigned what) {
-  if (!tr_format_notices)
-    return false;
+static bool notice_once_locked(const char *path, unsigned what) {
   for (size_t i = 0; i < nnotices; i++)
     if (strcmp(notices[i].path, path) == 0) {
       bool first = !(notices[i].said & what);
@@ -142,6 +144,15 @@ bool tr_notice_once(const char *path, unsigned what) {
     return true;
   notices[nnotices++] = (notice){copy, what};
   return true;
+}
+
+bool tr_notice_once(const char *path, unsigned what) {
+  if (!tr_format_notices)
+    return false;
+  pthread_mutex_lock(&notices_lock);
+  bool first = notice_once_locked(path, what);
+  pthread_mutex_unlock(&notices_lock);
+  return first;
 }
 
 static void announce(const char *path) {

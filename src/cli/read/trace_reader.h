@@ -41,6 +41,10 @@ typedef enum {
  * format (cleared by the CLI's --quiet). */
 extern bool tr_format_notices;
 
+/* Threads that read and decode ahead (read_ahead.h) for ordered_reader.h
+ * and `check`: 0 = one per online CPU, 1 = none (the CLI's --jobs). */
+extern unsigned tr_jobs;
+
 /* Whether `what` (a TR_NOTICE_ bit) should be said about `path` now: true
  * the first time for that file, false afterwards and when notices are
  * off. */
