@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,6 +55,7 @@ struct ra_chunk {
   int end;               /* after its lines: RA_LINE (more to come), RA_END,
                             RA_READ_ERROR or RA_OPEN_ERROR */
   int error;
+  char *notices; /* what reading it had to say on stderr (tr_say) */
 };
 
 typedef struct {
@@ -166,7 +168,7 @@ static void read_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s) {
   c->end = RA_LINE;
   c->error = 0;
   if (!f->opened) {
-    int err = tr_open(&f->tf, f->path, ra->buf_bytes);
+    int err = tr_open_deferring(&f->tf, f->path, ra->buf_bytes);
     if (err) {
       c->end = RA_OPEN_ERROR;
       c->error = err;
@@ -200,6 +202,8 @@ static void read_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s) {
   }
   c->bytes_read = tf->bytes_read;
   c->last_line_no = tf->line_no;
+  c->notices = tf->deferred; /* said by the consumer when it gets there */
+  tf->deferred = NULL;
   if (c->end != RA_LINE) {
     tr_close(tf);
     f->opened = false;
@@ -384,6 +388,11 @@ int ra_next(ra_reader *ra, size_t file, rec_scratch *s, rec *r, bool *parsed,
       release_chunk(ra, f, done);
     f->cur = take_chunk(ra, f);
     f->at = 0;
+    if (f->cur->notices) {
+      fputs(f->cur->notices, stderr);
+      free(f->cur->notices);
+      f->cur->notices = NULL;
+    }
   }
   const ra_chunk *c = f->cur;
   const ra_line *l = &c->lines[f->at++];
@@ -427,6 +436,7 @@ void ra_close(ra_reader *ra) {
     free(ra->pool[i].text);
     free(ra->pool[i].lines);
     free(ra->pool[i].members);
+    free(ra->pool[i].notices);
   }
   pthread_cond_destroy(&ra->work);
   pthread_cond_destroy(&ra->ready);

@@ -34,10 +34,10 @@
 #include "read/trace_record.h"
 
 enum {
-  RA_DEPTH = 3,            /* chunks per file at most */
-  RA_BUDGET = 48 << 20,    /* for all chunks of all files */
-  RA_CHUNK_MIN = 32 << 10, /* bytes of one chunk, at least */
-  RA_CHUNK_MAX = 1 << 20,  /* and at most */
+  RA_DEPTH = 3,             /* chunks per file at most */
+  RA_BUDGET = 48 << 20,     /* for all chunks of all files */
+  RA_CHUNK_MIN = 32 << 10,  /* bytes of one chunk, at least */
+  RA_CHUNK_MAX = 256 << 10, /* and at most */
 };
 
 /* What ra_next returns. */

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,12 +156,33 @@ bool tr_notice_once(const char *path, unsigned what) {
   return first;
 }
 
-static void announce(const char *path) {
-  if (tr_notice_once(path, TR_NOTICE_FORMAT))
-    fprintf(stderr,
-            "cclscope: '%s' is in the minimal_profiler format: read as "
-            "cclscope records (ids assigned, parents and states resolved)\n",
-            path);
+void tr_say(tr_file *f, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (!f->defer_notices) {
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    return;
+  }
+  char msg[1024];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  size_t had = f->deferred ? strlen(f->deferred) : 0, add = strlen(msg);
+  char *all = realloc(f->deferred, had + add + 1);
+  if (!all) {
+    fputs(msg, stderr); /* said now rather than never */
+    return;
+  }
+  memcpy(all + had, msg, add + 1);
+  f->deferred = all;
+}
+
+static void announce(tr_file *f) {
+  if (tr_notice_once(f->path, TR_NOTICE_FORMAT))
+    tr_say(f,
+           "cclscope: '%s' is in the minimal_profiler format: read as "
+           "cclscope records (ids assigned, parents and states resolved)\n",
+           f->path);
 }
 
 /* The first non-blank line decides the file's format; then back to the
@@ -185,7 +207,7 @@ static int detect_format(tr_file *f) {
   if (!f->seed)
     return ENOMEM;
   f->format = TR_FORMAT_MINIMAL_PROFILER;
-  announce(f->path);
+  announce(f);
   return 0;
 }
 
@@ -204,9 +226,11 @@ int tr_rewind(tr_file *f) {
   return 0;
 }
 
-int tr_open(tr_file *f, const char *path, size_t bufsize) {
+static int open_file(tr_file *f, const char *path, size_t bufsize,
+                     bool defer_notices) {
   memset(f, 0, sizeof *f);
   f->path = path;
+  f->defer_notices = defer_notices;
   f->fd = open(path, O_RDONLY | O_CLOEXEC);
   if (f->fd < 0)
     return errno;
@@ -226,6 +250,14 @@ int tr_open(tr_file *f, const char *path, size_t bufsize) {
     return err;
   }
   return 0;
+}
+
+int tr_open(tr_file *f, const char *path, size_t bufsize) {
+  return open_file(f, path, bufsize, false);
+}
+
+int tr_open_deferring(tr_file *f, const char *path, size_t bufsize) {
+  return open_file(f, path, bufsize, true);
 }
 
 /* Make room and read more; returns bytes added, 0 at EOF, -1 on error. */
@@ -304,7 +336,9 @@ void tr_close(tr_file *f) {
     close(f->fd);
   free(f->buf);
   seed_conv_free(f->seed);
+  free(f->deferred);
   f->seed = NULL;
+  f->deferred = NULL;
   f->fd = -1;
   f->buf = NULL;
 }
