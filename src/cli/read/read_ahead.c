@@ -83,7 +83,6 @@ struct ra_reader {
   size_t n;
   size_t chunk_bytes;
   size_t buf_bytes;
-  long want; /* the file the consumer waits for, or -1 */
   bool stop;
   ra_chunk *pool; /* RA_DEPTH chunks per file, allocated once */
   ra_chunk *free_chunks;
@@ -125,16 +124,21 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem,
   return true;
 }
 
-/* Append the line tf->line (decoded into s, or not) to the chunk. */
-static bool append_line(ra_chunk *c, const tr_file *tf, rec_scratch *s,
-                        const rec *r, bool parsed) {
+/* Append the line tf->line (decoded into s, or not) to the chunk. The
+ * arrays are allocated once, big enough for any chunk of `chunk_bytes`
+ * (a chunk ends as soon as it holds that much), so that they are not moved
+ * while threads run: growing or freeing mapped memory makes the kernel
+ * interrupt every CPU that runs one of them. Only a line longer than a
+ * chunk grows the text. */
+static bool append_line(ra_chunk *c, size_t chunk_bytes, const tr_file *tf,
+                        rec_scratch *s, const rec *r, bool parsed) {
   size_t nmembers = parsed ? s->top.nfound : 0;
   if (!grow((void **)&c->text, &c->text_cap, c->text_used + tf->line_len + 1, 1,
-            64 << 10) ||
+            chunk_bytes) ||
       !grow((void **)&c->lines, &c->cap_lines, c->nlines + 1, sizeof *c->lines,
-            256) ||
+            chunk_bytes / sizeof *c->lines + 1) ||
       !grow((void **)&c->members, &c->cap_members, c->nmembers + nmembers,
-            sizeof *c->members, 4096))
+            sizeof *c->members, chunk_bytes / sizeof *c->members + K_KEY_COUNT))
     return false;
   ra_line *l = &c->lines[c->nlines++];
   l->r = *r;
@@ -194,7 +198,7 @@ static void read_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s) {
       s->top.error = "line longer than 4 GiB";
       parsed = false;
     }
-    if (!append_line(c, tf, s, &r, parsed)) {
+    if (!append_line(c, ra->chunk_bytes, tf, s, &r, parsed)) {
       c->end = RA_READ_ERROR;
       c->error = ENOMEM;
       break;
@@ -212,15 +216,11 @@ static void read_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s) {
 
 /* ---- the pool ---- */
 
-/* The file a worker should read next, or NULL: the one the consumer waits
- * for, else the one with the fewest chunks ready (the first of those). */
+/* A file to read a chunk of ahead, or NULL: the one with the fewest
+ * chunks ready (the first of those) among those nobody reads and that
+ * have room. */
 static ra_file *pick_file(ra_reader *ra) {
   ra_file *best = NULL;
-  if (ra->want >= 0) {
-    ra_file *f = &ra->files[ra->want];
-    if (!f->busy && !f->finished && f->chunks < RA_DEPTH)
-      return f;
-  }
   for (size_t i = 0; i < ra->n; i++) {
     ra_file *f = &ra->files[i];
     if (f->busy || f->finished || f->chunks >= RA_DEPTH)
@@ -233,10 +233,33 @@ static ra_file *pick_file(ra_reader *ra) {
   return best;
 }
 
+/* Under the lock: a free chunk for reading `f` now (never none: RA_DEPTH
+ * chunks per file exist). */
+static ra_chunk *start_reading(ra_reader *ra, ra_file *f) {
+  ra_chunk *c = ra->free_chunks;
+  ra->free_chunks = c->next;
+  c->next = NULL;
+  f->busy = true;
+  f->chunks++;
+  return c;
+}
+
+/* Under the lock: chunk `c` of `f` has been read; queue it. */
+static void queue_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
+  if (f->ready_tail)
+    f->ready_tail->next = c;
+  else
+    f->ready = c;
+  f->ready_tail = c;
+  f->nready++;
+  f->busy = false;
+  f->finished = c->end != RA_LINE;
+  pthread_cond_signal(&ra->ready); /* the one consumer */
+}
+
 static void *worker(void *arg) {
   ra_worker *w = arg;
   ra_reader *ra = w->ra;
-  rec_scratch *s = &w->scratch;
   pthread_mutex_lock(&ra->lock);
   while (!ra->stop) {
     ra_file *f = pick_file(ra);
@@ -244,25 +267,11 @@ static void *worker(void *arg) {
       pthread_cond_wait(&ra->work, &ra->lock);
       continue;
     }
-    ra_chunk *c = ra->free_chunks; /* never empty: RA_DEPTH per file */
-    ra->free_chunks = c->next;
-    c->next = NULL;
-    f->busy = true;
-    f->chunks++;
+    ra_chunk *c = start_reading(ra, f);
     pthread_mutex_unlock(&ra->lock);
-
-    read_chunk(ra, f, c, s);
-
+    read_chunk(ra, f, c, &w->scratch);
     pthread_mutex_lock(&ra->lock);
-    if (f->ready_tail)
-      f->ready_tail->next = c;
-    else
-      f->ready = c;
-    f->ready_tail = c;
-    f->nready++;
-    f->busy = false;
-    f->finished = c->end != RA_LINE;
-    pthread_cond_broadcast(&ra->ready);
+    queue_chunk(ra, f, c);
   }
   pthread_mutex_unlock(&ra->lock);
   return NULL;
@@ -274,39 +283,38 @@ static void release_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
   f->chunks--;
   c->next = ra->free_chunks;
   ra->free_chunks = c;
-  pthread_cond_broadcast(&ra->work);
+  pthread_cond_signal(&ra->work); /* f may be read further */
   pthread_mutex_unlock(&ra->lock);
 }
 
-/* The next decoded chunk of `f`, waiting for it (or, without threads,
- * reading it now). */
+/* The next chunk of `f` for the consumer: the oldest ready one; else, when
+ * nobody reads `f`, read here (without workers, that is every chunk);
+ * else, while a worker reads it, read ahead for another file rather than
+ * sleep, and sleep only when there is nothing to read. */
 static ra_chunk *take_chunk(ra_reader *ra, ra_file *f) {
   pthread_mutex_lock(&ra->lock);
-  if (ra->nthreads == 0) {
-    ra_chunk *c = ra->free_chunks;
-    ra->free_chunks = c->next;
-    c->next = NULL;
-    f->chunks++;
+  for (;;) {
+    if (f->ready) {
+      ra_chunk *c = f->ready;
+      f->ready = c->next;
+      if (!f->ready)
+        f->ready_tail = NULL;
+      f->nready--;
+      c->next = NULL;
+      pthread_mutex_unlock(&ra->lock);
+      return c;
+    }
+    ra_file *g = !f->busy && !f->finished ? f : pick_file(ra);
+    if (!g) {
+      pthread_cond_wait(&ra->ready, &ra->lock);
+      continue;
+    }
+    ra_chunk *c = start_reading(ra, g);
     pthread_mutex_unlock(&ra->lock);
-    read_chunk(ra, f, c, ra->inline_scratch);
-    return c;
+    read_chunk(ra, g, c, ra->inline_scratch);
+    pthread_mutex_lock(&ra->lock);
+    queue_chunk(ra, g, c); /* f's own: taken from the queue right away */
   }
-  while (!f->ready) {
-    ra->want = f - ra->files;
-    pthread_cond_broadcast(&ra->work);
-    pthread_cond_wait(&ra->ready, &ra->lock);
-  }
-  if (ra->want == f - ra->files)
-    ra->want = -1;
-  ra_chunk *c = f->ready;
-  f->ready = c->next;
-  if (!f->ready)
-    f->ready_tail = NULL;
-  f->nready--;
-  c->next = NULL;
-  pthread_cond_broadcast(&ra->work); /* room for one more of f */
-  pthread_mutex_unlock(&ra->lock);
-  return c;
 }
 
 static size_t clamp(size_t v, size_t lo, size_t hi) {
@@ -318,7 +326,6 @@ ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs) {
   if (!ra)
     return NULL;
   ra->n = n;
-  ra->want = -1;
   ra->files = calloc(n ? n : 1, sizeof *ra->files);
   ra->pool = calloc(n ? n * RA_DEPTH : 1, sizeof *ra->pool);
   ra->inline_scratch = malloc(sizeof *ra->inline_scratch);
@@ -346,17 +353,17 @@ ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs) {
   ra->buf_bytes = clamp(ra->chunk_bytes, 64 << 10, 1 << 20);
   if (jobs == 0)
     jobs = ra_default_jobs();
-  if (jobs > n)
-    jobs = (unsigned)n;
-  if (jobs <= 1)
+  /* the consumer reads too: jobs - 1 workers, at most one per file */
+  unsigned workers = jobs - 1 < n ? jobs - 1 : (unsigned)n;
+  if (workers == 0)
     return ra; /* no thread: the consumer reads each chunk itself */
   js_keys_prepare();
-  ra->workers = calloc(jobs, sizeof *ra->workers);
+  ra->workers = calloc(workers, sizeof *ra->workers);
   if (!ra->workers) {
     ra_close(ra);
     return NULL;
   }
-  for (unsigned i = 0; i < jobs; i++) {
+  for (unsigned i = 0; i < workers; i++) {
     ra_worker *w = &ra->workers[i];
     w->ra = ra;
     rec_scratch_init(&w->scratch);

@@ -2,16 +2,20 @@
  * src/cli/read/read_ahead.h — the lines of many trace files, read and
  * decoded ahead by a pool of threads.
  *
- * Owns: reading and decoding (rec_decode, the expensive part of every
- * command) on `jobs` worker threads while the command's single thread
- * consumes the records, file by file or in any order between files (lock
- * step). Each file is read by one worker at a time, in chunks of whole
- * lines; a chunk holds the lines' text and what rec_decode found in each
- * (the record's fields and the positions of its top-level members), and
- * ra_next replays that into the caller's scratch, so the caller gets
- * exactly what tr_next + rec_decode would have given it: same lines, same
- * order, same records, same line numbers and errors. Commands therefore
- * produce the same output whatever the number of jobs.
+ * Owns: reading and decoding lines (tr_next + rec_decode, the expensive
+ * part of every command) on `jobs - 1` worker threads ahead of the
+ * command's single thread, which consumes the records file by file or in
+ * any order between files (lock step). Each file is read by one thread at
+ * a time, in chunks of whole lines; a chunk holds the lines' text and what
+ * rec_decode found in each (the record's fields and the positions of its
+ * top-level members), and ra_next replays that into the caller's scratch,
+ * so the caller gets exactly what tr_next + rec_decode would have given
+ * it: same lines, same order, same records, same line numbers and errors.
+ * When the chunk it needs is not ready, the consumer reads it itself if no
+ * worker is reading that file, else reads ahead for another file, and
+ * sleeps only when there is nothing to read. Commands therefore produce
+ * the same output whatever the number of jobs. What reading a file says on
+ * stderr (tr_open_deferring) is said when the consumer reaches that chunk.
  *
  * Memory is bounded: at most RA_DEPTH chunks per file exist at a time (the
  * one being consumed, the ones ready, the one being read), each of about
@@ -20,7 +24,7 @@
  * RA_CHUNK_MIN and RA_CHUNK_MAX; plus one read buffer per open file (a
  * file is closed once read to its end).
  *
- * jobs == 1 starts no thread: a chunk is read when ra_next needs it. A
+ * jobs == 1 starts no thread: each chunk is read when ra_next needs it. A
  * file that cannot be opened, and a read error, come out of ra_next at the
  * point where tr_open or tr_next would have said so.
  */
@@ -64,9 +68,10 @@ typedef struct ra_reader ra_reader;
 /* Reading threads when jobs is 0: one per online CPU. */
 unsigned ra_default_jobs(void);
 
-/* Start reading `paths[0..n)` (n > 0) with `jobs` threads (0: one per
- * online CPU; more than n: n). NULL when out of memory or no thread could
- * be started. */
+/* Start reading `paths[0..n)` (n > 0) with `jobs` threads in all, the
+ * caller's included (0: one per online CPU; at most one worker per file).
+ * NULL when out of memory; a worker that cannot be started leaves its work
+ * to the others and the caller. */
 ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs);
 
 /* Next line of file `file`. With RA_LINE, `*parsed` tells whether it is a
