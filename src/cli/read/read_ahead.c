@@ -73,6 +73,10 @@ typedef struct {
   /* the consumer's */
   ra_chunk *cur;
   size_t at; /* next line of cur */
+  /* without workers (read_direct): how the file ended, once it has */
+  bool ended;
+  ra_line_info end;
+  int end_code;
 } ra_file;
 
 struct ra_reader {
@@ -374,10 +378,53 @@ ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs) {
   return ra; /* without any thread, the consumer reads each chunk itself */
 }
 
+/* Without workers: straight from tr_next into the caller's scratch, as the
+ * commands read before there were threads (no chunk, no copy, and what the
+ * file says on stderr is said at once). */
+static int read_direct(ra_reader *ra, ra_file *f, rec_scratch *s, rec *r,
+                       bool *parsed, ra_line_info *info) {
+  if (f->ended) {
+    *info = f->end;
+    return f->end_code;
+  }
+  tr_file *tf = &f->tf;
+  int got = RA_OPEN_ERROR, err = 0;
+  if (!f->opened) {
+    err = tr_open(tf, f->path, ra->buf_bytes);
+    f->opened = err == 0;
+  }
+  if (f->opened) {
+    got = tr_next(tf);
+    if (got == 1) {
+      info->line = tf->line;
+      info->line_len = tf->line_len;
+      info->line_no = tf->line_no;
+      info->line_unterminated = tf->line_unterminated;
+      info->bytes_read = tf->bytes_read;
+      info->error = 0;
+      *parsed = rec_decode(r, s, tf->line, tf->line_len);
+      return RA_LINE;
+    }
+    err = got < 0 ? tf->error : 0;
+    got = got < 0 ? RA_READ_ERROR : RA_END;
+    f->end.line_no = tf->line_no;
+    f->end.bytes_read = tf->bytes_read;
+    tr_close(tf);
+    f->opened = false;
+  }
+  f->ended = true;
+  f->end_code = got;
+  f->end.error = err;
+  *info = f->end;
+  return got;
+}
+
 int ra_next(ra_reader *ra, size_t file, rec_scratch *s, rec *r, bool *parsed,
             ra_line_info *info) {
   ra_file *f = &ra->files[file];
   *parsed = false;
+  if (ra->nthreads == 0)
+    return read_direct(ra, f, s, r, parsed, info);
   while (!f->cur || f->at == f->cur->nlines) {
     ra_chunk *done = f->cur;
     if (done && done->end != RA_LINE) {

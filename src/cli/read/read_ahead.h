@@ -24,7 +24,8 @@
  * RA_CHUNK_MIN and RA_CHUNK_MAX; plus one read buffer per open file (a
  * file is closed once read to its end).
  *
- * jobs == 1 starts no thread: each chunk is read when ra_next needs it. A
+ * jobs == 1 starts no thread and makes no chunk: ra_next is tr_next +
+ * rec_decode into the caller's scratch, as before there were threads. A
  * file that cannot be opened, and a read error, come out of ra_next at the
  * point where tr_open or tr_next would have said so.
  */
