@@ -24,6 +24,9 @@ typedef struct {
   bool progress; /* --progress: progress bar even when not a terminal */
 } cli_options;
 
+/* The most threads --jobs may ask for. */
+#define CLI_MAX_JOBS 1024
+
 extern cli_options cli_globals;
 
 /* Each subcommand gets argv[0] = its own name. */
@@ -50,6 +53,10 @@ bool nothing_to_convert(const char *cmd, const tr_inputs *in);
 /* -q/--quiet and --progress, which every command accepts before or after
  * its name: set the global flag (cli_options.c reads them). */
 void cli_global_option(int opt);
+/* -j/--jobs N (before or after the command): how many threads read and
+ * decode the traces (tr_jobs, read/read_ahead.h). False when `text` is not
+ * a number from 1 to CLI_MAX_JOBS. */
+bool cli_set_jobs(const char *text);
 
 /* Options every subcommand accepts (cli_options.c), as getopt's `val`;
  * a command's own options that have no letter count from
@@ -57,6 +64,7 @@ void cli_global_option(int opt);
 enum {
   OPT_HELP = 'h',
   OPT_QUIET = 'q',
+  OPT_JOBS = 'j',
   OPT_PROGRESS = 0x100,
   OPT_FIRST_PRIVATE = 0x200
 };

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "read/ordered_reader.h"
 
 cli_options cli_globals;
@@ -29,6 +30,14 @@ void cli_global_option(int opt) {
     tr_format_notices = false;
   } else if (opt == OPT_PROGRESS)
     cli_globals.progress = true;
+}
+
+bool cli_set_jobs(const char *text) {
+  long long jobs;
+  if (!cli_number(text, 1, CLI_MAX_JOBS, &jobs))
+    return false;
+  tr_jobs = (unsigned)jobs;
+  return true;
 }
 
 bool nothing_to_convert(const char *cmd, const tr_inputs *in) {

@@ -52,9 +52,10 @@ void cli_parse_begin(cli_parser *p, const cli_command_line *line, int argc,
   add_long(p, &n, "help", false, OPT_HELP);
   add_long(p, &n, "quiet", false, OPT_QUIET);
   add_long(p, &n, "progress", false, OPT_PROGRESS);
+  add_long(p, &n, "jobs", true, OPT_JOBS);
   /* p->longs[n] stays zeroed: the end marker */
   /* ':' first: a missing value is told apart from an unknown option */
-  p->shorts = line->output_usage ? ":ho:q" : ":hq";
+  p->shorts = line->output_usage ? ":ho:qj:" : ":hqj:";
   optind = 0;
   opterr = 0;
 }
@@ -98,6 +99,13 @@ int cli_parse_next(cli_parser *p) {
     case OPT_QUIET:
     case OPT_PROGRESS:
       cli_global_option(o);
+      break;
+    case OPT_JOBS:
+      if (!cli_set_jobs(optarg))
+        return stop(p, usage_error(line->cmd,
+                                   "--jobs needs a number of threads from 1 "
+                                   "to %d, not '%s'",
+                                   CLI_MAX_JOBS, optarg));
       break;
     case OPT_OUTPUT:
       p->output = optarg;

@@ -3,7 +3,7 @@
  * option. What every command does the same way is done here once:
  *
  *  - --help/-h prints the command's help (help.c) and ends the command;
- *  - -q/--quiet and --progress set the global flags (cli.h);
+ *  - -q/--quiet, --progress and -j/--jobs N set the global flags (cli.h);
  *  - -o/--output FILE for the commands that write one (then required);
  *  - --memory-mb N for the commands that sort (ordered_reader.h);
  *  - an unknown option, an option without its value, a missing -o and no
@@ -53,14 +53,14 @@ typedef struct {
 #define CLI_DEFAULT_MEMORY_BYTES ((size_t)256 << 20)
 
 /* The command's own options plus --output, --memory-mb, --help, --quiet,
- * --progress and the end marker. */
+ * --progress, --jobs and the end marker. */
 enum { CLI_MAX_OPTIONS = 12 };
 
 typedef struct {
   const cli_command_line *line;
   int argc;
   char **argv;
-  struct option longs[CLI_MAX_OPTIONS + 6];
+  struct option longs[CLI_MAX_OPTIONS + 7];
   const char *shorts;    /* getopt's letters */
   bool too_many_options; /* more than CLI_MAX_OPTIONS: a programming error */
   /* results */

@@ -7,7 +7,8 @@
 #include "cli.h"
 
 static const char overview[] =
-    "usage: cclscope [--quiet] [--progress] COMMAND [OPTIONS] DIR|FILE...\n"
+    "usage: cclscope [--quiet] [--progress] [--jobs N] COMMAND [OPTIONS] "
+    "DIR|FILE...\n"
     "\n"
     "Turns the per-process JSONL traces of the cclscope NCCL/RCCL profiler\n"
     "plugin into answers and pictures.\n"
@@ -28,6 +29,9 @@ static const char overview[] =
     "      --progress  show the progress bar even when stderr is not a\n"
     "                  terminal (it shows by itself on a terminal for\n"
     "                  inputs of 64 MiB or more)\n"
+    "  -j, --jobs N    threads that read and decode the traces (default:\n"
+    "                  one per CPU; 1: no helper thread); the output is\n"
+    "                  the same whatever N (docs/cli.md, Threads)\n"
     "  -h, --help      this text;  -V, --version  the version\n"
     "\n"
     "Inputs: a folder (its *.jsonl files) or trace files, in cclscope's\n"

@@ -1,7 +1,7 @@
 /*
  * src/cli/main.c — `cclscope`: global options and dispatch to subcommands.
  *
- *   cclscope [--quiet] [--progress] COMMAND [ARGS...]
+ *   cclscope [--quiet] [--progress] [--jobs N] COMMAND [ARGS...]
  *   cclscope help [COMMAND] | cclscope --help | cclscope --version
  *
  * Exit status: 0 ok, 1 findings/failure, 2 usage error (cli.h).
@@ -31,6 +31,18 @@ int main(int argc, char **argv) {
       tr_format_notices = false;
     } else if (!strcmp(a, "--progress")) {
       cli_globals.progress = true;
+    } else if (!strcmp(a, "--jobs") || !strcmp(a, "-j") ||
+               !strncmp(a, "--jobs=", 7)) {
+      const char *v = a[1] == '-' && a[6] == '=' ? a + 7 : NULL;
+      if (!v && i + 1 < argc)
+        v = argv[++i];
+      if (!v)
+        return usage_error(NULL, "%s needs a value", a);
+      if (!cli_set_jobs(v))
+        return usage_error(NULL,
+                           "--jobs needs a number of threads from 1 to %d, "
+                           "not '%s'",
+                           CLI_MAX_JOBS, v);
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       help_print(NULL, stdout);
       return EXIT_OK;

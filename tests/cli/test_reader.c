@@ -3,7 +3,8 @@
  * across buffer refills and longer than the buffer, an unterminated last
  * line, and the ordered multi-file stream (exact start and end order,
  * sorted in memory or through temporary files; lock step), and inputs
- * that hold no record at all (empty files, blank lines, pad records).
+ * that hold no record at all (empty files, blank lines, pad records); the
+ * read-ahead threads give exactly what reading alone gives.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 
 #include "cli.h"
 #include "read/ordered_reader.h"
+#include "read/read_ahead.h"
 #include "read/trace_reader.h"
 
 static char dir[256];
@@ -242,8 +244,159 @@ static void ordered_without_records(void **state) {
   tr_inputs_free(&in);
 }
 
+/* ---- read ahead (read/read_ahead.h) ---- */
+
+/* A file of `n` event lines with a few invalid and blank ones, one line
+ * longer than a whole chunk, and (`unterminated`) no newline at the end. */
+static void write_mixed_file(const char *name, int n, bool unterminated) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  char line[512];
+  for (int i = 1; i <= n; i++) {
+    if (i % 97 == 0) {
+      fputs("{\"recordType\":\"event\",\"id\":\n", f); /* invalid */
+      continue;
+    }
+    if (i % 101 == 0) {
+      fputs("\n", f);
+      continue;
+    }
+    if (i == n / 2) { /* longer than RA_CHUNK_MAX: a chunk of its own */
+      fputs("{\"recordType\":\"mark\",\"ts\":7.5,\"name\":\"", f);
+      for (int k = 0; k < (RA_CHUNK_MAX + 1000) / 10; k++)
+        fputs("0123456789", f);
+      fputs("\"}\n", f);
+      continue;
+    }
+    event_line(line, sizeof line, i, i, 2 * i);
+    fputs(line, f);
+  }
+  if (unterminated)
+    fputs("{\"recordType\":\"mark\",\"ts\":1.0}", f);
+  fclose(f);
+}
+
+/* What tr_next + rec_decode give for one line, against ra_next. */
+static void same_line(const tr_file *tf, const rec *want, bool want_parsed,
+                      const rec_scratch *ws, const ra_line_info *got,
+                      const rec *r, bool parsed, const rec_scratch *s) {
+  assert_int_equal(got->line_len, tf->line_len);
+  assert_memory_equal(got->line, tf->line, tf->line_len);
+  assert_int_equal(got->line_no, tf->line_no);
+  assert_int_equal(got->line_unterminated, tf->line_unterminated);
+  assert_int_equal(parsed, want_parsed);
+  assert_ptr_equal(r->line, got->line);
+  assert_int_equal(r->len, want->len);
+  if (!parsed) {
+    assert_ptr_equal(s->top.error, ws->top.error);
+    assert_int_equal(s->top.error_at, ws->top.error_at);
+    return;
+  }
+  assert_int_equal(r->rt, want->rt);
+  assert_int_equal(r->id, want->id);
+  assert_int_equal(r->start.ts, want->start.ts);
+  assert_int_equal(r->stop.ts, want->stop.ts);
+  assert_int_equal(r->has_ts, want->has_ts);
+  assert_int_equal(r->ts, want->ts);
+  assert_ptr_equal(r->f, &s->top);
+  /* every top-level member, at the same place in the line */
+  for (int k = 1; k < K_KEY_COUNT; k++) {
+    const js_value *a = js_get(&ws->top, (js_key)k);
+    const js_value *b = js_get(&s->top, (js_key)k);
+    assert_int_equal(a == NULL, b == NULL);
+    if (!a)
+      continue;
+    assert_int_equal(a->ptr - tf->line, b->ptr - got->line);
+    assert_int_equal(a->len, b->len);
+    assert_int_equal(a->type, b->type);
+  }
+}
+
+/* Files read ahead on 1, 2 and 4 threads, consumed in lock step (one line
+ * of each in turn, as summary does) or one after the other (as check
+ * does), give exactly what reading each file alone gives: lines, numbers,
+ * records, members, invalid lines, the unterminated last line, the end,
+ * and a file that cannot be opened where it is first read. */
+static void read_ahead_same_as_reading(void **state) {
+  (void)state;
+  write_mixed_file("ra_a.jsonl", 3000, false);
+  write_mixed_file("ra_b.jsonl", 1200, true);
+  write_file("ra_c.jsonl", "");
+  char paths[4][512];
+  char *list[4];
+  snprintf(paths[0], sizeof paths[0], "%s/ra_a.jsonl", dir);
+  snprintf(paths[1], sizeof paths[1], "%s/ra_missing.jsonl", dir);
+  snprintf(paths[2], sizeof paths[2], "%s/ra_b.jsonl", dir);
+  snprintf(paths[3], sizeof paths[3], "%s/ra_c.jsonl", dir);
+  for (int i = 0; i < 4; i++)
+    list[i] = paths[i];
+  rec_scratch *ws = malloc(sizeof *ws), *s = malloc(sizeof *s);
+  assert_non_null(ws);
+  assert_non_null(s);
+  static const unsigned jobs[] = {1, 2, 4};
+  for (int lockstep = 0; lockstep < 2; lockstep++)
+    for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
+      ra_reader *ra = ra_open(list, 4, jobs[j]);
+      assert_non_null(ra);
+      tr_file tf[4];
+      bool open[4], done[4] = {false, false, false, false};
+      rec_scratch_init(ws);
+      rec_scratch_init(s);
+      for (int i = 0; i < 4; i++)
+        open[i] = tr_open(&tf[i], list[i], 4096) == 0;
+      assert_false(open[1]);
+      uint64_t lines = 0;
+      size_t left = 4;
+      for (size_t turn = 0; left > 0; turn++) {
+        size_t i = lockstep ? turn % 4 : 4 - left;
+        if (done[i])
+          continue;
+        rec want, r;
+        bool parsed;
+        ra_line_info got;
+        int rc = ra_next(ra, i, s, &r, &parsed, &got);
+        if (!open[i]) {
+          assert_int_equal(rc, RA_OPEN_ERROR);
+          assert_int_equal(got.error, 2 /* ENOENT */);
+        } else if (tr_next(&tf[i]) == 1) {
+          assert_int_equal(rc, RA_LINE);
+          bool want_parsed = rec_decode(&want, ws, tf[i].line, tf[i].line_len);
+          same_line(&tf[i], &want, want_parsed, ws, &got, &r, parsed, s);
+          lines++;
+          continue;
+        } else {
+          assert_int_equal(rc, RA_END);
+          assert_int_equal(got.bytes_read, tf[i].bytes_read);
+          assert_int_equal(got.line_no, tf[i].line_no);
+          /* the end stays the end */
+          assert_int_equal(ra_next(ra, i, s, &r, &parsed, &got), RA_END);
+          tr_close(&tf[i]);
+        }
+        done[i] = true;
+        left--;
+      }
+      assert_int_equal(lines, 3000 + 1201);
+      ra_close(ra);
+    }
+  /* left unread: closing stops the threads */
+  ra_reader *ra = ra_open(list, 4, 2);
+  assert_non_null(ra);
+  rec r;
+  bool parsed;
+  ra_line_info got;
+  assert_int_equal(ra_next(ra, 0, s, &r, &parsed, &got), RA_LINE);
+  ra_close(ra);
+  free(ws);
+  free(s);
+  for (int i = 0; i < 4; i++)
+    unlink(paths[i]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(read_ahead_same_as_reading),
       cmocka_unit_test(lines_and_buffers),
       cmocka_unit_test(folder_listing),
       cmocka_unit_test(ordered_in_memory),

@@ -3,7 +3,9 @@
  * against the invariants of docs/invariants.md and the format of
  * docs/trace-format.md.
  *
- * Files are checked one after the other, streaming; per file it keeps 16
+ * Files are checked one after the other, streaming, while -j/--jobs
+ * threads read and decode the next lines ahead (read/read_ahead.h), so the
+ * findings and their order do not depend on the jobs; per file it keeps 16
  * bytes per event id (id_table.h) plus the references not yet resolvable
  * (children written before their parent). PXN parents are resolved across
  * files at the end by re-reading only the files they point to. Findings
@@ -20,6 +22,7 @@
 #include "check/id_table.h"
 #include "cli.h"
 #include "cli_options.h"
+#include "read/read_ahead.h"
 #include "read/trace_reader.h"
 #include "read/trace_record.h"
 #include "util/jsonw.h"
@@ -678,11 +681,11 @@ static void finish_file(checker *c, file_check *fc) {
   report_suppressed(c, fc);
 }
 
+/* One line, already decoded (read_ahead.h): `r` when `parsed`, else the
+ * reason is in s->top. */
 static void check_line(checker *c, file_check *fc, rec_scratch *s,
-                       tr_file *tf) {
+                       const ra_line_info *tf, rec r, bool parsed) {
   uint64_t line = tf->line_no;
-  rec r;
-  bool parsed = rec_decode(&r, s, tf->line, tf->line_len);
   if (tf->line_unterminated) {
     report(c, fc, line, F_TRUNCATED,
            "the last line has no newline: it was cut short%s",
@@ -762,8 +765,8 @@ static void check_line(checker *c, file_check *fc, rec_scratch *s,
   }
 }
 
-static void check_file(checker *c, uint32_t index, const char *path,
-                       rec_scratch *s) {
+static void check_file(checker *c, ra_reader *ra, uint32_t index,
+                       const char *path, rec_scratch *s) {
   file_check fc;
   memset(&fc, 0, sizeof fc);
   fc.path = path;
@@ -771,21 +774,21 @@ static void check_file(checker *c, uint32_t index, const char *path,
   fc.compact_at = 65536;
   id_table_init(&fc.ids);
   pair_map_init(&fc.ctxs);
-  tr_file tf;
-  int err = tr_open(&tf, path, 1 << 20);
-  if (err) {
-    report(c, &fc, 0, F_READ, "cannot open: %s", strerror(err));
+  ra_line_info tf;
+  rec r;
+  bool parsed;
+  int got;
+  while ((got = ra_next(ra, index, s, &r, &parsed, &tf)) == RA_LINE) {
+    check_line(c, &fc, s, &tf, r, parsed);
+    progress_update(&c->prog, c->bytes_before + tf.bytes_read);
+  }
+  if (got == RA_OPEN_ERROR) {
+    report(c, &fc, 0, F_READ, "cannot open: %s", strerror(tf.error));
   } else {
-    int got;
-    while ((got = tr_next(&tf)) == 1) {
-      check_line(c, &fc, s, &tf);
-      progress_update(&c->prog, c->bytes_before + tf.bytes_read);
-    }
-    if (got < 0)
+    if (got == RA_READ_ERROR)
       report(c, &fc, tf.line_no, F_READ, "read error: %s", strerror(tf.error));
     c->lines_bytes += tf.bytes_read;
     c->bytes_before += tf.bytes_read;
-    tr_close(&tf);
   }
   c->records += fc.records;
   finish_file(c, &fc);
@@ -962,7 +965,7 @@ static void print_json(const checker *c) {
   jw_flush(&w);
 }
 
-static const cli_option check_options[] = {{"json", false, 'j'},
+static const cli_option check_options[] = {{"json", false, 'J'},
                                            {"max-findings", true, 'm'},
                                            {"no-notes", false, 'n'},
                                            {NULL, false, 0}};
@@ -982,7 +985,7 @@ int cmd_check(int argc, char **argv) {
   int o;
   while ((o = cli_parse_next(&p)) > 0) {
     switch (o) {
-    case 'j':
+    case 'J':
       c.json = true;
       break;
     case 'm': {
@@ -1015,10 +1018,21 @@ int cmd_check(int argc, char **argv) {
   rec_scratch_init(s);
   progress_start(&c.prog, "check", in.total_bytes);
   double t0 = progress_now();
+  /* the files are read and decoded ahead on tr_jobs threads, and checked
+   * here one after the other, in order */
+  ra_reader *ra = ra_open(in.paths, in.n, tr_jobs);
+  if (!ra) {
+    fprintf(stderr, "cclscope check: out of memory\n");
+    free(c.ids);
+    free(s);
+    tr_inputs_free(&in);
+    return EXIT_FINDINGS;
+  }
   for (size_t i = 0; i < in.n; i++) {
-    check_file(&c, (uint32_t)i, in.paths[i], s);
+    check_file(&c, ra, (uint32_t)i, in.paths[i], s);
     c.files++;
   }
+  ra_close(ra);
   resolve_foreign(&c, &in, s);
   progress_finish(&c.prog);
   double secs = progress_now() - t0;

@@ -78,6 +78,7 @@ int cmd_merge(int argc, char **argv) {
   } else {
     ord_where w;
     const rec *r;
+    rd.lines_only = true; /* the lines are copied as they are */
     while ((r = ord_next(&rd, &w)) != NULL) {
       fwrite(r->line, 1, r->len, out);
       fputc('\n', out);

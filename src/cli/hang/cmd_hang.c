@@ -21,7 +21,7 @@ typedef struct {
   hang_print_options print;
 } options;
 
-static const cli_option hang_options[] = {{"json", false, 'j'},
+static const cli_option hang_options[] = {{"json", false, 'J'},
                                           {"max-ranks", true, 'm'},
                                           {"no-traces", false, 'n'},
                                           {NULL, false, 0}};
@@ -41,7 +41,7 @@ static int parse(options *o, cli_parser *p, int argc, char **argv) {
   int c;
   while ((c = cli_parse_next(p)) > 0) {
     switch (c) {
-    case 'j':
+    case 'J':
       o->json = true;
       break;
     case 'n':

@@ -106,11 +106,16 @@ const char *js_key_name(js_key k) {
 }
 
 static size_t key_length(js_key k) {
-  /* Lengths are computed on first use; a benign race would store the same
-   * value, but the CLI calls this from one thread only. */
+  /* Lengths are computed on first use; read_ahead.c computes them all
+   * (js_keys_prepare) before it starts its threads. */
   if (key_lengths[k] == 0)
     key_lengths[k] = strlen(key_names[k]);
   return key_lengths[k];
+}
+
+void js_keys_prepare(void) {
+  for (int k = 1; k < K_KEY_COUNT; k++)
+    key_length((js_key)k);
 }
 
 js_key js_key_lookup(const char *s, size_t n) {
@@ -632,22 +637,29 @@ static js_key key_of(js_fields *f, js_key prev, const js_value *k) {
   return js_key_lookup(tmp, strlen(tmp));
 }
 
-bool js_fields_decode(js_fields *f, const char *p, const char *end,
-                      const char *base, bool top_level) {
-  js_iter it;
-  js_value k, v;
+void js_fields_reset(js_fields *f) {
   if (++f->cur == 0) {
     memset(f->gen, 0, sizeof f->gen);
     f->cur = 1;
   }
   f->error = NULL;
   f->error_at = 0;
+  f->nfound = 0;
+}
+
+bool js_fields_decode(js_fields *f, const char *p, const char *end,
+                      const char *base, bool top_level) {
+  js_iter it;
+  js_value k, v;
+  js_fields_reset(f);
   if (!js_object_begin(&it, p, end, base))
     goto failed;
   js_key prev = K_UNKNOWN;
   while (js_object_next(&it, &k, &v)) {
     js_key id = key_of(f, prev, &k);
     if (id != K_UNKNOWN) {
+      if (f->gen[id] != f->cur)
+        f->found[f->nfound++] = (uint8_t)id;
       f->v[id] = v;
       f->gen[id] = f->cur;
     }

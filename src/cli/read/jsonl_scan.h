@@ -191,6 +191,10 @@ typedef struct {
   js_key prev_next[K_KEY_COUNT]; /* key that followed each key last time */
   const char *error;             /* why decoding failed, else NULL */
   size_t error_at;
+  /* the known keys of the last object, each once, in the order first
+   * met: read_ahead.c copies the members without looking at every key */
+  uint8_t found[K_KEY_COUNT];
+  uint32_t nfound;
 } js_fields;
 
 void js_fields_init(js_fields *f);
@@ -198,6 +202,19 @@ void js_fields_init(js_fields *f);
  * `top_level`, anything but whitespace after the object is an error. */
 bool js_fields_decode(js_fields *f, const char *p, const char *end,
                       const char *base, bool top_level);
+/* Filling a js_fields by hand with what an earlier decode of the same
+ * object found (read_ahead.c replays a worker thread's decoding): start an
+ * empty object, then set each member. */
+void js_fields_reset(js_fields *f);
+static inline void js_fields_set(js_fields *f, js_key k, const js_value *v) {
+  f->v[k] = *v;
+  f->gen[k] = f->cur;
+}
+
+/* Compute the key table's lengths now. The scanner computes them on first
+ * use; call this once before scanning from several threads. */
+void js_keys_prepare(void);
+
 /* A member, or NULL when the object did not have it. */
 static inline const js_value *js_get(const js_fields *f, js_key k) {
   return f->gen[k] == f->cur ? &f->v[k] : NULL;

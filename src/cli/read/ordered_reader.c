@@ -33,21 +33,29 @@ static void note_identity(ord_file *f, const rec *r) {
   }
 }
 
-/* Read the next record of `f` into `r` (decoded with `s`); false at EOF. */
+/* Read the next record of `f` into `r` (decoded into `s`); false at EOF. */
 static bool read_record(ord_reader *o, ord_file *f, rec_scratch *s, rec *r) {
   while (!f->eof) {
-    int got = tr_next(&f->tf);
-    if (got <= 0) {
-      if (got < 0)
-        fprintf(stderr, "cclscope: error reading '%s': %s\n", f->path,
-                strerror(f->tf.error));
+    bool parsed;
+    int got = ra_next(o->ra, (size_t)(f - o->files), s, r, &parsed, &f->line);
+    if (got == RA_OPEN_ERROR) {
+      fprintf(stderr, "cclscope: cannot open '%s': %s\n", f->path,
+              strerror(f->line.error));
+      o->unreadable_files++;
       f->eof = true;
       break;
     }
-    o->bytes_done += f->tf.bytes_read - f->bytes_counted;
-    f->bytes_counted = f->tf.bytes_read;
+    if (got != RA_LINE) {
+      if (got == RA_READ_ERROR)
+        fprintf(stderr, "cclscope: error reading '%s': %s\n", f->path,
+                strerror(f->line.error));
+      f->eof = true;
+      break;
+    }
+    o->bytes_done += f->line.bytes_read - f->bytes_counted;
+    f->bytes_counted = f->line.bytes_read;
     progress_update(&o->prog, o->bytes_done);
-    if (!rec_decode(r, s, f->tf.line, f->tf.line_len)) {
+    if (!parsed) {
       o->invalid++;
       continue;
     }
@@ -66,19 +74,6 @@ static int64_t key_of(const ord_reader *o, ord_file *f, const rec *r) {
   else
     f->last_key = k;
   return k;
-}
-
-static bool open_file(ord_reader *o, ord_file *f, size_t bufsize) {
-  int err = tr_open(&f->tf, f->path, bufsize);
-  if (err) {
-    fprintf(stderr, "cclscope: cannot open '%s': %s\n", f->path, strerror(err));
-    o->unreadable_files++;
-    f->eof = true;
-    f->tf.fd = -1;
-    return false;
-  }
-  f->opened = true;
-  return true;
 }
 
 /* ---- generic binary heap of indexes ---- */
@@ -268,16 +263,12 @@ static bool sort_inputs(ord_reader *o) {
   rec r;
   for (size_t fi = 0; fi < o->n; fi++) {
     ord_file *f = &o->files[fi];
-    if (!open_file(o, f, 1u << 20))
-      continue;
     while (read_record(o, f, o->out_scratch, &r)) {
       if (r.len > UINT32_MAX)
         continue;
-      if (!collect(o, fi, &r, f->tf.line_no, key_of(o, f, &r)))
+      if (!collect(o, fi, &r, f->line.line_no, key_of(o, f, &r)))
         return false;
     }
-    tr_close(&f->tf);
-    f->opened = false;
   }
   /* the last chunk stays in memory (it is empty when nothing was read) */
   sort_chunk(o);
@@ -383,8 +374,8 @@ bool ord_inputs_empty(const tr_inputs *in, uint64_t *invalid_lines) {
   return empty;
 }
 
-bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
-              size_t memory_bytes, const char *progress_label) {
+static bool open_inputs(ord_reader *o, const tr_inputs *in, ord_mode mode,
+                        size_t memory_bytes, const char *progress_label) {
   memset(o, 0, sizeof *o);
   o->mode = mode;
   o->n = in->n;
@@ -400,18 +391,16 @@ bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
     f->last_key = INT64_MIN;
     f->id.pid = -1;
     f->id.global_rank = -1;
-    f->tf.fd = -1;
   }
+  o->ra = ra_open(in->paths, in->n, tr_jobs);
+  if (!o->ra)
+    return false;
   if (mode == ORD_LOCKSTEP) {
     o->heap = calloc(in->n ? in->n : 1, sizeof *o->heap);
     if (!o->heap)
       return false;
-    /* smaller read buffers when there are many files */
-    size_t bufsize = in->n > 64 ? (256u << 10) : (1u << 20);
     for (size_t i = 0; i < in->n; i++) {
       ord_file *f = &o->files[i];
-      if (!open_file(o, f, bufsize))
-        continue;
       f->scratch = malloc(sizeof *f->scratch);
       if (!f->scratch)
         return false;
@@ -427,6 +416,9 @@ bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
     o->failed = true;
     return false;
   }
+  /* every file has been read: the threads are not needed any more */
+  ra_close(o->ra);
+  o->ra = NULL;
   o->heap = calloc(o->nruns, sizeof *o->heap);
   if (!o->heap)
     return false;
@@ -434,6 +426,15 @@ bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
     if (run_next(o, &o->runs[i]))
       heap_push(o, i, run_less);
   return !o->failed;
+}
+
+bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
+              size_t memory_bytes, const char *progress_label) {
+  if (open_inputs(o, in, mode, memory_bytes, progress_label))
+    return true;
+  ra_close(o->ra); /* no thread outlives a failed open */
+  o->ra = NULL;
+  return false;
 }
 
 const rec *ord_next(ord_reader *o, ord_where *where) {
@@ -456,7 +457,7 @@ const rec *ord_next(ord_reader *o, ord_where *where) {
     ord_file *f = &o->files[top];
     o->out = f->cur;
     where->file = top;
-    where->line_no = f->tf.line_no;
+    where->line_no = f->line.line_no;
     where->key = f->cur_key;
     return &o->out;
   }
@@ -464,18 +465,22 @@ const rec *ord_next(ord_reader *o, ord_where *where) {
   where->file = r->cur.file;
   where->line_no = r->cur.line_no;
   where->key = r->cur.key;
+  if (o->lines_only) {
+    memset(&o->out, 0, sizeof o->out);
+    o->out.line = r->cur_text;
+    o->out.len = r->cur.len;
+    o->out.rank = -1;
+    return &o->out;
+  }
   rec_decode(&o->out, o->out_scratch, r->cur_text, r->cur.len);
   return &o->out;
 }
 
 void ord_close(ord_reader *o) {
   progress_finish(&o->prog);
-  for (size_t i = 0; i < o->n; i++) {
-    ord_file *f = &o->files[i];
-    if (f->opened)
-      tr_close(&f->tf);
-    free(f->scratch);
-  }
+  ra_close(o->ra);
+  for (size_t i = 0; i < o->n; i++)
+    free(o->files[i].scratch);
   for (size_t i = 0; i < o->nruns; i++) {
     if (o->runs[i].fd >= 0)
       close(o->runs[i].fd);

@@ -27,6 +27,11 @@
  * ord_next then merges the sorted chunks. Memory: `memory_bytes` plus one
  * 256 KiB read buffer per spilled chunk; disk: at most the input's size.
  *
+ * Every mode reads the files through read_ahead.h: `tr_jobs` threads read
+ * and decode lines ahead of ord_next, which hands them out in the same
+ * order as with one thread (memory: read_ahead.h's chunks on top of the
+ * above).
+ *
  * Lines that are not JSON objects are skipped and counted (`invalid`);
  * `pad` records are skipped. The first `process` record of each file gives
  * the file's identity (host, pid, handleTag). Records without a time take
@@ -39,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "read/read_ahead.h"
 #include "read/trace_reader.h"
 #include "read/trace_record.h"
 #include "util/progress.h"
@@ -57,12 +63,11 @@ typedef struct {
 
 typedef struct {
   const char *path;
-  tr_file tf;
-  bool opened;
+  ra_line_info line; /* the line last read (read_ahead.h) */
   bool eof;
   ord_identity id;
   int64_t last_key;       /* keys of records without a time inherit this */
-  uint64_t bytes_counted; /* of tf.bytes_read, already in bytes_done */
+  uint64_t bytes_counted; /* of line.bytes_read, already in bytes_done */
   /* ORD_LOCKSTEP: the current line, decoded in `scratch` */
   rec_scratch *scratch;
   rec cur;
@@ -98,6 +103,7 @@ typedef struct {
 
 typedef struct {
   ord_mode mode;
+  ra_reader *ra; /* reads and decodes the files ahead (tr_jobs threads) */
   ord_file *files;
   size_t n;
   /* ORD_LOCKSTEP: heap of file indexes; ORD_START/END: heap of runs */
@@ -123,6 +129,7 @@ typedef struct {
   uint64_t unreadable_files;
   uint64_t bytes_done; /* read from all files so far (progress) */
   bool failed;         /* a temporary file could not be written or read */
+  bool lines_only;     /* ORD_START/END: ord_next decodes nothing */
   progress prog;
 } ord_reader;
 
@@ -146,7 +153,9 @@ bool ord_inputs_empty(const tr_inputs *in, uint64_t *invalid_lines);
 bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
               size_t memory_bytes, const char *progress_label);
 /* Next record, or NULL at the end (check o->failed). Valid until the next
- * call. */
+ * call. With o->lines_only set (ORD_START/ORD_END, by a caller that only
+ * copies lines, such as merge), only its rt (RT_UNKNOWN), line and len are
+ * set: the line is not decoded a second time. */
 const rec *ord_next(ord_reader *o, ord_where *where);
 void ord_close(ord_reader *o);
 

@@ -964,13 +964,13 @@ void seed_conv_free(seed_conv *c) {
   free(c);
 }
 
-static void report_orphans(seed_conv *c, const tr_file *f) {
+static void report_orphans(seed_conv *c, tr_file *f) {
   if (c->orphan_states && tr_notice_once(f->path, TR_NOTICE_ORPHAN_STATES))
-    fprintf(stderr,
-            "cclscope: '%s': %" PRIu64 " minimal_profiler state records "
-            "name no event of the file (an event that never stopped is not "
-            "written in that format); left out\n",
-            f->path, c->orphan_states);
+    tr_say(f,
+           "cclscope: '%s': %" PRIu64 " minimal_profiler state records "
+           "name no event of the file (an event that never stopped is not "
+           "written in that format); left out\n",
+           f->path, c->orphan_states);
   c->orphan_states = 0;
 }
 

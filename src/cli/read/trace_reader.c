@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "read/seed_format.h"
 
 bool tr_format_notices = true;
+unsigned tr_jobs = 0;
 
 static bool push_path(tr_inputs *in, size_t *cap, const char *path,
                       uint64_t size) {
@@ -116,17 +119,17 @@ void tr_inputs_free(tr_inputs *in) {
 }
 
 /* What has been said about which file (a command may open a file several
- * times, and should say each thing once). */
+ * times, and should say each thing once). Files are opened by
+ * read_ahead.c's threads too: the list is locked. */
 typedef struct {
   char *path;
   unsigned said;
 } notice;
 static notice *notices;
 static size_t nnotices;
+static pthread_mutex_t notices_lock = PTHREAD_MUTEX_INITIALIZER;
 
-bool tr_notice_once(const char *path, unsigned what) {
-  if (!tr_format_notices)
-    return false;
+static bool notice_once_locked(const char *path, unsigned what) {
   for (size_t i = 0; i < nnotices; i++)
     if (strcmp(notices[i].path, path) == 0) {
       bool first = !(notices[i].said & what);
@@ -144,12 +147,42 @@ bool tr_notice_once(const char *path, unsigned what) {
   return true;
 }
 
-static void announce(const char *path) {
-  if (tr_notice_once(path, TR_NOTICE_FORMAT))
-    fprintf(stderr,
-            "cclscope: '%s' is in the minimal_profiler format: read as "
-            "cclscope records (ids assigned, parents and states resolved)\n",
-            path);
+bool tr_notice_once(const char *path, unsigned what) {
+  if (!tr_format_notices)
+    return false;
+  pthread_mutex_lock(&notices_lock);
+  bool first = notice_once_locked(path, what);
+  pthread_mutex_unlock(&notices_lock);
+  return first;
+}
+
+void tr_say(tr_file *f, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (!f->defer_notices) {
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    return;
+  }
+  char msg[1024];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  size_t had = f->deferred ? strlen(f->deferred) : 0, add = strlen(msg);
+  char *all = realloc(f->deferred, had + add + 1);
+  if (!all) {
+    fputs(msg, stderr); /* said now rather than never */
+    return;
+  }
+  memcpy(all + had, msg, add + 1);
+  f->deferred = all;
+}
+
+static void announce(tr_file *f) {
+  if (tr_notice_once(f->path, TR_NOTICE_FORMAT))
+    tr_say(f,
+           "cclscope: '%s' is in the minimal_profiler format: read as "
+           "cclscope records (ids assigned, parents and states resolved)\n",
+           f->path);
 }
 
 /* The first non-blank line decides the file's format; then back to the
@@ -174,7 +207,7 @@ static int detect_format(tr_file *f) {
   if (!f->seed)
     return ENOMEM;
   f->format = TR_FORMAT_MINIMAL_PROFILER;
-  announce(f->path);
+  announce(f);
   return 0;
 }
 
@@ -193,9 +226,11 @@ int tr_rewind(tr_file *f) {
   return 0;
 }
 
-int tr_open(tr_file *f, const char *path, size_t bufsize) {
+static int open_file(tr_file *f, const char *path, size_t bufsize,
+                     bool defer_notices) {
   memset(f, 0, sizeof *f);
   f->path = path;
+  f->defer_notices = defer_notices;
   f->fd = open(path, O_RDONLY | O_CLOEXEC);
   if (f->fd < 0)
     return errno;
@@ -215,6 +250,14 @@ int tr_open(tr_file *f, const char *path, size_t bufsize) {
     return err;
   }
   return 0;
+}
+
+int tr_open(tr_file *f, const char *path, size_t bufsize) {
+  return open_file(f, path, bufsize, false);
+}
+
+int tr_open_deferring(tr_file *f, const char *path, size_t bufsize) {
+  return open_file(f, path, bufsize, true);
 }
 
 /* Make room and read more; returns bytes added, 0 at EOF, -1 on error. */
@@ -293,7 +336,9 @@ void tr_close(tr_file *f) {
     close(f->fd);
   free(f->buf);
   seed_conv_free(f->seed);
+  free(f->deferred);
   f->seed = NULL;
+  f->deferred = NULL;
   f->fd = -1;
   f->buf = NULL;
 }

@@ -41,6 +41,10 @@ typedef enum {
  * format (cleared by the CLI's --quiet). */
 extern bool tr_format_notices;
 
+/* Threads that read and decode ahead (read_ahead.h) for ordered_reader.h
+ * and `check`: 0 = one per online CPU, 1 = none (the CLI's --jobs). */
+extern unsigned tr_jobs;
+
 /* Whether `what` (a TR_NOTICE_ bit) should be said about `path` now: true
  * the first time for that file, false afterwards and when notices are
  * off. */
@@ -66,11 +70,23 @@ typedef struct tr_file_s {
   int error;              /* errno of a failed read, else 0 */
   tr_format format;
   struct seed_conv *seed; /* TR_FORMAT_MINIMAL_PROFILER: the converter */
+  /* tr_open_deferring: what would have been said on stderr (tr_say), for
+   * the caller to say later (NULL when nothing; the caller frees it) */
+  bool defer_notices;
+  char *deferred;
 } tr_file;
 
 /* Open `path` with a read buffer of `bufsize` bytes (grown for longer
  * lines). Returns 0 or an errno value. */
 int tr_open(tr_file *f, const char *path, size_t bufsize);
+/* The same, but what reading the file has to say on stderr (its format,
+ * converter notices) is collected in f->deferred instead: read_ahead.c
+ * reads on other threads and says it when the command reaches that point,
+ * so that stderr does not depend on the threads' timing. */
+int tr_open_deferring(tr_file *f, const char *path, size_t bufsize);
+/* Say a notice about the file on stderr, or keep it in f->deferred. */
+void tr_say(tr_file *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Next line: 1 when f->line is set, 0 at the end, -1 on a read error. */
 int tr_next(tr_file *f);
 void tr_close(tr_file *f);

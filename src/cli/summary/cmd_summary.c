@@ -10,7 +10,7 @@
 #include "summary/summary.h"
 
 static const cli_option summary_options[] = {
-    {"json", false, 'j'}, {"top", true, 't'}, {NULL, false, 0}};
+    {"json", false, 'J'}, {"top", true, 't'}, {NULL, false, 0}};
 
 static const cli_command_line summary_command_line = {
     .cmd = "summary",
@@ -25,7 +25,7 @@ int cmd_summary(int argc, char **argv) {
   int o;
   while ((o = cli_parse_next(&p)) > 0) {
     switch (o) {
-    case 'j':
+    case 'J':
       json = true;
       break;
     case 't': {

@@ -1,0 +1,88 @@
+/*
+ * src/cli/read/read_ahead.h — the lines of many trace files, read and
+ * decoded ahead by a pool of threads.
+ *
+ * Owns: reading and decoding lines (tr_next + rec_decode, the expensive
+ * part of every command) on `jobs - 1` worker threads ahead of the
+ * command's single thread, which consumes the records file by file or in
+ * any order between files (lock step). Each file is read by one thread at
+ * a time, in chunks of whole lines; a chunk holds the lines' text and what
+ * rec_decode found in each (the record's fields and the positions of its
+ * top-level members), and ra_next replays that into the caller's scratch,
+ * so the caller gets exactly what tr_next + rec_decode would have given
+ * it: same lines, same order, same records, same line numbers and errors.
+ * When the chunk it needs is not ready, the consumer reads it itself if no
+ * worker is reading that file, else reads ahead for another file, and
+ * sleeps only when there is nothing to read. Commands therefore produce
+ * the same output whatever the number of jobs. What reading a file says on
+ * stderr (tr_open_deferring) is said when the consumer reaches that chunk.
+ *
+ * Memory is bounded: at most RA_DEPTH chunks per file exist at a time (the
+ * one being consumed, the ones ready, the one being read), each of about
+ * `chunk_bytes` (text plus decoded lines; a longer line makes a chunk of
+ * one line), chunk_bytes = RA_BUDGET / (RA_DEPTH x files), between
+ * RA_CHUNK_MIN and RA_CHUNK_MAX; plus one read buffer per open file (a
+ * file is closed once read to its end).
+ *
+ * jobs == 1 starts no thread and makes no chunk: ra_next is tr_next +
+ * rec_decode into the caller's scratch, as before there were threads. A
+ * file that cannot be opened, and a read error, come out of ra_next at the
+ * point where tr_open or tr_next would have said so.
+ */
+#ifndef CCLSCOPE_CLI_READ_AHEAD_H
+#define CCLSCOPE_CLI_READ_AHEAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "read/trace_record.h"
+
+enum {
+  RA_DEPTH = 3,             /* chunks per file at most */
+  RA_BUDGET = 48 << 20,     /* for all chunks of all files */
+  RA_CHUNK_MIN = 32 << 10,  /* bytes of one chunk, at least */
+  RA_CHUNK_MAX = 256 << 10, /* and at most */
+};
+
+/* What ra_next returns. */
+enum {
+  RA_LINE = 1,        /* a line: see ra_line_info */
+  RA_END = 0,         /* the file has no more lines */
+  RA_READ_ERROR = -1, /* reading failed (ra_line_info's error) */
+  RA_OPEN_ERROR = -2  /* the file could not be opened (error) */
+};
+
+/* The file's state after ra_next, as tr_file has it after tr_next. */
+typedef struct {
+  const char *line; /* without its '\n', valid until the next ra_next */
+  size_t line_len;
+  uint64_t line_no;       /* of this line (1-based); at the end: the last */
+  bool line_unterminated; /* the file ended without a '\n' after it */
+  uint64_t bytes_read;    /* from the file so far (progress; at the end:
+                             its size) */
+  int error;              /* errno of RA_READ_ERROR / RA_OPEN_ERROR */
+} ra_line_info;
+
+typedef struct ra_reader ra_reader;
+
+/* Reading threads when jobs is 0: one per online CPU. */
+unsigned ra_default_jobs(void);
+
+/* Start reading `paths[0..n)` (n > 0) with `jobs` threads in all, the
+ * caller's included (0: one per online CPU; at most one worker per file).
+ * NULL when out of memory; a worker that cannot be started leaves its work
+ * to the others and the caller. */
+ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs);
+
+/* Next line of file `file`. With RA_LINE, `*parsed` tells whether it is a
+ * JSON object: then `r` is its record (r->f is s->top, r->line the line),
+ * else s->top.error and error_at say why, as after rec_decode. `info`
+ * describes the line (or the end). */
+int ra_next(ra_reader *ra, size_t file, rec_scratch *s, rec *r, bool *parsed,
+            ra_line_info *info);
+
+/* Stop the threads and free everything (files may be left unread). */
+void ra_close(ra_reader *ra);
+
+#endif
