@@ -26,30 +26,11 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const args = {};
-for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
-for (const k of ['cclscope', 'trace8', 'trace256', 'out']) {
-  if (!args[k]) { console.error(`usage: overview_test.mjs --cclscope BIN --trace8 DIR --trace256 DIR --out DIR (missing --${k})`); process.exit(2); }
-}
-const CHROMIUM = process.env.CCLSCOPE_CHROMIUM || '/usr/bin/chromium';
-if (!fs.existsSync(CHROMIUM)) {
-  let candidate = '';
-  try { candidate = execFileSync('apt-cache', ['policy', 'chromium'], { encoding: 'utf8' }); } catch (e) { candidate = ''; }
-  const m = /Candidate:\s*(\S+)/.exec(candidate);
-  if (!m || m[1] === '(none)') { console.log(`SKIP: ${CHROMIUM} is missing and cannot be installed here`); process.exit(77); }
-  console.error(`FAIL: ${CHROMIUM} is missing but chromium ${m[1]} can be installed: run scripts/install-deps.sh`);
-  process.exit(1);
-}
-let chromium;
-try {
-  ({ chromium } = await import(path.join(here, 'node_modules/playwright-core/index.mjs')));
-} catch (e) {
-  console.error('FAIL: playwright-core is not installed: run (cd tests/browser && npm ci)\n' + e.message);
-  process.exit(1);
-}
+import { chromiumOrExit, parseArgs } from './harness.mjs';
+
+const args = parseArgs(['cclscope', 'trace8', 'trace256', 'out'], 'overview_test.mjs --cclscope BIN --trace8 DIR --trace256 DIR --out DIR');
+const { chromium, executable: CHROMIUM } = await chromiumOrExit();
 
 let passed = 0;
 let failed = 0;

@@ -1,0 +1,49 @@
+// tests/browser/harness.mjs — what every browser test does before it opens a
+// page: read its `--key value` arguments, find Debian's chromium and load
+// playwright-core from this folder's node_modules.
+//
+// Exit 77 (ctest SKIP) only when chromium cannot be installed on this system
+// (no apt candidate); a chromium that could be installed but is missing, or
+// missing node_modules, fails loudly.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/* `--key value` pairs of the command line; exit 2 with `usage` when one of
+ * `required` is missing. */
+export function parseArgs(required, usage) {
+  const args = {};
+  for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
+  for (const k of required) {
+    if (!args[k]) { console.error(`usage: ${usage} (missing --${k})`); process.exit(2); }
+  }
+  return args;
+}
+
+/* Playwright's chromium launcher and the browser binary to give it. */
+export async function chromiumOrExit() {
+  const executable = process.env.CCLSCOPE_CHROMIUM || '/usr/bin/chromium';
+  if (!fs.existsSync(executable)) {
+    let candidate = '';
+    try {
+      candidate = execFileSync('apt-cache', ['policy', 'chromium'], { encoding: 'utf8' });
+    } catch (e) { candidate = ''; }
+    const m = /Candidate:\s*(\S+)/.exec(candidate);
+    if (!m || m[1] === '(none)') {
+      console.log(`SKIP: ${executable} is missing and Debian's chromium package cannot be installed here (apt-cache policy chromium: no candidate)`);
+      process.exit(77);
+    }
+    console.error(`FAIL: ${executable} is missing but chromium ${m[1]} can be installed: run scripts/install-deps.sh`);
+    process.exit(1);
+  }
+  try {
+    const { chromium } = await import(path.join(here, 'node_modules/playwright-core/index.mjs'));
+    return { chromium, executable };
+  } catch (e) {
+    console.error('FAIL: playwright-core is not installed: run (cd tests/browser && npm ci) — scripts/test.sh does\n' + e.message);
+    process.exit(1);
+  }
+}
