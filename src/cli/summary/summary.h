@@ -317,6 +317,13 @@ void gaps_add(summary *s, const gap_report *r);
 /* Let every queued report go (called by strag_finish). */
 void gaps_finish(summary *s);
 void strag_finish(summary *s); /* flush instances still waiting */
+/* Who is blamed first, for (comm, rank) rows and GPU rows alike: the most
+ * own wait, then the most wait caused, then the most times last. Negative
+ * when x comes first, positive when y does, 0 when they tie. */
+int strag_blame_order(int64_t own_x, int64_t wait_x, uint64_t last_x,
+                      int64_t own_y, int64_t wait_y, uint64_t last_y);
+/* The inherited part of a wait: neither own nor unattributed. */
+int64_t strag_inherited(int64_t wait, int64_t own, int64_t unattributed);
 
 /* summary_network.c */
 void net_add_step(summary *s, const rec *r, rec_scratch *sc, size_t file);

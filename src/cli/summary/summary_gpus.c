@@ -16,12 +16,10 @@
 
 static int cmp_gpus(const void *a, const void *b) {
   const gpu_row *x = a, *y = b;
-  if (x->own_wait_sum != y->own_wait_sum)
-    return x->own_wait_sum > y->own_wait_sum ? -1 : 1;
-  if (x->wait_sum != y->wait_sum)
-    return x->wait_sum > y->wait_sum ? -1 : 1;
-  if (x->times_last != y->times_last)
-    return x->times_last > y->times_last ? -1 : 1;
+  int blame = strag_blame_order(x->own_wait_sum, x->wait_sum, x->times_last,
+                                y->own_wait_sum, y->wait_sum, y->times_last);
+  if (blame != 0)
+    return blame;
   if (x->global_rank != y->global_rank)
     return x->global_rank < y->global_rank ? -1 : 1;
   return x->file < y->file ? -1 : x->file > y->file;

@@ -80,12 +80,10 @@ static int cmp_colls(const void *a, const void *b) {
  * caused when arriving last, the total wait, then how often it was last. */
 static int cmp_ranks(const void *a, const void *b) {
   const rank_row *x = *(rank_row *const *)a, *y = *(rank_row *const *)b;
-  if (x->own_wait_sum != y->own_wait_sum)
-    return x->own_wait_sum > y->own_wait_sum ? -1 : 1;
-  if (x->wait_sum != y->wait_sum)
-    return x->wait_sum > y->wait_sum ? -1 : 1;
-  if (x->times_last != y->times_last)
-    return x->times_last > y->times_last ? -1 : 1;
+  int blame = strag_blame_order(x->own_wait_sum, x->wait_sum, x->times_last,
+                                y->own_wait_sum, y->wait_sum, y->times_last);
+  if (blame != 0)
+    return blame;
   if (x->comm_id != y->comm_id)
     return x->comm_id < y->comm_id ? -1 : 1;
   return x->rank - y->rank;
@@ -380,9 +378,9 @@ static void print_gpus_text(const summary *s, bool timing) {
     table_cell(&t, "%" PRIu64, g[i].times_last);
     table_cell(&t, "%.3f", us(g[i].wait_sum));
     table_cell(&t, "%.3f", us(g[i].own_wait_sum));
-    table_cell(
-        &t, "%.3f",
-        us(g[i].wait_sum - g[i].own_wait_sum - g[i].unattributed_wait_sum));
+    table_cell(&t, "%.3f",
+               us(strag_inherited(g[i].wait_sum, g[i].own_wait_sum,
+                                  g[i].unattributed_wait_sum)));
     table_cell(&t, "%.3f", us(g[i].wait_max));
     if (gpu_measured)
       gpu_measured_cells(&t, g[i].gpu_instances, g[i].gpu_times_last,
@@ -435,9 +433,10 @@ static void json_gpus(jsonw *w, const summary *s, bool timing) {
     jw_key(w, "ownWaitUs");
     jw_double(w, us(g[i].own_wait_sum), 3);
     jw_key(w, "inheritedWaitUs");
-    jw_double(
-        w, us(g[i].wait_sum - g[i].own_wait_sum - g[i].unattributed_wait_sum),
-        3);
+    jw_double(w,
+              us(strag_inherited(g[i].wait_sum, g[i].own_wait_sum,
+                                 g[i].unattributed_wait_sum)),
+              3);
     jw_key(w, "unattributedWaitUs");
     jw_double(w, us(g[i].unattributed_wait_sum), 3);
     jw_key(w, "maxWaitUs");
@@ -911,7 +910,9 @@ static void json_stragglers(jsonw *w, const summary *s) {
     jw_key(w, "ownWaitUs");
     jw_double(w, us(r->own_wait_sum), 3);
     jw_key(w, "inheritedWaitUs");
-    jw_double(w, us(r->wait_sum - r->own_wait_sum - r->unattributed_wait_sum),
+    jw_double(w,
+              us(strag_inherited(r->wait_sum, r->own_wait_sum,
+                                 r->unattributed_wait_sum)),
               3);
     jw_key(w, "unattributedWaitUs");
     jw_double(w, us(r->unattributed_wait_sum), 3);

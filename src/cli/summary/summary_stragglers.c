@@ -270,3 +270,18 @@ void strag_finish(summary *s) {
   }
   pair_map_clear(&st->index);
 }
+
+int strag_blame_order(int64_t own_x, int64_t wait_x, uint64_t last_x,
+                      int64_t own_y, int64_t wait_y, uint64_t last_y) {
+  if (own_x != own_y)
+    return own_x > own_y ? -1 : 1;
+  if (wait_x != wait_y)
+    return wait_x > wait_y ? -1 : 1;
+  if (last_x != last_y)
+    return last_x > last_y ? -1 : 1;
+  return 0;
+}
+
+int64_t strag_inherited(int64_t wait, int64_t own, int64_t unattributed) {
+  return wait - own - unattributed;
+}
