@@ -27,7 +27,8 @@
  *
  * GPU-measured wait (NCCL 2.31 KernelPhase): each rank's initial_sync is how
  * long its kernel waited for the peers. The rank with the shortest one
- * arrived last on the GPU; it made the others wait median - shortest.
+ * arrived last on the GPU; it made the others wait median - shortest
+ * (not on its GPU's first operation, whose lateness is start-up skew).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -132,7 +133,10 @@ static void score_gpu_wait(straggler_state *st, const instance *in,
     if (last < 0 || x->gpu_wait < in->ranks[last].gpu_wait)
       last = i;
   }
-  if (last < 0 || med - in->ranks[last].gpu_wait <= 0)
+  /* A GPU's first operation blames no one: its kernel started late by the
+   * process's start-up, as on the host side (unattributed). */
+  if (last < 0 || med - in->ranks[last].gpu_wait <= 0 ||
+      in->ranks[last].gap == STRAG_UNKNOWN)
     return;
   rank_row *row =
       rank_row_for(st, in->comm_id, in->ranks[last].rank, in->timing);
