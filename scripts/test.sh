@@ -35,9 +35,10 @@ if [ $quick -eq 0 ]; then
   # clang: every file compiled with its warnings as errors, and the unit and
   # fixture tests. The end-to-end tests run clang-compiled in the TSan build
   # below (same compiler, plus the race detector), so they are not run twice.
-  run_build build-test-clang '^(e2e|browser|metrics|cli[.]emu)[.]' \
+  # The style checks read the sources, not a build: the gcc run has them.
+  run_build build-test-clang '^(e2e|browser|metrics|cli[.]emu|style)[.]' \
     -DCMAKE_C_COMPILER=clang -DCCLSCOPE_VALGRIND_TESTS=OFF
-  run_build build-test-asan "" -DCMAKE_C_COMPILER=gcc -DCCLSCOPE_SANITIZE=address
-  run_build build-test-tsan "" -DCMAKE_C_COMPILER=clang -DCCLSCOPE_SANITIZE=thread
+  run_build build-test-asan '^style[.]' -DCMAKE_C_COMPILER=gcc -DCCLSCOPE_SANITIZE=address
+  run_build build-test-tsan '^style[.]' -DCMAKE_C_COMPILER=clang -DCCLSCOPE_SANITIZE=thread
 fi
 echo "=== all test builds passed"
