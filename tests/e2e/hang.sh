@@ -11,6 +11,12 @@
 #                 progress inside a network operation and does warn (the
 #                 documented limit; proves `progressing` can fail); once it
 #                 is over, the snapshot is rewritten (reason "recovered")
+#   verdict       the warning's local verdict: 2 ranks, the last one's GPU
+#                 stops (zero-latency network, so its data has arrived):
+#                 it says "likely this GPU", rank 0 "waits on rank 1"; and
+#                 ranks 4-5 in one process on two threads, rank 5's thread
+#                 never calls: rank 4 names rank 5 (default mask); the
+#                 snapshots carry the same as localVerdict
 #   off           CCLSCOPE_HANG_TIMEOUT=0: no warning, no snapshot
 set -euo pipefail
 emu=$1 plugin=$2 check=$3 case=$4
@@ -74,6 +80,35 @@ if d["reason"] != "recovered" or hung:
 PY
   done
   echo "ok: without ProxySteps the long AllReduce is reported, then said to be over, and its snapshot rewritten"
+  ;;
+verdict)
+  run all 0.5 --scenario hang --duration 2 --net-lat-us 0 --bw-gbps 1e6
+  expect_warning 1 "verdict: data arrived on channel 0 and this GPU does not take it (RecvGPUWait): likely this GPU"
+  expect_warning 0 "verdict: waits on rank 1 (RecvWait on channel 0)"
+  local_verdict() { # rank class suspect
+    python3 - "$work/out" "$@" <<'PY'
+import glob, json, sys
+out, rank, cls, suspect = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+for f in glob.glob(out + "/inflight_*.json"):
+    for o in json.load(open(f))["operations"]:
+        v = o.get("localVerdict")
+        if o["rank"] == rank and o.get("hung"):
+            if v and v["class"] == cls and v["rank"] == suspect:
+                print("ok: rank %d localVerdict %s" % (rank, v["text"])); sys.exit(0)
+            print("FAIL: rank %d localVerdict %s, expected class %s rank %d" % (rank, v, cls, suspect)); sys.exit(1)
+print("FAIL: no hung operation of rank %d in a snapshot" % rank); sys.exit(1)
+PY
+  }
+  local_verdict 1 gpu 1
+  local_verdict 0 peer 1
+  rm -rf "$work/out"
+  run default 0.5 --scenario hang --hang-class never-called --duration 1.5 \
+    --nodes 2 --ranks-per-node 4 --ranks-per-process 2 --threads 2 --hang-rank 5
+  expect_warning 4 "verdict: rank 5 of this process never started it"
+  local_verdict 4 never-called 5
+  if grep "possible hang" "$work/log" | grep -v "possible hang: rank 4 " | grep -q "verdict:"; then
+    echo "FAIL: a rank without local evidence (default mask) gave a verdict:"; grep "verdict:" "$work/log"; exit 1
+  fi
   ;;
 off)
   run all 0 --scenario hang --duration 1.5

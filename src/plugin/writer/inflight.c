@@ -17,6 +17,7 @@
 #include "json_writer.h"
 #include "log.h"
 #include "out_dir.h"
+#include "watchdog_verdict.h"
 
 #define MAX_EVENTS_PER_OPERATION 64
 
@@ -238,6 +239,20 @@ static void put_operation(cs_jbuf *b, const cs_wd_picture *pic,
     cs_jbuf_str(b, text);
     J(",\"waitingEvent\":");
     put_event(b, r->waiting, cal, pic->now_ns);
+  }
+  cs_wd_verdict verdict;
+  cs_wd_verdict_of(pic, r, &verdict);
+  const char *verdict_class = cs_wd_verdict_class(&verdict);
+  if (r->hung && verdict_class) {
+    char text[320];
+    cs_wd_verdict_text(&verdict, text, sizeof text);
+    J(",\"localVerdict\":{\"class\":");
+    cs_jbuf_str(b, verdict_class);
+    J(",\"rank\":");
+    cs_jbuf_i64(b, verdict.suspect);
+    J(",\"text\":");
+    cs_jbuf_str(b, text);
+    cs_jbuf_putc(b, '}');
   }
   J(",\"eventsInFlight\":");
   cs_jbuf_u64(b, r->nevents);

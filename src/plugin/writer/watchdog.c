@@ -18,6 +18,7 @@
 #include "event_types.h"
 #include "nccl_names.h"
 #include "u64map.h"
+#include "watchdog_verdict.h"
 
 #define MAX_OPS 65536     /* operations remembered at once */
 #define MAX_PROGRESS 1024 /* (communicator, function) pairs */
@@ -453,7 +454,8 @@ void cs_watchdog_describe_wait(const cs_event *e, const cs_clock_cal *cal,
 }
 
 static void describe_root(const cs_watchdog *w, const cs_wd_root *r,
-                          int64_t now_ns, char *out, size_t outlen) {
+                          int64_t now_ns, bool with_verdict, char *out,
+                          size_t outlen) {
   const cs_wd_op *op = r->op;
   double age = (double)(now_ns - r->first_start_ns) / 1e9;
   double idle = (double)(now_ns - r->last_activity_ns) / 1e9;
@@ -481,10 +483,17 @@ static void describe_root(const cs_watchdog *w, const cs_wd_root *r,
   char wait[256] = "";
   if (r->waiting)
     cs_watchdog_describe_wait(r->waiting, w->cal, now_ns, wait, sizeof wait);
+  char because[320] = "";
+  if (with_verdict) {
+    cs_wd_verdict verdict;
+    cs_wd_verdict_of(&w->pic, r, &verdict);
+    cs_wd_verdict_text(&verdict, because, sizeof because);
+  }
   snprintf(out, outlen,
            "rank %d%s: %s in flight for %.1f s, no progress for %.1f s; "
-           "waiting: %s",
-           rank, comm, what, age, idle, wait[0] ? wait : "(nothing recorded)");
+           "waiting: %s%s%s",
+           rank, comm, what, age, idle, wait[0] ? wait : "(nothing recorded)",
+           because[0] ? "; verdict: " : "", because);
 }
 
 static int64_t *warned_slot(cs_watchdog *w, const cs_wd_root *r) {
@@ -507,7 +516,7 @@ size_t cs_watchdog_scan(cs_watchdog *w, const cs_assembler *a, int64_t now_ns,
   if (picture)
     *picture = pic;
   size_t fresh = 0, unreported = 0;
-  char text[768];
+  char text[1024];
   for (size_t i = 0; i < pic->nroots; i++) {
     cs_wd_root *r = &pic->roots[i];
     int64_t *warned = warned_slot(w, r);
@@ -522,7 +531,7 @@ size_t cs_watchdog_scan(cs_watchdog *w, const cs_assembler *a, int64_t now_ns,
       else
         cs_u64map_put(&w->warned_orphans, r->root_id, (void *)(uintptr_t)1);
       if (fresh <= MAX_REPORTS) {
-        describe_root(w, r, now_ns, text, sizeof text);
+        describe_root(w, r, now_ns, true, text, sizeof text);
         say(arg, true, text);
       } else {
         unreported++;
@@ -533,8 +542,8 @@ size_t cs_watchdog_scan(cs_watchdog *w, const cs_assembler *a, int64_t now_ns,
         *warned = 0;
       else
         cs_u64map_remove(&w->warned_orphans, r->root_id);
-      describe_root(w, r, now_ns, text, sizeof text);
-      char moved[900];
+      describe_root(w, r, now_ns, false, text, sizeof text);
+      char moved[1200];
       snprintf(moved, sizeof moved,
                "progressing again (%.1f s after the "
                "warning): %s",
