@@ -82,7 +82,7 @@ PY
   echo "ok: without ProxySteps the long AllReduce is reported, then said to be over, and its snapshot rewritten"
   ;;
 verdict)
-  run all 0.5 --scenario hang --duration 2 --net-lat-us 0 --bw-gbps 1e6
+  run all 0.5 --scenario hang --duration 3 --net-lat-us 0 --bw-gbps 1e6
   expect_warning 1 "verdict: data arrived on channel 0 and this GPU does not take it (RecvGPUWait): likely this GPU"
   expect_warning 0 "verdict: waits on rank 1 (RecvWait on channel 0)"
   local_verdict() { # rank class suspect
@@ -102,7 +102,7 @@ PY
   local_verdict 1 gpu 1
   local_verdict 0 peer 1
   rm -rf "$work/out"
-  run default 0.5 --scenario hang --hang-class never-called --duration 1.5 \
+  run default 0.5 --scenario hang --hang-class never-called --duration 4 \
     --nodes 2 --ranks-per-node 4 --ranks-per-process 2 --threads 2 --hang-rank 5
   expect_warning 4 "verdict: rank 5 of this process never started it"
   local_verdict 4 never-called 5
