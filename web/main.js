@@ -28,7 +28,9 @@
     V.selected = sel ? M.itemOf(sel) : -1;
     V.hover = -1;
     V.refilter();
-    if (V.selected >= 0) showDetails(V, V.selected);
+    /* the panel's links are item numbers: shown again (or cleared when
+     * the selected event's tile was dropped) */
+    if (sel) showDetails(V, V.selected);
   });
   /* the overview first whenever there are GPUs to compare */
   if (V.ov && V.ov.nr >= 2) V.mode = 'overview';
