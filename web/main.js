@@ -23,6 +23,7 @@
   };
   /* tiles arrived (or failed): the items again, the selection kept */
   V.tiles = initTiles(M, () => {
+    const t0 = performance.now();
     const sel = V.selected >= 0 ? M.globalOf(V.selected) : null;
     assemble(M, [M.base, ...V.tiles.loaded.values()]);
     V.selected = sel ? M.itemOf(sel) : -1;
@@ -31,6 +32,7 @@
     /* the panel's links are item numbers: shown again (or cleared when
      * the selected event's tile was dropped) */
     if (sel) showDetails(V, V.selected);
+    V.tiles.mergeMs = performance.now() - t0;
   });
   /* the overview first whenever there are GPUs to compare */
   if (V.ov && V.ov.nr >= 2) V.mode = 'overview';
@@ -503,6 +505,7 @@
       count: V.tiles.count, loaded: [...V.tiles.loaded.keys()].sort((a, b) => a - b), pending: V.tiles.pending.size,
       missing: [...V.tiles.missing].sort((a, b) => a - b), want: V.tiles.want.slice(), state: V.tiles.state,
       note: V.tiles.note, batches: V.tiles.batches, loadBytes: V.tiles.loadBytes, loadedBytes: loadedBytes(V.tiles),
+      mergeMs: V.tiles.mergeMs,
     } : null),
     /* events (not timing records) held now whose start is in [t0, t1] */
     eventsIn: (t0, t1) => {

@@ -2,7 +2,7 @@
 // browser: the page's own detail and its tiles together hold every event
 // and every timing record of the trace exactly once.
 //
-//   node tiles_check.mjs --cclscope BIN --trace DIR --out DIR
+//   node tiles_check.mjs --cclscope BIN --trace DIR --out DIR [--from S]
 //
 // Writes the page with a small budget (--detail-mb 1), so that most of the
 // detail goes to tiles, then reads the page's data and runs each tile file
@@ -12,8 +12,9 @@
 // trace; the events' (file, id) pairs are the trace's, each once; each
 // tile's index entry (count, first and last start, size) is what the file
 // holds, and it has one extra line per record; parents point inside 0 .. N-1;
-// a second run over the same folder leaves no stale tile. Prints "N passed,
-// M failed".
+// a stale tile of an earlier page is removed. With --from S the page's own
+// detail starts S seconds in (--detail-from): the records before it are in
+// tiles too. Prints "N passed, M failed".
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,18 +32,23 @@ function check(ok, what, detail) {
 
 /* The trace: per file name, its event (file, id) keys, and the counts. */
 function readTrace(dir) {
-  const truth = { events: 0, timing: 0, keys: [] };
+  const truth = { events: 0, timing: 0, keys: [], withParent: 0 };
   for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.jsonl')).sort()) {
+    const ids = new Set();
+    const parents = [];
     for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
       if (!line) continue;
       const r = JSON.parse(line);
       if (r.recordType === 'event' && r.start && r.start.ts !== undefined) {
         truth.events++;
         truth.keys.push(f + '|' + (r.id === undefined ? -1 : parseInt(r.id, 16)));
+        if (r.id !== undefined) ids.add(r.id);
+        if (typeof r.parentId === 'string') parents.push(r.parentId);
       } else if (r.recordType === 'timing') {
         truth.timing++;
       }
     }
+    truth.withParent += parents.filter((p) => ids.has(p)).length; /* its parent is in the file */
   }
   truth.keys.sort();
   return truth;
@@ -77,7 +83,7 @@ const dir = path.join(args.out, 'tiles-cli.files');
 fs.mkdirSync(dir, { recursive: true });
 fs.writeFileSync(path.join(dir, 'tile-999999.js'), 'stale'); /* from an "earlier run" */
 fs.writeFileSync(path.join(dir, 'notes.txt'), 'the user\'s'); /* not ours: kept */
-execFileSync(args.cclscope, ['-q', 'view', '--detail-mb', '1', '-o', html, args.trace]);
+execFileSync(args.cclscope, ['-q', 'view', '--detail-mb', '1', ...(args.from ? ['--detail-from', args.from] : []), '-o', html, args.trace]);
 const truth = readTrace(args.trace);
 const D = pageData(html);
 const T = D.tiles;
@@ -91,6 +97,7 @@ check(files.length === T.count, `one file per tile (${T.count})`, files.length);
 const evRuns = [{ first: det.eventBase, count: D.events.start.length }];
 const tmRuns = [{ first: det.timingBase, count: D.timing.start.length }];
 const keys = [];
+let linked = D.events.parent.filter((p) => p >= 0).length;
 const fileOf = (track) => D.files[D.tracks[track].file].path;
 D.events.id.forEach((id, j) => keys.push(fileOf(D.events.track[j]) + '|' + id));
 let indexOk = true;
@@ -112,6 +119,7 @@ for (let k = 0; k < T.count; k++) {
   }
   if (lines !== E.start.length + M.start.length || E.line.some((l) => l < 0 || l >= lines)) linesOk = false;
   for (const p of E.parent) if (p < -1 || p >= truth.events) parentsOk = false;
+  linked += E.parent.filter((p) => p >= 0).length;
   evRuns.push({ first: T.ev0[k], count: E.start.length });
   tmRuns.push({ first: T.tm0[k], count: M.start.length });
   E.id.forEach((id, j) => keys.push(fileOf(E.track[j]) + '|' + id));
@@ -121,8 +129,15 @@ for (let k = 0; k < T.count; k++) {
 check(indexOk, 'each tile\'s index entry (number, counts, first and last start, size) matches its file');
 check(linesOk, 'each tile has one extra line per record, and its records point inside them');
 check(parentsOk, 'parents are global event numbers within the trace');
+check(truth.withParent > 0 && linked === truth.withParent,
+  `every event whose parent is in its file has its parent linked across page and tiles (${truth.withParent})`, { linked, truth: truth.withParent });
 check(det.tiledEvents === tiledEvents.n && tiledEvents.n > D.events.start.length,
   `most events are in the tiles (${tiledEvents.n}), the page's detail says how many`, { det, tiled: tiledEvents.n });
+if (args.from) {
+  check(det.eventBase > 0 && evRuns.some((r, i) => i > 0 && r.first < det.eventBase && r.count > 0) &&
+    evRuns.some((r, i) => i > 0 && r.first > det.eventBase),
+    `--detail-from ${args.from}: tiles before and after the page's own run (from event ${det.eventBase})`, det);
+}
 check(covers(evRuns, truth.events), `the page and the tiles hold events 0 .. ${truth.events - 1} once each`, evRuns.slice(0, 6));
 check(covers(tmRuns, truth.timing), `… and timing records 0 .. ${truth.timing - 1}`, tmRuns.slice(0, 6));
 keys.sort();
