@@ -33,6 +33,7 @@
      * the selected event's tile was dropped) */
     if (sel) showDetails(V, V.selected);
     V.tiles.mergeMs = performance.now() - t0;
+    updateStatus();
   });
   /* the overview first whenever there are GPUs to compare */
   if (V.ov && V.ov.nr >= 2) V.mode = 'overview';
@@ -413,22 +414,28 @@
   reset();
   V.layoutMs = performance.now() - t0;
   const status = document.getElementById('status');
-  let statusText = (V.ov ? V.ov.nr + ' GPUs · ' : '') + M.nEv + ' events · ' + M.nTm + ' timing records · ' +
-    V.R.rows.length + ' rows · ' + M.files.length + ' processes · ' + M.marks.length + ' marks';
-  if (M.raw.inputs.unplaced) statusText += ' · ' + M.raw.inputs.unplaced + ' events left out (too many overlaps)';
-  const det = M.raw.detail;
-  if (det && !det.complete && !(M.raw.tiles && M.raw.tiles.count)) {
-    const from = det.firstRecord;
-    statusText += ' · detail for ' + fmtTime(det.from - from) + ' … ' + fmtTime(det.to - from) +
-      ' after the first record only (' + (det.droppedEvents + det.droppedTiming) +
-      ' records in the overview only; cclscope view --detail-from S or --detail-mb N for more)';
+  let statusText = '';
+  /* the status line: what the page holds now (tiles loaded included) */
+  function updateStatus() {
+    let text = (V.ov ? V.ov.nr + ' GPUs · ' : '') + M.nEv + ' events · ' + M.nTm + ' timing records · ' +
+      V.R.rows.length + ' rows · ' + M.files.length + ' processes · ' + M.marks.length + ' marks';
+    if (M.raw.inputs.unplaced) text += ' · ' + M.raw.inputs.unplaced + ' events left out (too many overlaps)';
+    const det = M.raw.detail;
+    const TI = M.raw.tiles;
+    if (det && !det.complete && !(TI && TI.count)) {
+      const from = det.firstRecord;
+      text += ' · detail for ' + fmtTime(det.from - from) + ' … ' + fmtTime(det.to - from) +
+        ' after the first record only (' + (det.droppedEvents + det.droppedTiming) +
+        ' records in the overview only; cclscope view --detail-from S or --detail-mb N for more)';
+    }
+    if (TI && TI.count) {
+      text += ' · the rest of the detail (' + (det.tiledEvents + det.tiledTiming) + ' records) in ' + TI.count +
+        ' tiles in ' + TI.dir + '/, loaded as you zoom in on the lanes (' + V.tiles.loaded.size + ' loaded)';
+    }
+    statusText = text;
+    status.textContent = text;
   }
-  const TI = M.raw.tiles;
-  if (TI && TI.count) {
-    statusText += ' · the rest of the detail (' + (det.tiledEvents + det.tiledTiming) + ' records) in ' + TI.count +
-      ' tiles in ' + TI.dir + '/, loaded as you zoom in on the lanes';
-  }
-  status.textContent = statusText;
+  updateStatus();
   const first = M.files.find((f) => f.host);
   document.title = 'cclscope timeline' + (first ? ' — ' + first.host + (M.files.length > 1 ? ' +' + (M.files.length - 1) : '') : '');
 
