@@ -113,10 +113,15 @@ function assemble(M, chunks) {
       M.fromTile[i] = fromTile;
     }
   });
-  for (let i = 0; i < nEv; i++) {
-    M.parent[i] = M.evItem(E.parent[i]);
-    M.timingOf[i] = -1;
-  }
+  /* most parents are in their child's own run: no search for those */
+  chunks.forEach((c, k) => {
+    for (let j = 0; j < c.nev; j++) {
+      const g = c.E.parent[j];
+      const i = evOff[k] + j;
+      M.parent[i] = g >= c.ev0 && g < c.ev0 + c.nev ? evOff[k] + g - c.ev0 : M.evItem(g);
+      M.timingOf[i] = -1;
+    }
+  });
   chunks.forEach((c, k) => {
     for (let j = 0; j < c.ntm; j++) {
       const i = tmOff[k] + j;
@@ -133,7 +138,9 @@ function assemble(M, chunks) {
     const b0 = M.extraTexts.length;
     M.extraTexts.push(...c.texts);
     starts.push(c.lineStart);
-    blocks.push(Uint16Array.from(c.lineBlock, (b) => b + b0));
+    const lb = new Uint16Array(c.lineBlock.length);
+    for (let j = 0; j < lb.length; j++) lb[j] = c.lineBlock[j] + b0;
+    blocks.push(lb);
   }
   M.lineStart = new Float64Array(lo);
   M.lineBlock = new Uint16Array(lo);
