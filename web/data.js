@@ -17,7 +17,7 @@ const PARENT_KINDS = ['none', 'local', 'foreign', 'unknown', 'bad'];
  * (web/tiles.js). `ev0`, `tm0`: the global numbers of its first event and
  * timing record (every event and timing record of the trace is numbered in
  * start order; parents and timing links are global numbers). */
-function makeChunk(E, T, texts, ev0, tm0, tile) {
+function makeChunk(E, T, texts, ev0, tm0, tile, marks) {
   const starts = [];
   const blocks = [];
   texts.forEach((text, b) => {
@@ -29,7 +29,7 @@ function makeChunk(E, T, texts, ev0, tm0, tile) {
       p = text.indexOf('\n', p) + 1;
     }
   });
-  return { E, T, texts, ev0, tm0, nev: E.start.length, ntm: T.start.length, tile,
+  return { E, T, texts, ev0, tm0, nev: E.start.length, ntm: T.start.length, tile, marks: marks || [],
     lineStart: Float64Array.from(starts), lineBlock: Uint16Array.from(blocks) };
 }
 
@@ -48,6 +48,9 @@ function assemble(M, chunks) {
     E = {};
     for (const k of EVENT_COLUMNS) E[k] = [].concat(...chunks.map((c) => c.E[k]));
   }
+  /* marks: the page's, then those of the tiles loaded */
+  M.marks = chunks.length === 1 ? chunks[0].marks : [].concat(...chunks.map((c) => c.marks));
+  M.marksByFile = null; /* render.js builds it again */
   Object.assign(M, {
     nEv, nTm, n, chunks,
     start: new Float64Array(n), end: new Float64Array(n),
@@ -166,9 +169,9 @@ function loadData() {
   const det = D.detail || {};
   const M = {
     raw: D, strings: D.strings, types: D.types, files: D.files, tracks: D.tracks,
-    baseUs: D.baseUs, marks: D.marks, summary: D.summary,
+    baseUs: D.baseUs, summary: D.summary,
   };
-  M.base = makeChunk(D.events, D.timing, extraTexts, det.eventBase || 0, det.timingBase || 0, -1);
+  M.base = makeChunk(D.events, D.timing, extraTexts, det.eventBase || 0, det.timingBase || 0, -1, D.marks);
   assemble(M, [M.base]);
   const n = M.n;
   M.tMin = Infinity;

@@ -1,9 +1,9 @@
 /* web/tiles.js — the detail beyond the page's own: `cclscope view` wrote it
  * as tiles next to the page (PAGE.files/tile-000000.js, ...; the index is
  * the data's `tiles`, web/README.md), each a stretch of the trace's events
- * and timing records in start order. On the lanes, before each frame, the
- * tiles whose starts fall in the window (widened by a quarter of it on each
- * side) are loaded with <script src> (which works from file://, where fetch
+ * and timing records in start order, with the marks of that stretch. On the
+ * lanes, before each frame, the tiles whose starts fall in the window
+ * (widened by a quarter of it on each side) are loaded with <script src> (which works from file://, where fetch
  * does not): each calls cclscopeTile(k, extra lines, columns). When they
  * have all arrived the page merges them with its own detail (data.js
  * assemble) and draws again; tiles far from the window are dropped once
@@ -25,7 +25,7 @@ function initTiles(M, onChange) {
   const I = M.raw.tiles;
   if (!I || !I.count) return null;
   const T = {
-    I, dir: I.dir, count: I.count, t0: Float64Array.from(I.t0), t1: Float64Array.from(I.t1),
+    I, dir: I.dir, count: I.count, strings: M.strings, t0: Float64Array.from(I.t0), t1: Float64Array.from(I.t1),
     loadBytes: I.loadBytes, loaded: new Map(), pending: new Map(), arrived: new Map(), missing: new Set(),
     want: [], state: 'idle', note: '', batches: 0, onChange,
   };
@@ -70,7 +70,10 @@ function settleTile(T, k, ok, center) {
   const got = T.arrived.get(k);
   T.arrived.delete(k);
   if (ok && got && got.cols && got.cols.events && got.cols.timing) {
-    T.loaded.set(k, makeChunk(got.cols.events, got.cols.timing, [got.text], T.I.ev0[k], T.I.tm0[k], k));
+    const K = got.cols.marks;
+    const marks = K ? K.ts.map((ts, j) => ({ file: K.file[j], ts, kind: T.strings[K.kind[j]], label: T.strings[K.label[j]],
+      step: K.step[j] })) : [];
+    T.loaded.set(k, makeChunk(got.cols.events, got.cols.timing, [got.text], T.I.ev0[k], T.I.tm0[k], k, marks));
   } else {
     T.missing.add(k);
   }

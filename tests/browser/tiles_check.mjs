@@ -12,6 +12,7 @@
 // trace; the events' (file, id) pairs are the trace's, each once; each
 // tile's index entry (count, first and last start, size) is what the file
 // holds, and it has one extra line per record; parents point inside 0 .. N-1;
+// the marks are in the page or a tile once (--step-marks trace);
 // a stale tile of an earlier page is removed. With --from S the page's own
 // detail starts S seconds in (--detail-from): the records before it are in
 // tiles too. Prints "N passed, M failed".
@@ -32,7 +33,7 @@ function check(ok, what, detail) {
 
 /* The trace: per file name, its event (file, id) keys, and the counts. */
 function readTrace(dir) {
-  const truth = { events: 0, timing: 0, keys: [], withParent: 0 };
+  const truth = { events: 0, timing: 0, marks: [], keys: [], withParent: 0 };
   for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.jsonl')).sort()) {
     const ids = new Set();
     const parents = [];
@@ -46,6 +47,8 @@ function readTrace(dir) {
         if (typeof r.parentId === 'string') parents.push(r.parentId);
       } else if (r.recordType === 'timing') {
         truth.timing++;
+      } else if (r.recordType === 'mark') {
+        truth.marks.push([f, r.kind, r.label || '', r.step === undefined ? null : r.step].join('|'));
       }
     }
     truth.withParent += parents.filter((p) => ids.has(p)).length; /* its parent is in the file */
@@ -98,6 +101,8 @@ const evRuns = [{ first: det.eventBase, count: D.events.start.length }];
 const tmRuns = [{ first: det.timingBase, count: D.timing.start.length }];
 const keys = [];
 let linked = D.events.parent.filter((p) => p >= 0).length;
+const marks = D.marks.map((m) => [D.files[m.file].path, m.kind, m.label, m.step].join('|'));
+let marksOk = true;
 const fileOf = (track) => D.files[D.tracks[track].file].path;
 D.events.id.forEach((id, j) => keys.push(fileOf(D.events.track[j]) + '|' + id));
 let indexOk = true;
@@ -110,7 +115,7 @@ for (let k = 0; k < T.count; k++) {
   const t = runTile(file);
   const E = t.cols.events;
   const M = t.cols.timing;
-  const starts = E.start.concat(M.start);
+  const starts = E.start.concat(M.start, t.cols.marks.ts);
   const lines = t.text.split('\n').length - 2; /* an empty first line, a newline after each */
   if (t.k !== k || E.start.length !== T.nev[k] || M.start.length !== T.ntm[k] || Math.min(...starts) !== T.t0[k] ||
       Math.max(...starts) !== T.t1[k] || fs.statSync(file).size !== T.size[k]) {
@@ -120,6 +125,9 @@ for (let k = 0; k < T.count; k++) {
   if (lines !== E.start.length + M.start.length || E.line.some((l) => l < 0 || l >= lines)) linesOk = false;
   for (const p of E.parent) if (p < -1 || p >= truth.events) parentsOk = false;
   linked += E.parent.filter((p) => p >= 0).length;
+  const K = t.cols.marks;
+  K.ts.forEach((ts, j) => marks.push([D.files[K.file[j]].path, D.strings[K.kind[j]], D.strings[K.label[j]], K.step[j]].join('|')));
+  if (K.ts.length !== T.nmk[k] || K.ts.some((ts) => ts < T.t0[k] || ts > T.t1[k])) marksOk = false;
   evRuns.push({ first: T.ev0[k], count: E.start.length });
   tmRuns.push({ first: T.tm0[k], count: M.start.length });
   E.id.forEach((id, j) => keys.push(fileOf(E.track[j]) + '|' + id));
@@ -140,6 +148,12 @@ if (args.from) {
 }
 check(covers(evRuns, truth.events), `the page and the tiles hold events 0 .. ${truth.events - 1} once each`, evRuns.slice(0, 6));
 check(covers(tmRuns, truth.timing), `… and timing records 0 .. ${truth.timing - 1}`, tmRuns.slice(0, 6));
+marks.sort();
+truth.marks.sort();
+check(truth.marks.length > 0 && marks.length === truth.marks.length && marks.every((m, i) => m === truth.marks[i]) &&
+  det.tiledMarks > 0 && det.tiledMarks === marks.length - D.marks.length && marksOk,
+  `the marks of the trace (${truth.marks.length}: file, kind, label, step) are in the page or a tile once, ${det.tiledMarks} in tiles`,
+  { page: D.marks.length, total: marks.length, truth: truth.marks.length, tiled: det.tiledMarks, marksOk });
 keys.sort();
 check(keys.length === truth.keys.length && keys.every((x, i) => x === truth.keys[i]),
   `every event of the trace (file, id) is in the page or a tile exactly once (${truth.keys.length})`,

@@ -5,14 +5,15 @@
 //
 //   node tiles_test.mjs --cclscope BIN --trace DIR --out DIR
 //
-// --trace: ncclemu's mixed scenario, 8 GPUs, 6 operations, unpaced (about
-// 12 MB). The page is written with --detail-mb 1: its own detail is the
+// --trace: ncclemu's mixed scenario, 8 GPUs, 6 operations, step marks,
+// unpaced (about 12 MB). The page is written with --detail-mb 1: its own detail is the
 // first stretch of the trace, the rest goes to some 70 tiles. Checks: the
 // page's detail is bounded by the budget (the page less the same page
 // without detail); on the lanes, zoomed out, no tile is loaded and the page
 // says to zoom in; zoomed in at the end of the trace (past the page's own
 // detail) the tiles of that window load, and the events drawn from them are
-// exactly the trace's events in the window (counted in the trace files);
+// exactly the trace's events in the window (counted in the trace files),
+// and the marks of the tiles loaded join the page's;
 // clicking one shows every field of its record; zoom and pan frames (the
 // sanity bound of browser.view); a window elsewhere keeps no more tiles
 // loaded than the page allows; with a tile file missing the page says so
@@ -146,12 +147,16 @@ async function zoomAt(page, t, steps) {
     `the window's tiles loaded (${t1.want.length} wanted, ${t1.loaded.length} of ${t1.count} loaded)`, t1);
   check(t1.loadedBytes <= t1.loadBytes, 'no more tile bytes loaded than the page allows', t1);
   const truth = starts.filter((s) => s >= v.t0 && s <= v.t1).length;
-  const held = await api(page, ([a, b]) => window.cclscopeView.eventsIn(a, b), [v.t0, v.t1]);
-  check(truth > 0 && held === truth, `the page holds the trace's ${truth} events of the window`, { held, truth });
+  const inWindow = await api(page, ([a, b]) => window.cclscopeView.eventsIn(a, b), [v.t0, v.t1]);
+  check(truth > 0 && inWindow === truth, `the page holds the trace's ${truth} events of the window`, { inWindow, truth });
   /* the Coll events only, so that the rows of every rank are in view */
   await page.selectOption('#f-type', 'Coll');
   await page.waitForTimeout(200);
   await page.screenshot({ path: path.join(args.out, 'tiles-end.png') });
+  const held = await api(page, () => window.cclscopeView.counts().marks);
+  const tiledMarks = D.tiles.nmk.reduce((a, n, k) => a + (t1.loaded.includes(k) ? n : 0), 0);
+  check(D.detail.tiledMarks > 0 && held === D.marks.length + tiledMarks,
+    `the marks of the loaded tiles join the page's (${D.marks.length} + ${tiledMarks})`, { held, page: D.marks.length, tiledMarks });
   const frame = await api(page, () => window.cclscopeView.lastFrame());
   check(frame.fromTiles > 0, `events from the tiles are drawn (${frame.fromTiles} bars or blocks)`, frame);
 

@@ -137,11 +137,16 @@ static void say_detail(const view_options *o, const view_data *v) {
               "cclscope view: no detail in the page (--detail-mb "
               "%" PRIu64 "); ",
               o->detail_bytes >> 20);
+    fprintf(stderr, "%" PRIu64 " events", v->tiled_events);
+    if (v->tiled_marks)
+      fprintf(stderr, ", %" PRIu64 " timing records and %" PRIu64 " marks",
+              v->tiled_timing, v->tiled_marks);
+    else
+      fprintf(stderr, " and %" PRIu64 " timing records", v->tiled_timing);
     fprintf(stderr,
-            "%" PRIu64 " events and %" PRIu64
-            " timing records in %zu tiles in '%s' (keep that folder next to "
-            "the page: it loads them as you zoom in)\n",
-            v->tiled_events, v->tiled_timing, t->ntiles, t->dir);
+            " in %zu tiles in '%s' (keep that folder next to the page: it "
+            "loads them as you zoom in)\n",
+            t->ntiles, t->dir);
   }
   if (t && t->failed)
     fprintf(stderr,

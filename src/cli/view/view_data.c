@@ -462,26 +462,35 @@ static bool add_timing(view_data *v, const rec *r, size_t file, FILE *extra) {
   return !v->oom;
 }
 
+/* Marks go with the detail when the page has tiles: those outside the
+ * page's own span to the open tile; without tiles all are in the page. */
 static bool add_mark(view_data *v, const rec *r, size_t file) {
   if (!r->has_ts) {
     v->skipped++;
     return true;
   }
-  if (!grow((void **)&v->marks, &v->cap_marks, v->nmarks, sizeof *v->marks))
-    return false;
-  view_mark *m = &v->marks[v->nmarks++];
-  m->ts = r->ts - v->base;
-  m->file = (uint32_t)file;
-  m->kind = 0;
+  view_mark m;
+  m.ts = r->ts - v->base;
+  m.file = (uint32_t)file;
+  m.kind = 0;
   js_iter it;
   js_value k, val;
   if (js_object_begin(&it, r->line, r->line + r->len, r->line))
     while (js_object_next(&it, &k, &val))
       if (js_str_eq(&k, "kind"))
-        m->kind = str_of(v, &val);
-  m->label = str_of(v, js_get(r->f, K_label));
-  if (!js_to_i64(js_get(r->f, K_step), &m->step))
-    m->step = INT64_MIN;
+        m.kind = str_of(v, &val);
+  m.label = str_of(v, js_get(r->f, K_label));
+  if (!js_to_i64(js_get(r->f, K_step), &m.step))
+    m.step = INT64_MIN;
+  if (tiling(v) && !in_detail(v, r->ts) &&
+      view_tiles_extra(v->tiles, v->ev_global, v->tm_global)) {
+    view_tile_mark tm = {m.ts, m.step, m.file, m.kind, m.label};
+    v->tiled_marks++;
+    return view_tiles_add_mark(v->tiles, &tm);
+  }
+  if (!grow((void **)&v->marks, &v->cap_marks, v->nmarks, sizeof *v->marks))
+    return false;
+  v->marks[v->nmarks++] = m;
   return true;
 }
 
@@ -727,6 +736,8 @@ static void write_detail(view_data *v, jsonw *w) {
   jw_u64(w, v->tiled_events);
   jw_key(w, "tiledTiming");
   jw_u64(w, v->tiled_timing);
+  jw_key(w, "tiledMarks");
+  jw_u64(w, v->tiled_marks);
   jw_key(w, "eventBase");
   jw_u64(w, v->ev_base);
   jw_key(w, "timingBase");

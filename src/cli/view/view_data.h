@@ -105,7 +105,7 @@ typedef struct {
   const ord_reader *rd;
   uint64_t ev_global, tm_global;
   uint64_t ev_base, tm_base;
-  uint64_t tiled_events, tiled_timing;
+  uint64_t tiled_events, tiled_timing, tiled_marks;
   pair_map global_of; /* (file, event id) -> global number + 1 */
   pair_map tags;      /* (handleTag, pid or UINT64_MAX) -> file + 1 */
   bool tags_built;

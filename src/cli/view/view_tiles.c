@@ -44,6 +44,7 @@ void view_tiles_free(view_tiles *t) {
   free(t->name);
   free(t->ev);
   free(t->tm);
+  free(t->mk);
   free(t->index);
   memset(t, 0, sizeof *t);
 }
@@ -145,7 +146,7 @@ FILE *view_tiles_extra(view_tiles *t, uint64_t ev_next, uint64_t tm_next) {
   }
   t->lines = 0;
   t->extra_bytes = 0;
-  t->nev = t->ntm = 0;
+  t->nev = t->ntm = t->nmk = 0;
   memset(&t->open, 0, sizeof t->open);
   t->open.ev0 = ev_next;
   t->open.tm0 = tm_next;
@@ -174,8 +175,8 @@ static void note_start(view_tiles *t, int64_t start) {
 }
 
 static void cut_when_full(view_tiles *t) {
-  uint64_t used =
-      t->extra_bytes + (t->nev + t->ntm) * (uint64_t)VIEW_TILE_COLUMN_BYTES;
+  uint64_t used = t->extra_bytes +
+                  (t->nev + t->ntm + t->nmk) * (uint64_t)VIEW_TILE_COLUMN_BYTES;
   if (used >= t->tile_bytes)
     view_tiles_cut(t);
 }
@@ -202,6 +203,19 @@ bool view_tiles_add_timing(view_tiles *t, const view_tile_timing *e) {
   }
   t->tm[t->ntm++] = *e;
   note_start(t, e->start);
+  cut_when_full(t);
+  return true;
+}
+
+bool view_tiles_add_mark(view_tiles *t, const view_tile_mark *m) {
+  if (!t->file)
+    return true;
+  if (!grow((void **)&t->mk, &t->cap_mk, t->nmk, sizeof *t->mk)) {
+    fail(t, 0);
+    return false;
+  }
+  t->mk[t->nmk++] = *m;
+  note_start(t, m->ts);
   cut_when_full(t);
   return true;
 }
@@ -249,6 +263,23 @@ static void write_columns(const view_tiles *t, jsonw *w) {
   TILE_COLUMN(w, "source", n, m[i].source);
   TILE_COLUMN(w, "line", n, m[i].line);
   jw_obj_end(w);
+  const view_tile_mark *k = t->mk;
+  n = t->nmk;
+  jw_key(w, "marks");
+  jw_obj_begin(w);
+  TILE_COLUMN(w, "file", n, k[i].file);
+  TILE_COLUMN(w, "ts", n, k[i].ts);
+  TILE_COLUMN(w, "kind", n, k[i].kind);
+  TILE_COLUMN(w, "label", n, k[i].label);
+  jw_key(w, "step");
+  jw_arr_begin(w);
+  for (size_t i = 0; i < n; i++)
+    if (k[i].step == INT64_MIN)
+      jw_null(w);
+    else
+      jw_i64(w, k[i].step);
+  jw_arr_end(w);
+  jw_obj_end(w);
   jw_obj_end(w);
 }
 
@@ -279,6 +310,7 @@ void view_tiles_cut(view_tiles *t) {
   }
   t->open.nev = t->nev;
   t->open.ntm = t->ntm;
+  t->open.nmk = t->nmk;
   t->open.bytes = size > 0 ? (uint64_t)size : 0;
   t->index[t->ntiles++] = t->open;
 }
@@ -313,6 +345,7 @@ void view_tiles_write_index(const view_tiles *t, uint64_t load_bytes,
   TILE_COLUMN(w, "nev", n, x[i].nev);
   TILE_COLUMN(w, "tm0", n, x[i].tm0);
   TILE_COLUMN(w, "ntm", n, x[i].ntm);
+  TILE_COLUMN(w, "nmk", n, x[i].nmk);
   TILE_COLUMN(w, "size", n, x[i].bytes);
   jw_obj_end(w);
   jw_newline(w);

@@ -51,10 +51,18 @@ typedef struct {
   uint32_t track, name, source, line;
 } view_tile_timing;
 
+/* One mark record in a tile (kind and label: string ids). */
+typedef struct {
+  int64_t ts;   /* ns since the page's base */
+  int64_t step; /* INT64_MIN: none */
+  uint32_t file, kind, label;
+} view_tile_mark;
+
 /* What the page's index says of one written tile. */
 typedef struct {
   uint64_t ev0, nev; /* global numbers of its events: [ev0, ev0 + nev) */
   uint64_t tm0, ntm; /* of its timing records */
+  uint64_t nmk;      /* its marks */
   int64_t t0, t1;    /* first and last start, ns since the base */
   uint64_t bytes;    /* the file's size */
 } view_tile_info;
@@ -72,6 +80,8 @@ typedef struct {
   size_t nev, cap_ev;
   view_tile_timing *tm;
   size_t ntm, cap_tm;
+  view_tile_mark *mk;
+  size_t nmk, cap_mk;
   view_tile_info open; /* the open tile's index entry, filled as it grows */
   /* written tiles */
   view_tile_info *index;
@@ -98,6 +108,8 @@ FILE *view_tiles_extra(view_tiles *t, uint64_t ev_next, uint64_t tm_next);
  * of memory. */
 bool view_tiles_add_event(view_tiles *t, const view_tile_event *e);
 bool view_tiles_add_timing(view_tiles *t, const view_tile_timing *e);
+/* A mark (no extra line: open the tile with view_tiles_extra first). */
+bool view_tiles_add_mark(view_tiles *t, const view_tile_mark *m);
 /* Closes the open tile (if any) and writes it out. */
 void view_tiles_cut(view_tiles *t);
 
