@@ -286,8 +286,6 @@ static uint64_t number_event(view_data *v, const rec *r, size_t file) {
 /* ---- records ---- */
 
 static uint8_t end_code(const rec *r) {
-  if (r->et == ET_LIFECYCLE && r->end == END_STOPPED)
-    return 0;
   return r->end == END_STOPPED     ? 0
          : r->end == END_RECLAIMED ? 1
          : r->end == END_INFLIGHT  ? 2

@@ -13,7 +13,11 @@
  * integer number of ns since the page's base time, so memory holds only
  * the columns. view_data_write then writes the columns, with parents,
  * PXN parents and timing records resolved to row numbers. The layout of
- * both is documented in web/README.md.
+ * both is documented in web/README.md. When the page has tiles
+ * (view_tiles.h), the detail beyond the budget goes to them instead of
+ * being left to the overview, and every event and timing record with
+ * detail gets a global number, by which parents link across the page and
+ * its tiles.
  */
 #ifndef CCLSCOPE_CLI_VIEW_DATA_H
 #define CCLSCOPE_CLI_VIEW_DATA_H
