@@ -8,7 +8,10 @@
 // each frame (window.cclscopeView.frameTimes: the canvas work of one frame)
 // in phases: on the overview (when the page opens on it) the whole trace,
 // zoom and pan; then on the lanes the whole trace, zooming in with "+", panning with the arrow
-// keys, wheel zoom, vertical scrolling, hovering. Results on stdout (JSON).
+// keys, wheel zoom, vertical scrolling, hovering; on a page with tiles
+// (PAGE.files/), zooming into the middle of the trace, the time until its
+// tiles are loaded and drawn, and panning and zooming there. Results on
+// stdout (JSON).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -55,6 +58,7 @@ async function phase(name, steps) {
   return { name, frames: ft.length, medianMs: q(0.5), p95Ms: q(0.95), maxMs: ft[ft.length - 1], wallMsPerStep: wall / steps.length, lastFrame: last };
 }
 const rep = (n, f) => Array.from({ length: n }, () => f);
+const LABEL_X = 300; /* the plot starts right of the label column */
 await page.focus('#timeline');
 const key = (k) => () => page.keyboard.press(k);
 const phases = [];
@@ -83,6 +87,29 @@ await page.keyboard.press('0');
 phases.push(await phase('scroll down (PageDown x10)', rep(10, key('PageDown'))));
 let hx = 320;
 phases.push(await phase('hover (x40)', rep(40, () => { hx += 29; return page.mouse.move(hx % width, 200 + (hx % 500)); })));
+/* a page with tiles: zoom into the middle of the trace (past the page's
+ * own detail), wait for the tiles of the window, then pan and zoom there */
+let tiles = null;
+if (await page.evaluate(() => window.cclscopeView.tiles() !== null)) {
+  await page.keyboard.press('0');
+  await page.mouse.move(LABEL_X + (width - LABEL_X) * 0.5, height / 2);
+  const settledTiles = () => page.waitForFunction(() => {
+    const t = window.cclscopeView.tiles();
+    return t.pending === 0 && t.state !== 'loading';
+  }, null, { timeout: 120000, polling: 20 });
+  phases.push(await phase('tiles: wheel zoom into the middle (x12)', rep(12, () => page.mouse.wheel(0, -400))));
+  const t0 = Date.now();
+  await settledTiles();
+  await settle();
+  const loadedMs = Date.now() - t0;
+  phases.push(await phase('tiles: pan with arrows (x20, tiles arriving)', rep(20, key('ArrowRight'))));
+  await settledTiles();
+  phases.push(await phase('tiles: zoom in with + (x8)', rep(8, key('+'))));
+  phases.push(await phase('tiles: zoom out with - (x8)', rep(8, key('-'))));
+  await settledTiles();
+  tiles = { ...(await page.evaluate(() => window.cclscopeView.tiles())), want: undefined, loaded: undefined,
+    counts: await page.evaluate(() => window.cclscopeView.counts()), msUntilLoadedAfterZoom: loadedMs };
+}
 console.log(JSON.stringify({ page: html, viewport: `${width}x${height}`, openedOn: mode, loadMs, parseMs: info.load.parseMs, layoutMs: info.load.layoutMs,
-  jsHeapMB: metrics.JSHeapUsedSize / 1048576, counts: info.counts, phases, errors }, null, 1));
+  jsHeapMB: metrics.JSHeapUsedSize / 1048576, counts: info.counts, phases, tiles, errors }, null, 1));
 await browser.close();

@@ -17,10 +17,24 @@
     t0: M.tMin, t1: M.tMax, scrollY: 0, width: 0, height: 0, dpr: 1,
     hover: -1, selected: -1, collapsed: new Set(), hiddenTypes: new Set(),
     filter: { type: '', func: '', rank: '' }, search: '', matches: [], matchAt: -1,
-    frameTimes: [], stats: { drawn: 0, merged: 0, mergedItems: 0 }, linksDrawn: null,
+    frameTimes: [], stats: { drawn: 0, merged: 0, mergedItems: 0, fromTiles: 0 }, linksDrawn: null,
     pending: false, frames: 0,
     ov: buildOverview(M), mode: 'lanes', ovHover: -1, ovStats: null, savedScroll: { overview: 0, lanes: 0 },
   };
+  /* tiles arrived (or failed): the items again, the selection kept */
+  V.tiles = initTiles(M, () => {
+    const t0 = performance.now();
+    const sel = V.selected >= 0 ? M.globalOf(V.selected) : null;
+    assemble(M, [M.base, ...V.tiles.loaded.values()]);
+    V.selected = sel ? M.itemOf(sel) : -1;
+    V.hover = -1;
+    V.refilter();
+    /* the panel's links are item numbers: shown again (or cleared when
+     * the selected event's tile was dropped) */
+    if (sel) showDetails(V, V.selected);
+    V.tiles.mergeMs = performance.now() - t0;
+    updateStatus();
+  });
   /* the overview first whenever there are GPUs to compare */
   if (V.ov && V.ov.nr >= 2) V.mode = 'overview';
 
@@ -29,7 +43,11 @@
     V.pending = true;
     requestAnimationFrame(() => {
       V.pending = false;
-      if (V.mode === 'overview') drawOverview(V); else draw(V);
+      if (V.mode === 'lanes') tilesUpdate(V);
+      /* a window whose tiles are missing is drawn from the overview */
+      const fallback = V.mode === 'lanes' && V.tiles && V.tiles.state === 'missing' && V.ov;
+      if (V.mode === 'overview' || fallback) drawOverview(V); else draw(V);
+      if (V.mode === 'lanes') drawTileNote(V, V.ctx);
       V.frames++;
     });
   }
@@ -396,17 +414,28 @@
   reset();
   V.layoutMs = performance.now() - t0;
   const status = document.getElementById('status');
-  let statusText = (V.ov ? V.ov.nr + ' GPUs · ' : '') + M.nEv + ' events · ' + M.nTm + ' timing records · ' +
-    V.R.rows.length + ' rows · ' + M.files.length + ' processes · ' + M.marks.length + ' marks';
-  if (M.raw.inputs.unplaced) statusText += ' · ' + M.raw.inputs.unplaced + ' events left out (too many overlaps)';
-  const det = M.raw.detail;
-  if (det && !det.complete) {
-    const from = det.firstRecord;
-    statusText += ' · detail for ' + fmtTime(det.from - from) + ' … ' + fmtTime(det.to - from) +
-      ' after the first record only (' + (det.droppedEvents + det.droppedTiming) +
-      ' records in the overview only; cclscope view --detail-from S or --detail-mb N for more)';
+  let statusText = '';
+  /* the status line: what the page holds now (tiles loaded included) */
+  function updateStatus() {
+    let text = (V.ov ? V.ov.nr + ' GPUs · ' : '') + M.nEv + ' events · ' + M.nTm + ' timing records · ' +
+      V.R.rows.length + ' rows · ' + M.files.length + ' processes · ' + M.marks.length + ' marks';
+    if (M.raw.inputs.unplaced) text += ' · ' + M.raw.inputs.unplaced + ' events left out (too many overlaps)';
+    const det = M.raw.detail;
+    const TI = M.raw.tiles;
+    if (det && !det.complete && !(TI && TI.count)) {
+      const from = det.firstRecord;
+      text += ' · detail for ' + fmtTime(det.from - from) + ' … ' + fmtTime(det.to - from) +
+        ' after the first record only (' + (det.droppedEvents + det.droppedTiming) +
+        ' records in the overview only; cclscope view --detail-from S or --detail-mb N for more)';
+    }
+    if (TI && TI.count) {
+      text += ' · the rest of the detail (' + (det.tiledEvents + det.tiledTiming) + ' records) in ' + TI.count +
+        ' tiles in ' + TI.dir + '/, loaded as you zoom in on the lanes (' + V.tiles.loaded.size + ' loaded)';
+    }
+    statusText = text;
+    status.textContent = text;
   }
-  status.textContent = statusText;
+  updateStatus();
   const first = M.files.find((f) => f.host);
   document.title = 'cclscope timeline' + (first ? ' — ' + first.host + (M.files.length > 1 ? ' +' + (M.files.length - 1) : '') : '');
 
@@ -439,6 +468,7 @@
       return c;
     },
     lastFrame: () => ({ drawn: V.stats.drawn, merged: V.stats.merged, mergedItems: V.stats.mergedItems, frames: V.frames,
+      fromTiles: V.stats.fromTiles,
       ms: V.frameTimes[V.frameTimes.length - 1], links: V.linksDrawn ? { ...V.linksDrawn } : null }),
     frameTimes: () => V.frameTimes.slice(),
     headers: (kind) => V.L.lines.filter((l) => l.kind === kind).map((l) => l.label),
@@ -476,6 +506,20 @@
       return { x: c.left + LABEL_W, y: c.top + AXIS_H + r * h - V.scrollY, w: plotWidth(V), h };
     },
     detail: () => ({ ...M.raw.detail }),
+    /* the tiles beside the page: how many, which are loaded, what the
+     * window needs, the note on screen */
+    tiles: () => (V.tiles ? {
+      count: V.tiles.count, loaded: [...V.tiles.loaded.keys()].sort((a, b) => a - b), pending: V.tiles.pending.size,
+      missing: [...V.tiles.missing].sort((a, b) => a - b), want: V.tiles.want.slice(), state: V.tiles.state,
+      note: V.tiles.note, batches: V.tiles.batches, loadBytes: V.tiles.loadBytes, loadedBytes: loadedBytes(V.tiles),
+      mergeMs: V.tiles.mergeMs,
+    } : null),
+    /* events (not timing records) held now whose start is in [t0, t1] */
+    eventsIn: (t0, t1) => {
+      let c = 0;
+      for (let i = 0; i < M.nEv; i++) if (M.start[i] >= t0 && M.start[i] <= t1) c++;
+      return c;
+    },
   });
   document.body.dataset.ready = '1';
 })();

@@ -118,10 +118,12 @@ function drawRow(V, ctx, row, y, stats) {
         }
       }
       stats.drawn++;
+      stats.fromTiles += M.fromTile[i];
       k++;
       continue;
     }
     /* a run of sub-pixel items: one block */
+    stats.fromTiles += M.fromTile[i];
     let runEnd = Math.max(x1, x0 + 1);
     let count = 0;
     for (;;) {
@@ -335,7 +337,7 @@ function draw(V) {
   ctx.setTransform(V.dpr, 0, 0, V.dpr, 0, 0);
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, V.width, V.height);
-  const stats = { drawn: 0, merged: 0, mergedItems: 0 };
+  const stats = { drawn: 0, merged: 0, mergedItems: 0, fromTiles: 0 };
   const L = V.L;
   let first = Math.max(0, lineAt(L, V.scrollY));
   let last = first;

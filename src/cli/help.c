@@ -224,11 +224,15 @@ static const char help_hang[] =
     "reported (or an input could not be read), 2 usage error.\n";
 static const char help_view[] =
     "usage: cclscope view [--memory-mb N] [--no-summary] [--detail-mb N]\n"
-    "                     [--detail-from S] -o FILE.html DIR|FILE...\n"
+    "                     [--detail-from S] [--single-file] -o FILE.html\n"
+    "                     DIR|FILE...\n"
     "\n"
     "Writes one self-contained HTML page (scripts, style and data inside; it\n"
     "opens from a file with no network access) with a timeline of the\n"
-    "traces:\n"
+    "traces. When the detail does not fit --detail-mb, the rest of it goes\n"
+    "to FILE.files/ next to the page (tile-*.js, one per stretch of time):\n"
+    "the page loads the tiles of what you zoom into from there, so keep the\n"
+    "folder next to the page when you copy it. The page shows:\n"
     "  overview    first, with two GPUs or more: one row per GPU by global\n"
     "              rank, collectives coloured by arrival lateness (start\n"
     "              minus the earliest start of the same collective), the\n"
@@ -260,11 +264,14 @@ static const char help_view[] =
     "                     the overview then knows a GPU only by its\n"
     "                     process's launcher rank)\n"
     "  --detail-mb N      detail (the events you can click) embedded up to\n"
-    "                     about N MB, in start order (default 28; 0 none);\n"
-    "                     the overview always covers the whole trace, so\n"
-    "                     the page stays under ~50 MB by default\n"
+    "                     about N MB, in start order (default 28; 0 none),\n"
+    "                     the rest in FILE.files/; the overview always\n"
+    "                     covers the whole trace, so the page stays under\n"
+    "                     ~50 MB by default\n"
     "  --detail-from S    detail from S seconds after the first record on\n"
-    "                     (the span that stderr and the page name)\n";
+    "                     (the span that stderr and the page name)\n"
+    "  --single-file      no FILE.files/: detail beyond --detail-mb is in\n"
+    "                     the overview only (as always on stdout)\n";
 
 static const char help_convert[] =
     "usage: cclscope convert -o FILE|DIR DIR|FILE...\n"

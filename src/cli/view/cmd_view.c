@@ -26,12 +26,24 @@ typedef struct {
   bool summary;
   uint64_t detail_bytes; /* --detail-mb; UINT64_MAX: no limit */
   int64_t detail_from;   /* --detail-from, ns after the first record */
+  bool single_file;      /* --single-file: no tiles beside the page */
 } view_options;
 
 /* The default page bound (docs/cli.md, Big traces): detail up to this,
  * plus the overview (at most VIEW_OV_MAX_CELLS buckets and
  * VIEW_OV_MAX_INSTANCES instances, about 20 MB in the worst case). */
 #define VIEW_DEFAULT_DETAIL_MB 28
+
+/* Detail beyond the budget goes to tiles of about budget / 16 bytes each
+ * (view_tiles.h), at least 64 KiB and at most 4 MiB. */
+static uint64_t tile_bytes_for(uint64_t budget) {
+  uint64_t t = budget / 16;
+  if (t < (64u << 10))
+    t = 64u << 10;
+  if (t > (4u << 20))
+    t = 4u << 20;
+  return t;
+}
 
 /* The summary (kept in *out for the overview's GPUs; NULL when it failed)
  * and its JSON in memory (NULL, 0 when not wanted or failed). */
@@ -108,6 +120,59 @@ static int read_events(view_data *v, ord_reader *rd, uint64_t total,
   return rc;
 }
 
+/* stderr: where the detail went when it did not all fit the page. */
+static void say_detail(const view_options *o, const view_data *v) {
+  const view_tiles *t = v->tiles;
+  if (v->tiled_events || v->tiled_timing) {
+    if (v->nev + v->ntm)
+      fprintf(stderr,
+              "cclscope view: detail (events you can click) in the page for "
+              "%.3f s to %.3f s after the first record (--detail-mb %" PRIu64
+              "); ",
+              (double)(v->detail_t0 - (v->first_key - v->base)) / 1e9,
+              (double)(v->detail_t1 - (v->first_key - v->base)) / 1e9,
+              o->detail_bytes >> 20);
+    else
+      fprintf(stderr,
+              "cclscope view: no detail in the page (--detail-mb "
+              "%" PRIu64 "); ",
+              o->detail_bytes >> 20);
+    fprintf(stderr, "%" PRIu64 " events", v->tiled_events);
+    if (v->tiled_marks)
+      fprintf(stderr, ", %" PRIu64 " timing records and %" PRIu64 " marks",
+              v->tiled_timing, v->tiled_marks);
+    else
+      fprintf(stderr, " and %" PRIu64 " timing records", v->tiled_timing);
+    fprintf(stderr,
+            " in %zu tiles in '%s' (keep that folder next to the page: it "
+            "loads them as you zoom in)\n",
+            t->ntiles, t->dir);
+  }
+  if (t && t->failed)
+    fprintf(stderr,
+            "cclscope view: writing the tiles in '%s' failed (%s): the "
+            "detail they miss is in the overview only\n",
+            t->dir, t->error ? strerror(t->error) : "out of memory");
+  if (!v->dropped_events && !v->dropped_timing)
+    return;
+  if (v->nev + v->ntm + v->tiled_events + v->tiled_timing == 0)
+    fprintf(stderr,
+            "cclscope view: no detail embedded (--detail-mb %" PRIu64
+            ", --detail-from): the %" PRIu64 " events and %" PRIu64
+            " timing records are in the overview only\n",
+            o->detail_bytes >> 20, v->dropped_events, v->dropped_timing);
+  else if (!v->tiled_events && !v->tiled_timing)
+    fprintf(stderr,
+            "cclscope view: detail (events you can click) kept for %.3f s "
+            "to %.3f s after the first record (--detail-mb %" PRIu64
+            "); %" PRIu64 " events and %" PRIu64
+            " timing records outside it are in the overview only: "
+            "--detail-from S shows a later span\n",
+            (double)(v->detail_t0 - (v->first_key - v->base)) / 1e9,
+            (double)(v->detail_t1 - (v->first_key - v->base)) / 1e9,
+            o->detail_bytes >> 20, v->dropped_events, v->dropped_timing);
+}
+
 static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
   char *sum = NULL;
   size_t sum_len = 0;
@@ -134,6 +199,18 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
     free(analysis);
     return -1;
   }
+  /* the detail beyond the budget in tiles beside the page (not on stdout) */
+  view_tiles *tiles = NULL;
+  if (!o->single_file && strcmp(o->output, "-") != 0) {
+    tiles = malloc(sizeof *tiles);
+    if (tiles &&
+        !view_tiles_init(tiles, o->output, tile_bytes_for(o->detail_bytes))) {
+      free(tiles);
+      tiles = NULL;
+    }
+    if (tiles)
+      view_data_use_tiles(v, tiles, &rd);
+  }
   int rc = -2;
   uint64_t records = 0;
   size_t nfiles = rd.n;
@@ -152,6 +229,11 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
           rc = -1;
         else if (!view_page_tail(page))
           rc = -2;
+        else if (tiles && tiles->ntiles && !view_page_allow_tiles(page))
+          fprintf(stderr,
+                  "cclscope view: cannot let '%s' load its tiles "
+                  "(not a regular file?)\n",
+                  o->output);
       }
     }
   }
@@ -172,23 +254,11 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
               "cclscope view: %" PRIu64 " events left out: more than %d "
               "overlapping events on one thread\n",
               v->tl.unplaced, LANE_MAX_PER_GROUP);
-    if ((v->dropped_events || v->dropped_timing) && v->nev + v->ntm == 0)
-      fprintf(stderr,
-              "cclscope view: no detail embedded (--detail-mb %" PRIu64
-              ", --detail-from): the %" PRIu64 " events and %" PRIu64
-              " timing records are in the overview only\n",
-              o->detail_bytes >> 20, v->dropped_events, v->dropped_timing);
-    else if (v->dropped_events || v->dropped_timing)
-      fprintf(stderr,
-              "cclscope view: detail (events you can click) kept for %.3f s "
-              "to %.3f s after the first record (--detail-mb %" PRIu64
-              "); %" PRIu64 " events and %" PRIu64
-              " timing records outside it are in the overview only: "
-              "--detail-from S shows a later span\n",
-              (double)(v->detail_t0 - (v->first_key - v->base)) / 1e9,
-              (double)(v->detail_t1 - (v->first_key - v->base)) / 1e9,
-              o->detail_bytes >> 20, v->dropped_events, v->dropped_timing);
+    say_detail(o, v);
   }
+  if (tiles)
+    view_tiles_free(tiles);
+  free(tiles);
   view_data_free(v);
   free(v);
   free(sum);
@@ -201,6 +271,7 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
 static const cli_option view_cli_options[] = {{"no-summary", false, 'n'},
                                               {"detail-mb", true, 'd'},
                                               {"detail-from", true, 'f'},
+                                              {"single-file", false, 's'},
                                               {NULL, false, 0}};
 
 static const cli_command_line view_command_line = {
@@ -219,6 +290,9 @@ static int parse_options(view_options *o, cli_parser *p, int argc,
     switch (c) {
     case 'n':
       o->summary = false;
+      break;
+    case 's':
+      o->single_file = true;
       break;
     case 'd': {
       long long mb;
@@ -249,8 +323,9 @@ static int parse_options(view_options *o, cli_parser *p, int argc,
 }
 
 int cmd_view(int argc, char **argv) {
-  view_options o = {NULL, CLI_DEFAULT_MEMORY_BYTES, true,
-                    (uint64_t)VIEW_DEFAULT_DETAIL_MB << 20, 0};
+  view_options o = {NULL, CLI_DEFAULT_MEMORY_BYTES,
+                    true, (uint64_t)VIEW_DEFAULT_DETAIL_MB << 20,
+                    0,    false};
   cli_parser p;
   if (parse_options(&o, &p, argc, argv) == CLI_PARSE_EXIT)
     return p.status;

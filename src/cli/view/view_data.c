@@ -21,6 +21,8 @@ bool view_data_init(view_data *v, size_t nfiles, uint64_t detail_budget,
   v->first_key = INT64_MIN;
   v->detail_t0 = INT64_MAX;
   v->detail_t1 = INT64_MIN;
+  pair_map_init(&v->global_of);
+  pair_map_init(&v->tags);
   v->sc = malloc(sizeof *v->sc);
   if (!v->sc || !tl_init(&v->tl, nfiles)) {
     free(v->sc);
@@ -40,7 +42,15 @@ void view_data_free(view_data *v) {
   free(v->buf);
   free(v->sc);
   view_ov_free(&v->ov);
+  pair_map_free(&v->global_of);
+  pair_map_free(&v->tags);
   memset(v, 0, sizeof *v);
+}
+
+void view_data_use_tiles(view_data *v, view_tiles *tiles,
+                         const ord_reader *rd) {
+  v->tiles = tiles;
+  v->rd = rd;
 }
 
 static bool grow(void **p, size_t *cap, size_t n, size_t size) {
@@ -159,9 +169,11 @@ static bool in_columns(const js_value *k) {
   return false;
 }
 
-/* Write the record's keys (less `skip_columns` ones) as one line. */
+/* Write the record's keys (less `skip_columns` ones) as one line to
+ * `extra`, counted in *lines and *bytes; returns its line number. */
 static uint32_t extra_line(view_data *v, const rec *r, bool skip_columns,
-                           bool skip_stop, FILE *extra) {
+                           bool skip_stop, FILE *extra, uint32_t *lines,
+                           uint64_t *bytes) {
   js_iter it;
   js_value k, val;
   v->nbuf = 0;
@@ -183,12 +195,12 @@ static uint32_t extra_line(view_data *v, const rec *r, bool skip_columns,
   put(v, "}\n", 2);
   if (!v->oom) {
     fwrite(v->buf, 1, v->nbuf, extra);
-    v->extra_bytes += v->nbuf;
+    *bytes += v->nbuf;
   }
-  return v->lines++;
+  return (*lines)++;
 }
 
-/* ---- records ---- */
+/* ---- the detail budget ---- */
 
 /* Whether a record starting at `start` (ns since the epoch) is embedded
  * in detail; records before detail_from and after the budget ran out are
@@ -203,6 +215,8 @@ static bool in_detail(view_data *v, int64_t start) {
     v->detail_full = true;
     return false;
   }
+  if (v->tiles)
+    view_tiles_cut(v->tiles); /* a tile never straddles the page's span */
   if (start - v->base < v->detail_t0)
     v->detail_t0 = start - v->base;
   if (start - v->base > v->detail_t1)
@@ -220,6 +234,96 @@ static int64_t details_seq(view_data *v, const rec *r) {
   return -1;
 }
 
+/* ---- global numbers and parents across tiles ---- */
+
+static bool tiling(const view_data *v) {
+  return v->tiles && !v->tiles->failed;
+}
+
+/* The file of a PXN parent: (handleTag, pid) of the files, else the one
+ * file with that tag; -1 when none. */
+static long file_of_tag(view_data *v, uint64_t tag, int64_t pid) {
+  if (!v->tags_built && v->rd) {
+    v->tags_built = true;
+    for (size_t i = 0; i < v->rd->n; i++) {
+      const ord_identity *id = &v->rd->files[i].id;
+      if (!id->has_tag)
+        continue;
+      pair_map_put(&v->tags, id->handle_tag, (uint64_t)id->pid, i + 1, NULL);
+      pair_map_put(&v->tags, id->handle_tag, UINT64_MAX, i + 1, NULL);
+    }
+  }
+  const uint64_t *f = pair_map_get(&v->tags, tag, (uint64_t)pid);
+  if (!f)
+    f = pair_map_get(&v->tags, tag, UINT64_MAX);
+  return f ? (long)*f - 1 : -1;
+}
+
+/* The global number of the record's parent among the events read so far
+ * (parents start before their children), -1. */
+static int64_t global_parent(view_data *v, const rec *r, size_t file,
+                             int64_t origin_pid) {
+  const uint64_t *g = NULL;
+  if (r->parent == PAR_LOCAL) {
+    g = pair_map_get(&v->global_of, file, r->parent_id);
+  } else if (r->parent == PAR_FOREIGN) {
+    long f = file_of_tag(v, r->parent_raw >> 48, origin_pid);
+    if (f >= 0)
+      g = pair_map_get(&v->global_of, (uint64_t)f, r->parent_raw & PXN_ID_MASK);
+  }
+  return g ? (int64_t)*g - 1 : -1;
+}
+
+/* The next global event number, remembered by (file, id). */
+static uint64_t number_event(view_data *v, const rec *r, size_t file) {
+  uint64_t g = v->ev_global++;
+  if (v->tiles && r->has_id &&
+      !pair_map_put(&v->global_of, file, r->id, g + 1, NULL))
+    v->oom = true;
+  return g;
+}
+
+/* ---- records ---- */
+
+static uint8_t end_code(const rec *r) {
+  return r->end == END_STOPPED     ? 0
+         : r->end == END_RECLAIMED ? 1
+         : r->end == END_INFLIGHT  ? 2
+                                   : 3;
+}
+
+/* An event beyond the page's detail, into the open tile. */
+static bool tile_event(view_data *v, const rec *r, size_t file, long track,
+                       int64_t start, int64_t end, int64_t seq,
+                       int64_t origin_pid, bool plain_stop) {
+  view_tiles *t = v->tiles;
+  FILE *out = view_tiles_extra(t, v->ev_global, v->tm_global);
+  if (!out) {
+    v->dropped_events++;
+    return true; /* reported at the end */
+  }
+  view_tile_event e;
+  memset(&e, 0, sizeof e);
+  e.parent = global_parent(v, r, file, origin_pid);
+  number_event(v, r, file);
+  e.start = start - v->base;
+  e.dur = end - start;
+  e.id = r->has_id && r->id < (UINT64_C(1) << 53) ? (int64_t)r->id : -1;
+  e.rank = r->rank;
+  e.seq = seq;
+  e.track = (uint32_t)track;
+  char name[160];
+  tl_event_name(r, &v->sc->sub, false, name, sizeof name);
+  e.name = str_id(v, name);
+  e.func = str_of(v, js_get(r->f, K_func));
+  e.type = (uint8_t)r->et;
+  e.end = end_code(r);
+  e.pk = (uint8_t)r->parent;
+  e.line = extra_line(v, r, true, plain_stop, out, &t->lines, &t->extra_bytes);
+  v->tiled_events++;
+  return view_tiles_add_event(t, &e) && !v->oom;
+}
+
 static bool add_event(view_data *v, const rec *r, size_t file, FILE *extra) {
   if (!r->start.present) {
     v->skipped++;
@@ -233,7 +337,8 @@ static bool add_event(view_data *v, const rec *r, size_t file, FILE *extra) {
     view_ov_note(&v->ov, start - v->base, end - start, seq,
                  r->has_ctx ? r->ctx : -1, (uint32_t)file,
                  str_of(v, js_get(r->f, K_func)));
-  if (!in_detail(v, start)) {
+  bool embed = in_detail(v, start);
+  if (!embed && !tiling(v)) {
     v->dropped_events++;
     return !v->ov.oom;
   }
@@ -241,8 +346,23 @@ static bool add_event(view_data *v, const rec *r, size_t file, FILE *extra) {
                         start, end, 0, NULL, NULL);
   if (track < 0)
     return true; /* counted in tl.unplaced */
+  int64_t origin_pid;
+  if (!js_to_i64(js_get(r->f, K_originPid), &origin_pid))
+    origin_pid = -1;
+  /* stop is implied (start + dur, same pid/tid) for a plain stopped event */
+  bool plain_stop = r->end == END_STOPPED && r->stop.present &&
+                    r->stop.pid == r->start.pid && r->stop.tid == r->start.tid;
+  if (!embed)
+    return tile_event(v, r, file, track, start, end, seq, origin_pid,
+                      plain_stop);
   if (!grow((void **)&v->ev, &v->cap_ev, v->nev, sizeof *v->ev))
     return false;
+  int64_t gparent = v->tiles ? global_parent(v, r, file, origin_pid) : -1;
+  if (v->nev + v->ntm == 0) { /* the page's run starts here */
+    v->ev_base = v->ev_global;
+    v->tm_base = v->tm_global;
+  }
+  number_event(v, r, file);
   view_event *e = &v->ev[v->nev++];
   memset(e, 0, sizeof *e);
   e->start = start - v->base;
@@ -254,8 +374,8 @@ static bool add_event(view_data *v, const rec *r, size_t file, FILE *extra) {
   e->pk = (uint8_t)r->parent;
   e->parent_ref = r->parent == PAR_LOCAL ? r->parent_id : r->parent_raw;
   e->parent = -1;
-  if (!js_to_i64(js_get(r->f, K_originPid), &e->origin_pid))
-    e->origin_pid = -1;
+  e->gparent = gparent;
+  e->origin_pid = origin_pid;
   e->track = (uint32_t)track;
   e->file = (uint32_t)file;
   char name[160];
@@ -263,17 +383,17 @@ static bool add_event(view_data *v, const rec *r, size_t file, FILE *extra) {
   e->name = str_id(v, name);
   e->func = str_of(v, js_get(r->f, K_func));
   e->type = (uint8_t)r->et;
-  e->end = r->end == END_STOPPED     ? 0
-           : r->end == END_RECLAIMED ? 1
-           : r->end == END_INFLIGHT  ? 2
-                                     : 3;
-  if (r->et == ET_LIFECYCLE && r->end == END_STOPPED)
-    e->end = 0;
-  /* stop is implied (start + dur, same pid/tid) for a plain stopped event */
-  bool plain_stop = r->end == END_STOPPED && r->stop.present &&
-                    r->stop.pid == r->start.pid && r->stop.tid == r->start.tid;
-  e->line = extra_line(v, r, true, plain_stop, extra);
+  e->end = end_code(r);
+  e->line =
+      extra_line(v, r, true, plain_stop, extra, &v->lines, &v->extra_bytes);
   return !v->oom;
+}
+
+/* The global number of a timing record's event among those read so far
+ * (it starts before its timing record), -1. */
+static int64_t global_event(view_data *v, size_t file, uint64_t event_id) {
+  const uint64_t *g = pair_map_get(&v->global_of, file, event_id);
+  return g ? (int64_t)*g - 1 : -1;
 }
 
 static bool add_timing(view_data *v, const rec *r, size_t file, FILE *extra) {
@@ -285,7 +405,8 @@ static bool add_timing(view_data *v, const rec *r, size_t file, FILE *extra) {
   }
   if (stop < start)
     stop = start;
-  if (!in_detail(v, start)) {
+  bool embed = in_detail(v, start);
+  if (!embed && !tiling(v)) {
     v->dropped_timing++;
     return true;
   }
@@ -294,47 +415,80 @@ static bool add_timing(view_data *v, const rec *r, size_t file, FILE *extra) {
                         NULL, NULL);
   if (track < 0)
     return true;
+  uint64_t event_id;
+  if (!js_to_hex_u64(js_get(r->f, K_eventId), &event_id))
+    event_id = UINT64_MAX;
+  char func[64] = "?", source[16] = "?", name[96];
+  js_str_copy(js_get(r->f, K_func), func, sizeof func);
+  js_str_copy(js_get(r->f, K_source), source, sizeof source);
+  snprintf(name, sizeof name, "%s (%s)", func, source);
+  int64_t gev = v->tiles ? global_event(v, file, event_id) : -1;
+  if (!embed) {
+    view_tiles *tl = v->tiles;
+    FILE *out = view_tiles_extra(tl, v->ev_global, v->tm_global);
+    if (!out) {
+      v->dropped_timing++;
+      return true;
+    }
+    view_tile_timing t = {
+        start - v->base, stop - start,      gev, (uint32_t)track,
+        str_id(v, name), str_id(v, source), 0};
+    v->tm_global++;
+    t.line = extra_line(v, r, false, false, out, &tl->lines, &tl->extra_bytes);
+    v->tiled_timing++;
+    return view_tiles_add_timing(tl, &t) && !v->oom;
+  }
   if (!grow((void **)&v->tm, &v->cap_tm, v->ntm, sizeof *v->tm))
     return false;
+  if (v->nev + v->ntm == 0) { /* the page's run starts here */
+    v->ev_base = v->ev_global;
+    v->tm_base = v->tm_global;
+  }
+  v->tm_global++;
   view_timing *t = &v->tm[v->ntm++];
   memset(t, 0, sizeof *t);
   t->start = start - v->base;
   t->dur = stop - start;
   t->ev = -1;
-  if (!js_to_hex_u64(js_get(r->f, K_eventId), &t->event_id))
-    t->event_id = UINT64_MAX;
+  t->gev = gev;
+  t->event_id = event_id;
   t->track = (uint32_t)track;
   t->file = (uint32_t)file;
-  char func[64] = "?", source[16] = "?", name[96];
-  js_str_copy(js_get(r->f, K_func), func, sizeof func);
-  js_str_copy(js_get(r->f, K_source), source, sizeof source);
-  snprintf(name, sizeof name, "%s (%s)", func, source);
   t->name = str_id(v, name);
   t->source = str_id(v, source);
-  t->line = extra_line(v, r, false, false, extra);
+  t->line = extra_line(v, r, false, false, extra, &v->lines, &v->extra_bytes);
   return !v->oom;
 }
 
+/* Marks go with the detail when the page has tiles: those outside the
+ * page's own span to the open tile; without tiles all are in the page. */
 static bool add_mark(view_data *v, const rec *r, size_t file) {
   if (!r->has_ts) {
     v->skipped++;
     return true;
   }
-  if (!grow((void **)&v->marks, &v->cap_marks, v->nmarks, sizeof *v->marks))
-    return false;
-  view_mark *m = &v->marks[v->nmarks++];
-  m->ts = r->ts - v->base;
-  m->file = (uint32_t)file;
-  m->kind = 0;
+  view_mark m;
+  m.ts = r->ts - v->base;
+  m.file = (uint32_t)file;
+  m.kind = 0;
   js_iter it;
   js_value k, val;
   if (js_object_begin(&it, r->line, r->line + r->len, r->line))
     while (js_object_next(&it, &k, &val))
       if (js_str_eq(&k, "kind"))
-        m->kind = str_of(v, &val);
-  m->label = str_of(v, js_get(r->f, K_label));
-  if (!js_to_i64(js_get(r->f, K_step), &m->step))
-    m->step = INT64_MIN;
+        m.kind = str_of(v, &val);
+  m.label = str_of(v, js_get(r->f, K_label));
+  if (!js_to_i64(js_get(r->f, K_step), &m.step))
+    m.step = INT64_MIN;
+  if (tiling(v) && !in_detail(v, r->ts) &&
+      view_tiles_extra(v->tiles, v->ev_global, v->tm_global)) {
+    view_tile_mark tm = {m.ts, m.step, m.file, m.kind, m.label};
+    v->tiled_marks++;
+    return view_tiles_add_mark(v->tiles, &tm);
+  }
+  if (!grow((void **)&v->marks, &v->cap_marks, v->nmarks, sizeof *v->marks))
+    return false;
+  v->marks[v->nmarks++] = m;
   return true;
 }
 
@@ -502,7 +656,9 @@ static void write_events(view_data *v, jsonw *w) {
   /* ids are < 2^47 in cclscope traces; -1 for none or one too large */
   COLUMN(w, "id", n,
          e[i].has_id && e[i].id < (UINT64_C(1) << 53) ? (int64_t)e[i].id : -1);
-  COLUMN(w, "parent", n, e[i].parent);
+  /* parents as global numbers (= rows when the page has no tiles) */
+  COLUMN(w, "parent", n,
+         e[i].parent >= 0 ? e[i].parent + (int64_t)v->ev_base : e[i].gparent);
   COLUMN(w, "pk", n, e[i].pk);
   COLUMN(w, "rank", n, e[i].rank);
   COLUMN(w, "seq", n, e[i].seq);
@@ -520,7 +676,7 @@ static void write_timing(view_data *v, jsonw *w) {
   COLUMN(w, "track", n, t[i].track);
   COLUMN(w, "start", n, t[i].start);
   COLUMN(w, "dur", n, t[i].dur);
-  COLUMN(w, "ev", n, t[i].ev);
+  COLUMN(w, "ev", n, t[i].ev >= 0 ? t[i].ev + (int64_t)v->ev_base : t[i].gev);
   COLUMN(w, "name", n, t[i].name);
   COLUMN(w, "source", n, t[i].source);
   COLUMN(w, "line", n, t[i].line);
@@ -556,7 +712,9 @@ static void write_detail(view_data *v, jsonw *w) {
   jw_key(w, "detail");
   jw_obj_begin(w);
   jw_key(w, "complete");
-  jw_bool(w, v->dropped_events == 0 && v->dropped_timing == 0);
+  jw_bool(w, v->dropped_events + v->dropped_timing + v->tiled_events +
+                     v->tiled_timing ==
+                 0);
   jw_key(w, "from");
   jw_i64(w, v->detail_t0 == INT64_MAX ? 0 : v->detail_t0);
   jw_key(w, "to");
@@ -572,12 +730,32 @@ static void write_detail(view_data *v, jsonw *w) {
   jw_u64(w, v->dropped_events);
   jw_key(w, "droppedTiming");
   jw_u64(w, v->dropped_timing);
+  jw_key(w, "tiledEvents");
+  jw_u64(w, v->tiled_events);
+  jw_key(w, "tiledTiming");
+  jw_u64(w, v->tiled_timing);
+  jw_key(w, "tiledMarks");
+  jw_u64(w, v->tiled_marks);
+  jw_key(w, "eventBase");
+  jw_u64(w, v->ev_base);
+  jw_key(w, "timingBase");
+  jw_u64(w, v->tm_base);
   jw_obj_end(w);
+}
+
+/* How many bytes of tiles the page keeps loaded at most: as much as its
+ * own detail, and 8 tiles at least. */
+static uint64_t tile_load_bytes(const view_data *v) {
+  uint64_t at_least = v->tiles ? 8 * v->tiles->tile_bytes : 0;
+  uint64_t b = v->detail_budget > (UINT64_C(1) << 40) ? 0 : v->detail_budget;
+  return b > at_least ? b : at_least;
 }
 
 void view_data_write(view_data *v, const ord_reader *rd, FILE *out,
                      const char *summary_json, size_t summary_len,
                      const summary *sum) {
+  if (v->tiles)
+    view_tiles_cut(v->tiles); /* the last tile */
   resolve(v, rd);
   jsonw *w = malloc(sizeof *w);
   if (!w) {
@@ -611,6 +789,7 @@ void view_data_write(view_data *v, const ord_reader *rd, FILE *out,
   jw_obj_end(w);
   write_detail(v, w);
   jw_newline(w);
+  view_tiles_write_index(v->tiles, tile_load_bytes(v), w);
   view_ov_write(&v->ov, &v->tl, rd, sum, w);
   if (v->ov.oom)
     v->oom = true;

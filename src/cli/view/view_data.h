@@ -13,7 +13,11 @@
  * integer number of ns since the page's base time, so memory holds only
  * the columns. view_data_write then writes the columns, with parents,
  * PXN parents and timing records resolved to row numbers. The layout of
- * both is documented in web/README.md.
+ * both is documented in web/README.md. When the page has tiles
+ * (view_tiles.h), the detail beyond the budget goes to them instead of
+ * being left to the overview, and every event and timing record with
+ * detail gets a global number, by which parents link across the page and
+ * its tiles.
  */
 #ifndef CCLSCOPE_CLI_VIEW_DATA_H
 #define CCLSCOPE_CLI_VIEW_DATA_H
@@ -25,7 +29,9 @@
 #include "convert/timeline.h"
 #include "read/ordered_reader.h"
 #include "util/intern.h"
+#include "util/pair_map.h"
 #include "view/view_overview.h"
+#include "view/view_tiles.h"
 
 typedef struct {
   int64_t start; /* ns since base */
@@ -35,6 +41,7 @@ typedef struct {
   uint64_t id;
   uint64_t parent_ref; /* local parentId, or PXN/unknown raw value */
   int64_t parent;      /* row of the parent (resolved at the end), -1 */
+  int64_t gparent;     /* its global number when read, -1 (tiles only) */
   int64_t origin_pid;  /* PXN: originPid, else -1 */
   uint32_t track;
   uint32_t file;
@@ -49,7 +56,8 @@ typedef struct {
 
 typedef struct {
   int64_t start, dur;
-  int64_t ev; /* row of its Coll/P2p/CeColl, -1 when not found */
+  int64_t ev;  /* row of its Coll/P2p/CeColl, -1 when not found */
+  int64_t gev; /* its global number when read, -1 (tiles only) */
   uint64_t event_id;
   uint32_t track, file, line;
   uint32_t source; /* strings: gpu, proxy, host */
@@ -92,7 +100,19 @@ typedef struct {
   int64_t first_key; /* the first record's sort key, INT64_MIN none */
   int64_t detail_t0, detail_t1; /* ns since base: the span embedded */
   bool detail_full;             /* the budget ran out */
-  uint64_t dropped_events, dropped_timing;
+  uint64_t dropped_events, dropped_timing; /* in the overview only */
+  /* the detail beyond the budget, in tiles next to the page (NULL: none,
+   * as for a page on stdout); every event and timing record placed has a
+   * global number in start order (view_tiles.h), the page's own detail
+   * being the run from ev_base, tm_base */
+  view_tiles *tiles;
+  const ord_reader *rd;
+  uint64_t ev_global, tm_global;
+  uint64_t ev_base, tm_base;
+  uint64_t tiled_events, tiled_timing, tiled_marks;
+  pair_map global_of; /* (file, event id) -> global number + 1 */
+  pair_map tags;      /* (handleTag, pid or UINT64_MAX) -> file + 1 */
+  bool tags_built;
 } view_data;
 
 /* What the columns of one event cost on the page, about (for the budget). */
@@ -103,6 +123,10 @@ typedef struct {
 bool view_data_init(view_data *v, size_t nfiles, uint64_t detail_budget,
                     int64_t detail_from);
 void view_data_free(view_data *v);
+/* The rest of the detail goes to `tiles` (view_tiles_init'ed; owned by
+ * the caller), with parents resolved across them through the files of
+ * `rd`. Call before the first record. */
+void view_data_use_tiles(view_data *v, view_tiles *tiles, const ord_reader *rd);
 /* Take one record (in start order; `key` is its sort key); its extra line,
  * if any, goes to `extra`. False when out of memory. */
 bool view_data_add(view_data *v, const rec *r, size_t file, int64_t key,

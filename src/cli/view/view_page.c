@@ -10,8 +10,8 @@
 
 /* Scripts, in the order they are concatenated into one <script>. */
 static const char *const scripts[] = {"util.js",   "data.js",     "layout.js",
-                                      "render.js", "overview.js", "panels.js",
-                                      "main.js"};
+                                      "render.js", "overview.js", "tiles.js",
+                                      "panels.js", "main.js"};
 
 const web_asset *web_asset_get(const char *name) {
   for (unsigned i = 0; i < web_assets_count; i++)
@@ -39,10 +39,22 @@ static bool template_until(FILE *out, const char **at, const char *marker) {
 
 static const char *template_pos;
 
+/* The page's script-src: inline code only, and as it is patched when the
+ * page has tiles (the same length: the first is padded with spaces). */
+#define SCRIPT_SRC_INLINE "'unsafe-inline'             "
+#define SCRIPT_SRC_TILES "'unsafe-inline' 'self' file:"
+static long script_src_at = -1;
+
 bool view_page_head(FILE *out) {
   const web_asset *css = web_asset_get("view.css");
   template_pos = NULL;
-  if (!css || !template_until(out, &template_pos, "{{CSS}}"))
+  script_src_at = -1;
+  if (!css || !template_until(out, &template_pos, "{{SCRIPT_SRC}}"))
+    return false;
+  if (fflush(out) == 0)
+    script_src_at = ftell(out);
+  fputs(SCRIPT_SRC_INLINE, out);
+  if (!template_until(out, &template_pos, "{{CSS}}"))
     return false;
   fwrite(css->data, 1, css->size, out);
   return template_until(out, &template_pos, "{{DATA}}");
@@ -74,6 +86,17 @@ bool view_page_tail(FILE *out) {
     fwrite(js->data, 1, js->size, out);
   }
   return template_until(out, &template_pos, NULL);
+}
+
+bool view_page_allow_tiles(FILE *out) {
+  _Static_assert(sizeof SCRIPT_SRC_INLINE == sizeof SCRIPT_SRC_TILES,
+                 "the script-src is patched in place");
+  long end;
+  if (script_src_at < 0 || fflush(out) != 0 || (end = ftell(out)) < 0 ||
+      fseek(out, script_src_at, SEEK_SET) != 0)
+    return false;
+  fputs(SCRIPT_SRC_TILES, out);
+  return fflush(out) == 0 && fseek(out, end, SEEK_SET) == 0;
 }
 
 /* ---- the escaping stream ---- */

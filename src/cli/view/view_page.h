@@ -2,7 +2,8 @@
  * src/cli/view/view_page.h — assembling the one-file page of `cclscope view`
  * from the embedded web/ assets (web_assets.h) and the trace data.
  *
- * web/view.html is the template: its markers {{CSS}}, {{DATA}} and {{JS}}
+ * web/view.html is the template: its markers {{SCRIPT_SRC}} (of the
+ * Content-Security-Policy), {{CSS}}, {{DATA}} and {{JS}}
  * are replaced by web/view.css, the two data blocks and the scripts (in
  * the order of VIEW_SCRIPTS). Trace text reaches the page only inside the
  * JSON of the data blocks, written through view_json_stream: every '<'
@@ -28,6 +29,11 @@ void view_page_extra_next(FILE *out);
 void view_page_data_begin(FILE *out); /* ends the extra block first */
 /* Ends the data block and writes the scripts and the rest. */
 bool view_page_tail(FILE *out);
+/* The page has tiles (view_tiles.h): its Content-Security-Policy, written
+ * for inline scripts only, is patched in place to let it load the scripts
+ * of its own folder ('self', and file: for browsers whose 'self' does not
+ * cover file URLs). Needs a seekable `out`; false when it is not. */
+bool view_page_allow_tiles(FILE *out);
 
 /* A stream that writes to `under` with '<' escaped as \u003c; fclose it
  * (that flushes it) before writing to `under` directly again. NULL when
