@@ -11,6 +11,8 @@ hang_class hang_class_of(const hang_group *g) {
   if (g->nculprits == 0 || g->confidence == HC_NONE)
     return HK_UNKNOWN; /* cannot tell who, so not what either */
   switch (g->top) {
+  case HE_MISMATCH:
+    return HK_MISMATCH;
   case HE_NEVER_STARTED:
     return HK_NEVER_CALLED;
   case HE_GPU_CONSUME:
