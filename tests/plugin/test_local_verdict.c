@@ -13,14 +13,14 @@
 
 #include "event_types.h"
 #include "local_verdict.h"
+#include "nccl_names.h"
 
-/* NCCL's ProxyStep state numbers (nccl-behaviour §6.9). */
 enum {
-  SEND_GPU_WAIT = 8,
-  SEND_WAIT = 9,
-  RECV_WAIT = 10,
-  RECV_GPU_WAIT = 12,
-  SEND_PEER_WAIT = 20
+  SEND_GPU_WAIT = NCCL_STATE_STEP_SEND_GPU_WAIT,
+  SEND_WAIT = NCCL_STATE_STEP_SEND_WAIT,
+  RECV_WAIT = NCCL_STATE_STEP_RECV_WAIT,
+  RECV_GPU_WAIT = NCCL_STATE_STEP_RECV_GPU_WAIT,
+  SEND_PEER_WAIT = NCCL_STATE_STEP_SEND_PEER_WAIT
 };
 
 #define MAX_EVENTS 8

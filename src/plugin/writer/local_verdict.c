@@ -10,6 +10,7 @@
 
 #include "context.h"
 #include "event_types.h"
+#include "nccl_names.h"
 
 #define MAX_STEPS 1024 /* ProxySteps looked at per operation */
 
@@ -23,25 +24,29 @@ typedef enum {
   LW_GPU_PRODUCE  /* SendGPUWait: this GPU (or its inputs) */
 } local_wait;
 
-static const char *state_of(const cs_event *e) {
-  if (e->nstates == 0)
-    return NULL;
+static const char *state_name(const cs_event *e) {
   const cs_context *c = cs_ctx_get(e->ctx);
   return cs_state_name((int)e->states[e->nstates - 1].state, c ? c->abi : 6, 0);
 }
 
-static local_wait wait_of(const char *state) {
-  if (!state)
+/* From the last state (the same numbers for every ABI, nccl_names.h). */
+static local_wait wait_of(const cs_event *e) {
+  if (e->nstates == 0)
     return LW_NONE;
-  if (strcmp(state, "RecvWait") == 0 || strcmp(state, "SendPeerWait") == 0)
+  switch (e->states[e->nstates - 1].state) {
+  case NCCL_STATE_STEP_RECV_WAIT:
+  case NCCL_STATE_STEP_SEND_PEER_WAIT:
     return LW_PEER;
-  if (strcmp(state, "RecvGPUWait") == 0 || strcmp(state, "RecvFlushWait") == 0)
+  case NCCL_STATE_STEP_RECV_GPU_WAIT:
+  case NCCL_STATE_STEP_RECV_FLUSH_WAIT:
     return LW_GPU_CONSUME;
-  if (strcmp(state, "SendWait") == 0)
+  case NCCL_STATE_STEP_SEND_WAIT:
     return LW_NETWORK;
-  if (strcmp(state, "SendGPUWait") == 0)
+  case NCCL_STATE_STEP_SEND_GPU_WAIT:
     return LW_GPU_PRODUCE;
-  return LW_NONE;
+  default:
+    return LW_NONE;
+  }
 }
 
 static bool same_pipe(const cs_event *a, const cs_event *b) {
@@ -77,13 +82,12 @@ bool cs_local_verdict(const cs_wd_picture *pic, const cs_wd_root *r, char *out,
   for (size_t i = 0; i < n; i++) {
     if (!is_head(steps, n, i))
       continue;
-    const char *state = state_of(steps[i]);
-    local_wait w = wait_of(state);
+    local_wait w = wait_of(steps[i]);
     if (w == LW_NONE || (w == LW_PEER && steps[i]->link.peer == self))
       continue;
     if (!best[w] || steps[i]->activity_raw < best[w]->activity_raw) {
       best[w] = steps[i];
-      best_state[w] = state;
+      best_state[w] = state_name(steps[i]);
     }
   }
   const cs_event *e;
@@ -101,14 +105,14 @@ bool cs_local_verdict(const cs_wd_picture *pic, const cs_wd_root *r, char *out,
   else if ((e = best[LW_NETWORK]))
     snprintf(out, outlen,
              "a send to rank %d handed to the network does not complete "
-             "(SendWait) and it waits on no peer — likely the network path "
-             "to rank %d",
-             e->link.peer, e->link.peer);
+             "(%s) and it waits on no peer — likely the network path to "
+             "rank %d",
+             e->link.peer, best_state[LW_NETWORK], e->link.peer);
   else if ((e = best[LW_GPU_PRODUCE]))
     snprintf(out, outlen,
              "this rank's GPU has not produced the data to send to rank %d "
-             "(SendGPUWait): its kernel is behind, stopped or waiting for "
-             "inputs from another rank (cclscope hang decides)",
-             e->link.peer);
+             "(%s): its kernel is behind, stopped or waiting for inputs "
+             "from another rank (cclscope hang decides)",
+             e->link.peer, best_state[LW_GPU_PRODUCE]);
   return outlen && out[0];
 }
