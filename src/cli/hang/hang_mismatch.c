@@ -8,10 +8,10 @@
  * others call AllReduce looks, by the AllReduce counter, like a rank that
  * never called it. What says the ranks are at the same point is the
  * number of collectives each started on the communicator (the sum of its
- * snapshot's progress counters). Among the ranks with a snapshot at the
- * most common such point, each one's current call (its newest collective
- * in flight on the communicator: function, count, datatype, root) is
- * compared; the calls that differ from the most common one are the
+ * snapshot's progress counters, point-to-point ones left out). Among the ranks
+ * with a snapshot at the most common such point, each one's current call (its
+ * newest collective in flight on the communicator: function, count, datatype,
+ * root) is compared; the calls that differ from the most common one are the
  * culprits of every group of that communicator. No majority (the ranks
  * split evenly): every rank compared is named, with low confidence.
  */
@@ -57,10 +57,21 @@ static bool same_call(const hang_op *a, const hang_op *b) {
          a->has_root == b->has_root && a->root == b->root;
 }
 
+/* Point-to-point functions (ncclFunc_t SendRecv, Send, Recv): ranks call
+ * different numbers of them legitimately (pipelines), so they do not count
+ * towards a rank's point in the sequence of collectives. */
+static bool is_p2p_func(const char *func) {
+  for (int f = 5; f <= 7; f++)
+    if (strcmp(func, nccl_func_name(f)) == 0)
+      return true;
+  return false;
+}
+
 static uint64_t position_of(const hang_member *m) {
   uint64_t n = 0;
   for (size_t i = 0; i < m->nprogress; i++)
-    n += m->progress[i].started;
+    if (!is_p2p_func(m->progress[i].func))
+      n += m->progress[i].started;
   return n;
 }
 
