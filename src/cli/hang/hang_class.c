@@ -34,13 +34,19 @@ const char *hang_class_name(hang_class c) {
 }
 
 const char *hang_class_meaning(hang_class c) {
-  static const char *const words[HK_COUNT] = {
-      [HK_UNKNOWN] = "the evidence does not say what kind of hang this is",
-      [HK_NEVER_CALLED] = "the culprit never called the collective",
-      [HK_MISMATCH] = "the ranks called the collective with different "
-                      "arguments or functions",
-      [HK_GPU] = "the culprit's GPU stopped inside the collective",
-      [HK_NETWORK] = "a network transfer does not complete",
-      [HK_PROXY] = "the culprit's proxy thread stopped driving its transfers"};
-  return (unsigned)c < HK_COUNT ? words[c] : words[HK_UNKNOWN];
+  switch (c) {
+  case HK_NEVER_CALLED:
+    return "the culprit never called the collective";
+  case HK_MISMATCH:
+    return "the ranks called the collective with different arguments or "
+           "functions";
+  case HK_GPU:
+    return "the culprit's GPU stopped inside the collective";
+  case HK_NETWORK:
+    return "a network transfer does not complete";
+  case HK_PROXY:
+    return "the culprit's proxy thread stopped driving its transfers";
+  default:
+    return "the evidence does not say what kind of hang this is";
+  }
 }
