@@ -12,9 +12,6 @@
 #                 documented limit; proves `progressing` can fail); once it
 #                 is over, the snapshot is rewritten (reason "recovered")
 #   off           CCLSCOPE_HANG_TIMEOUT=0: no warning, no snapshot
-#   verdict       4 nodes, --hang-rank 2, default,proxystep: the warning
-#                 of the hang rank says its GPU does not take the data (the
-#                 local verdict), that of rank 0 that it waits on rank 3
 set -euo pipefail
 emu=$1 plugin=$2 check=$3 case=$4
 work=$(mktemp -d "${TMPDIR:-/tmp}/cclscope-hang-XXXXXX")
@@ -48,18 +45,7 @@ detect-coarse)
   run default 0.5 --scenario hang --duration 3
   expect_warning 0 "AllReduce seqNumber 1 in flight.*ProxyOp (recv from peer 1"
   expect_warning 1 "AllReduce seqNumber 1 in flight.*ProxyOp (recv from peer 0"
-  # without ProxySteps a rank's own evidence decides nothing
-  ! grep -q "local verdict" "$work/log" || { echo "FAIL: a local verdict without ProxySteps"; exit 1; }
   "$check" "$work/out" 2 AllReduce 1 1.5
-  ;;
-verdict)
-  # a zero-latency network: the hang rank's first receive has arrived
-  # before it stops (docs/hang.md, "How the rules were checked")
-  run default,proxystep 0.5 --scenario hang --duration 3 --nodes 4 \
-    --ranks-per-node 1 --hang-rank 2 --net-lat-us 0 --bw-gbps 1e6
-  expect_warning 2 "; local verdict: this rank's GPU does not take data that arrived from rank 1 (RecvGPUWait) and it waits on no peer — likely this GPU$"
-  expect_warning 0 "; local verdict: this rank waits on rank 3 (RecvWait: its data has not arrived) — likely not this rank$"
-  expect_warning 3 "; local verdict: this rank's GPU has not produced the data to send to rank 0 (SendGPUWait): its kernel is behind"
   ;;
 progressing)
   run default,proxystep 0.3 --scenario multi-node --sizes 256M --ops 1 --bw-gbps 0.2

@@ -16,7 +16,6 @@
 
 #include "context.h"
 #include "event_types.h"
-#include "local_verdict.h"
 #include "nccl_names.h"
 #include "u64map.h"
 
@@ -510,7 +509,7 @@ size_t cs_watchdog_scan(cs_watchdog *w, const cs_assembler *a, int64_t now_ns,
   if (picture)
     *picture = pic;
   size_t fresh = 0, unreported = 0;
-  char text[1024], verdict[320];
+  char text[768];
   for (size_t i = 0; i < pic->nroots; i++) {
     cs_wd_root *r = &pic->roots[i];
     int64_t *warned = warned_slot(w, r);
@@ -526,11 +525,6 @@ size_t cs_watchdog_scan(cs_watchdog *w, const cs_assembler *a, int64_t now_ns,
         cs_u64map_put(&w->warned_orphans, r->root_id, (void *)(uintptr_t)1);
       if (fresh <= MAX_REPORTS) {
         describe_root(w, r, now_ns, text, sizeof text);
-        if (cs_local_verdict(pic, r, verdict, sizeof verdict)) {
-          size_t len = strlen(text);
-          snprintf(text + len, sizeof text - len, "; local verdict: %s",
-                   verdict);
-        }
         say(arg, true, text);
       } else {
         unreported++;
@@ -542,7 +536,7 @@ size_t cs_watchdog_scan(cs_watchdog *w, const cs_assembler *a, int64_t now_ns,
       else
         cs_u64map_remove(&w->warned_orphans, r->root_id);
       describe_root(w, r, now_ns, text, sizeof text);
-      char moved[1100];
+      char moved[900];
       snprintf(moved, sizeof moved,
                "progressing again (%.1f s after the "
                "warning): %s",
