@@ -459,12 +459,23 @@ static int pxn_origin_of(const emu_comm *c) {
 }
 
 /* The plan whose transfers stop: the hang rank's 2nd AllReduce, unless it
- * never calls it (--hang-class never-called). */
+ * never calls it (--hang-class never-called) or calls it with other
+ * arguments (mismatch). */
 static bool is_hang_plan(const emu_comm *c, uint64_t seq) {
   const emu_options *o = emu_self->opts;
   return emu_self->scenario == &emu_scenario_hang &&
          o->hang_class != EMU_HANG_NEVER_CALLED &&
-         c->global_rank == o->hang_rank && c->index == 0 && seq == 2;
+         o->hang_class != EMU_HANG_MISMATCH && c->global_rank == o->hang_rank &&
+         c->index == 0 && seq == 2;
+}
+
+/* --hang-class mismatch: the ranks' kernels of the 2nd world plan disagree
+ * on the steps they exchange, so each waits for data its peers never send
+ * (docs/nccl-behaviour.md §6.6): no rank passes that plan's barrier. */
+static bool is_mismatch_plan(const emu_comm *c, uint64_t seq) {
+  const emu_options *o = emu_self->opts;
+  return emu_self->scenario == &emu_scenario_hang &&
+         o->hang_class == EMU_HANG_MISMATCH && c->index == 0 && seq == 2;
 }
 
 static void upload_proxy_ops(emu_app *a, emu_thread *t, emu_app_plan *ap) {
@@ -516,7 +527,7 @@ static void upload_proxy_ops(emu_app *a, emu_thread *t, emu_app_plan *ap) {
       work->pxn_origin_grank = origin;
     }
   }
-  if (hang)
+  if (hang || is_mismatch_plan(c, seq))
     emu_mark_stalled(w->shared, c, seq);
   emu_arrive(w->shared, c, seq, launch_mono);
   if (rec != NULL)

@@ -169,8 +169,13 @@ void emu_options_help(void) {
       "last\n"
       "  --hang-class C        hang scenario: how it stops in its 2nd "
       "AllReduce:\n"
-      "                        gpu (its GPU stops; default) or never-called\n"
-      "                        (its host never calls it)\n"
+      "                        gpu (its GPU stops; default), never-called\n"
+      "                        (its host never calls it) or mismatch (it\n"
+      "                        calls it with other arguments: nobody\n"
+      "                        finishes)\n"
+      "  --mismatch K          mismatch class: what differs: count (a\n"
+      "                        quarter; default), datatype (ncclFloat16) or\n"
+      "                        func (AllGather instead of AllReduce)\n"
       "\n"
       "NVIDIA NCCL 2.31 only (--nccl-version 2.31):\n"
       "  --symmetric           AllReduce/AllGather/ReduceScatter inside one\n"
@@ -312,6 +317,7 @@ enum {
   OPT_SLOW_LINK_FACTOR,
   OPT_HANG_RANK,
   OPT_HANG_CLASS,
+  OPT_MISMATCH,
   OPT_CHAOS,
   OPT_PRELOAD,
   OPT_NET_PLUGIN,
@@ -372,6 +378,7 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"slow-link-factor", required_argument, NULL, OPT_SLOW_LINK_FACTOR},
       {"hang-rank", required_argument, NULL, OPT_HANG_RANK},
       {"hang-class", required_argument, NULL, OPT_HANG_CLASS},
+      {"mismatch", required_argument, NULL, OPT_MISMATCH},
       {"chaos", required_argument, NULL, OPT_CHAOS},
       {"preload", required_argument, NULL, OPT_PRELOAD},
       {"net-plugin", required_argument, NULL, OPT_NET_PLUGIN},
@@ -571,10 +578,22 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
         o->hang_class = EMU_HANG_GPU;
       else if (strcmp(v, "never-called") == 0)
         o->hang_class = EMU_HANG_NEVER_CALLED;
+      else if (strcmp(v, "mismatch") == 0)
+        o->hang_class = EMU_HANG_MISMATCH;
       else
-        emu_die("--hang-class: expected gpu or never-called, got "
+        emu_die("--hang-class: expected gpu, never-called or mismatch, got "
                 "'%s'",
                 v);
+      break;
+    case OPT_MISMATCH:
+      if (strcmp(v, "count") == 0)
+        o->mismatch = EMU_MISMATCH_COUNT;
+      else if (strcmp(v, "datatype") == 0)
+        o->mismatch = EMU_MISMATCH_DATATYPE;
+      else if (strcmp(v, "func") == 0)
+        o->mismatch = EMU_MISMATCH_FUNC;
+      else
+        emu_die("--mismatch: expected count, datatype or func, got '%s'", v);
       break;
     case OPT_CHAOS:
       o->chaos_level = parse_double("--chaos", v, 0, 1);

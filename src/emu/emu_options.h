@@ -36,8 +36,14 @@ typedef enum { EMU_NET_IB = 0, EMU_NET_SOCKET = 1 } emu_net;
 typedef enum {
   EMU_HANG_GPU = 0,      /* its GPU stops in the collective (the default) */
   EMU_HANG_NEVER_CALLED, /* its host never calls the collective */
-  EMU_HANG_MISMATCH      /* it calls it with another count; nobody finishes */
+  EMU_HANG_MISMATCH      /* it calls it with other arguments; nobody finishes */
 } emu_hang_class;
+/* What the mismatch class's --hang-rank calls differently (--mismatch). */
+typedef enum {
+  EMU_MISMATCH_COUNT = 0, /* a quarter of the others' count (the default) */
+  EMU_MISMATCH_DATATYPE,  /* ncclFloat16 where the others use ncclFloat32 */
+  EMU_MISMATCH_FUNC       /* AllGather where the others call AllReduce */
+} emu_mismatch;
 
 typedef enum {
   EMU_PXN_GUARD = 0, /* foreign pointers readable here become guard aliases */
@@ -99,6 +105,7 @@ typedef struct emu_options {
   double slow_link_factor;
   int hang_rank; /* -1 = scenario default */
   emu_hang_class hang_class;
+  emu_mismatch mismatch;
   double chaos_level; /* 0..1 probability scale for chaos choices */
   /* NVIDIA NCCL >= 2.31 only (nccl-behaviour §12) */
   bool symmetric;         /* intra-node collectives run symmetric kernels */

@@ -73,6 +73,10 @@ static void check_file(const char *path, const char *func, double seq,
     found = true;
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(op, "hung")), "%s: not hung", path);
     CHECK(num(op, "eventsInFlight") > 0, "%s: no events in flight", path);
+    /* the call's arguments, compared across ranks by `cclscope hang` */
+    CHECK(num(op, "count") > 0 && str(op, "datatype")[0] &&
+              cJSON_IsNumber(cJSON_GetObjectItem(op, "root")),
+          "%s: no count, datatype or root", path);
     const cJSON *w = cJSON_GetObjectItem(op, "waitingEvent");
     CHECK(cJSON_IsObject(w), "%s: no waitingEvent", path);
     double delay = (num(s, "ts") - num(op, "lastProgress")) / 1e6;

@@ -15,7 +15,8 @@
  * What is concluded (hang_report): one `group` per (communicator,
  * function) in which some rank has a hung operation: the status of every
  * rank of the communicator, who waits on whom, the culprit candidates with
- * their evidence, the most likely culprit and how sure that is.
+ * their evidence, the most likely culprit, how sure that is, and the
+ * class of the hang.
  */
 #ifndef CCLSCOPE_CLI_HANG_H
 #define CCLSCOPE_CLI_HANG_H
@@ -66,6 +67,11 @@ typedef struct {
   uint64_t seq;
   int64_t peer; /* P2p: the peer, else -1 */
   int64_t rank;
+  /* the call's arguments, to compare across ranks */
+  bool has_count, has_root;
+  uint64_t count;
+  int64_t root;
+  char datatype[HANG_FUNC];
   bool hung;
   double age_s, idle_s;
   char waiting[HANG_WAITING]; /* the plugin's own sentence */
@@ -166,6 +172,7 @@ typedef enum {
 /* Why a rank is a culprit candidate, strongest first. */
 typedef enum {
   HE_NONE = 0,      /* not a candidate (it waits on a peer) */
+  HE_MISMATCH,      /* called it with other arguments than the others */
   HE_NEVER_STARTED, /* its last started seqNumber is below the others' */
   HE_SILENT,        /* no snapshot; no trace, or its trace stops early */
   HE_GPU_CONSUME,   /* data arrived, its GPU does not take it */
@@ -178,6 +185,17 @@ typedef enum {
 } hang_evidence;
 
 typedef enum { HC_NONE = 0, HC_LOW, HC_MEDIUM, HC_HIGH } hang_confidence;
+
+/* What kind of hang (docs/hang.md, "What each class looks like"). */
+typedef enum {
+  HK_UNKNOWN = 0,  /* the evidence does not say (or cannot tell who) */
+  HK_NEVER_CALLED, /* the culprit never called the collective */
+  HK_MISMATCH,     /* ranks called it with different arguments/functions */
+  HK_GPU,          /* a GPU stopped inside it */
+  HK_NETWORK,      /* a network transfer does not complete */
+  HK_PROXY,        /* a proxy thread stopped driving the transfers */
+  HK_COUNT
+} hang_class;
 
 typedef struct {
   int64_t rank;
@@ -217,6 +235,9 @@ typedef struct {
   bool culprit_process;
   hang_evidence top;
   hang_confidence confidence;
+  hang_class hclass;
+  /* HE_MISMATCH: what each side called ("rank 5 called AllReduce ...") */
+  char mismatch[HANG_WAITING * 2];
   int64_t *cycle; /* when every stuck rank waits on another */
   size_t ncycle;
   double max_idle_s;
@@ -249,6 +270,19 @@ void hang_report_free(hang_report *r);
 const char *hang_evidence_name(hang_evidence e);
 const char *hang_confidence_name(hang_confidence c);
 const char *hang_status_name(hang_status s);
+
+/* hang_mismatch.c: ranks of a communicator at the same point of its
+ * sequence of collectives (as many started) whose current calls differ
+ * (function, count, datatype, root): they, not the waits, are the
+ * culprits of that communicator's groups. Run after every group was
+ * analysed; false when out of memory. */
+bool hang_find_mismatches(const hang_db *db, hang_report *r);
+
+/* hang_class.c: the class of a group from its culprit's evidence (set
+ * once confidence and culprits are known); its names. */
+hang_class hang_class_of(const hang_group *g);
+const char *hang_class_name(hang_class c);    /* "never-called", ... */
+const char *hang_class_meaning(hang_class c); /* in words */
 
 /* hang_print.c, hang_json.c */
 typedef struct {

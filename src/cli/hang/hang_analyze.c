@@ -461,6 +461,7 @@ static bool analyze_group(const actx *a, hang_group *g) {
       qsort(g->culprits, g->nculprits, sizeof *g->culprits, by_likelihood);
     g->culprit_process = one_process(g);
     g->confidence = confidence_of(g);
+    g->hclass = hang_class_of(g);
   } else {
     ok = false;
   }
@@ -487,6 +488,7 @@ bool hang_analyze(const hang_db *db, hang_report *r) {
     qsort(r->groups, r->ngroups, sizeof *r->groups, by_comm);
   for (size_t i = 0; ok && i < r->ngroups; i++)
     ok = analyze_group(&a, &r->groups[i]);
+  ok = ok && hang_find_mismatches(db, r);
   free(a.pxn);
   return ok;
 }
@@ -507,6 +509,7 @@ void hang_report_free(hang_report *r) {
 const char *hang_evidence_name(hang_evidence e) {
   static const char *const names[HE_COUNT] = {
       [HE_NONE] = "none",
+      [HE_MISMATCH] = "mismatch",
       [HE_NEVER_STARTED] = "never-started",
       [HE_SILENT] = "no-snapshot",
       [HE_GPU_CONSUME] = "gpu-not-consuming",

@@ -303,6 +303,19 @@ static void why_own(const hang_group *g, const hang_rank *hr, bool brief,
   }
 }
 
+static void add_mismatch(const hang_group *g, const hang_rank *hr, bool brief,
+                         sbuf *b) {
+  sb_printf(b,
+            "rank %" PRId64 "'s call differs from the others' at the same "
+            "point of the communicator's sequence of collectives: %s.",
+            hr->rank, g->mismatch);
+  if (!brief)
+    sb_printf(b, " NCCL does not compare arguments across ranks: each "
+                 "rank's kernel sends and receives the steps its own call "
+                 "needs, so ranks wait forever for data that is never "
+                 "sent.");
+}
+
 void hang_why(const hang_db *db, const hang_group *g, const hang_rank *hr,
               bool brief, char *buf, size_t cap) {
   sbuf b;
@@ -310,6 +323,9 @@ void hang_why(const hang_db *db, const hang_group *g, const hang_rank *hr,
   char what[96];
   hang_what(g, what, sizeof what);
   switch (hr->evidence) {
+  case HE_MISMATCH:
+    add_mismatch(g, hr, brief, &b);
+    break;
   case HE_NEVER_STARTED:
     why_never_started(db, g, hr, &b);
     break;
@@ -398,6 +414,15 @@ void hang_advice(const hang_group *g, const hang_rank *hr, char *buf,
     snprintf(where, sizeof where, "pid %" PRId64 " on %s", hr->src->pid,
              hr->src->hostname);
   switch (hr->evidence) {
+  case HE_MISMATCH:
+    snprintf(buf, cap,
+             "Compare the call on %s with the others' (the function, count, "
+             "datatype, root and reduction op of this collective): a shape "
+             "that differs on one rank (an uneven last batch, a "
+             "rank-dependent branch, collectives called in a different "
+             "order).",
+             where);
+    break;
   case HE_NEVER_STARTED:
     snprintf(buf, cap,
              "Look at what %s does instead of this collective (py-spy dump "
@@ -455,7 +480,11 @@ void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
   switch (g->confidence) {
   case HC_HIGH:
     snprintf(buf, cap, "%s",
-             g->top == HE_NEVER_STARTED && !g->has_seq
+             g->top == HE_MISMATCH
+                 ? "its call differs from that of the other ranks, which "
+                   "all agree, at the same point of the communicator's "
+                   "sequence"
+             : g->top == HE_NEVER_STARTED && !g->has_seq
                  ? "its own snapshot has nothing of this communicator in "
                    "flight while a peer waits on it"
              : g->top == HE_NEVER_STARTED && g->culprit_process
@@ -471,7 +500,10 @@ void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
   case HC_MEDIUM:
     snprintf(
         buf, cap, "%s",
-        g->top == HE_SILENT
+        g->top == HE_MISMATCH
+            ? "ranks of several processes called it differently from the "
+              "majority"
+        : g->top == HE_SILENT
             ? "without a snapshot the rank says nothing for itself: its "
               "watchdog may also be off"
         : g->top == HE_QUIET
@@ -488,7 +520,10 @@ void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
     break;
   case HC_LOW:
     snprintf(buf, cap, "%s",
-             g->nculprits > 1
+             g->top == HE_MISMATCH
+                 ? "the ranks split evenly between the calls: nothing says "
+                   "which side is wrong"
+             : g->nculprits > 1
                  ? "several ranks show the same kind of evidence; they are "
                    "listed by how many stuck ranks wait on each"
                  : "the evidence is indirect");

@@ -214,6 +214,13 @@ static void put_group(jsonw *w, const hang_db *db, const hang_group *g,
   hang_confidence_why(g, text, TEXT);
   jw_key(w, "confidenceWhy");
   jw_str(w, text);
+  jw_key(w, "hangClass");
+  jw_str(w, hang_class_name(g->hclass));
+  jw_key(w, "mismatch"); /* what each side called, when they differ */
+  if (g->mismatch[0])
+    jw_str(w, g->mismatch);
+  else
+    jw_null(w);
   jw_key(w, "culpritIsProcess"); /* the culprits: all ranks of a process */
   jw_bool(w, g->culprit_process && g->confidence != HC_NONE);
   jw_key(w, "culprits");

@@ -282,6 +282,12 @@ static void read_operation(hang_db *db, size_t si, const ctx *c,
       op.has_seq = js_to_u64(&v, &op.seq);
     else if (key_is(&k, "peer"))
       js_to_i64(&v, &op.peer);
+    else if (key_is(&k, "count"))
+      op.has_count = js_to_u64(&v, &op.count);
+    else if (key_is(&k, "datatype"))
+      copy_str(&v, op.datatype, sizeof op.datatype);
+    else if (key_is(&k, "root"))
+      op.has_root = js_to_i64(&v, &op.root);
     else if (key_is(&k, "originPid"))
       js_to_i64(&v, &op.origin_pid);
     else if (key_is(&k, "age"))

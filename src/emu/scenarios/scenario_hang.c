@@ -6,7 +6,10 @@
  *                 ranks wait for it with steps in flight;
  *   never-called  its host never calls it (stuck on the CPU, or
  *                 desynchronised): it finished AllReduce 1 and has nothing
- *                 in flight; the others wait in AllReduce 2 for its data.
+ *                 in flight; the others wait in AllReduce 2 for its data;
+ *   mismatch      it calls it with another count, datatype or function
+ *                 (--mismatch): the ranks' kernels disagree on the steps
+ *                 they exchange and no rank finishes it.
  * After --duration seconds every process aborts (events stay open) and
  * finalizes. Also used with --delay-rank/--delay-us for stragglers.
  */
@@ -44,8 +47,33 @@ static void never_call(emu_app *a) {
   emu_worker_abort(w);
 }
 
-/* The AllReduce of every rank this thread drives. */
-static void allreduce(emu_app *a, size_t count) {
+/* The collective a rank calls: AllReduce of `count` floats, unless it is
+ * the mismatch class's --hang-rank at the hang iteration. */
+static void collective_of(const emu_options *o, const emu_comm *c, bool odd,
+                          size_t count, emu_func *f, size_t *n,
+                          emu_datatype *dt) {
+  *f = EMU_FUNC_ALLREDUCE;
+  *n = count;
+  *dt = EMU_DT_FLOAT32;
+  if (!odd || c->global_rank != o->hang_rank)
+    return;
+  switch (o->mismatch) {
+  case EMU_MISMATCH_DATATYPE:
+    *dt = EMU_DT_FLOAT16;
+    break;
+  case EMU_MISMATCH_FUNC: /* each rank's share of the same buffer */
+    *f = EMU_FUNC_ALLGATHER;
+    *n = count / (size_t)c->nranks > 0 ? count / (size_t)c->nranks : 1;
+    break;
+  default:
+    *n = count / 4 > 0 ? count / 4 : 1;
+    break;
+  }
+}
+
+/* The AllReduce of every rank this thread drives (`odd`: the mismatch
+ * class's hang iteration). */
+static void allreduce(emu_app *a, size_t count, bool odd) {
   bool grouped = a->nslots > 1; /* one thread, several GPUs: -g style */
   if (grouped)
     emu_group_start(a);
@@ -53,7 +81,11 @@ static void allreduce(emu_app *a, size_t count) {
     emu_comm *c = emu_app_comm(a, i, 0);
     if (c == NULL)
       continue;
-    emu_collective(a, c, EMU_FUNC_ALLREDUCE, count, EMU_DT_FLOAT32, 0);
+    emu_func f;
+    size_t n;
+    emu_datatype dt;
+    collective_of(a->worker->opts, c, odd, count, &f, &n, &dt);
+    emu_collective(a, c, f, n, dt, 0);
   }
   if (grouped)
     emu_group_end(a);
@@ -68,7 +100,9 @@ static void step_hang(emu_app *a, int iteration) {
     never_call(a);
     return;
   }
-  allreduce(a, bytes / 4);
+  allreduce(a, bytes / 4,
+            iteration == HANG_ITERATION &&
+                a->worker->opts->hang_class == EMU_HANG_MISMATCH);
   emu_stream_sync(a);
 }
 
@@ -76,7 +110,8 @@ const emu_scenario emu_scenario_hang = {
     .name = "hang",
     .summary = "--hang-rank hangs its 2nd AllReduce (--hang-class gpu: its "
                "steps and KernelCh never complete; never-called: its host "
-               "never calls it) until --duration ends",
+               "never calls it; mismatch: it calls it with other arguments "
+               "and nobody finishes) until --duration ends",
     .covers = "hang/straggler detection; §6.9 in-flight steps",
     .nodes = 2,
     .ranks_per_node = 1,

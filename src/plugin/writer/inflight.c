@@ -213,6 +213,10 @@ static void put_operation(cs_jbuf *b, const cs_wd_picture *pic,
     cs_jbuf_u64(b, op->count);
     J(",\"datatype\":");
     cs_jbuf_str(b, op->datatype);
+    if (op->etype != CS_EV_P2P) {
+      J(",\"root\":");
+      cs_jbuf_i64(b, op->root);
+    }
   } else if (first->foreign_owner) {
     J(",\"originPid\":");
     cs_jbuf_i64(b, first->origin_pid);

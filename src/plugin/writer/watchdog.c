@@ -148,6 +148,7 @@ void cs_watchdog_started(cs_watchdog *w, const cs_event *e) {
     op->func = e->p.coll.func;
     op->datatype = e->p.coll.datatype;
     op->count = e->p.coll.count;
+    op->root = e->p.coll.root;
     op->seq = e->p.coll.seq;
     op->has_seq = true;
     break;
@@ -155,6 +156,7 @@ void cs_watchdog_started(cs_watchdog *w, const cs_event *e) {
     op->func = e->p.ce_coll.func;
     op->datatype = e->p.ce_coll.datatype;
     op->count = e->p.ce_coll.count;
+    op->root = e->p.ce_coll.root;
     op->seq = e->p.ce_coll.seq;
     op->has_seq = true;
     break;

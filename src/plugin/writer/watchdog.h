@@ -41,6 +41,7 @@ typedef struct {
   uint64_t seq;
   bool has_seq;
   int32_t peer; /* P2p */
+  int32_t root; /* Coll, CeColl */
   uint64_t count;
   int64_t start_ns;
   bool timing_done;  /* its timing record was emitted (maybe timed out) */
