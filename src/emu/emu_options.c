@@ -169,8 +169,10 @@ void emu_options_help(void) {
       "last\n"
       "  --hang-class C        hang scenario: how it stops in its 2nd "
       "AllReduce:\n"
-      "                        gpu (its GPU stops; default) or never-called\n"
-      "                        (its host never calls it)\n"
+      "                        gpu (its GPU stops; default), never-called\n"
+      "                        (its host never calls it), network (its link\n"
+      "                        to its ring successor stops) or proxy (its\n"
+      "                        proxy thread stops, its GPU runs on)\n"
       "\n"
       "NVIDIA NCCL 2.31 only (--nccl-version 2.31):\n"
       "  --symmetric           AllReduce/AllGather/ReduceScatter inside one\n"
@@ -419,6 +421,7 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       break;
     case OPT_CHANNELS:
       o->channels = parse_int("--channels", v, 1, EMU_MAX_CHANNELS);
+      o->channels_set = true;
       break;
     case OPT_TP:
       o->tp = parse_int("--tp", v, 1, EMU_MAX_RANKS);
@@ -571,9 +574,13 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
         o->hang_class = EMU_HANG_GPU;
       else if (strcmp(v, "never-called") == 0)
         o->hang_class = EMU_HANG_NEVER_CALLED;
+      else if (strcmp(v, "network") == 0)
+        o->hang_class = EMU_HANG_NETWORK;
+      else if (strcmp(v, "proxy") == 0)
+        o->hang_class = EMU_HANG_PROXY;
       else
-        emu_die("--hang-class: expected gpu or never-called, got "
-                "'%s'",
+        emu_die("--hang-class: expected gpu, never-called, network or "
+                "proxy, got '%s'",
                 v);
       break;
     case OPT_CHAOS:
