@@ -13,7 +13,7 @@
 set -euo pipefail
 build=$(cd "$1" && pwd)
 shift
-classes="gpu never-called" masks="default default,proxystep" duration=2
+classes="gpu never-called network proxy" masks="default default,proxystep" duration=2
 while [ $# -gt 0 ]; do
   case $1 in
   --classes) classes=$2; shift 2 ;;
