@@ -15,7 +15,8 @@
  * What is concluded (hang_report): one `group` per (communicator,
  * function) in which some rank has a hung operation: the status of every
  * rank of the communicator, who waits on whom, the culprit candidates with
- * their evidence, the most likely culprit and how sure that is.
+ * their evidence, the most likely culprit, how sure that is, and the
+ * class of the hang.
  */
 #ifndef CCLSCOPE_CLI_HANG_H
 #define CCLSCOPE_CLI_HANG_H
@@ -183,6 +184,17 @@ typedef enum {
 
 typedef enum { HC_NONE = 0, HC_LOW, HC_MEDIUM, HC_HIGH } hang_confidence;
 
+/* What kind of hang (docs/hang.md, "What each class looks like"). */
+typedef enum {
+  HK_UNKNOWN = 0,  /* the evidence does not say (or cannot tell who) */
+  HK_NEVER_CALLED, /* the culprit never called the collective */
+  HK_MISMATCH,     /* ranks called it with different arguments/functions */
+  HK_GPU,          /* a GPU stopped inside it */
+  HK_NETWORK,      /* a network transfer does not complete */
+  HK_PROXY,        /* a proxy thread stopped driving the transfers */
+  HK_COUNT
+} hang_class;
+
 typedef struct {
   int64_t rank;
   const hang_member *m; /* NULL: no data */
@@ -223,6 +235,7 @@ typedef struct {
   bool culprit_process;
   hang_evidence top;
   hang_confidence confidence;
+  hang_class hclass;
   int64_t *cycle; /* when every stuck rank waits on another */
   size_t ncycle;
   double max_idle_s;
@@ -260,6 +273,12 @@ void hang_report_free(hang_report *r);
 const char *hang_evidence_name(hang_evidence e);
 const char *hang_confidence_name(hang_confidence c);
 const char *hang_status_name(hang_status s);
+
+/* hang_class.c: the class of a group from its culprit's evidence (set
+ * once confidence and culprits are known); its names. */
+hang_class hang_class_of(const hang_group *g);
+const char *hang_class_name(hang_class c);    /* "never-called", ... */
+const char *hang_class_meaning(hang_class c); /* in words */
 
 /* hang_print.c, hang_json.c */
 typedef struct {

@@ -469,6 +469,7 @@ static bool analyze_group(const actx *a, hang_group *g) {
       qsort(g->culprits, g->nculprits, sizeof *g->culprits, by_likelihood);
     g->culprit_process = one_process(g);
     g->confidence = confidence_of(g);
+    g->hclass = hang_class_of(g);
   } else {
     ok = false;
   }

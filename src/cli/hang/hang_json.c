@@ -220,6 +220,8 @@ static void put_group(jsonw *w, const hang_db *db, const hang_group *g,
   hang_confidence_why(g, text, TEXT);
   jw_key(w, "confidenceWhy");
   jw_str(w, text);
+  jw_key(w, "hangClass");
+  jw_str(w, hang_class_name(g->hclass));
   jw_key(w, "culpritIsProcess"); /* the culprits: all ranks of a process */
   jw_bool(w, g->culprit_process && g->confidence != HC_NONE);
   jw_key(w, "culprits");

@@ -197,10 +197,17 @@ static void print_paragraph(const char *indent, const char *first,
   }
 }
 
+/* "  Class: gpu (the culprit's GPU stopped inside the collective)" */
+static void print_class(const hang_group *g) {
+  printf("  Class: %s (%s)\n", hang_class_name(g->hclass),
+         hang_class_meaning(g->hclass));
+}
+
 static void print_culprit(const hang_db *db, const hang_group *g) {
   char label[160], text[TEXT];
   if (g->nculprits == 0 || g->confidence == HC_NONE) {
     printf("  Most likely culprit: cannot tell — confidence: none\n");
+    print_class(g);
     if (g->ncycle) {
       /* "0 -> 3 -> 2 -> 1 -> 0" */
       char chain[512] = "";
@@ -231,6 +238,7 @@ static void print_culprit(const hang_db *db, const hang_group *g) {
   hang_culprit_label(g, label, sizeof label);
   printf("  Most likely culprit: %s — confidence: %s\n", label,
          hang_confidence_name(g->confidence));
+  print_class(g);
   hang_why(db, g, hr, false, text, sizeof text);
   print_paragraph("    ", "    ", text);
   hang_waiters(g, hr, text, sizeof text);
@@ -457,11 +465,12 @@ void hang_print_text(const hang_db *db, const hang_report *r,
     printf("Verdict: comm 0x%016" PRIx64 " %s: ", g->comm_id, what);
     if (g->nculprits && g->confidence != HC_NONE) {
       hang_culprit_label(g, label, sizeof label);
-      printf("%s, %s, confidence %s\n", label,
+      printf("%s, %s, confidence %s, class %s\n", label,
              hang_evidence_name(g->ranks[g->culprits[0]].evidence),
-             hang_confidence_name(g->confidence));
+             hang_confidence_name(g->confidence), hang_class_name(g->hclass));
     } else {
-      printf("cannot tell who is behind, confidence none\n");
+      printf("cannot tell who is behind, confidence none, class %s\n",
+             hang_class_name(g->hclass));
     }
   }
 }

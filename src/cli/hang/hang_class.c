@@ -1,0 +1,44 @@
+/*
+ * src/cli/hang/hang_class.c — what kind of hang a group is: from the
+ * evidence of its most likely culprit, one of the classes of docs/hang.md
+ * ("What each class looks like"): the culprit never called the collective,
+ * the ranks called it with different arguments, a GPU, the network or a
+ * proxy thread stopped inside it, or the evidence does not say.
+ */
+#include "hang/hang.h"
+
+hang_class hang_class_of(const hang_group *g) {
+  if (g->nculprits == 0 || g->confidence == HC_NONE)
+    return HK_UNKNOWN; /* cannot tell who, so not what either */
+  switch (g->top) {
+  case HE_NEVER_STARTED:
+    return HK_NEVER_CALLED;
+  case HE_GPU_CONSUME:
+  case HE_GPU_PRODUCE:
+    return HK_GPU;
+  case HE_NETWORK:
+    return HK_NETWORK;
+  default: /* no snapshot, finished yet waited on, no step detail */
+    return HK_UNKNOWN;
+  }
+}
+
+const char *hang_class_name(hang_class c) {
+  static const char *const names[HK_COUNT] = {
+      [HK_UNKNOWN] = "unknown",   [HK_NEVER_CALLED] = "never-called",
+      [HK_MISMATCH] = "mismatch", [HK_GPU] = "gpu",
+      [HK_NETWORK] = "network",   [HK_PROXY] = "proxy"};
+  return (unsigned)c < HK_COUNT ? names[c] : "unknown";
+}
+
+const char *hang_class_meaning(hang_class c) {
+  static const char *const words[HK_COUNT] = {
+      [HK_UNKNOWN] = "the evidence does not say what kind of hang this is",
+      [HK_NEVER_CALLED] = "the culprit never called the collective",
+      [HK_MISMATCH] = "the ranks called the collective with different "
+                      "arguments or functions",
+      [HK_GPU] = "the culprit's GPU stopped inside the collective",
+      [HK_NETWORK] = "a network transfer does not complete",
+      [HK_PROXY] = "the culprit's proxy thread stopped driving its transfers"};
+  return (unsigned)c < HK_COUNT ? words[c] : words[HK_UNKNOWN];
+}
