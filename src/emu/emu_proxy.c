@@ -832,6 +832,15 @@ static void prepare_flow(progress_ctx *c) {
   }
 }
 
+/* Whether this rank's GPU ran the ring program of every channel to its end
+ * (a plan without profiled events has nothing else to wait for). */
+static bool flow_gpus_done(const progress_ctx *c) {
+  for (int i = 0; i < c->w->nflow; i++)
+    if (!emu_flow_gpu_done(&c->w->flow_ch[i]))
+      return false;
+  return true;
+}
+
 /* The next modelled moment a send completes (UINT64_MAX: none pending). */
 static uint64_t next_flow_time(const progress_ctx *c) {
   uint64_t next = UINT64_MAX;
@@ -895,7 +904,7 @@ static void run_flow_progress(progress_ctx *c) {
           did |= advance_recv_flow(c, s, f);
       }
       did |= advance_kernels(c);
-      if (all_finished(c))
+      if (all_finished(c) && flow_gpus_done(c))
         return;
       /* --hang-class proxy: the thread stops after its first pass; its
        * last ProxyCtrl state stays Active (no Idle, no Sleep follows). A
