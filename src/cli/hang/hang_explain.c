@@ -544,6 +544,21 @@ void hang_advice(const hang_group *g, const hang_rank *hr, char *buf,
   (void)g;
 }
 
+/* Whether every stuck rank has kernels in flight and no network operation:
+ * all its transfers are inside its node. */
+static bool all_inside_nodes(const hang_group *g) {
+  size_t stuck = 0;
+  for (int64_t r = 0; r < g->nranks; r++) {
+    const hang_rank *hr = &g->ranks[r];
+    if (hr->status != HS_STUCK || !hr->stuck)
+      continue;
+    if (hr->stuck->proxy_ops > 0 || hr->stuck->kernel_chs == 0)
+      return false;
+    stuck++;
+  }
+  return stuck > 0;
+}
+
 void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
   const hang_rank *first = g->nculprits ? &g->ranks[g->culprits[0]] : NULL;
   switch (g->confidence) {
@@ -601,12 +616,21 @@ void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
                  : "the evidence is indirect");
     break;
   default:
-    snprintf(buf, cap, "%s",
-             g->ncycle
-                 ? "every stuck rank waits on another rank"
-                 : "No rank stands out: the snapshots have no ProxySteps, "
-                   "which say what each transfer waits for "
-                   "(CCLSCOPE_MASK=default,proxystep records them)");
+    snprintf(
+        buf, cap, "%s",
+        g->ncycle ? "every stuck rank waits on another rank"
+        : all_inside_nodes(g)
+            ? "No rank stands out: every transfer of the stuck ranks is "
+              "inside a node, which NCCL does not profile (no ProxySteps "
+              "even with proxystep in the mask), and every kernel started "
+              "and none ended, so the GPU that stopped looks like those "
+              "waiting for it. What would decide it: a rank whose KernelCh "
+              "never started (its GPU stopped before this collective), or "
+              "the GPUs themselves (nvidia-smi, dmesg | grep -i xid) and "
+              "the host threads of every rank (py-spy dump --pid)"
+            : "No rank stands out: the snapshots have no ProxySteps, "
+              "which say what each transfer waits for "
+              "(CCLSCOPE_MASK=default,proxystep records them)");
     break;
   }
 }
