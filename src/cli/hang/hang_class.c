@@ -40,8 +40,8 @@ const char *hang_class_meaning(hang_class c) {
   static const char *const words[HK_COUNT] = {
       [HK_UNKNOWN] = "the evidence does not say what kind of hang this is",
       [HK_NEVER_CALLED] = "the culprit never called the collective",
-      [HK_MISMATCH] = "the ranks called the collective with different "
-                      "arguments or functions",
+      [HK_MISMATCH] = ("the ranks called the collective with different "
+                       "arguments or functions"),
       [HK_GPU] = "the culprit's GPU stopped inside the collective",
       [HK_NETWORK] = "a network transfer does not complete",
       [HK_PROXY] = "the culprit's proxy thread stopped driving its transfers"};
