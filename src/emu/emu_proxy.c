@@ -700,6 +700,13 @@ static emu_flow_link *flow_link(const progress_ctx *c, int rank, int ch) {
   return emu_flow_link_of(c->p->worker->shared, rank, ch);
 }
 
+/* The flow entry of a sub's channel (NULL: none). */
+static const emu_flow_channel *flow_of(const progress_ctx *c,
+                                       const emu_sub *s) {
+  return s->op.channel < EMU_MAX_CHANNELS ? c->flow_of_channel[s->op.channel]
+                                          : NULL;
+}
+
 static bool advance_send_flow(progress_ctx *c, emu_sub *s,
                               const emu_flow_channel *f) {
   emu_thread *t = &c->p->thr;
@@ -849,7 +856,7 @@ static uint64_t next_flow_time(const progress_ctx *c) {
     if (s->finished || s->op.kind != EMU_OP_NET_SEND ||
         s->done >= s->transmitted)
       continue;
-    const emu_flow_channel *f = c->flow_of_channel[s->op.channel];
+    const emu_flow_channel *f = flow_of(c, s);
     if (f != NULL && f->link_out_stalled)
       continue;
     uint64_t t = s->done_ns[s->done % EMU_NCCL_STEPS];
@@ -895,7 +902,7 @@ static void run_flow_progress(progress_ctx *c) {
       did |= advance_kernels(c);
       for (int i = 0; i < c->n; i++) {
         emu_sub *s = c->subs[i];
-        const emu_flow_channel *f = c->flow_of_channel[s->op.channel];
+        const emu_flow_channel *f = flow_of(c, s);
         if (s->finished || f == NULL)
           continue;
         if (s->op.kind == EMU_OP_NET_SEND)
