@@ -341,7 +341,33 @@ typedef struct op_list {
   int n, cap;
   emu_pxn_record *pxn; /* NULL unless this rank sends through PXN */
   uint64_t kernel_ns;
+  emu_flow_channel *flow; /* NULL unless the plan is a flow plan */
+  int nflow;
 } op_list;
+
+/* A flow plan's channel: the ring neighbours and the ring program's shape
+ * (emu_flow.h), in profiler steps. */
+static void add_flow_channel(op_list *l, const emu_comm *c,
+                             const emu_coll_shape *shape, int ch, int prev_g,
+                             int next_g, int my_node) {
+  if (l->flow == NULL || l->nflow >= EMU_MAX_CHANNELS)
+    return;
+  const emu_layout *lay = emu_self->layout;
+  emu_flow_channel *f = &l->flow[l->nflow++];
+  memset(f, 0, sizeof *f);
+  int slice = shape->slice_steps > 0 ? shape->slice_steps : 1;
+  f->channel = ch;
+  f->nsteps = shape->profiler_steps;
+  f->depth = EMU_NCCL_STEPS / slice;
+  f->chunk_steps = (shape->chunk_steps + slice - 1) / slice;
+  f->loop_steps = shape->nsteps_per_loop * f->chunk_steps;
+  f->rank = c->rank;
+  f->prev = emu_comm_rank_of(c->spec, prev_g);
+  f->next = emu_comm_rank_of(c->spec, next_g);
+  f->prev_net = emu_node_of(lay, prev_g) != my_node;
+  f->next_net = emu_node_of(lay, next_g) != my_node;
+  f->gpu_limit = -1;
+}
 
 static void push_op(op_list *l, const emu_proxy_op *op) {
   if (l->n < l->cap)
@@ -372,6 +398,7 @@ static void add_task_ops(emu_app *a, emu_app_plan *ap, int i, bool batched,
     if (!task->is_p2p) {
       int prev_g, next_g;
       ring_neighbors(c, ch, &prev_g, &next_g);
+      add_flow_channel(l, c, shape, ch, prev_g, next_g, my_node);
       /* uploadProxyOps order per channel: recv, send (§8.3) */
       if (emu_node_of(lay, prev_g) != my_node) {
         base_op(&op, c, task, EMU_OP_NET_RECV, ch);
@@ -458,6 +485,18 @@ static int pxn_origin_of(const emu_comm *c) {
                         c->spec->members, c->spec->nranks);
 }
 
+/* The hang scenario's hung AllReduce (the 2nd of the world communicator),
+ * when a rank stops inside it (not --hang-class never-called): every rank
+ * runs it on data dependencies (emu_flow.h). Not with PXN (the sends of a
+ * rank would run in another rank's proxy). */
+static bool is_flow_plan(const emu_comm *c, uint64_t seq) {
+  const emu_options *o = emu_self->opts;
+  return emu_self->scenario == &emu_scenario_hang &&
+         o->hang_class != EMU_HANG_NEVER_CALLED &&
+         o->hang_class != EMU_HANG_MISMATCH && !o->pxn && c->index == 0 &&
+         seq == 2;
+}
+
 /* The plan whose transfers stop: the hang rank's 2nd AllReduce, unless it
  * never calls it (--hang-class never-called) or calls it with other
  * arguments (mismatch). */
@@ -499,7 +538,10 @@ static void upload_proxy_ops(emu_app *a, emu_thread *t, emu_app_plan *ap) {
     rec->nops = 0;
   }
   static _Thread_local emu_proxy_op scratch[EMU_MAX_OPS_PER_WORK];
-  op_list l = {scratch, 0, EMU_MAX_OPS_PER_WORK, rec, 0};
+  static _Thread_local emu_flow_channel flow_scratch[EMU_MAX_CHANNELS];
+  bool flow = is_flow_plan(c, seq);
+  op_list l = {
+      scratch, 0, EMU_MAX_OPS_PER_WORK, rec, 0, flow ? flow_scratch : NULL, 0};
   bool batched = true;
   for (int i = 0; i < plan->ntasks; i++)
     if (!plan->tasks[i].is_p2p && plan->tasks[i].bytes > (1u << 20))
@@ -512,7 +554,7 @@ static void upload_proxy_ops(emu_app *a, emu_thread *t, emu_app_plan *ap) {
    * between two clock reads would otherwise lengthen every duration). */
   uint64_t launch_rt = emu_realtime_ns(), launch_mono = emu_now_ns();
   emu_proxy_work *work = NULL;
-  if (l.n > 0 || origin >= 0 || hang) {
+  if (l.n > 0 || origin >= 0 || hang || flow) {
     work = emu_proxy_get_work(c->proxy);
     if (work != NULL) {
       memcpy(work->ops, l.ops, (size_t)l.n * sizeof *l.ops);
@@ -524,10 +566,15 @@ static void upload_proxy_ops(emu_app *a, emu_thread *t, emu_app_plan *ap) {
       work->kernel_ns = l.kernel_ns;
       work->barrier = w->pace_barrier;
       work->hang = hang;
+      work->flow = flow;
+      work->nflow = l.nflow;
+      if (l.nflow > 0)
+        memcpy(work->flow_ch, l.flow, (size_t)l.nflow * sizeof *l.flow);
       work->pxn_origin_grank = origin;
     }
   }
-  if (hang || is_mismatch_plan(c, seq))
+  /* a flow plan holds the others up by its data; a mismatch stalls all */
+  if ((hang && !flow) || is_mismatch_plan(c, seq))
     emu_mark_stalled(w->shared, c, seq);
   emu_arrive(w->shared, c, seq, launch_mono);
   if (rec != NULL)

@@ -170,9 +170,11 @@ void emu_options_help(void) {
       "  --hang-class C        hang scenario: how it stops in its 2nd "
       "AllReduce:\n"
       "                        gpu (its GPU stops; default), never-called\n"
-      "                        (its host never calls it) or mismatch (it\n"
+      "                        (its host never calls it), mismatch (it\n"
       "                        calls it with other arguments: nobody\n"
-      "                        finishes)\n"
+      "                        finishes), network (its link to its ring\n"
+      "                        successor stops) or proxy (its proxy thread\n"
+      "                        stops, its GPU runs on)\n"
       "  --mismatch K          mismatch class: what differs: count (a\n"
       "                        quarter; default), datatype (ncclFloat16) or\n"
       "                        func (AllGather instead of AllReduce)\n"
@@ -426,6 +428,7 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       break;
     case OPT_CHANNELS:
       o->channels = parse_int("--channels", v, 1, EMU_MAX_CHANNELS);
+      o->channels_set = true;
       break;
     case OPT_TP:
       o->tp = parse_int("--tp", v, 1, EMU_MAX_RANKS);
@@ -580,9 +583,13 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
         o->hang_class = EMU_HANG_NEVER_CALLED;
       else if (strcmp(v, "mismatch") == 0)
         o->hang_class = EMU_HANG_MISMATCH;
+      else if (strcmp(v, "network") == 0)
+        o->hang_class = EMU_HANG_NETWORK;
+      else if (strcmp(v, "proxy") == 0)
+        o->hang_class = EMU_HANG_PROXY;
       else
-        emu_die("--hang-class: expected gpu, never-called or mismatch, got "
-                "'%s'",
+        emu_die("--hang-class: expected gpu, never-called, mismatch, network "
+                "or proxy, got '%s'",
                 v);
       break;
     case OPT_MISMATCH:

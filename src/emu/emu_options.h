@@ -36,7 +36,9 @@ typedef enum { EMU_NET_IB = 0, EMU_NET_SOCKET = 1 } emu_net;
 typedef enum {
   EMU_HANG_GPU = 0,      /* its GPU stops in the collective (the default) */
   EMU_HANG_NEVER_CALLED, /* its host never calls the collective */
-  EMU_HANG_MISMATCH      /* it calls it with other arguments; nobody finishes */
+  EMU_HANG_MISMATCH,     /* it calls it with other arguments; nobody finishes */
+  EMU_HANG_NETWORK,      /* its link to its ring successor stops */
+  EMU_HANG_PROXY         /* its proxy thread stops; its GPU runs on */
 } emu_hang_class;
 /* What the mismatch class's --hang-rank calls differently (--mismatch). */
 typedef enum {
@@ -62,7 +64,8 @@ typedef struct emu_options {
   int ranks_per_process;
   int threads; /* application threads per process */
   int channels;
-  int tp, pp; /* mixed: tensor- and pipeline-parallel degrees */
+  bool channels_set; /* --channels given */
+  int tp, pp;        /* mixed: tensor- and pipeline-parallel degrees */
   /* amount of work */
   int ops;         /* iterations of the scenario's step */
   double duration; /* seconds; > 0 repeats steps until it elapses */

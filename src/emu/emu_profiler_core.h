@@ -159,7 +159,8 @@ typedef struct emu_sub {
   int posted, transmitted, done; /* profiler steps */
   int peer_waits; /* SendPeerWait records for the current transmit */
   int want_peer_waits;
-  int restarts; /* recv: restarts of the current post */
+  int restarts;   /* recv: restarts of the current post */
+  int flow_ready; /* flow plan, send: steps the GPU produced (SendPeerWait) */
   bool in_progress_recorded;
   bool finished;
   uint64_t ready_ns[EMU_NCCL_STEPS]; /* send: GPU filled; recv: arrived */

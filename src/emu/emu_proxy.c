@@ -70,6 +70,8 @@ emu_proxy_work *emu_proxy_get_work(emu_proxy *p) {
   w->kernel_ns = 0;
   w->barrier = false;
   w->hang = false;
+  w->flow = false;
+  w->nflow = 0;
   w->pxn_origin_grank = -1;
   w->shutdown = false;
   return w;
@@ -147,6 +149,7 @@ static void prepare_sub(emu_proxy *p, emu_sub *s, const emu_proxy_op *op) {
   s->want_peer_waits =
       1 + (emu_rng_chance(&p->thr.rng, 0.05 + 0.4 * chaos(p)) ? 1 : 0);
   s->restarts = 0;
+  s->flow_ready = 0;
   s->in_progress_recorded = false;
   s->finished = false;
   for (int i = 0; i < EMU_NCCL_STEPS; i++) {
@@ -301,6 +304,10 @@ typedef struct progress_ctx {
   bool kernels_dirty; /* a net sub finished or time moved: re-check stops */
   bool kernel_started[EMU_MAX_OPS_PER_WORK];
   bool kernel_stopped[EMU_MAX_OPS_PER_WORK];
+  /* flow plan (emu_flow.h): each channel's entry and its network subs */
+  emu_flow_channel *flow_of_channel[EMU_MAX_CHANNELS];
+  emu_sub *flow_send[EMU_MAX_CHANNELS], *flow_recv[EMU_MAX_CHANNELS];
+  bool flow_has_net;
 } progress_ctx;
 
 /* The modelled time of one step of `s` (sends go rank -> peer, receives
@@ -466,6 +473,13 @@ static bool carrier_has_net(const progress_ctx *c, const emu_sub *k) {
 static bool carrier_done(const progress_ctx *c, const emu_sub *k) {
   if (!c->peers_ready)
     return false;
+  if (c->w->flow) { /* the GPU's ring program must have run to its end */
+    const emu_flow_channel *f = k->op.channel < EMU_MAX_CHANNELS
+                                    ? c->flow_of_channel[k->op.channel]
+                                    : NULL;
+    if (f != NULL && !emu_flow_gpu_done(f))
+      return false;
+  }
   bool any_net = false;
   for (int i = 0; i < c->n; i++) {
     const emu_sub *s = c->subs[i];
@@ -476,7 +490,7 @@ static bool carrier_done(const progress_ctx *c, const emu_sub *k) {
         return false;
     }
   }
-  if (any_net)
+  if (any_net || c->w->flow)
     return true;
   return c->now >= c->peers_ready_at + c->w->kernel_ns;
 }
@@ -674,6 +688,257 @@ static void run_progress(progress_ctx *c) {
   }
 }
 
+/* ---------- the flow plan: ranks wait on each other's data ---------- */
+/* The hang scenario's hung AllReduce (emu_flow.h). The proxy moves a step
+ * only when the other end allows it: a send leaves SendGPUWait when this
+ * rank's GPU produced it, SendPeerWait when the receiver's proxy posted a
+ * buffer for it, SendWait when the network completed it (the modelled
+ * time); a receive leaves RecvWait once the sender handed that step to the
+ * network (RDMA needs no help from the sender's proxy after that) and ends
+ * when this rank's GPU took it. */
+static emu_flow_link *flow_link(const progress_ctx *c, int rank, int ch) {
+  return emu_flow_link_of(c->p->worker->shared, rank, ch);
+}
+
+/* The flow entry of a sub's channel (NULL: none). */
+static const emu_flow_channel *flow_of(const progress_ctx *c,
+                                       const emu_sub *s) {
+  return s->op.channel < EMU_MAX_CHANNELS ? c->flow_of_channel[s->op.channel]
+                                          : NULL;
+}
+
+static bool advance_send_flow(progress_ctx *c, emu_sub *s,
+                              const emu_flow_channel *f) {
+  emu_thread *t = &c->p->thr;
+  bool did = false;
+  if (!s->in_progress_recorded) {
+    core_proxy_op_record(t, s, ncclProfilerProxyOpInProgress_v4);
+    s->in_progress_recorded = true;
+    did = true;
+  }
+  if (s->posted < s->nsteps && s->posted < s->done + s->depth) {
+    core_proxy_step_start(t, s, s->posted, NULL);
+    core_proxy_step_record(t, s, s->posted, ncclProfilerProxyStepSendGPUWait);
+    s->posted++;
+    did = true;
+  }
+  if (s->flow_ready < s->posted && f->produced > s->flow_ready) {
+    core_proxy_step_record(t, s, s->flow_ready,
+                           ncclProfilerProxyStepSendPeerWait_v4);
+    s->flow_ready++;
+    did = true;
+  }
+  const emu_flow_link *peer = flow_link(c, f->next, f->channel);
+  if (s->transmitted < s->flow_ready && peer != NULL &&
+      EMU_LOAD_ACQUIRE(&peer->recv_posted) > s->transmitted) {
+    int step = s->transmitted;
+    uint64_t bytes = step_bytes(s, step);
+    s->trans_size = bytes;
+    core_proxy_step_record(t, s, step, ncclProfilerProxyStepSendWait);
+    net_post(c->p, s, step, bytes, true);
+    s->done_ns[step % EMU_NCCL_STEPS] = posted_at(c) + net_ns(c, s, bytes);
+    s->transmitted++;
+    /* a stalled link: what was handed to it never arrives, never completes */
+    emu_flow_link *me = flow_link(c, f->rank, f->channel);
+    if (me != NULL && !f->link_out_stalled)
+      EMU_STORE_RELEASE(&me->net_sent, s->transmitted);
+    did = true;
+  }
+  if (s->done < s->transmitted && !f->link_out_stalled &&
+      c->now >= s->done_ns[s->done % EMU_NCCL_STEPS]) {
+    int step = s->done;
+    net_wait_data(c->p, s, step);
+    net_complete(c->p, s, step);
+    core_proxy_step_stop(t, s, step);
+    s->done++;
+    did = true;
+  }
+  if (s->done == s->nsteps)
+    finish_sub(c, s);
+  return did;
+}
+
+static bool advance_recv_flow(progress_ctx *c, emu_sub *s,
+                              const emu_flow_channel *f) {
+  emu_thread *t = &c->p->thr;
+  bool did = false;
+  if (!s->in_progress_recorded) {
+    core_proxy_op_record(t, s, ncclProfilerProxyOpInProgress_v4);
+    s->in_progress_recorded = true;
+    did = true;
+  }
+  if (s->posted < s->nsteps && s->posted < s->done + s->depth) {
+    int step = s->posted;
+    core_proxy_step_start(t, s, step, NULL);
+    net_post(c->p, s, step, step_bytes(s, step), false);
+    core_proxy_step_record(t, s, step, ncclProfilerProxyStepRecvWait);
+    s->posted++;
+    emu_flow_link *me = flow_link(c, f->rank, f->channel);
+    if (me != NULL) /* a buffer offered to the sender */
+      EMU_STORE_RELEASE(&me->recv_posted, s->posted);
+    did = true;
+  }
+  const emu_flow_link *peer = flow_link(c, f->prev, f->channel);
+  if (s->transmitted < s->posted && peer != NULL &&
+      EMU_LOAD_ACQUIRE(&peer->net_sent) > s->transmitted) {
+    int step = s->transmitted;
+    net_wait_data(c->p, s, step);
+    net_complete(c->p, s, step);
+    s->trans_size = step_bytes(s, step);
+    core_proxy_step_record(t, s, step, ncclProfilerProxyStepRecvFlushWait);
+    core_proxy_step_record(t, s, step, ncclProfilerProxyStepRecvGPUWait);
+    s->transmitted++;
+    did = true;
+  }
+  if (s->done < s->transmitted && f->taken > s->done) {
+    core_proxy_step_stop(t, s, s->done);
+    s->done++;
+    did = true;
+  }
+  if (s->done == s->nsteps)
+    finish_sub(c, s);
+  return did;
+}
+
+/* Each channel's flow entry and subs; the hang rank's stall by class:
+ * gpu — its GPU sends the first chunk and then stops (takes nothing);
+ * network — what it sends to its ring successor across nodes never
+ * arrives (inside a node when it has no such link in this plan);
+ * proxy — handled by the loop (its proxy stops after its first pass). */
+static void prepare_flow(progress_ctx *c) {
+  emu_proxy_work *w = c->w;
+  const emu_options *o = c->p->worker->opts;
+  bool any_net_out = false;
+  for (int i = 0; i < w->nflow; i++) {
+    emu_flow_channel *f = &w->flow_ch[i];
+    if (f->channel >= EMU_MAX_CHANNELS)
+      continue;
+    c->flow_of_channel[f->channel] = f;
+    any_net_out |= f->next_net;
+  }
+  for (int i = 0; i < c->n; i++) {
+    emu_sub *s = c->subs[i];
+    if (s->op.channel >= EMU_MAX_CHANNELS)
+      continue;
+    if (s->op.kind == EMU_OP_NET_SEND)
+      c->flow_send[s->op.channel] = s;
+    else if (s->op.kind == EMU_OP_NET_RECV)
+      c->flow_recv[s->op.channel] = s;
+    else
+      continue;
+    c->flow_has_net = true;
+  }
+  if (!w->hang)
+    return;
+  for (int i = 0; i < w->nflow; i++) {
+    emu_flow_channel *f = &w->flow_ch[i];
+    if (o->hang_class == EMU_HANG_GPU)
+      f->gpu_limit = f->chunk_steps;
+    else if (o->hang_class == EMU_HANG_NETWORK)
+      f->link_out_stalled = f->next_net || !any_net_out;
+  }
+}
+
+/* Whether this rank's GPU ran the ring program of every channel to its end
+ * (a plan without profiled events has nothing else to wait for). */
+static bool flow_gpus_done(const progress_ctx *c) {
+  for (int i = 0; i < c->w->nflow; i++)
+    if (!emu_flow_gpu_done(&c->w->flow_ch[i]))
+      return false;
+  return true;
+}
+
+/* The next modelled moment a send completes (UINT64_MAX: none pending). */
+static uint64_t next_flow_time(const progress_ctx *c) {
+  uint64_t next = UINT64_MAX;
+  for (int i = 0; i < c->n; i++) {
+    const emu_sub *s = c->subs[i];
+    if (s->finished || s->op.kind != EMU_OP_NET_SEND ||
+        s->done >= s->transmitted)
+      continue;
+    const emu_flow_channel *f = flow_of(c, s);
+    if (f != NULL && f->link_out_stalled)
+      continue;
+    uint64_t t = s->done_ns[s->done % EMU_NCCL_STEPS];
+    if (t < next)
+      next = t;
+  }
+  return next;
+}
+
+static void run_flow_progress(progress_ctx *c) {
+  emu_proxy *p = c->p;
+  emu_worker *wk = p->worker;
+  bool pace = wk->opts->pace == EMU_PACE_MODEL;
+  uint64_t real0 = emu_now_ns();
+  if (pace && c->w->launch_mono && c->w->launch_mono < real0)
+    real0 = c->w->launch_mono;
+  c->peers_ready = true; /* the data dependencies replace the barrier */
+  c->ready_rt = 0;
+  c->synced_rt = c->w->launch_rt + emu_model_launch_ns();
+  c->real0 = pace ? real0 : 0;
+  prepare_flow(c);
+  bool proxy_stopped = false;
+  int idle = 0;
+  for (;;) {
+    if (aborting(p))
+      return;
+    if (wk->deadline_ns != 0 && emu_now_ns() >= wk->deadline_ns) {
+      emu_worker_abort(wk);
+      return;
+    }
+    bool did = false;
+    /* the GPU runs whatever its proxy does */
+    for (int i = 0; i < c->w->nflow; i++) {
+      emu_flow_channel *f = &c->w->flow_ch[i];
+      const emu_sub *recv = c->flow_recv[f->channel];
+      const emu_sub *send = c->flow_send[f->channel];
+      emu_flow_local local = {recv != NULL ? recv->transmitted : 0,
+                              send != NULL ? send->done : 0};
+      did |= emu_flow_gpu_advance(f, wk->shared, &local);
+    }
+    if (!proxy_stopped) {
+      c->kernels_dirty = true;
+      did |= advance_kernels(c);
+      for (int i = 0; i < c->n; i++) {
+        emu_sub *s = c->subs[i];
+        const emu_flow_channel *f = flow_of(c, s);
+        if (s->finished || f == NULL)
+          continue;
+        if (s->op.kind == EMU_OP_NET_SEND)
+          did |= advance_send_flow(c, s, f);
+        else if (s->op.kind == EMU_OP_NET_RECV)
+          did |= advance_recv_flow(c, s, f);
+      }
+      did |= advance_kernels(c);
+      if (all_finished(c) && flow_gpus_done(c))
+        return;
+      /* --hang-class proxy: the thread stops after its first pass; its
+       * last ProxyCtrl state stays Active (no Idle, no Sleep follows). A
+       * rank without network transfers in this plan needs no proxy for
+       * it (nothing would wait): its proxy stops in no plan. */
+      if (c->w->hang && wk->opts->hang_class == EMU_HANG_PROXY &&
+          c->flow_has_net)
+        proxy_stopped = true;
+    }
+    if (did) {
+      idle = 0;
+      continue;
+    }
+    uint64_t next = next_flow_time(c);
+    if (next != UINT64_MAX) {
+      c->now = next > c->now ? next : c->now + 1000;
+      if (pace)
+        emu_sleep_until_ns(real0 + c->now);
+      continue;
+    }
+    /* waiting on another rank: follow the real clock */
+    emu_sleep_ns(++idle < 64 ? 20000 : 500000);
+    uint64_t elapsed = emu_now_ns() - real0;
+    c->now = pace && elapsed > c->now ? elapsed : c->now + 1000;
+  }
+}
+
 /* Copies the PXN ops another rank posted for this plan (§6.14). */
 static void merge_pxn(emu_proxy *p, emu_proxy_work *w) {
   emu_worker *wk = p->worker;
@@ -749,7 +1014,10 @@ static void process_work(emu_proxy *p, emu_proxy_work *w, const char *quirk) {
     core_proxy_ctrl_stop(t, &active);
   }
 
-  run_progress(c);
+  if (w->flow)
+    run_flow_progress(c);
+  else
+    run_progress(c);
 
   /* Helpers must have finished their NetPlugin stops before the subs they
    * point into are recycled. */

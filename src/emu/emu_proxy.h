@@ -9,6 +9,7 @@
 #ifndef NCCLEMU_PROXY_H
 #define NCCLEMU_PROXY_H
 
+#include "emu_flow.h"
 #include "emu_worker.h"
 
 #define EMU_MAX_OPS_PER_WORK 160
@@ -30,6 +31,11 @@ typedef struct emu_proxy_work {
   uint64_t kernel_ns;   /* modelled kernel time of intra-node work */
   bool barrier;         /* meet the comm's other ranks first */
   bool hang;            /* hang scenario: stall in this work */
+  /* hang scenario's hung AllReduce: ranks wait on each other's data
+   * (emu_flow.h) instead of meeting at a barrier; one entry per channel */
+  bool flow;
+  int nflow;
+  emu_flow_channel flow_ch[EMU_MAX_CHANNELS];
   int pxn_origin_grank; /* merge PXN ops sent by this global rank; -1 */
   bool shutdown;
 } emu_proxy_work;

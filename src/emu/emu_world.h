@@ -3,7 +3,8 @@
  * communicators of the run (world and splits, with NCCL-like hashes), the
  * per-process communicator instances, and the shared memory that ranks in
  * different processes use to meet (arrival counters for pacing, straggler
- * and hang; abort and stop flags; per-worker counters). emu_world.c.
+ * and hang; the data-flow counters of the hung collective, emu_flow.h;
+ * abort and stop flags; per-worker counters). emu_world.c.
  */
 #ifndef NCCLEMU_WORLD_H
 #define NCCLEMU_WORLD_H
@@ -92,6 +93,17 @@ typedef struct emu_rank_progress {
   uint64_t arrived_ns[EMU_ARRIVAL_HISTORY];
 } emu_rank_progress;
 
+/* One rank's channel of the flow plan (emu_flow.h): what its GPU and
+ * proxy did, for its ring neighbours to wait on. Written by that rank only. */
+typedef struct emu_flow_link {
+  int produced;    /* steps its GPU produced for its ring successor */
+  int taken;       /* steps its GPU took from its ring predecessor */
+  int recv_posted; /* receives its proxy posted (buffers offered) */
+  int net_sent;    /* sends its proxy handed to the network: the data
+                    * reaches the successor without its proxy's help
+                    * (RDMA), unless the link stalled */
+} emu_flow_link;
+
 typedef struct emu_worker_report {
   uint64_t callbacks;
   uint64_t check_failures;
@@ -107,6 +119,9 @@ typedef struct emu_shared {
   int pace_barrier;
   emu_rank_progress progress[EMU_MAX_COMMS][EMU_MAX_RANKS];
   emu_worker_report workers[EMU_MAX_WORKERS];
+  /* the hang scenario's hung AllReduce (world communicator): per comm rank
+   * and channel */
+  emu_flow_link flow[EMU_MAX_RANKS][EMU_MAX_CHANNELS];
 } emu_shared;
 
 /* Maps the shared region (before fork). */

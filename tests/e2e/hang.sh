@@ -3,7 +3,7 @@
 # usage: hang.sh NCCLEMU PLUGIN CHECK_INFLIGHT CASE
 #   detect        hang scenario, every event: each rank warns within the
 #                 timeout + 1 s, naming rank, AllReduce seqNumber 1, a
-#                 ProxyStep and the peer it waits for; snapshots agree
+#                 ProxyStep, its peer and state; snapshots agree
 #   detect-coarse the default mask (no ProxyStep): the ProxyOp is named
 #   progressing   one long AllReduce (~3 s at 0.2 GB/s) that keeps
 #                 progressing: no warning with ProxySteps recorded
@@ -41,8 +41,10 @@ expect_warning() { # rank pattern
 case $case in
 detect)
   run all 0.5 --scenario hang --duration 3
+  # rank 0 waits for rank 1's data; rank 1 (the hang rank, its GPU
+  # stopped) for its own GPU: a send not produced or data not taken
   expect_warning 0 "AllReduce seqNumber 1 in flight.*ProxyStep [0-9]* (recv from peer 1) in RecvWait"
-  expect_warning 1 "AllReduce seqNumber 1 in flight.*ProxyStep [0-9]* (recv from peer 0) in RecvWait"
+  expect_warning 1 "AllReduce seqNumber 1 in flight.*ProxyStep [0-9]* (\(send to\|recv from\) peer 0) in \(SendGPUWait\|RecvGPUWait\)"
   [ "$(warnings)" = 2 ] || { echo "FAIL: $(warnings) warnings, expected one per rank"; exit 1; }
   grep -q "cclscope hang DIR" "$work/log" || { echo "FAIL: the snapshot path is not given"; exit 1; }
   "$check" "$work/out" 2 AllReduce 1 1.5

@@ -26,7 +26,7 @@
 set -euo pipefail
 build=$(cd "$1" && pwd)
 shift
-classes="gpu never-called mismatch" masks="default default,proxystep"
+classes="gpu never-called mismatch network proxy" masks="default default,proxystep"
 duration=2 timeout=0.5 jobs=1
 cells=() required=()
 while [ $# -gt 0 ]; do

@@ -175,7 +175,11 @@ typedef enum {
   HE_MISMATCH,      /* called it with other arguments than the others */
   HE_NEVER_STARTED, /* its last started seqNumber is below the others' */
   HE_SILENT,        /* no snapshot; no trace, or its trace stops early */
+  HE_LINK,          /* its send in SendWait, the receiver's in RecvWait */
+  HE_PROXY,         /* data moved on a link, its proxy never noticed */
+  HE_GPU_IDLE,      /* a receive's first step arrived, its GPU took none */
   HE_GPU_CONSUME,   /* data arrived, its GPU does not take it */
+  HE_GPU_HELD,      /* its node holds data a ring channel passes on */
   HE_NETWORK,       /* a send handed to the network never completed */
   HE_GPU_PRODUCE,   /* its GPU does not produce the data to send */
   HE_WAITED_DONE,   /* finished or progressing, yet others wait on it */
@@ -210,10 +214,12 @@ typedef struct {
   size_t nheads;
   bool waits_on_peer;
   hang_evidence evidence;
-  const hang_head *evidence_head; /* for HE_GPU_*, HE_NETWORK */
-  size_t reach;                   /* stuck ranks whose waits lead here */
-  bool node_mates;  /* other ranks of the communicator on its host */
-  size_t waited_by; /* ranks waiting on it directly */
+  const hang_head *evidence_head; /* for HE_GPU_*, HE_NETWORK, HE_LINK,
+                                     HE_PROXY (may be NULL: HE_GPU_HELD) */
+  int64_t link_peer; /* HE_LINK, HE_PROXY: the other end; else -1 */
+  size_t reach;      /* stuck ranks whose waits lead here */
+  bool node_mates;   /* other ranks of the communicator on its host */
+  size_t waited_by;  /* ranks waiting on it directly */
 } hang_rank;
 
 typedef struct {
@@ -263,6 +269,11 @@ size_t hang_graph_reach(const hang_group *g, const hang_graph *gr,
 /* When no rank is a candidate: the cycle the stuck ranks wait in. */
 void hang_graph_cycle(hang_group *g);
 void hang_graph_free(hang_graph *gr);
+
+/* hang_ring.c: evidence from both ends of a link and from the nodes of a
+ * ring channel (stalled links, stopped proxies, GPUs that took nothing,
+ * nodes that hold data); run on stuck ranks before the culprits are picked. */
+void hang_ring_evidence(hang_group *g);
 
 /* hang_analyze.c */
 bool hang_analyze(const hang_db *db, hang_report *r);

@@ -385,6 +385,13 @@ static hang_confidence confidence_of(const hang_group *g) {
     return single || g->culprit_process ? HC_HIGH : HC_MEDIUM;
   case HE_SILENT:
     return HC_MEDIUM;
+  case HE_LINK:     /* both ends of one link say it */
+  case HE_GPU_IDLE: /* nothing taken: no node-mate holds it up */
+    return single ? HC_HIGH : HC_LOW;
+  case HE_PROXY: /* indirect: step counters of two ranks */
+    return single ? HC_MEDIUM : HC_LOW;
+  case HE_GPU_HELD: /* the node's other channels narrowed it to one rank */
+    return single ? HC_MEDIUM : HC_LOW;
   case HE_GPU_CONSUME:
     if (!ahead)
       return HC_LOW;
@@ -448,6 +455,7 @@ static bool analyze_group(const actx *a, hang_group *g) {
     set_status(a->db, g, &g->ranks[r], moving[r]);
   free(moving);
   mark_node_mates(g);
+  hang_ring_evidence(g);
   hang_graph gr = {NULL, NULL};
   bool ok = hang_graph_build(g, &gr) && pick_culprits(g);
   bool *seen = ok ? malloc((size_t)g->nranks * sizeof *seen) : NULL;
@@ -512,7 +520,11 @@ const char *hang_evidence_name(hang_evidence e) {
       [HE_MISMATCH] = "mismatch",
       [HE_NEVER_STARTED] = "never-started",
       [HE_SILENT] = "no-snapshot",
+      [HE_LINK] = "network-link-stalled",
+      [HE_PROXY] = "proxy-stopped",
+      [HE_GPU_IDLE] = "gpu-took-nothing",
       [HE_GPU_CONSUME] = "gpu-not-consuming",
+      [HE_GPU_HELD] = "node-holds-data",
       [HE_NETWORK] = "network-send-stuck",
       [HE_GPU_PRODUCE] = "gpu-not-producing",
       [HE_WAITED_DONE] = "finished-but-waited-on",

@@ -15,11 +15,16 @@ hang_class hang_class_of(const hang_group *g) {
     return HK_MISMATCH;
   case HE_NEVER_STARTED:
     return HK_NEVER_CALLED;
+  case HE_GPU_IDLE:
   case HE_GPU_CONSUME:
+  case HE_GPU_HELD:
   case HE_GPU_PRODUCE:
     return HK_GPU;
+  case HE_LINK:
   case HE_NETWORK:
     return HK_NETWORK;
+  case HE_PROXY:
+    return HK_PROXY;
   default: /* no snapshot, finished yet waited on, no step detail */
     return HK_UNKNOWN;
   }

@@ -316,6 +316,76 @@ static void add_mismatch(const hang_group *g, const hang_rank *hr, bool brief,
                  "sent.");
 }
 
+static const char *host_or(const hang_group *g, int64_t r) {
+  if (r < 0 || r >= g->nranks || !g->ranks[r].src)
+    return "?";
+  return g->ranks[r].src->hostname;
+}
+
+/* Evidence from both ends of a link or from a node (hang_ring.c). */
+static void why_ring(const hang_group *g, const hang_rank *hr, sbuf *b) {
+  const hang_head *h = hr->evidence_head;
+  char head[160] = "";
+  if (h)
+    hang_head_text(h, head, sizeof head);
+  int64_t other = hr->link_peer;
+  switch (hr->evidence) {
+  case HE_LINK:
+    sb_printf(b,
+              "the link rank %" PRId64 " -> rank %" PRId64 " (%s -> %s) "
+              "stalled: rank %" PRId64 "'s send was handed to the network "
+              "and never completed (%s), and rank %" PRId64 " has not "
+              "received that step (RecvWait). A stopped proxy on either end "
+              "would not look like this: the network lost it.",
+              hr->rank, other, host_or(g, hr->rank), host_or(g, other),
+              hr->rank, head, other);
+    break;
+  case HE_PROXY:
+    if (h && h->is_send)
+      sb_printf(b,
+                "rank %" PRId64 ": its send to rank %" PRId64 " is still in "
+                "SendWait (%s) although rank %" PRId64 " received that step: "
+                "its proxy thread (\"NCCL Progress\") no longer polls its "
+                "transfers.",
+                hr->rank, other, head, other);
+    else
+      sb_printf(b,
+                "rank %" PRId64 ": its receive from rank %" PRId64 " is still "
+                "in RecvWait (%s) although rank %" PRId64 " completed the "
+                "send of that step: its proxy thread (\"NCCL Progress\") no "
+                "longer progresses its transfers while its peers' do.",
+                hr->rank, other, head, other);
+    break;
+  case HE_GPU_IDLE:
+    sb_printf(b,
+              "rank %" PRId64 ": the first data from rank %" PRId64 " arrived "
+              "(%s) and its GPU took none of it. A kernel held up by a "
+              "node-mate has taken steps first, so this GPU itself (or a "
+              "kernel before this one on its stream) is stuck.",
+              hr->rank, h ? h->peer : -1, head);
+    break;
+  default: { /* HE_GPU_HELD */
+    int64_t cands[64];
+    size_t n = 0;
+    for (int64_t r = 0; r < g->nranks && n < 64; r++)
+      if (g->ranks[r].evidence == HE_GPU_HELD)
+        cands[n++] = r;
+    char list[256];
+    hang_ranges(cands, n, list, sizeof list);
+    sb_printf(b,
+              "rank %" PRId64 ": on a ring channel its node (%s) received "
+              "data from the previous node and did not pass it on to the "
+              "next one; transfers inside a node are not recorded, and the "
+              "channels through the node leave rank%s %s",
+              hr->rank, host_or(g, hr->rank), n == 1 ? "" : "s", list);
+    if (h)
+      sb_printf(b, " (its own send: %s)", head);
+    sb_printf(b, ".");
+    break;
+  }
+  }
+}
+
 void hang_why(const hang_db *db, const hang_group *g, const hang_rank *hr,
               bool brief, char *buf, size_t cap) {
   sbuf b;
@@ -337,6 +407,12 @@ void hang_why(const hang_db *db, const hang_group *g, const hang_rank *hr,
   case HE_NETWORK:
   case HE_GPU_PRODUCE:
     why_own(g, hr, brief, &b);
+    break;
+  case HE_LINK:
+  case HE_PROXY:
+  case HE_GPU_IDLE:
+  case HE_GPU_HELD:
+    why_ring(g, hr, &b);
     break;
   case HE_WAITED_DONE:
     sb_printf(&b,
@@ -438,6 +514,16 @@ void hang_advice(const hang_group *g, const hang_rank *hr, char *buf,
              "forever), and where is it (py-spy dump --pid, gdb -p)?",
              hr->rank);
     break;
+  case HE_PROXY:
+    snprintf(buf, cap,
+             "Look at the proxy thread (\"NCCL Progress\") of %s: gdb -p "
+             "(thread apply all bt) or py-spy dump --native --pid shows where "
+             "it blocks (a network plugin call, a lock, a page fault, a "
+             "thread starved of CPU).",
+             where);
+    break;
+  case HE_GPU_IDLE:
+  case HE_GPU_HELD:
   case HE_GPU_CONSUME:
   case HE_GPU_PRODUCE:
     snprintf(buf, cap,
@@ -447,6 +533,14 @@ void hang_advice(const hang_group *g, const hang_rank *hr, char *buf,
              "dmesg | grep -i xid); py-spy dump --pid shows where its host "
              "thread is.",
              where);
+    break;
+  case HE_LINK:
+    snprintf(buf, cap,
+             "Check the network path from %s to %s (rank %" PRId64
+             "): NIC port state and error counters on both ends (ibstat, "
+             "perfquery, ethtool -S), link flaps (dmesg), the switch.",
+             hr->src ? hr->src->hostname : "its host",
+             host_or(g, hr->link_peer), hr->link_peer);
     break;
   case HE_NETWORK:
     snprintf(buf, cap,
@@ -475,6 +569,21 @@ void hang_advice(const hang_group *g, const hang_rank *hr, char *buf,
   (void)g;
 }
 
+/* Whether every stuck rank has kernels in flight and no network operation:
+ * all its transfers are inside its node. */
+static bool all_inside_nodes(const hang_group *g) {
+  size_t stuck = 0;
+  for (int64_t r = 0; r < g->nranks; r++) {
+    const hang_rank *hr = &g->ranks[r];
+    if (hr->status != HS_STUCK || !hr->stuck)
+      continue;
+    if (hr->stuck->proxy_ops > 0 || hr->stuck->kernel_chs == 0)
+      return false;
+    stuck++;
+  }
+  return stuck > 0;
+}
+
 void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
   const hang_rank *first = g->nculprits ? &g->ranks[g->culprits[0]] : NULL;
   switch (g->confidence) {
@@ -494,6 +603,12 @@ void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
              : g->top == HE_NEVER_STARTED
                  ? "its own progress counters say it never reached the "
                    "collective"
+             : g->top == HE_LINK
+                 ? "both ends of the link say it: the send was handed to the "
+                   "network and the receiver never got that step"
+             : g->top == HE_GPU_IDLE
+                 ? "its GPU took none of the data that arrived, which no "
+                   "node-mate can cause, and no other rank shows it"
                  : "the data is there and its GPU does not take it, and no "
                    "other rank shows anything like it");
     break;
@@ -512,6 +627,13 @@ void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
         : g->top == HE_NETWORK
             ? "a send the network does not complete points at the link as "
               "much as at the rank"
+        : g->top == HE_PROXY
+            ? "it rests on two ranks' step counters: over sockets a network "
+              "that lost the data looks the same from the receiver's side"
+        : g->top == HE_GPU_HELD
+            ? "transfers inside a node are not recorded: the rank is deduced "
+              "from where the ring channels through its node stop passing "
+              "data on"
         : first && first->node_mates
             ? "transfers inside its node are not recorded, so a node-mate "
               "may hold it up"
@@ -529,12 +651,21 @@ void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
                  : "the evidence is indirect");
     break;
   default:
-    snprintf(buf, cap, "%s",
-             g->ncycle
-                 ? "every stuck rank waits on another rank"
-                 : "No rank stands out: the snapshots have no ProxySteps, "
-                   "which say what each transfer waits for "
-                   "(CCLSCOPE_MASK=default,proxystep records them)");
+    snprintf(
+        buf, cap, "%s",
+        g->ncycle ? "every stuck rank waits on another rank"
+        : all_inside_nodes(g)
+            ? "No rank stands out: every transfer of the stuck ranks is "
+              "inside a node, which NCCL does not profile (no ProxySteps "
+              "even with proxystep in the mask), and every kernel started "
+              "and none ended, so the GPU that stopped looks like those "
+              "waiting for it. What would decide it: a rank whose KernelCh "
+              "never started (its GPU stopped before this collective), or "
+              "the GPUs themselves (nvidia-smi, dmesg | grep -i xid) and "
+              "the host threads of every rank (py-spy dump --pid)"
+            : "No rank stands out: the snapshots have no ProxySteps, "
+              "which say what each transfer waits for "
+              "(CCLSCOPE_MASK=default,proxystep records them)");
     break;
   }
 }

@@ -158,6 +158,12 @@ static void put_culprit(jsonw *w, const hang_db *db, const hang_group *g,
     put_head(w, hr->evidence_head);
   else
     jw_null(w);
+  jw_key(w, "linkPeer");
+  if (hr->link_peer >= 0 &&
+      (hr->evidence == HE_LINK || hr->evidence == HE_PROXY))
+    jw_i64(w, hr->link_peer);
+  else
+    jw_null(w);
   jw_key(w, "waitedOnBy");
   jw_u64(w, hr->waited_by);
   jw_key(w, "reach");

@@ -286,7 +286,15 @@ static const char *rank_summary(const hang_group *g, const hang_rank *hr,
                                 char *buf, size_t cap) {
   switch (hr->status) {
   case HS_STUCK: {
-    if (hr->waits_on_peer) {
+    if (hr->evidence == HE_LINK || hr->evidence == HE_PROXY ||
+        hr->evidence == HE_GPU_IDLE || hr->evidence == HE_GPU_HELD) {
+      snprintf(buf, cap, "stuck, %s",
+               hr->evidence == HE_LINK    ? "its network link stalled"
+               : hr->evidence == HE_PROXY ? "its proxy thread stopped"
+               : hr->evidence == HE_GPU_IDLE
+                   ? "waits on its own GPU (took nothing)"
+                   : "its node holds the data (its GPU is a suspect)");
+    } else if (hr->waits_on_peer) {
       int64_t peers[8];
       size_t n = 0;
       for (size_t i = 0; i < hr->nheads && n < 8; i++) {

@@ -1,15 +1,22 @@
 /*
  * src/emu/scenarios/scenario_hang.c — one rank hangs its second AllReduce
  * (for hang detection tests), in one of the ways of --hang-class:
- *   gpu           its GPU stops: its proxy posts a few steps and never
- *                 completes them, its KernelCh never stops; the other
- *                 ranks wait for it with steps in flight;
+ *   gpu           its GPU stops after sending its first chunk: it takes
+ *                 nothing that arrives, its KernelCh never stops;
+ *   network       what it sends to its ring successor on another node
+ *                 never arrives (its sends stay in SendWait);
+ *   proxy         its proxy thread stops after its first pass (its GPU
+ *                 runs on; its last ProxyCtrl state stays Active);
  *   never-called  its host never calls it (stuck on the CPU, or
  *                 desynchronised): it finished AllReduce 1 and has nothing
  *                 in flight; the others wait in AllReduce 2 for its data;
  *   mismatch      it calls it with another count, datatype or function
  *                 (--mismatch): the ranks' kernels disagree on the steps
  *                 they exchange and no rank finishes it.
+ * In the hung AllReduce of the gpu, network and proxy classes every rank
+ * waits on its ring neighbours' data and buffers as in NCCL (emu_flow.h),
+ * so the others stop where NCCL's would.
+ * Default: 32 MiB, a channel per GPU of a node.
  * After --duration seconds every process aborts (events stay open) and
  * finalizes. Also used with --delay-rank/--delay-us for stragglers.
  */
@@ -25,6 +32,17 @@ static void configure_hang(emu_options *o) {
     o->duration = 2.0;
   if (o->ops < 100)
     o->ops = 100;
+  /* NCCL spreads a node's rings over its NICs: each channel enters and
+   * leaves a node on other GPUs, so that with a channel per GPU of a node
+   * (and a message large enough to use them) every rank has a link to
+   * another node, as on multi-NIC nodes. */
+  if (!o->channels_set && o->ranks_per_node > o->channels)
+    o->channels = o->ranks_per_node < EMU_MAX_CHANNELS ? o->ranks_per_node
+                                                       : EMU_MAX_CHANNELS;
+  if (!o->sizes_set) {
+    o->sizes[0] = 32u << 20;
+    o->nsizes = 1;
+  }
 }
 
 /* Whether this thread drives --hang-rank (of the world communicator). */
@@ -109,9 +127,10 @@ static void step_hang(emu_app *a, int iteration) {
 const emu_scenario emu_scenario_hang = {
     .name = "hang",
     .summary = "--hang-rank hangs its 2nd AllReduce (--hang-class gpu: its "
-               "steps and KernelCh never complete; never-called: its host "
-               "never calls it; mismatch: it calls it with other arguments "
-               "and nobody finishes) until --duration ends",
+               "GPU stops; network: its link to the next node stops; proxy: "
+               "its proxy thread stops; never-called: its host never calls "
+               "it; mismatch: it calls it with other arguments and nobody "
+               "finishes) until --duration ends",
     .covers = "hang/straggler detection; §6.9 in-flight steps",
     .nodes = 2,
     .ranks_per_node = 1,
