@@ -11,12 +11,14 @@
 #                 progress inside a network operation and does warn (the
 #                 documented limit; proves `progressing` can fail); once it
 #                 is over, the snapshot is rewritten (reason "recovered")
-#   verdict       the warning's local verdict: 2 ranks, the last one's GPU
-#                 stops (zero-latency network, so its data has arrived):
-#                 it says "likely this GPU", rank 0 "waits on rank 1"; and
-#                 ranks 4-5 in one process on two threads, rank 5's thread
-#                 never calls: rank 4 names rank 5 (default mask); the
-#                 snapshots carry the same as localVerdict
+#   verdict       the warning's local verdict, on 2 nodes x 2 GPUs: rank
+#                 1's GPU stops: it took none of the data that arrived
+#                 ("likely this GPU"), its node-mate 0 took some first
+#                 ("this GPU, or a rank of its node"), ranks 2 and 3 wait on
+#                 peers; rank 1's link to rank 2 stops: "handed to the
+#                 network"; and ranks 4-5 in one process on two threads,
+#                 rank 5's thread never calls: rank 4 names rank 5 (default
+#                 mask); the snapshots carry the same as localVerdict
 #   off           CCLSCOPE_HANG_TIMEOUT=0: no warning, no snapshot
 set -euo pipefail
 emu=$1 plugin=$2 check=$3 case=$4
@@ -84,9 +86,6 @@ PY
   echo "ok: without ProxySteps the long AllReduce is reported, then said to be over, and its snapshot rewritten"
   ;;
 verdict)
-  run all 0.5 --scenario hang --duration 3 --net-lat-us 0 --bw-gbps 1e6
-  expect_warning 1 "verdict: data arrived on channel 0 and this GPU does not take it (RecvGPUWait): likely this GPU"
-  expect_warning 0 "verdict: waits on rank 1 (RecvWait on channel 0)"
   local_verdict() { # rank class suspect
     python3 - "$work/out" "$@" <<'PY'
 import glob, json, sys
@@ -101,8 +100,16 @@ for f in glob.glob(out + "/inflight_*.json"):
 print("FAIL: no hung operation of rank %d in a snapshot" % rank); sys.exit(1)
 PY
   }
+  run default,proxystep 0.5 --scenario hang --duration 3 --nodes 2 --ranks-per-node 2 --hang-rank 1
+  expect_warning 1 "verdict: data arrived on channel 1 and this GPU took none of it (RecvGPUWait on step 0): likely this GPU"
+  expect_warning 0 "verdict: this GPU stopped taking data that arrived on channel 0 at step [1-9][0-9]* (RecvGPUWait): this GPU, or a rank of its node"
+  expect_warning 2 "verdict: waits on rank 1 (RecvWait on channel 0)"
   local_verdict 1 gpu 1
-  local_verdict 0 peer 1
+  local_verdict 2 peer 1
+  rm -rf "$work/out"
+  run default,proxystep 0.5 --scenario hang --hang-class network --duration 3 --nodes 2 --ranks-per-node 2 --hang-rank 1
+  expect_warning 1 "verdict: a send to rank 2 on channel 0 was handed to the network and does not complete (SendWait)"
+  local_verdict 1 network 2
   rm -rf "$work/out"
   run default 0.5 --scenario hang --hang-class never-called --duration 4 \
     --nodes 2 --ranks-per-node 4 --ranks-per-process 2 --threads 2 --hang-rank 5

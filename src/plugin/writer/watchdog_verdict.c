@@ -139,11 +139,14 @@ void cs_wd_verdict_of(const cs_wd_picture *pic, const cs_wd_root *root,
   for (size_t i = 0; i < n; i++) {
     const char *state = last_state_name(pipes[i].head);
     cs_wd_verdict_kind k = kind_of_head(state);
+    if (k == CS_WD_VERDICT_GPU_TAKE && pipes[i].head->p.proxy_step.step > 0)
+      k = CS_WD_VERDICT_GPU_HELD;
     if (k == CS_WD_VERDICT_NONE)
       continue;
     if (out->kind == CS_WD_VERDICT_NONE || k < out->kind) {
       out->kind = k;
       out->channel = pipes[i].channel;
+      out->step = pipes[i].head->p.proxy_step.step;
       out->state = state;
       out->npeers = 0;
       out->suspect = k == CS_WD_VERDICT_PEER || k == CS_WD_VERDICT_NETWORK
@@ -163,6 +166,7 @@ const char *cs_wd_verdict_class(const cs_wd_verdict *v) {
   case CS_WD_VERDICT_NEVER_CALLED:
     return "never-called";
   case CS_WD_VERDICT_GPU_TAKE:
+  case CS_WD_VERDICT_GPU_HELD:
   case CS_WD_VERDICT_GPU_PRODUCE:
     return "gpu";
   case CS_WD_VERDICT_NETWORK:
@@ -197,9 +201,17 @@ void cs_wd_verdict_text(const cs_wd_verdict *v, char *out, size_t outlen) {
     break;
   case CS_WD_VERDICT_GPU_TAKE:
     snprintf(out, outlen,
-             "data arrived on channel %u and this GPU does not take it (%s): "
-             "likely this GPU",
+             "data arrived on channel %u and this GPU took none of it (%s on "
+             "step 0): likely this GPU, or a kernel before this one on its "
+             "stream",
              v->channel, v->state);
+    break;
+  case CS_WD_VERDICT_GPU_HELD:
+    snprintf(out, outlen,
+             "this GPU stopped taking data that arrived on channel %u at step "
+             "%d (%s): this GPU, or a rank of its node that its kernel waits "
+             "on (transfers inside a node are not profiled)",
+             v->channel, v->step, v->state);
     break;
   case CS_WD_VERDICT_NETWORK:
     snprintf(out, outlen,

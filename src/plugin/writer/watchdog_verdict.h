@@ -11,6 +11,9 @@
  *     direction and peer) waits on this GPU (data arrived and is not taken:
  *     RecvGPUWait, RecvFlushWait; or data not produced: SendGPUWait), on the
  *     network (SendWait), or on a peer (RecvWait, SendPeerWait).
+ * A GPU that took none of the data that arrived (its head is step 0) is
+ * itself stuck; one that took some steps first may be held up by a rank of
+ * its node, whose transfers no profiler event shows.
  * Without ProxySteps nothing says what a transfer waits on: no verdict.
  */
 #ifndef CCLSCOPE_WATCHDOG_VERDICT_H
@@ -25,9 +28,11 @@
 typedef enum {
   CS_WD_VERDICT_NONE = 0,
   CS_WD_VERDICT_NEVER_CALLED, /* a rank of this process never started it */
-  CS_WD_VERDICT_GPU_TAKE,     /* arrived data not taken by this GPU */
+  CS_WD_VERDICT_GPU_TAKE,     /* its GPU took none of the data that arrived */
   CS_WD_VERDICT_NETWORK,      /* a send handed to the network never ends */
   CS_WD_VERDICT_PEER,         /* waits on one or more peers */
+  CS_WD_VERDICT_GPU_HELD,     /* its GPU took some steps, then stopped taking:
+                                 it, or a node-mate its kernel waits on */
   CS_WD_VERDICT_GPU_PRODUCE,  /* this GPU has not produced data to send */
 } cs_wd_verdict_kind;
 
@@ -37,6 +42,7 @@ typedef struct {
   cs_wd_verdict_kind kind;
   int32_t suspect;  /* the rank (of the communicator) it points at, -1 none */
   uint32_t channel; /* of the deciding pipeline, if any */
+  int32_t step;     /* ... and its head's step */
   int32_t peers[CS_WD_VERDICT_MAX_PEERS]; /* PEER: the ranks waited on */
   size_t npeers;
   const char *state; /* the deciding NCCL state name, NULL for NEVER_CALLED */
