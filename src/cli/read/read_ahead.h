@@ -23,8 +23,8 @@
  * time (between RA_DEPTH and RA_DEPTH_MAX: the one being consumed, the
  * ones being decoded or ready, the one being filled), each of about
  * `chunk_bytes` of text and decoded lines (a longer line makes a chunk of
- * one line) plus the positions of their top-level members (about 40 % of
- * the text on the plugin's lines, at most twice it), chunk_bytes =
+ * one line) plus the positions of their top-level members (about a third
+ * of the text on the plugin's lines, at most twice it), chunk_bytes =
  * RA_BUDGET / (depth x files), between RA_CHUNK_MIN and RA_CHUNK_MAX;
  * plus one read buffer per open file (a file is closed once read to its
  * end).
