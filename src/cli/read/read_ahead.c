@@ -395,10 +395,10 @@ ra_reader *ra_open_sized(char *const *paths, size_t n, unsigned jobs,
     ra->pool[i].next = ra->free_chunks;
     ra->free_chunks = &ra->pool[i];
   }
-  ra->chunk_bytes = chunk_bytes ? chunk_bytes
-                                : clamp(RA_BUDGET / (ra->depth * (n ? n : 1)),
-                                        RA_CHUNK_MIN, RA_CHUNK_MAX);
-  ra->buf_bytes = clamp(ra->chunk_bytes, 64 << 10, 1 << 20);
+  size_t share = RA_BUDGET / (ra->depth * (n ? n : 1));
+  ra->chunk_bytes =
+      chunk_bytes ? chunk_bytes : clamp(share, RA_CHUNK_MIN, RA_CHUNK_MAX);
+  ra->buf_bytes = clamp(share, 64 << 10, 256 << 10);
   /* the consumer makes chunks too: jobs - 1 workers, at most one per file
    * and chunk */
   size_t most = n * (ra->depth - 1);
@@ -423,7 +423,8 @@ ra_reader *ra_open_sized(char *const *paths, size_t n, unsigned jobs,
 }
 
 ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs) {
-  return ra_open_sized(paths, n, jobs, 0);
+  const char *e = getenv("RA_CHUNK");
+  return ra_open_sized(paths, n, jobs, e ? (size_t)atol(e) : 0);
 }
 
 /* Without workers: straight from tr_next into the caller's scratch, as the

@@ -26,8 +26,8 @@
  * one line) plus the positions of their top-level members (about a third
  * of the text on the plugin's lines, at most twice it), chunk_bytes =
  * RA_BUDGET / (depth x files), between RA_CHUNK_MIN and RA_CHUNK_MAX;
- * plus one read buffer per open file (a file is closed once read to its
- * end).
+ * plus one read buffer per open file (that share, between 64 and 256 KiB;
+ * a file is closed once read to its end).
  *
  * jobs == 1 starts no thread and makes no chunk: ra_next is tr_next +
  * rec_decode into the caller's scratch, as before there were threads. A
@@ -44,11 +44,12 @@
 #include "read/trace_record.h"
 
 enum {
-  RA_DEPTH = 3,             /* chunks per file at most: at least this */
-  RA_DEPTH_MAX = 16,        /* and at most this (jobs + 1 between) */
-  RA_BUDGET = 48 << 20,     /* for all chunks of all files */
-  RA_CHUNK_MIN = 32 << 10,  /* bytes of one chunk, at least */
-  RA_CHUNK_MAX = 256 << 10, /* and at most */
+  RA_DEPTH = 3,            /* chunks per file at most: at least this */
+  RA_DEPTH_MAX = 16,       /* and at most this (jobs + 1 between) */
+  RA_BUDGET = 48 << 20,    /* for all chunks of all files */
+  RA_CHUNK_MIN = 32 << 10, /* bytes of one chunk, at least */
+  RA_CHUNK_MAX = 64 << 10, /* and at most: small enough to stay in a
+                              core's cache from decoding to use */
 };
 
 /* What ra_next returns. */
