@@ -341,7 +341,7 @@ static void read_ahead_same_as_reading(void **state) {
   static const struct {
     unsigned jobs;
     size_t chunk_bytes; /* 0: the default */
-  } runs[] = {{1, 0}, {2, 0}, {4, 0}, {2, 4096}, {4, 4096}, {8, 4096}};
+  } runs[] = {{1, 0}, {2, 0}, {4, 0}, {2, 4096}, {8, 4096}};
   for (int lockstep = 0; lockstep < 2; lockstep++)
     for (size_t j = 0; j < sizeof runs / sizeof runs[0]; j++) {
       ra_reader *ra = ra_open_sized(list, 4, runs[j].jobs, runs[j].chunk_bytes);
