@@ -325,7 +325,11 @@ static void release_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
   f->chunks--;
   c->next = ra->free_chunks;
   ra->free_chunks = c;
-  pthread_cond_signal(&ra->work); /* f may be filled further */
+  /* a worker is woken when f can take two chunks, not for each one: the
+   * consumer makes a chunk itself when it needs one, and waking a thread
+   * per chunk cost more than the chunk (lock step over 512 files) */
+  if (ra->depth - f->chunks >= 2)
+    pthread_cond_signal(&ra->work);
   pthread_mutex_unlock(&ra->lock);
 }
 
