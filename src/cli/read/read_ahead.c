@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,9 @@ struct ra_reader {
   size_t chunk_bytes;
   size_t buf_bytes;
   bool stop;
+  /* counts every change a waiting thread may be waiting for (written
+   * under the lock, read while spinning without it) */
+  atomic_uint changes;
   ra_chunk *pool; /* `depth` chunks per file, allocated once */
   ra_chunk *free_chunks;
   struct ra_worker *workers;
@@ -292,6 +296,7 @@ static void make_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s) {
   pthread_mutex_lock(&ra->lock);
   f->filling = false;
   f->finished = c->end != RA_LINE;
+  atomic_fetch_add_explicit(&ra->changes, 1, memory_order_relaxed);
   if (!f->finished) {
     pthread_cond_signal(&ra->work);  /* a worker may fill the next */
     pthread_cond_signal(&ra->ready); /* or the consumer */
@@ -300,7 +305,30 @@ static void make_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s) {
   decode_chunk(c, s);
   pthread_mutex_lock(&ra->lock);
   c->decoded = true;
+  atomic_fetch_add_explicit(&ra->changes, 1, memory_order_relaxed);
   pthread_cond_signal(&ra->ready); /* the one consumer */
+}
+
+/* Under the lock: wait until something changes (a chunk filled, decoded
+ * or released). Spin a little first, without the lock: the other threads
+ * change something every few microseconds, and going to sleep and being
+ * woken costs more than that on a virtual machine (futex calls were 9 %
+ * of check -j 2's samples). Returns with the lock held; the caller looks
+ * again. */
+static void wait_for_change(ra_reader *ra, pthread_cond_t *cond) {
+  unsigned seen = atomic_load_explicit(&ra->changes, memory_order_relaxed);
+  pthread_mutex_unlock(&ra->lock);
+  for (int i = 0; i < RA_SPIN; i++) {
+    if (atomic_load_explicit(&ra->changes, memory_order_relaxed) != seen)
+      break;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  pthread_mutex_lock(&ra->lock);
+  if (atomic_load_explicit(&ra->changes, memory_order_relaxed) == seen &&
+      !ra->stop)
+    pthread_cond_wait(cond, &ra->lock);
 }
 
 static void *worker(void *arg) {
@@ -310,7 +338,7 @@ static void *worker(void *arg) {
   while (!ra->stop) {
     ra_file *f = pick_file(ra);
     if (!f) {
-      pthread_cond_wait(&ra->work, &ra->lock);
+      wait_for_change(ra, &ra->work);
       continue;
     }
     make_chunk(ra, f, start_filling(ra, f), &w->scratch);
@@ -325,6 +353,7 @@ static void release_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
   f->chunks--;
   c->next = ra->free_chunks;
   ra->free_chunks = c;
+  atomic_fetch_add_explicit(&ra->changes, 1, memory_order_relaxed);
   /* a worker is woken when f can take two chunks, not for each one: the
    * consumer makes a chunk itself when it needs one, and waking a thread
    * per chunk cost more than the chunk (lock step over 512 files) */
@@ -355,7 +384,7 @@ static ra_chunk *take_chunk(ra_reader *ra, ra_file *f) {
                      ? f
                      : pick_file(ra);
     if (!g) {
-      pthread_cond_wait(&ra->ready, &ra->lock);
+      wait_for_change(ra, &ra->ready);
       continue;
     }
     make_chunk(ra, g, start_filling(ra, g), ra->inline_scratch);
@@ -376,7 +405,9 @@ ra_reader *ra_open_sized(char *const *paths, size_t n, unsigned jobs,
   ra->n = n;
   /* every thread may be making a chunk of the same file while the
    * consumer holds one */
-  ra->depth = (unsigned)clamp(jobs + 1, RA_DEPTH, RA_DEPTH_MAX);
+  size_t fits = RA_BUDGET / ((n ? n : 1) * RA_CHUNK_MIN);
+  ra->depth = (unsigned)clamp(jobs + 3 < fits ? jobs + 3 : fits, RA_DEPTH,
+                              RA_DEPTH_MAX);
   ra->files = calloc(n ? n : 1, sizeof *ra->files);
   ra->pool = calloc(n ? n * ra->depth : 1, sizeof *ra->pool);
   ra->inline_scratch = malloc(sizeof *ra->inline_scratch);

@@ -19,9 +19,10 @@
  * number of jobs. What reading a file says on stderr (tr_open_deferring)
  * is said when the consumer reaches that chunk.
  *
- * Memory is bounded: at most `depth` = jobs + 1 chunks per file exist at a
- * time (between RA_DEPTH and RA_DEPTH_MAX: the one being consumed, the
- * ones being decoded or ready, the one being filled), each of about
+ * Memory is bounded: at most `depth` = jobs + 3 chunks per file exist at a
+ * time (between RA_DEPTH and RA_DEPTH_MAX, and no more than RA_BUDGET holds
+ * of RA_CHUNK_MIN: the one being consumed, the ones being decoded or
+ * ready, the one being filled), each of about
  * `chunk_bytes` of text and decoded lines (a longer line makes a chunk of
  * one line) plus the positions of their top-level members (about a third
  * of the text on the plugin's lines, at most twice it), chunk_bytes =
@@ -45,9 +46,11 @@
 
 enum {
   RA_DEPTH = 3,            /* chunks per file at most: at least this */
-  RA_DEPTH_MAX = 16,       /* and at most this (jobs + 1 between) */
+  RA_DEPTH_MAX = 16,       /* and at most this (jobs + 3 between, as the
+                              budget allows) */
   RA_BUDGET = 48 << 20,    /* for all chunks of all files */
   RA_CHUNK_MIN = 32 << 10, /* bytes of one chunk, at least */
+  RA_SPIN = 2000,          /* polls before a thread sleeps (~40 us) */
   RA_CHUNK_MAX = 64 << 10, /* and at most: small enough to stay in a
                               core's cache from decoding to use */
 };
