@@ -364,9 +364,9 @@ static void release_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
 
 /* The next chunk of `f` for the consumer: the head of its queue once
  * decoded. Until then, make a chunk here: the next one of `f` when nobody
- * fills it (without workers, that is every chunk; while a worker decodes
- * the head, this decodes the chunk after it), else one of another file;
- * sleep only when there is nothing to make. */
+ * fills it (while a worker decodes the head, this decodes the chunk after
+ * it), else one of another file; wait only when there is nothing to
+ * make. */
 static ra_chunk *take_chunk(ra_reader *ra, ra_file *f) {
   pthread_mutex_lock(&ra->lock);
   for (;;) {
@@ -419,6 +419,7 @@ ra_reader *ra_open_sized(char *const *paths, size_t n, unsigned jobs,
     free(ra);
     return NULL;
   }
+  atomic_init(&ra->changes, 0);
   pthread_cond_init(&ra->work, NULL);
   pthread_cond_init(&ra->ready, NULL);
   rec_scratch_init(ra->inline_scratch);
