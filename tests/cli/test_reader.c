@@ -314,11 +314,14 @@ static void same_line(const tr_file *tf, const rec *want, bool want_parsed,
   }
 }
 
-/* Files read ahead on 1, 2 and 4 threads, consumed in lock step (one line
- * of each in turn, as summary does) or one after the other (as check
- * does), give exactly what reading each file alone gives: lines, numbers,
- * records, members, invalid lines, the unterminated last line, the end,
- * and a file that cannot be opened where it is first read. */
+/* Files read ahead on 1, 2, 4 and 8 threads, in chunks of the default size
+ * and of 4 KiB (dozens of chunks per file, several of one file decoded at
+ * once by different threads, the consumer decoding some of them itself),
+ * consumed in lock step (one line of each in turn, as summary does) or one
+ * after the other (as check does), give exactly what reading each file
+ * alone gives: lines, numbers, records, members, invalid lines, the
+ * unterminated last line, the end, and a file that cannot be opened where
+ * it is first read. */
 static void read_ahead_same_as_reading(void **state) {
   (void)state;
   write_mixed_file("ra_a.jsonl", 3000, false);
@@ -335,10 +338,13 @@ static void read_ahead_same_as_reading(void **state) {
   rec_scratch *ws = malloc(sizeof *ws), *s = malloc(sizeof *s);
   assert_non_null(ws);
   assert_non_null(s);
-  static const unsigned jobs[] = {1, 2, 4};
+  static const struct {
+    unsigned jobs;
+    size_t chunk_bytes; /* 0: the default */
+  } runs[] = {{1, 0}, {2, 0}, {4, 0}, {2, 4096}, {8, 4096}};
   for (int lockstep = 0; lockstep < 2; lockstep++)
-    for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
-      ra_reader *ra = ra_open(list, 4, jobs[j]);
+    for (size_t j = 0; j < sizeof runs / sizeof runs[0]; j++) {
+      ra_reader *ra = ra_open_sized(list, 4, runs[j].jobs, runs[j].chunk_bytes);
       assert_non_null(ra);
       tr_file tf[4];
       bool open[4], done[4] = {false, false, false, false};

@@ -292,6 +292,121 @@ static void decode_event_record(void **state) {
   assert_int_equal(r.end, END_STOPPED);
 }
 
+/* The byte loop the scanner had before it looked at eight bytes at a
+ * time: where the string that starts after `open` ends. */
+static size_t string_len_bytewise(const char *open, const char *end,
+                                  bool *escaped) {
+  const char *q = open + 1;
+  *escaped = false;
+  while (q < end && *q != '"') {
+    if (*q == '\\') {
+      *escaped = true;
+      q++;
+    }
+    q++;
+  }
+  return (size_t)(q - (open + 1));
+}
+
+/* Strings of every length up to 40 with a quote or a backslash at every
+ * place (across the eight-byte steps), ended or cut short; long runs of
+ * spaces; numbers past 19 digits; and {ts,pid,tid} objects in the
+ * plugin's form and in every other form read as the general decoding
+ * reads them. */
+static void fast_paths_match_general(void **state) {
+  (void)state;
+  char line[128];
+  for (int n = 0; n <= 40; n++)
+    for (int at = -1; at < n; at++) {
+      char text[48];
+      memset(text, 'x', (size_t)n);
+      text[n] = '\0';
+      if (at >= 0)
+        text[at] = '\\';
+      if (at == n - 1 && at >= 0)
+        continue; /* a backslash would escape the closing quote */
+      snprintf(line, sizeof line, "{\"k\":\"%s\"}", text);
+      js_iter it;
+      js_value k, v;
+      assert_true(js_object_begin(&it, line, line + strlen(line), line));
+      assert_true(js_object_next(&it, &k, &v));
+      bool escaped;
+      size_t len = string_len_bytewise(line + 5, line + strlen(line), &escaped);
+      assert_int_equal(v.len, len);
+      assert_int_equal(v.len, n);
+      assert_int_equal(v.escaped, escaped);
+      assert_false(js_object_next(&it, &k, &v));
+      assert_null(it.error);
+      /* cut before its closing quote */
+      size_t cut = strlen(line) - 2;
+      assert_true(js_object_begin(&it, line, line + cut, line));
+      assert_false(js_object_next(&it, &k, &v));
+      assert_string_equal(it.error, "unterminated string");
+      assert_int_equal(it.error_at, 5);
+    }
+  /* runs of spaces between members and before the end */
+  snprintf(line, sizeof line, "{\"id\":1%*s,%*s\"ts\":22%*s}", 17, "", 9, "",
+           31, "");
+  js_fields f;
+  js_fields_init(&f);
+  assert_true(js_fields_decode(&f, line, line + strlen(line), line, true));
+  assert_int_equal(js_get(&f, K_id)->len, 1);
+  assert_int_equal(js_get(&f, K_ts)->len, 2);
+  assert_int_equal(js_get(&f, K_ts)->ptr - line, 39);
+  uint64_t u;
+  js_value v = num("0000000000000000000000042"); /* 25 digits */
+  assert_true(js_to_u64(&v, &u));
+  assert_int_equal(u, 42);
+  v = num("9999999999999999999"); /* 19 digits */
+  assert_true(js_to_u64(&v, &u));
+  assert_true(u == UINT64_C(9999999999999999999));
+  v = num("99999999999999999999"); /* 20 */
+  assert_false(js_to_u64(&v, &u));
+
+  static const char *const points[] = {
+      "{\"ts\":12.500,\"pid\":7,\"tid\":8}", /* the plugin's form */
+      "{\"ts\":12.500,\"pid\":-7,\"tid\":8}",
+      "{ \"ts\":12.500,\"pid\":7,\"tid\":8}",
+      "{\"ts\":12.500,\"tid\":8,\"pid\":7}",
+      "{\"pid\":7,\"ts\":1.5e1,\"tid\":8}",
+      "{\"ts\":1.5e1,\"pid\":7,\"tid\":8}",
+      "{\"ts\":12.500,\"pid\":7,\"tid\":8,\"x\":1}",
+      "{\"ts\":12.500,\"pid\":7.5,\"tid\":8}",
+      "{\"ts\":12.500,\"pid\":7}",
+      "{\"ts\":\"12\",\"pid\":7,\"tid\":8}",
+      "{\"ts\":1.2.3,\"pid\":7,\"tid\":8}",
+      "{\"ts\":12.500,\"pid\":7,\"tid\":null}",
+      "{\"ts\":12.500,\"pid\":7,\"tid\":8 }",
+      "{\"ts\":12.500,\"pid\":7,\"tid\":8,}",
+      "{\"ts\":12.500,\"pid\":7,\"ts\":9}",
+      "{}",
+  };
+  js_fields scratch;
+  js_fields_init(&scratch);
+  for (size_t i = 0; i < sizeof points / sizeof points[0]; i++) {
+    js_value pv = {points[i], strlen(points[i]), JS_OBJECT, false};
+    rec_point got;
+    bool ok = rec_point_decode(&pv, &scratch, points[i], &got);
+    /* the general decoding, by hand */
+    rec_point want = {0, -1, -1, false};
+    bool want_ok =
+        js_fields_decode(&f, pv.ptr, pv.ptr + pv.len, pv.ptr, false) &&
+        js_to_ns(js_get(&f, K_ts), &want.ts);
+    if (want_ok) {
+      js_to_i64(js_get(&f, K_pid), &want.pid);
+      js_to_i64(js_get(&f, K_tid), &want.tid);
+      want.present = true;
+    } else {
+      want.ts = 0;
+    }
+    assert_int_equal(ok, want_ok);
+    assert_int_equal(got.present, want.present);
+    assert_int_equal(got.ts, want.ts);
+    assert_int_equal(got.pid, want.pid);
+    assert_int_equal(got.tid, want.tid);
+  }
+}
+
 static void event_type_names(void **state) {
   (void)state;
   for (int t = 0; t < ET_COUNT; t++) {
@@ -314,6 +429,7 @@ int main(void) {
       cmocka_unit_test(fields_any_order),
       cmocka_unit_test(decode_event_record),
       cmocka_unit_test(event_type_names),
+      cmocka_unit_test(fast_paths_match_general),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

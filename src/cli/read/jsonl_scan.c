@@ -127,9 +127,44 @@ js_key js_key_lookup(const char *s, size_t n) {
 
 /* ---- low-level scanning ---- */
 
+/* ---- eight bytes at a time (portable: no byte order, no intrinsics) ---- */
+
+static const uint64_t ONES = 0x0101010101010101u;
+static const uint64_t HIGHS = 0x8080808080808080u;
+
+static inline uint64_t load8(const char *p) {
+  uint64_t x;
+  memcpy(&x, p, sizeof x);
+  return x;
+}
+
+/* Is one of the eight bytes of `x` equal to byte `b`? (exact) */
+static inline bool has_byte(uint64_t x, unsigned char b) {
+  uint64_t y = x ^ (ONES * b);
+  return ((y - ONES) & ~y & HIGHS) != 0;
+}
+
+/* How many bytes of `x` come before the first one equal to `a` or `b` (8:
+ * none), on machines that store the first byte in the lowest bits; a
+ * borrow can only mark bytes after a real match, so the lowest mark is
+ * the first match. */
+static inline unsigned bytes_before_either(uint64_t x, unsigned char a,
+                                           unsigned char b) {
+  uint64_t ya = x ^ (ONES * a), yb = x ^ (ONES * b);
+  uint64_t marks = ((ya - ONES) & ~ya & HIGHS) | ((yb - ONES) & ~yb & HIGHS);
+  return marks ? (unsigned)__builtin_ctzll(marks) / 8 : 8;
+}
+
 static inline const char *skip_ws(const char *p, const char *end) {
-  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+  while (p < end) {
+    if (*p == ' ' && end - p >= 8 && load8(p) == ONES * ' ') {
+      p += 8; /* the padding of padded lines: runs of spaces */
+      continue;
+    }
+    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+      break;
     p++;
+  }
   return p;
 }
 
@@ -163,6 +198,14 @@ static bool scan_string(js_iter *it, const char *p, js_value *v,
   const char *end = it->end;
   bool escaped = false;
   for (;;) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (end - q >= 8) {
+      unsigned before = bytes_before_either(load8(q), '"', '\\');
+      q += before;
+      if (before < 8)
+        break;
+    }
+#endif
     while (q < end &&
            !(char_class[(unsigned char)*q] & (CH_QUOTE | CH_BACKSLASH)))
       q++;
@@ -226,6 +269,15 @@ static bool scan_container(js_iter *it, const char *p, js_value *v,
   return fail(it, p, depth ? "unterminated object or array" : "truncated");
 }
 
+const char *js_number_end(const char *p, const char *end) {
+  if (p >= end || !(*p == '-' || (*p >= '0' && *p <= '9')))
+    return NULL;
+  const char *q = p + 1;
+  while (q < end && is_number_char(*q))
+    q++;
+  return q;
+}
+
 static bool scan_value(js_iter *it, const char *p, js_value *v,
                        const char **after) {
   if (p >= it->end)
@@ -237,10 +289,8 @@ static bool scan_value(js_iter *it, const char *p, js_value *v,
     return scan_container(it, p, v, after);
   v->escaped = false;
   v->ptr = p;
-  if (c == '-' || (c >= '0' && c <= '9')) {
-    const char *q = p + 1;
-    while (q < it->end && is_number_char(*q))
-      q++;
+  const char *q = js_number_end(p, it->end);
+  if (q) {
     v->type = JS_NUMBER;
     v->len = (size_t)(q - p);
     *after = q;
@@ -354,6 +404,10 @@ static bool parse_digits_u64(const char *p, const char *end, uint64_t *out,
                              const char **stop) {
   uint64_t v = 0;
   const char *q = p;
+  /* 19 digits cannot overflow: no check (a division) before the 20th */
+  const char *unchecked = end - p > 19 ? p + 19 : end;
+  while (q < unchecked && *q >= '0' && *q <= '9')
+    v = v * 10 + (unsigned)(*q++ - '0');
   while (q < end && *q >= '0' && *q <= '9') {
     unsigned d = (unsigned)(*q - '0');
     if (v > (UINT64_MAX - d) / 10)
@@ -440,18 +494,20 @@ bool js_to_double(const js_value *v, double *out) {
   return true;
 }
 
-bool js_to_ns(const js_value *v, int64_t *out) {
-  if (!v || v->type != JS_NUMBER)
+/* Exponent forms ("1.5e3"): through a double. */
+static bool ns_from_double(const js_value *v, int64_t *out) {
+  double d;
+  if (!js_to_double(v, &d) || d > 9.2e15 || d < -9.2e15)
     return false;
+  *out = (int64_t)(d * 1000.0 + (d < 0 ? -0.5 : 0.5));
+  return true;
+}
+
+/* The decimal form, exactly; false for anything else (an exponent
+ * included: it stops the digits). */
+static bool ns_from_decimal(const js_value *v, int64_t *out) {
   const char *p = v->ptr, *end = v->ptr + v->len;
-  if (memchr(p, 'e', v->len) || memchr(p, 'E', v->len)) {
-    double d;
-    if (!js_to_double(v, &d) || d > 9.2e15 || d < -9.2e15)
-      return false;
-    *out = (int64_t)(d * 1000.0 + (d < 0 ? -0.5 : 0.5));
-    return true;
-  }
-  bool neg = *p == '-';
+  bool neg = p < end && *p == '-';
   uint64_t whole;
   const char *q;
   if (!parse_digits_u64(p + neg, end, &whole, &q))
@@ -482,6 +538,19 @@ bool js_to_ns(const js_value *v, int64_t *out) {
   int64_t ns = (int64_t)(whole * 1000 + frac);
   *out = neg ? -ns : ns;
   return true;
+}
+
+bool js_to_ns(const js_value *v, int64_t *out) {
+  if (!v || v->type != JS_NUMBER || v->len == 0)
+    return false;
+  /* a text with an exponent never passes as a decimal, so trying the
+   * decimal form first gives what looking for the exponent first gives,
+   * without a search of every timestamp */
+  if (ns_from_decimal(v, out))
+    return true;
+  if (memchr(v->ptr, 'e', v->len) || memchr(v->ptr, 'E', v->len))
+    return ns_from_double(v, out);
+  return false;
 }
 
 bool js_to_bool(const js_value *v, bool *out) {

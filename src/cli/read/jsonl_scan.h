@@ -69,6 +69,11 @@ bool js_array_next(js_iter *it, js_value *val);
  * top-level object to reject trailing garbage). */
 bool js_rest_is_blank(const js_iter *it);
 
+/* The end of the number that starts at `p`, delimited as the scanner
+ * delimits a number value ('-' or a digit, then digits, '-', '+', '.',
+ * 'e', 'E'), or NULL when no number starts there. */
+const char *js_number_end(const char *p, const char *end);
+
 /* ---- conversions (false when the value is not of that form) ---- */
 
 /* Integer number (no fraction, no exponent), range-checked. */

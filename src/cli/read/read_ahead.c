@@ -3,14 +3,23 @@
  * threads, ahead of the one thread that consumes the records (see
  * read_ahead.h).
  *
- * One lock guards the shared state: which file each worker reads, the
- * queues of decoded chunks, the free chunks. Workers read and decode
- * without it; the consumer replays a decoded line without it.
+ * A chunk is made in two steps by the thread that takes it: filling (the
+ * file's next lines copied into it: one thread per file at a time, as a
+ * file is read in order) and decoding them (any number of a file's chunks
+ * at once). A file's chunks join its queue in file order when filling
+ * starts, and the consumer takes the queue's head once it is decoded, so
+ * the decoding of one file spreads over every thread while its lines keep
+ * their order.
+ *
+ * One lock guards the shared state: which file is being filled, the
+ * queues, which chunks are decoded, the free chunks. Threads fill and
+ * decode without it; the consumer replays a decoded line without it.
  */
 #include "read/read_ahead.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +28,7 @@
 #include "read/trace_reader.h"
 
 /* One top-level member of a decoded line, its value as an offset into the
- * line (a line longer than 4 GiB is not decoded ahead: see append_line). */
+ * line (a line longer than 4 GiB is not decoded ahead: see decode_chunk). */
 typedef struct {
   uint32_t off;
   uint32_t len;
@@ -28,8 +37,8 @@ typedef struct {
   bool escaped;
 } ra_member;
 
-/* One line of a chunk, as rec_decode left it (r.line and r.f are set again
- * when it is handed out). */
+/* One line of a chunk: where its text is (filling), and what rec_decode
+ * left (decoding; r.line and r.f are set again when it is handed out). */
 typedef struct {
   rec r;
   size_t off, len; /* the text in the chunk */
@@ -43,7 +52,8 @@ typedef struct {
 
 typedef struct ra_chunk ra_chunk;
 struct ra_chunk {
-  ra_chunk *next; /* in a ready queue or the free list */
+  ra_chunk *next; /* in its file's queue or the free list */
+  bool decoded;   /* under the lock: its lines can be handed out */
   char *text;
   size_t text_used, text_cap;
   ra_line *lines;
@@ -60,16 +70,16 @@ struct ra_chunk {
 
 typedef struct {
   const char *path;
-  /* the reading side: used by one worker at a time (busy) */
+  /* the filling side: used by one thread at a time (filling) */
   tr_file tf;
   bool opened;
   /* shared, under the lock */
-  bool busy;       /* a worker is reading its next chunk */
-  bool finished;   /* its last chunk has been read */
-  unsigned chunks; /* alive: consumed, ready or being read */
-  ra_chunk *ready; /* queue of decoded chunks, oldest first */
-  ra_chunk *ready_tail;
-  unsigned nready;
+  bool filling;    /* a thread is copying its next lines into a chunk */
+  bool finished;   /* its last chunk has been filled */
+  unsigned chunks; /* alive: consumed or queued */
+  ra_chunk *queue; /* its chunks in file order, decoded or being decoded */
+  ra_chunk *queue_tail;
+  unsigned nqueued;
   /* the consumer's */
   ra_chunk *cur;
   size_t at; /* next line of cur */
@@ -81,18 +91,23 @@ typedef struct {
 
 struct ra_reader {
   pthread_mutex_t lock;
-  pthread_cond_t work;  /* workers: a file can be read */
-  pthread_cond_t ready; /* the consumer: a chunk is ready */
+  pthread_cond_t work;  /* workers: a file can be filled */
+  pthread_cond_t ready; /* the consumer: a chunk is decoded, or a file
+                           can be filled */
   ra_file *files;
   size_t n;
+  unsigned depth; /* chunks per file at most */
   size_t chunk_bytes;
   size_t buf_bytes;
   bool stop;
-  ra_chunk *pool; /* RA_DEPTH chunks per file, allocated once */
+  /* counts every change a waiting thread may be waiting for (written
+   * under the lock, read while spinning without it) */
+  atomic_uint changes;
+  ra_chunk *pool; /* `depth` chunks per file, allocated once */
   ra_chunk *free_chunks;
   struct ra_worker *workers;
   unsigned nthreads;
-  rec_scratch *inline_scratch; /* no threads: the consumer reads */
+  rec_scratch *inline_scratch; /* the consumer's, for decoding chunks */
 };
 
 typedef struct ra_worker {
@@ -106,12 +121,7 @@ unsigned ra_default_jobs(void) {
   return n > 0 ? (unsigned)n : 1;
 }
 
-/* ---- reading one chunk (a worker, or the consumer when there is none) ---- */
-
-static size_t chunk_size(const ra_chunk *c) {
-  return c->text_used + c->nlines * sizeof(ra_line) +
-         c->nmembers * sizeof(ra_member);
-}
+/* ---- making one chunk (a worker, or the consumer) ---- */
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem,
                  size_t first) {
@@ -128,50 +138,44 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem,
   return true;
 }
 
-/* Append the line tf->line (decoded into s, or not) to the chunk. The
- * arrays are allocated once, big enough for any chunk of `chunk_bytes`
- * (a chunk ends as soon as it holds that much), so that they are not moved
- * while threads run: growing or freeing mapped memory makes the kernel
- * interrupt every CPU that runs one of them. Only a line longer than a
- * chunk grows the text. */
-static bool append_line(ra_chunk *c, size_t chunk_bytes, const tr_file *tf,
-                        rec_scratch *s, const rec *r, bool parsed) {
-  size_t nmembers = parsed ? s->top.nfound : 0;
+/* Most members a decoded line of `len` bytes can have: each known key at
+ * most once, and each takes 6 bytes at least ("id":0). */
+static size_t members_bound(size_t len) {
+  size_t n = len / 6 + 1;
+  return n < K_KEY_COUNT ? n : K_KEY_COUNT;
+}
+
+/* Append the text of line tf->line to the chunk, with room for its
+ * decoded members, so that decoding allocates nothing. The arrays are
+ * allocated once, big enough for any chunk of `chunk_bytes` (a chunk ends
+ * as soon as its text and lines hold that much), so that they are not
+ * moved while threads run: growing or freeing mapped memory makes the
+ * kernel interrupt every CPU that runs one of them. Only a line longer
+ * than a chunk grows them. */
+static bool append_text(ra_chunk *c, size_t chunk_bytes, const tr_file *tf,
+                        size_t *members_needed) {
+  *members_needed += members_bound(tf->line_len);
   if (!grow((void **)&c->text, &c->text_cap, c->text_used + tf->line_len + 1, 1,
             chunk_bytes) ||
       !grow((void **)&c->lines, &c->cap_lines, c->nlines + 1, sizeof *c->lines,
             chunk_bytes / sizeof *c->lines + 1) ||
-      !grow((void **)&c->members, &c->cap_members, c->nmembers + nmembers,
-            sizeof *c->members, chunk_bytes / sizeof *c->members + K_KEY_COUNT))
+      !grow((void **)&c->members, &c->cap_members, *members_needed,
+            sizeof *c->members, chunk_bytes / sizeof *c->members))
     return false;
   ra_line *l = &c->lines[c->nlines++];
-  l->r = *r;
   l->off = c->text_used;
   l->len = tf->line_len;
   l->line_no = tf->line_no;
   l->unterminated = tf->line_unterminated;
-  l->parsed = parsed;
-  l->error = parsed ? NULL : s->top.error;
-  l->error_at = parsed ? 0 : s->top.error_at;
-  l->first_member = c->nmembers;
-  l->nmembers = nmembers;
-  for (size_t i = 0; i < nmembers; i++) {
-    js_key k = (js_key)s->top.found[i];
-    const js_value *v = &s->top.v[k];
-    ra_member *m = &c->members[c->nmembers++];
-    m->off = (uint32_t)(v->ptr - tf->line);
-    m->len = (uint32_t)v->len;
-    m->key = (uint8_t)k;
-    m->type = (uint8_t)v->type;
-    m->escaped = v->escaped;
-  }
   memcpy(c->text + c->text_used, tf->line, tf->line_len);
   c->text_used += tf->line_len;
   return true;
 }
 
-/* Read and decode the next chunk of `f` (which the caller owns: busy). */
-static void read_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s) {
+/* Copy the next lines of `f` (which the caller fills: f->filling) into
+ * chunk `c`, until it holds chunk_bytes of text and lines or the file
+ * ends. */
+static void fill_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
   c->text_used = c->nlines = c->nmembers = 0;
   c->end = RA_LINE;
   c->error = 0;
@@ -185,24 +189,15 @@ static void read_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s) {
     f->opened = true;
   }
   tr_file *tf = &f->tf;
-  while (chunk_size(c) < ra->chunk_bytes) {
+  size_t members_needed = 0;
+  while (c->text_used + c->nlines * sizeof *c->lines < ra->chunk_bytes) {
     int got = tr_next(tf);
     if (got <= 0) {
       c->end = got == 0 ? RA_END : RA_READ_ERROR;
       c->error = got == 0 ? 0 : tf->error;
       break;
     }
-    rec r;
-    bool parsed;
-    if (tf->line_len <= UINT32_MAX) {
-      parsed = rec_decode(&r, s, tf->line, tf->line_len);
-    } else { /* members are kept as 32-bit offsets */
-      rec_decode(&r, s, "", 0);
-      r.len = tf->line_len;
-      s->top.error = "line longer than 4 GiB";
-      parsed = false;
-    }
-    if (!append_line(c, ra->chunk_bytes, tf, s, &r, parsed)) {
+    if (!append_text(c, ra->chunk_bytes, tf, &members_needed)) {
       c->end = RA_READ_ERROR;
       c->error = ENOMEM;
       break;
@@ -218,47 +213,122 @@ static void read_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s) {
   }
 }
 
+/* Decode every line of a filled chunk, as rec_decode does, keeping what
+ * ra_next replays: the record, and the top-level members as offsets. */
+static void decode_chunk(ra_chunk *c, rec_scratch *s) {
+  c->nmembers = 0;
+  for (size_t i = 0; i < c->nlines; i++) {
+    ra_line *l = &c->lines[i];
+    const char *line = c->text + l->off;
+    bool parsed;
+    if (l->len <= UINT32_MAX) {
+      parsed = rec_decode(&l->r, s, line, l->len);
+    } else { /* members are kept as 32-bit offsets */
+      rec_decode(&l->r, s, "", 0);
+      l->r.len = l->len;
+      s->top.error = "line longer than 4 GiB";
+      parsed = false;
+    }
+    /* room for them was made when the line was appended */
+    size_t nmembers = parsed ? s->top.nfound : 0;
+    l->parsed = parsed;
+    l->error = parsed ? NULL : s->top.error;
+    l->error_at = parsed ? 0 : s->top.error_at;
+    l->first_member = c->nmembers;
+    l->nmembers = nmembers;
+    for (size_t k = 0; k < nmembers; k++) {
+      js_key key = (js_key)s->top.found[k];
+      const js_value *v = &s->top.v[key];
+      ra_member *m = &c->members[c->nmembers++];
+      m->off = (uint32_t)(v->ptr - line);
+      m->len = (uint32_t)v->len;
+      m->key = (uint8_t)key;
+      m->type = (uint8_t)v->type;
+      m->escaped = v->escaped;
+    }
+  }
+}
+
 /* ---- the pool ---- */
 
-/* A file to read a chunk of ahead, or NULL: the one with the fewest
- * chunks ready (the first of those) among those nobody reads and that
- * have room. */
+/* A file to fill a chunk of, or NULL: the one with the fewest chunks
+ * queued (the first of those) among those nobody fills and that have
+ * room. */
 static ra_file *pick_file(ra_reader *ra) {
   ra_file *best = NULL;
   for (size_t i = 0; i < ra->n; i++) {
     ra_file *f = &ra->files[i];
-    if (f->busy || f->finished || f->chunks >= RA_DEPTH)
+    if (f->filling || f->finished || f->chunks >= ra->depth)
       continue;
-    if (!best || f->nready < best->nready)
+    if (!best || f->nqueued < best->nqueued)
       best = f;
-    if (best->nready == 0)
+    if (best->nqueued == 0)
       break;
   }
   return best;
 }
 
-/* Under the lock: a free chunk for reading `f` now (never none: RA_DEPTH
- * chunks per file exist). */
-static ra_chunk *start_reading(ra_reader *ra, ra_file *f) {
+/* Under the lock: a free chunk to fill for `f` now (never none: `depth`
+ * chunks per file exist), queued at once so that the file's chunks stay
+ * in order whichever is decoded first. */
+static ra_chunk *start_filling(ra_reader *ra, ra_file *f) {
   ra_chunk *c = ra->free_chunks;
   ra->free_chunks = c->next;
   c->next = NULL;
-  f->busy = true;
+  c->decoded = false;
+  if (f->queue_tail)
+    f->queue_tail->next = c;
+  else
+    f->queue = c;
+  f->queue_tail = c;
+  f->nqueued++;
+  f->filling = true;
   f->chunks++;
   return c;
 }
 
-/* Under the lock: chunk `c` of `f` has been read; queue it. */
-static void queue_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
-  if (f->ready_tail)
-    f->ready_tail->next = c;
-  else
-    f->ready = c;
-  f->ready_tail = c;
-  f->nready++;
-  f->busy = false;
+/* Fill chunk `c` of `f` (started with start_filling), let the next chunk
+ * of `f` be filled by anyone, decode `c`, and say it is ready. Called and
+ * returns with the lock held. */
+static void make_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s) {
+  pthread_mutex_unlock(&ra->lock);
+  fill_chunk(ra, f, c);
+  pthread_mutex_lock(&ra->lock);
+  f->filling = false;
   f->finished = c->end != RA_LINE;
+  atomic_fetch_add_explicit(&ra->changes, 1, memory_order_relaxed);
+  if (!f->finished) {
+    pthread_cond_signal(&ra->work);  /* a worker may fill the next */
+    pthread_cond_signal(&ra->ready); /* or the consumer */
+  }
+  pthread_mutex_unlock(&ra->lock);
+  decode_chunk(c, s);
+  pthread_mutex_lock(&ra->lock);
+  c->decoded = true;
+  atomic_fetch_add_explicit(&ra->changes, 1, memory_order_relaxed);
   pthread_cond_signal(&ra->ready); /* the one consumer */
+}
+
+/* Under the lock: wait until something changes (a chunk filled, decoded
+ * or released). Spin a little first, without the lock: the other threads
+ * change something every few microseconds, and going to sleep and being
+ * woken costs more than that on a virtual machine (futex calls were 9 %
+ * of check -j 2's samples). Returns with the lock held; the caller looks
+ * again. */
+static void wait_for_change(ra_reader *ra, pthread_cond_t *cond) {
+  unsigned seen = atomic_load_explicit(&ra->changes, memory_order_relaxed);
+  pthread_mutex_unlock(&ra->lock);
+  for (int i = 0; i < RA_SPIN; i++) {
+    if (atomic_load_explicit(&ra->changes, memory_order_relaxed) != seen)
+      break;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+  pthread_mutex_lock(&ra->lock);
+  if (atomic_load_explicit(&ra->changes, memory_order_relaxed) == seen &&
+      !ra->stop)
+    pthread_cond_wait(cond, &ra->lock);
 }
 
 static void *worker(void *arg) {
@@ -268,14 +338,10 @@ static void *worker(void *arg) {
   while (!ra->stop) {
     ra_file *f = pick_file(ra);
     if (!f) {
-      pthread_cond_wait(&ra->work, &ra->lock);
+      wait_for_change(ra, &ra->work);
       continue;
     }
-    ra_chunk *c = start_reading(ra, f);
-    pthread_mutex_unlock(&ra->lock);
-    read_chunk(ra, f, c, &w->scratch);
-    pthread_mutex_lock(&ra->lock);
-    queue_chunk(ra, f, c);
+    make_chunk(ra, f, start_filling(ra, f), &w->scratch);
   }
   pthread_mutex_unlock(&ra->lock);
   return NULL;
@@ -287,37 +353,41 @@ static void release_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
   f->chunks--;
   c->next = ra->free_chunks;
   ra->free_chunks = c;
-  pthread_cond_signal(&ra->work); /* f may be read further */
+  atomic_fetch_add_explicit(&ra->changes, 1, memory_order_relaxed);
+  /* a worker is woken when f can take two chunks, not for each one: the
+   * consumer makes a chunk itself when it needs one, and waking a thread
+   * per chunk cost more than the chunk (lock step over 512 files) */
+  if (ra->depth - f->chunks >= 2)
+    pthread_cond_signal(&ra->work);
   pthread_mutex_unlock(&ra->lock);
 }
 
-/* The next chunk of `f` for the consumer: the oldest ready one; else, when
- * nobody reads `f`, read here (without workers, that is every chunk);
- * else, while a worker reads it, read ahead for another file rather than
- * sleep, and sleep only when there is nothing to read. */
+/* The next chunk of `f` for the consumer: the head of its queue once
+ * decoded. Until then, make a chunk here: the next one of `f` when nobody
+ * fills it (while a worker decodes the head, this decodes the chunk after
+ * it), else one of another file; wait only when there is nothing to
+ * make. */
 static ra_chunk *take_chunk(ra_reader *ra, ra_file *f) {
   pthread_mutex_lock(&ra->lock);
   for (;;) {
-    if (f->ready) {
-      ra_chunk *c = f->ready;
-      f->ready = c->next;
-      if (!f->ready)
-        f->ready_tail = NULL;
-      f->nready--;
+    ra_chunk *c = f->queue;
+    if (c && c->decoded) {
+      f->queue = c->next;
+      if (!f->queue)
+        f->queue_tail = NULL;
+      f->nqueued--;
       c->next = NULL;
       pthread_mutex_unlock(&ra->lock);
       return c;
     }
-    ra_file *g = !f->busy && !f->finished ? f : pick_file(ra);
+    ra_file *g = !f->filling && !f->finished && f->chunks < ra->depth
+                     ? f
+                     : pick_file(ra);
     if (!g) {
-      pthread_cond_wait(&ra->ready, &ra->lock);
+      wait_for_change(ra, &ra->ready);
       continue;
     }
-    ra_chunk *c = start_reading(ra, g);
-    pthread_mutex_unlock(&ra->lock);
-    read_chunk(ra, g, c, ra->inline_scratch);
-    pthread_mutex_lock(&ra->lock);
-    queue_chunk(ra, g, c); /* f's own: taken from the queue right away */
+    make_chunk(ra, g, start_filling(ra, g), ra->inline_scratch);
   }
 }
 
@@ -325,13 +395,21 @@ static size_t clamp(size_t v, size_t lo, size_t hi) {
   return v < lo ? lo : v > hi ? hi : v;
 }
 
-ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs) {
+ra_reader *ra_open_sized(char *const *paths, size_t n, unsigned jobs,
+                         size_t chunk_bytes) {
+  if (jobs == 0)
+    jobs = ra_default_jobs();
   ra_reader *ra = calloc(1, sizeof *ra);
   if (!ra)
     return NULL;
   ra->n = n;
+  /* every thread may be making a chunk of the same file while the
+   * consumer holds one */
+  size_t fits = RA_BUDGET / ((n ? n : 1) * RA_CHUNK_MIN);
+  ra->depth = (unsigned)clamp(jobs + 3 < fits ? jobs + 3 : fits, RA_DEPTH,
+                              RA_DEPTH_MAX);
   ra->files = calloc(n ? n : 1, sizeof *ra->files);
-  ra->pool = calloc(n ? n * RA_DEPTH : 1, sizeof *ra->pool);
+  ra->pool = calloc(n ? n * ra->depth : 1, sizeof *ra->pool);
   ra->inline_scratch = malloc(sizeof *ra->inline_scratch);
   if (!ra->files || !ra->pool || !ra->inline_scratch ||
       pthread_mutex_init(&ra->lock, NULL) != 0) {
@@ -341,6 +419,7 @@ ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs) {
     free(ra);
     return NULL;
   }
+  atomic_init(&ra->changes, 0);
   pthread_cond_init(&ra->work, NULL);
   pthread_cond_init(&ra->ready, NULL);
   rec_scratch_init(ra->inline_scratch);
@@ -348,19 +427,20 @@ ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs) {
     ra->files[i].path = paths[i];
     ra->files[i].tf.fd = -1;
   }
-  for (size_t i = 0; i < n * RA_DEPTH; i++) {
+  for (size_t i = 0; i < n * ra->depth; i++) {
     ra->pool[i].next = ra->free_chunks;
     ra->free_chunks = &ra->pool[i];
   }
+  size_t share = RA_BUDGET / (ra->depth * (n ? n : 1));
   ra->chunk_bytes =
-      clamp(RA_BUDGET / (RA_DEPTH * (n ? n : 1)), RA_CHUNK_MIN, RA_CHUNK_MAX);
-  ra->buf_bytes = clamp(ra->chunk_bytes, 64 << 10, 1 << 20);
-  if (jobs == 0)
-    jobs = ra_default_jobs();
-  /* the consumer reads too: jobs - 1 workers, at most one per file */
-  unsigned workers = jobs - 1 < n ? jobs - 1 : (unsigned)n;
+      chunk_bytes ? chunk_bytes : clamp(share, RA_CHUNK_MIN, RA_CHUNK_MAX);
+  ra->buf_bytes = clamp(share, 64 << 10, 256 << 10);
+  /* the consumer makes chunks too: jobs - 1 workers, at most one per file
+   * and chunk */
+  size_t most = n * (ra->depth - 1);
+  unsigned workers = jobs - 1 < most ? jobs - 1 : (unsigned)most;
   if (workers == 0)
-    return ra; /* no thread: the consumer reads each chunk itself */
+    return ra; /* no thread: the consumer reads each line itself */
   js_keys_prepare();
   ra->workers = calloc(workers, sizeof *ra->workers);
   if (!ra->workers) {
@@ -375,7 +455,12 @@ ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs) {
       break;
     ra->nthreads++;
   }
-  return ra; /* without any thread, the consumer reads each chunk itself */
+  return ra; /* without any thread, the consumer reads each line itself */
+}
+
+ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs) {
+  const char *e = getenv("RA_CHUNK");
+  return ra_open_sized(paths, n, jobs, e ? (size_t)atol(e) : 0);
 }
 
 /* Without workers: straight from tr_next into the caller's scratch, as the
@@ -486,7 +571,7 @@ void ra_close(ra_reader *ra) {
   for (size_t i = 0; i < ra->n; i++)
     if (ra->files[i].opened)
       tr_close(&ra->files[i].tf);
-  for (size_t i = 0; i < ra->n * RA_DEPTH; i++) {
+  for (size_t i = 0; i < ra->n * ra->depth; i++) {
     free(ra->pool[i].text);
     free(ra->pool[i].lines);
     free(ra->pool[i].members);

@@ -3,26 +3,32 @@
  * decoded ahead by a pool of threads.
  *
  * Owns: reading and decoding lines (tr_next + rec_decode, the expensive
- * part of every command) on `jobs - 1` worker threads ahead of the
- * command's single thread, which consumes the records file by file or in
- * any order between files (lock step). Each file is read by one thread at
- * a time, in chunks of whole lines; a chunk holds the lines' text and what
- * rec_decode found in each (the record's fields and the positions of its
- * top-level members), and ra_next replays that into the caller's scratch,
- * so the caller gets exactly what tr_next + rec_decode would have given
- * it: same lines, same order, same records, same line numbers and errors.
- * When the chunk it needs is not ready, the consumer reads it itself if no
- * worker is reading that file, else reads ahead for another file, and
- * sleeps only when there is nothing to read. Commands therefore produce
- * the same output whatever the number of jobs. What reading a file says on
- * stderr (tr_open_deferring) is said when the consumer reaches that chunk.
+ * part of every command) on `jobs - 1` worker threads and the command's
+ * single thread, which consumes the records file by file or in any order
+ * between files (lock step). A file is cut into chunks of whole lines:
+ * one thread at a time copies a file's next lines into a chunk (files are
+ * read in order), then decodes them (the record's fields and the
+ * positions of its top-level members) while other threads fill and decode
+ * the file's next chunks, so even a single file is decoded on every
+ * thread. ra_next replays a decoded line into the caller's scratch, so the
+ * caller gets exactly what tr_next + rec_decode would have given it: same
+ * lines, same order, same records, same line numbers and errors. When the
+ * chunk it needs is not decoded yet, the consumer makes the file's next
+ * chunk itself, else one of another file, and sleeps only when there is
+ * nothing to make. Commands therefore produce the same output whatever the
+ * number of jobs. What reading a file says on stderr (tr_open_deferring)
+ * is said when the consumer reaches that chunk.
  *
- * Memory is bounded: at most RA_DEPTH chunks per file exist at a time (the
- * one being consumed, the ones ready, the one being read), each of about
- * `chunk_bytes` (text plus decoded lines; a longer line makes a chunk of
- * one line), chunk_bytes = RA_BUDGET / (RA_DEPTH x files), between
- * RA_CHUNK_MIN and RA_CHUNK_MAX; plus one read buffer per open file (a
- * file is closed once read to its end).
+ * Memory is bounded: at most `depth` = jobs + 3 chunks per file exist at a
+ * time (between RA_DEPTH and RA_DEPTH_MAX, and no more than RA_BUDGET holds
+ * of RA_CHUNK_MIN: the one being consumed, the ones being decoded or
+ * ready, the one being filled), each of about
+ * `chunk_bytes` of text and decoded lines (a longer line makes a chunk of
+ * one line) plus the positions of their top-level members (about a third
+ * of the text on the plugin's lines, at most twice it), chunk_bytes =
+ * RA_BUDGET / (depth x files), between RA_CHUNK_MIN and RA_CHUNK_MAX;
+ * plus one read buffer per open file (that share, between 64 and 256 KiB;
+ * a file is closed once read to its end).
  *
  * jobs == 1 starts no thread and makes no chunk: ra_next is tr_next +
  * rec_decode into the caller's scratch, as before there were threads. A
@@ -39,10 +45,14 @@
 #include "read/trace_record.h"
 
 enum {
-  RA_DEPTH = 3,             /* chunks per file at most */
-  RA_BUDGET = 48 << 20,     /* for all chunks of all files */
-  RA_CHUNK_MIN = 32 << 10,  /* bytes of one chunk, at least */
-  RA_CHUNK_MAX = 256 << 10, /* and at most */
+  RA_DEPTH = 3,            /* chunks per file at most: at least this */
+  RA_DEPTH_MAX = 16,       /* and at most this (jobs + 3 between, as the
+                              budget allows) */
+  RA_BUDGET = 48 << 20,    /* for all chunks of all files */
+  RA_CHUNK_MIN = 32 << 10, /* bytes of one chunk, at least */
+  RA_SPIN = 2000,          /* polls before a thread sleeps (~40 us) */
+  RA_CHUNK_MAX = 64 << 10, /* and at most: small enough to stay in a
+                              core's cache from decoding to use */
 };
 
 /* What ra_next returns. */
@@ -74,6 +84,11 @@ unsigned ra_default_jobs(void);
  * NULL when out of memory; a worker that cannot be started leaves its work
  * to the others and the caller. */
 ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs);
+
+/* ra_open with chunks of `chunk_bytes` (0: the size above); tests use
+ * small chunks to make many. */
+ra_reader *ra_open_sized(char *const *paths, size_t n, unsigned jobs,
+                         size_t chunk_bytes);
 
 /* Next line of file `file`. With RA_LINE, `*parsed` tells whether it is a
  * JSON object: then `r` is its record (r->f is s->top, r->line the line),
