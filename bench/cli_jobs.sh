@@ -54,7 +54,10 @@ run() {
   jN) exe=$branch args=(-j "$jobs") ;;
   esac
   local out=()
-  case $cmd in merge | view) out=(-o "$work/$variant.$cmd.out") ;; esac
+  # One folder per variant, the same file name in each: a big trace's view
+  # page names its tile folder after itself.
+  mkdir -p "$work/$variant"
+  case $cmd in merge | view) out=(-o "$work/$variant/$cmd.out") ;; esac
   /usr/bin/time -f "%e %U %S %M" -o "$work/time" \
     "$exe" -q "${args[@]}" "$cmd" "${out[@]}" "$trace" \
     >"$work/$variant.$cmd.stdout" 2>/dev/null || true
@@ -79,13 +82,17 @@ for r in $(seq "$rounds"); do
 done
 
 for cmd in $cmds; do
-  for part in stdout out; do
-    [ -e "$work/j1.$cmd.$part" ] || continue
-    if ! cmp -s "$work/j1.$cmd.$part" "$work/jN.$cmd.$part"; then
-      echo "DIFFERENT: $cmd's $part with -j 1 and -j $jobs" >&2
-      exit 1
-    fi
-  done
+  if ! cmp -s "$work/j1.$cmd.stdout" "$work/jN.$cmd.stdout"; then
+    echo "DIFFERENT: $cmd's output with -j 1 and -j $jobs" >&2
+    exit 1
+  fi
+  [ -e "$work/j1/$cmd.out" ] || continue
+  if ! cmp -s "$work/j1/$cmd.out" "$work/jN/$cmd.out" ||
+    { [ -d "$work/j1/$cmd.out.files" ] &&
+      ! diff -r "$work/j1/$cmd.out.files" "$work/jN/$cmd.out.files" >/dev/null; }; then
+    echo "DIFFERENT: $cmd's -o file with -j 1 and -j $jobs" >&2
+    exit 1
+  fi
 done
 
 # median and min of column COL (1-based) of FILE
