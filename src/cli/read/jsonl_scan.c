@@ -138,12 +138,6 @@ static inline uint64_t load8(const char *p) {
   return x;
 }
 
-/* Is one of the eight bytes of `x` equal to byte `b`? (exact) */
-static inline bool has_byte(uint64_t x, unsigned char b) {
-  uint64_t y = x ^ (ONES * b);
-  return ((y - ONES) & ~y & HIGHS) != 0;
-}
-
 /* How many bytes of `x` come before the first one equal to `a` or `b` (8:
  * none), on machines that store the first byte in the lowest bits; a
  * borrow can only mark bytes after a real match, so the lowest mark is
