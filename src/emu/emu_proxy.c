@@ -347,14 +347,51 @@ static uint64_t posted_at(const progress_ctx *c) {
   return real > c->now ? real : c->now;
 }
 
+/* The first pass over a sub records its ProxyOp as in progress, once. */
+static bool record_in_progress(emu_thread *t, emu_sub *s) {
+  if (s->in_progress_recorded)
+    return false;
+  core_proxy_op_record(t, s, ncclProfilerProxyOpInProgress_v4);
+  s->in_progress_recorded = true;
+  return true;
+}
+
+/* A send step handed to the network (SendWait), to complete at done_ns. */
+static void hand_to_network(progress_ctx *c, emu_sub *s) {
+  int step = s->transmitted;
+  uint64_t bytes = step_bytes(s, step);
+  s->trans_size = bytes;
+  core_proxy_step_record(&c->p->thr, s, step, ncclProfilerProxyStepSendWait);
+  net_post(c->p, s, step, bytes, true);
+  s->done_ns[step % EMU_NCCL_STEPS] = posted_at(c) + net_ns(c, s, bytes);
+  s->transmitted++;
+}
+
+/* The network completed the oldest send step in flight: it stops. */
+static void complete_send(progress_ctx *c, emu_sub *s) {
+  int step = s->done;
+  net_wait_data(c->p, s, step);
+  net_complete(c->p, s, step);
+  core_proxy_step_stop(&c->p->thr, s, step);
+  s->done++;
+}
+
+/* The data of the oldest posted receive step arrived: now the GPU's turn
+ * (RecvFlushWait, RecvGPUWait). */
+static void receive_arrived(progress_ctx *c, emu_sub *s) {
+  emu_thread *t = &c->p->thr;
+  int step = s->transmitted;
+  net_wait_data(c->p, s, step);
+  net_complete(c->p, s, step);
+  s->trans_size = step_bytes(s, step);
+  core_proxy_step_record(t, s, step, ncclProfilerProxyStepRecvFlushWait);
+  core_proxy_step_record(t, s, step, ncclProfilerProxyStepRecvGPUWait);
+  s->transmitted++;
+}
+
 static bool advance_send(progress_ctx *c, emu_sub *s) {
   emu_thread *t = &c->p->thr;
-  bool did = false;
-  if (!s->in_progress_recorded) {
-    core_proxy_op_record(t, s, ncclProfilerProxyOpInProgress_v4);
-    s->in_progress_recorded = true;
-    did = true;
-  }
+  bool did = record_in_progress(t, s);
   if (s->posted < s->nsteps && s->posted < s->done + s->depth) {
     int step = s->posted;
     core_proxy_step_start(t, s, step, NULL);
@@ -370,12 +407,7 @@ static bool advance_send(progress_ctx *c, emu_sub *s) {
     s->peer_waits++;
     core_proxy_step_record(t, s, step, ncclProfilerProxyStepSendPeerWait_v4);
     if (s->peer_waits >= s->want_peer_waits) {
-      uint64_t bytes = step_bytes(s, step);
-      s->trans_size = bytes;
-      core_proxy_step_record(t, s, step, ncclProfilerProxyStepSendWait);
-      net_post(c->p, s, step, bytes, true);
-      s->done_ns[step % EMU_NCCL_STEPS] = posted_at(c) + net_ns(c, s, bytes);
-      s->transmitted++;
+      hand_to_network(c, s);
       s->peer_waits = 0;
       s->want_peer_waits =
           1 + (emu_rng_chance(&t->rng, 0.05 + 0.4 * chaos(c->p)) ? 1 : 0);
@@ -384,11 +416,7 @@ static bool advance_send(progress_ctx *c, emu_sub *s) {
   }
   if (s->done < s->transmitted &&
       c->now >= s->done_ns[s->done % EMU_NCCL_STEPS]) {
-    int step = s->done;
-    net_wait_data(c->p, s, step);
-    net_complete(c->p, s, step);
-    core_proxy_step_stop(t, s, step);
-    s->done++;
+    complete_send(c, s);
     did = true;
   }
   if (s->done == s->nsteps)
@@ -398,12 +426,7 @@ static bool advance_send(progress_ctx *c, emu_sub *s) {
 
 static bool advance_recv(progress_ctx *c, emu_sub *s) {
   emu_thread *t = &c->p->thr;
-  bool did = false;
-  if (!s->in_progress_recorded) {
-    core_proxy_op_record(t, s, ncclProfilerProxyOpInProgress_v4);
-    s->in_progress_recorded = true;
-    did = true;
-  }
+  bool did = record_in_progress(t, s);
   if (s->posted < s->nsteps && s->posted < s->done + s->depth) {
     int step = s->posted;
     core_proxy_step_start(t, s, step,
@@ -426,14 +449,8 @@ static bool advance_recv(progress_ctx *c, emu_sub *s) {
   }
   if (c->peers_ready && s->transmitted < s->posted &&
       c->now >= s->ready_ns[s->transmitted % EMU_NCCL_STEPS]) {
-    int step = s->transmitted;
-    net_wait_data(c->p, s, step);
-    net_complete(c->p, s, step);
-    s->trans_size = step_bytes(s, step);
-    core_proxy_step_record(t, s, step, ncclProfilerProxyStepRecvFlushWait);
-    core_proxy_step_record(t, s, step, ncclProfilerProxyStepRecvGPUWait);
-    s->done_ns[step % EMU_NCCL_STEPS] = c->now + 1000;
-    s->transmitted++;
+    s->done_ns[s->transmitted % EMU_NCCL_STEPS] = c->now + 1000;
+    receive_arrived(c, s);
     did = true;
   }
   if (s->done < s->transmitted &&
@@ -710,12 +727,7 @@ static const emu_flow_channel *flow_of(const progress_ctx *c,
 static bool advance_send_flow(progress_ctx *c, emu_sub *s,
                               const emu_flow_channel *f) {
   emu_thread *t = &c->p->thr;
-  bool did = false;
-  if (!s->in_progress_recorded) {
-    core_proxy_op_record(t, s, ncclProfilerProxyOpInProgress_v4);
-    s->in_progress_recorded = true;
-    did = true;
-  }
+  bool did = record_in_progress(t, s);
   if (s->posted < s->nsteps && s->posted < s->done + s->depth) {
     core_proxy_step_start(t, s, s->posted, NULL);
     core_proxy_step_record(t, s, s->posted, ncclProfilerProxyStepSendGPUWait);
@@ -731,13 +743,7 @@ static bool advance_send_flow(progress_ctx *c, emu_sub *s,
   const emu_flow_link *peer = flow_link(c, f->next, f->channel);
   if (s->transmitted < s->flow_ready && peer != NULL &&
       EMU_LOAD_ACQUIRE(&peer->recv_posted) > s->transmitted) {
-    int step = s->transmitted;
-    uint64_t bytes = step_bytes(s, step);
-    s->trans_size = bytes;
-    core_proxy_step_record(t, s, step, ncclProfilerProxyStepSendWait);
-    net_post(c->p, s, step, bytes, true);
-    s->done_ns[step % EMU_NCCL_STEPS] = posted_at(c) + net_ns(c, s, bytes);
-    s->transmitted++;
+    hand_to_network(c, s);
     /* a stalled link: what was handed to it never arrives, never completes */
     emu_flow_link *me = flow_link(c, f->rank, f->channel);
     if (me != NULL && !f->link_out_stalled)
@@ -746,11 +752,7 @@ static bool advance_send_flow(progress_ctx *c, emu_sub *s,
   }
   if (s->done < s->transmitted && !f->link_out_stalled &&
       c->now >= s->done_ns[s->done % EMU_NCCL_STEPS]) {
-    int step = s->done;
-    net_wait_data(c->p, s, step);
-    net_complete(c->p, s, step);
-    core_proxy_step_stop(t, s, step);
-    s->done++;
+    complete_send(c, s);
     did = true;
   }
   if (s->done == s->nsteps)
@@ -761,12 +763,7 @@ static bool advance_send_flow(progress_ctx *c, emu_sub *s,
 static bool advance_recv_flow(progress_ctx *c, emu_sub *s,
                               const emu_flow_channel *f) {
   emu_thread *t = &c->p->thr;
-  bool did = false;
-  if (!s->in_progress_recorded) {
-    core_proxy_op_record(t, s, ncclProfilerProxyOpInProgress_v4);
-    s->in_progress_recorded = true;
-    did = true;
-  }
+  bool did = record_in_progress(t, s);
   if (s->posted < s->nsteps && s->posted < s->done + s->depth) {
     int step = s->posted;
     core_proxy_step_start(t, s, step, NULL);
@@ -781,13 +778,7 @@ static bool advance_recv_flow(progress_ctx *c, emu_sub *s,
   const emu_flow_link *peer = flow_link(c, f->prev, f->channel);
   if (s->transmitted < s->posted && peer != NULL &&
       EMU_LOAD_ACQUIRE(&peer->net_sent) > s->transmitted) {
-    int step = s->transmitted;
-    net_wait_data(c->p, s, step);
-    net_complete(c->p, s, step);
-    s->trans_size = step_bytes(s, step);
-    core_proxy_step_record(t, s, step, ncclProfilerProxyStepRecvFlushWait);
-    core_proxy_step_record(t, s, step, ncclProfilerProxyStepRecvGPUWait);
-    s->transmitted++;
+    receive_arrived(c, s);
     did = true;
   }
   if (s->done < s->transmitted && f->taken > s->done) {
