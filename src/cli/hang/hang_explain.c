@@ -10,12 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct {
-  char *p;
-  size_t cap, len;
-} sbuf;
-
-static void sb_init(sbuf *b, char *p, size_t cap) {
+void hang_text_init(hang_text *b, char *p, size_t cap) {
   b->p = p;
   b->cap = cap;
   b->len = 0;
@@ -23,8 +18,7 @@ static void sb_init(sbuf *b, char *p, size_t cap) {
     p[0] = '\0';
 }
 
-__attribute__((format(printf, 2, 3))) static void
-sb_printf(sbuf *b, const char *fmt, ...) {
+void hang_text_add(hang_text *b, const char *fmt, ...) {
   if (b->len + 1 >= b->cap)
     return;
   va_list ap;
@@ -104,21 +98,21 @@ void hang_rank_label(const hang_rank *hr, char *buf, size_t cap) {
 }
 
 void hang_ranges(const int64_t *ranks, size_t n, char *buf, size_t cap) {
-  sbuf b;
-  sb_init(&b, buf, cap);
+  hang_text b;
+  hang_text_init(&b, buf, cap);
   for (size_t i = 0; i < n;) {
     size_t j = i;
     while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
       j++;
     if (b.len + 24 >= cap) {
-      sb_printf(&b, "%s...", i ? ", " : "");
+      hang_text_add(&b, "%s...", i ? ", " : "");
       return;
     }
     if (j == i)
-      sb_printf(&b, "%s%" PRId64, i ? ", " : "", ranks[i]);
+      hang_text_add(&b, "%s%" PRId64, i ? ", " : "", ranks[i]);
     else
-      sb_printf(&b, "%s%" PRId64 "-%" PRId64, i ? ", " : "", ranks[i],
-                ranks[j]);
+      hang_text_add(&b, "%s%" PRId64 "-%" PRId64, i ? ", " : "", ranks[i],
+                    ranks[j]);
     i = j + 1;
   }
 }
@@ -140,7 +134,7 @@ static void seq_or_none(bool has, uint64_t seq, char *buf, size_t cap) {
 
 /* Hung operations of the same process in other groups. */
 static void elsewhere(const hang_db *db, const hang_group *g,
-                      const hang_rank *hr, sbuf *b) {
+                      const hang_rank *hr, hang_text *b) {
   if (!hr->m || hr->src->is_trace)
     return;
   int shown = 0;
@@ -153,28 +147,29 @@ static void elsewhere(const hang_db *db, const hang_group *g,
       if (!op->hung || op->pxn ||
           (m->comm_id == g->comm_id && strcmp(op->func, g->func) == 0))
         continue;
-      sb_printf(b, "%s %s", shown ? ";" : "",
-                op->func[0] ? op->func : op->type);
+      hang_text_add(b, "%s %s", shown ? ";" : "",
+                    op->func[0] ? op->func : op->type);
       if (op->has_seq)
-        sb_printf(b, " seqNumber %" PRIu64, op->seq);
-      sb_printf(b, " of comm 0x%" PRIx64, m->comm_id);
+        hang_text_add(b, " seqNumber %" PRIu64, op->seq);
+      hang_text_add(b, " of comm 0x%" PRIx64, m->comm_id);
       if (m->comm_name[0])
-        sb_printf(b, " \"%s\"", m->comm_name);
-      sb_printf(b, " (rank %" PRId64 "), no progress for %.1f s", m->rank,
-                op->idle_s);
+        hang_text_add(b, " \"%s\"", m->comm_name);
+      hang_text_add(b, " (rank %" PRId64 "), no progress for %.1f s", m->rank,
+                    op->idle_s);
       shown++;
     }
   }
 }
 
 static void why_never_started(const hang_db *db, const hang_group *g,
-                              const hang_rank *hr, sbuf *b) {
+                              const hang_rank *hr, hang_text *b) {
   if (!g->has_seq) {
-    sb_printf(b,
-              "rank %" PRId64 " has no Send or Recv of this communicator in "
-              "flight (its snapshot), yet stuck ranks wait on it: it has not "
-              "posted the matching receive or send.",
-              hr->rank);
+    hang_text_add(
+        b,
+        "rank %" PRId64 " has no Send or Recv of this communicator in "
+        "flight (its snapshot), yet stuck ranks wait on it: it has not "
+        "posted the matching receive or send.",
+        hr->rank);
     return;
   }
   char last[48], what[96];
@@ -184,92 +179,98 @@ static void why_never_started(const hang_db *db, const hang_group *g,
   for (int64_t r = 0; r < g->nranks; r++)
     started += g->ranks[r].has_started && g->has_newest &&
                g->ranks[r].last_started >= g->newest;
-  sb_printf(b,
-            "rank %" PRId64 " never started %s: the last %s it started is %s "
-            "(%s), while %zu rank%s did.",
-            hr->rank, what, g->func, last,
-            hr->src->is_trace ? "from its trace; it has no snapshot"
-                              : "from its snapshot",
-            started, started == 1 ? "" : "s");
+  hang_text_add(b,
+                "rank %" PRId64
+                " never started %s: the last %s it started is %s "
+                "(%s), while %zu rank%s did.",
+                hr->rank, what, g->func, last,
+                hr->src->is_trace ? "from its trace; it has no snapshot"
+                                  : "from its snapshot",
+                started, started == 1 ? "" : "s");
   size_t before = b->len;
-  sb_printf(b, " Its process is stuck elsewhere:");
+  hang_text_add(b, " Its process is stuck elsewhere:");
   size_t mark = b->len;
   elsewhere(db, g, hr, b);
   if (b->len == mark) {
     b->len = before;
     b->p[before] = '\0';
   } else {
-    sb_printf(b, ".");
+    hang_text_add(b, ".");
   }
 }
 
 static void why_silent(const hang_group *g, const hang_rank *hr, int64_t first,
-                       sbuf *b) {
+                       hang_text *b) {
   if (!hr->src) {
-    sb_printf(b,
-              "rank %" PRId64 " has neither a snapshot nor a trace here: its "
-              "process wrote nothing to this folder (it did not load "
-              "cclscope, wrote elsewhere, or died before its first write), "
-              "so nothing says it ever reached this collective.",
-              hr->rank);
+    hang_text_add(b,
+                  "rank %" PRId64
+                  " has neither a snapshot nor a trace here: its "
+                  "process wrote nothing to this folder (it did not load "
+                  "cclscope, wrote elsewhere, or died before its first write), "
+                  "so nothing says it ever reached this collective.",
+                  hr->rank);
     return;
   }
   char what[96];
   hang_what(g, what, sizeof what);
-  sb_printf(b,
-            "rank %" PRId64 " has no snapshot, but its trace says it "
-            "enqueued %s and did not finish it.",
-            hr->rank, what);
+  hang_text_add(b,
+                "rank %" PRId64 " has no snapshot, but its trace says it "
+                "enqueued %s and did not finish it.",
+                hr->rank, what);
   if (hr->src->last_ts_ns != INT64_MIN && first) {
     double dt = (double)(hr->src->last_ts_ns - first) / 1e9;
     if (dt >= 0)
-      sb_printf(b,
-                " It was still writing %.1f s after the first snapshot, so "
-                "its own watchdog should have reported it: it may be off "
-                "there (CCLSCOPE_HANG_TIMEOUT=0), or the rank was progressing.",
-                dt);
+      hang_text_add(
+          b,
+          " It was still writing %.1f s after the first snapshot, so "
+          "its own watchdog should have reported it: it may be off "
+          "there (CCLSCOPE_HANG_TIMEOUT=0), or the rank was progressing.",
+          dt);
     else
-      sb_printf(b, " Its trace ends %.1f s before the first snapshot.", -dt);
+      hang_text_add(b, " Its trace ends %.1f s before the first snapshot.",
+                    -dt);
   }
   if (!hr->src->has_end)
-    sb_printf(b, " The trace has no processEnd: the process was killed, "
-                 "crashed or still runs.");
+    hang_text_add(b, " The trace has no processEnd: the process was killed, "
+                     "crashed or still runs.");
   else if (hr->evidence == HE_SILENT)
-    sb_printf(b, " The trace ends with processEnd: the process finalized.");
+    hang_text_add(b, " The trace ends with processEnd: the process finalized.");
 }
 
 static void why_own(const hang_group *g, const hang_rank *hr, bool brief,
-                    sbuf *b) {
+                    hang_text *b) {
   const hang_head *h = hr->evidence_head;
   char head[160];
   hang_head_text(h, head, sizeof head);
   switch (hr->evidence) {
   case HE_GPU_CONSUME:
     if (h->wait == HW_GPU_FLUSH)
-      sb_printf(b,
-                "rank %" PRId64 ": the flush of data that arrived from rank "
-                "%" PRId64 " to its GPU does not complete (%s)",
-                hr->rank, h->peer, head);
+      hang_text_add(b,
+                    "rank %" PRId64
+                    ": the flush of data that arrived from rank "
+                    "%" PRId64 " to its GPU does not complete (%s)",
+                    hr->rank, h->peer, head);
     else
-      sb_printf(b,
-                "rank %" PRId64 ": its GPU does not take data that arrived "
-                "from rank %" PRId64 " (%s)",
-                hr->rank, h->peer, head);
+      hang_text_add(b,
+                    "rank %" PRId64 ": its GPU does not take data that arrived "
+                    "from rank %" PRId64 " (%s)",
+                    hr->rank, h->peer, head);
     break;
   case HE_NETWORK:
-    sb_printf(b,
-              "rank %" PRId64 ": a send to rank %" PRId64 " was handed to the "
-              "network and has not completed (%s)",
-              hr->rank, h->peer, head);
+    hang_text_add(b,
+                  "rank %" PRId64 ": a send to rank %" PRId64
+                  " was handed to the "
+                  "network and has not completed (%s)",
+                  hr->rank, h->peer, head);
     break;
   default: /* HE_GPU_PRODUCE */
-    sb_printf(b,
-              "rank %" PRId64 ": its GPU has not produced the data to send "
-              "to rank %" PRId64 " (%s)",
-              hr->rank, h->peer, head);
+    hang_text_add(b,
+                  "rank %" PRId64 ": its GPU has not produced the data to send "
+                  "to rank %" PRId64 " (%s)",
+                  hr->rank, h->peer, head);
     break;
   }
-  sb_printf(b, ", and it waits on no peer.");
+  hang_text_add(b, ", and it waits on no peer.");
   if (brief)
     return;
   int others = 0;
@@ -280,11 +281,11 @@ static void why_own(const hang_group *g, const hang_rank *hr, bool brief,
     char text[160], meaning[96];
     hang_head_text(o, text, sizeof text);
     hang_head_meaning(o, meaning, sizeof meaning);
-    sb_printf(b, "%s%s (%s)", others ? "; " : " Also: ", text, meaning);
+    hang_text_add(b, "%s%s (%s)", others ? "; " : " Also: ", text, meaning);
     others++;
   }
   if (others)
-    sb_printf(b, ".");
+    hang_text_add(b, ".");
   if (hr->node_mates && hr->evidence != HE_NETWORK) {
     int64_t mates[64];
     size_t n = 0;
@@ -294,26 +295,27 @@ static void why_own(const hang_group *g, const hang_rank *hr, bool brief,
         mates[n++] = r;
     char list[256];
     hang_ranges(mates, n, list, sizeof list);
-    sb_printf(b,
-              " Caveat: rank%s %s share%s its host, and NCCL does not profile "
-              "transfers inside a node (NVLink, PCIe, shared memory): its "
-              "kernel may be held up by %s.",
-              n == 1 ? "" : "s", list, n == 1 ? "s" : "",
-              n == 1 ? "that rank" : "one of them");
+    hang_text_add(
+        b,
+        " Caveat: rank%s %s share%s its host, and NCCL does not profile "
+        "transfers inside a node (NVLink, PCIe, shared memory): its "
+        "kernel may be held up by %s.",
+        n == 1 ? "" : "s", list, n == 1 ? "s" : "",
+        n == 1 ? "that rank" : "one of them");
   }
 }
 
 static void add_mismatch(const hang_group *g, const hang_rank *hr, bool brief,
-                         sbuf *b) {
-  sb_printf(b,
-            "rank %" PRId64 "'s call differs from the others' at the same "
-            "point of the communicator's sequence of collectives: %s.",
-            hr->rank, g->mismatch);
+                         hang_text *b) {
+  hang_text_add(b,
+                "rank %" PRId64 "'s call differs from the others' at the same "
+                "point of the communicator's sequence of collectives: %s.",
+                hr->rank, g->mismatch);
   if (!brief)
-    sb_printf(b, " NCCL does not compare arguments across ranks: each "
-                 "rank's kernel sends and receives the steps its own call "
-                 "needs, so ranks wait forever for data that is never "
-                 "sent.");
+    hang_text_add(b, " NCCL does not compare arguments across ranks: each "
+                     "rank's kernel sends and receives the steps its own call "
+                     "needs, so ranks wait forever for data that is never "
+                     "sent.");
 }
 
 static const char *host_or(const hang_group *g, int64_t r) {
@@ -323,7 +325,7 @@ static const char *host_or(const hang_group *g, int64_t r) {
 }
 
 /* Evidence from both ends of a link or from a node (hang_ring.c). */
-static void why_ring(const hang_group *g, const hang_rank *hr, sbuf *b) {
+static void why_ring(const hang_group *g, const hang_rank *hr, hang_text *b) {
   const hang_head *h = hr->evidence_head;
   char head[160] = "";
   if (h)
@@ -331,38 +333,42 @@ static void why_ring(const hang_group *g, const hang_rank *hr, sbuf *b) {
   int64_t other = hr->link_peer;
   switch (hr->evidence) {
   case HE_LINK:
-    sb_printf(b,
-              "the link rank %" PRId64 " -> rank %" PRId64 " (%s -> %s) "
-              "stalled: rank %" PRId64 "'s send was handed to the network "
-              "and never completed (%s), and rank %" PRId64 " has not "
-              "received that step (RecvWait). A stopped proxy on either end "
-              "would not look like this: the network lost it.",
-              hr->rank, other, host_or(g, hr->rank), host_or(g, other),
-              hr->rank, head, other);
+    hang_text_add(
+        b,
+        "the link rank %" PRId64 " -> rank %" PRId64 " (%s -> %s) "
+        "stalled: rank %" PRId64 "'s send was handed to the network "
+        "and never completed (%s), and rank %" PRId64 " has not "
+        "received that step (RecvWait). A stopped proxy on either end "
+        "would not look like this: the network lost it.",
+        hr->rank, other, host_or(g, hr->rank), host_or(g, other), hr->rank,
+        head, other);
     break;
   case HE_PROXY:
     if (h && h->is_send)
-      sb_printf(b,
-                "rank %" PRId64 ": its send to rank %" PRId64 " is still in "
-                "SendWait (%s) although rank %" PRId64 " received that step: "
-                "its proxy thread (\"NCCL Progress\") no longer polls its "
-                "transfers.",
-                hr->rank, other, head, other);
+      hang_text_add(
+          b,
+          "rank %" PRId64 ": its send to rank %" PRId64 " is still in "
+          "SendWait (%s) although rank %" PRId64 " received that step: "
+          "its proxy thread (\"NCCL Progress\") no longer polls its "
+          "transfers.",
+          hr->rank, other, head, other);
     else
-      sb_printf(b,
-                "rank %" PRId64 ": its receive from rank %" PRId64 " is still "
-                "in RecvWait (%s) although rank %" PRId64 " completed the "
-                "send of that step: its proxy thread (\"NCCL Progress\") no "
-                "longer progresses its transfers while its peers' do.",
-                hr->rank, other, head, other);
+      hang_text_add(
+          b,
+          "rank %" PRId64 ": its receive from rank %" PRId64 " is still "
+          "in RecvWait (%s) although rank %" PRId64 " completed the "
+          "send of that step: its proxy thread (\"NCCL Progress\") no "
+          "longer progresses its transfers while its peers' do.",
+          hr->rank, other, head, other);
     break;
   case HE_GPU_IDLE:
-    sb_printf(b,
-              "rank %" PRId64 ": the first data from rank %" PRId64 " arrived "
-              "(%s) and its GPU took none of it. A kernel held up by a "
-              "node-mate has taken steps first, so this GPU itself (or a "
-              "kernel before this one on its stream) is stuck.",
-              hr->rank, h ? h->peer : -1, head);
+    hang_text_add(b,
+                  "rank %" PRId64 ": the first data from rank %" PRId64
+                  " arrived "
+                  "(%s) and its GPU took none of it. A kernel held up by a "
+                  "node-mate has taken steps first, so this GPU itself (or a "
+                  "kernel before this one on its stream) is stuck.",
+                  hr->rank, h ? h->peer : -1, head);
     break;
   default: { /* HE_GPU_HELD */
     int64_t cands[64];
@@ -372,15 +378,15 @@ static void why_ring(const hang_group *g, const hang_rank *hr, sbuf *b) {
         cands[n++] = r;
     char list[256];
     hang_ranges(cands, n, list, sizeof list);
-    sb_printf(b,
-              "rank %" PRId64 ": on a ring channel its node (%s) received "
-              "data from the previous node and did not pass it on to the "
-              "next one; transfers inside a node are not recorded, and the "
-              "channels through the node leave rank%s %s",
-              hr->rank, host_or(g, hr->rank), n == 1 ? "" : "s", list);
+    hang_text_add(b,
+                  "rank %" PRId64 ": on a ring channel its node (%s) received "
+                  "data from the previous node and did not pass it on to the "
+                  "next one; transfers inside a node are not recorded, and the "
+                  "channels through the node leave rank%s %s",
+                  hr->rank, host_or(g, hr->rank), n == 1 ? "" : "s", list);
     if (h)
-      sb_printf(b, " (its own send: %s)", head);
-    sb_printf(b, ".");
+      hang_text_add(b, " (its own send: %s)", head);
+    hang_text_add(b, ".");
     break;
   }
   }
@@ -388,8 +394,8 @@ static void why_ring(const hang_group *g, const hang_rank *hr, sbuf *b) {
 
 void hang_why(const hang_db *db, const hang_group *g, const hang_rank *hr,
               bool brief, char *buf, size_t cap) {
-  sbuf b;
-  sb_init(&b, buf, cap);
+  hang_text b;
+  hang_text_init(&b, buf, cap);
   char what[96];
   hang_what(g, what, sizeof what);
   switch (hr->evidence) {
@@ -415,30 +421,31 @@ void hang_why(const hang_db *db, const hang_group *g, const hang_rank *hr,
     why_ring(g, hr, &b);
     break;
   case HE_WAITED_DONE:
-    sb_printf(&b,
-              "rank %" PRId64 " %s %s, yet other ranks wait on it: the ranks "
-              "may not agree on which collective this is (called in a "
-              "different order or with different arguments), or the data "
-              "was lost.",
-              hr->rank,
-              hr->status == HS_MOVING ? "is still progressing in"
-                                      : "finished (or is past)",
-              what);
+    hang_text_add(&b,
+                  "rank %" PRId64
+                  " %s %s, yet other ranks wait on it: the ranks "
+                  "may not agree on which collective this is (called in a "
+                  "different order or with different arguments), or the data "
+                  "was lost.",
+                  hr->rank,
+                  hr->status == HS_MOVING ? "is still progressing in"
+                                          : "finished (or is past)",
+                  what);
     break;
   case HE_NO_DETAIL:
     if (hr->stuck && hr->stuck->has_seq)
-      sb_printf(&b, "rank %" PRId64 " is stuck in %s seqNumber %" PRIu64,
-                hr->rank, g->func, hr->stuck->seq);
+      hang_text_add(&b, "rank %" PRId64 " is stuck in %s seqNumber %" PRIu64,
+                    hr->rank, g->func, hr->stuck->seq);
     else
-      sb_printf(&b, "rank %" PRId64 " is stuck in %s", hr->rank, what);
+      hang_text_add(&b, "rank %" PRId64 " is stuck in %s", hr->rank, what);
     if (hr->stuck)
-      sb_printf(&b,
-                " (no progress for %.1f s; %d network operation%s and %d "
-                "kernel channel%s in flight)",
-                hr->stuck->idle_s, hr->stuck->proxy_ops,
-                hr->stuck->proxy_ops == 1 ? "" : "s", hr->stuck->kernel_chs,
-                hr->stuck->kernel_chs == 1 ? "" : "s");
-    sb_printf(&b, ", and no ProxyStep in flight says what it waits for.");
+      hang_text_add(&b,
+                    " (no progress for %.1f s; %d network operation%s and %d "
+                    "kernel channel%s in flight)",
+                    hr->stuck->idle_s, hr->stuck->proxy_ops,
+                    hr->stuck->proxy_ops == 1 ? "" : "s", hr->stuck->kernel_chs,
+                    hr->stuck->kernel_chs == 1 ? "" : "s");
+    hang_text_add(&b, ", and no ProxyStep in flight says what it waits for.");
     break;
   default:
     break;
@@ -447,8 +454,8 @@ void hang_why(const hang_db *db, const hang_group *g, const hang_rank *hr,
 
 void hang_waiters(const hang_group *g, const hang_rank *hr, char *buf,
                   size_t cap) {
-  sbuf b;
-  sb_init(&b, buf, cap);
+  hang_text b;
+  hang_text_init(&b, buf, cap);
   size_t shown = 0;
   for (int64_t r = 0; r < g->nranks; r++) {
     const hang_rank *w = &g->ranks[r];
@@ -462,25 +469,25 @@ void hang_waiters(const hang_group *g, const hang_rank *hr, char *buf,
     if (!via)
       continue;
     if (shown == 6) {
-      sb_printf(&b, ", ...");
+      hang_text_add(&b, ", ...");
       break;
     }
     char meaning[96];
     hang_head_meaning(via, meaning, sizeof meaning);
-    sb_printf(&b,
-              "%srank %" PRId64 " waits on rank %" PRId64 " (channel %" PRId64
-              ", %s: %s)",
-              shown ? "; " : "", r, hr->rank, via->channel, via->state,
-              meaning);
+    hang_text_add(&b,
+                  "%srank %" PRId64 " waits on rank %" PRId64
+                  " (channel %" PRId64 ", %s: %s)",
+                  shown ? "; " : "", r, hr->rank, via->channel, via->state,
+                  meaning);
     shown++;
   }
   if (hr->reach > hr->waited_by)
-    sb_printf(&b, "%s%zu more stuck rank%s wait%s on it through others",
-              shown ? "; " : "", hr->reach - hr->waited_by,
-              hr->reach - hr->waited_by == 1 ? "" : "s",
-              hr->reach - hr->waited_by == 1 ? "s" : "");
+    hang_text_add(&b, "%s%zu more stuck rank%s wait%s on it through others",
+                  shown ? "; " : "", hr->reach - hr->waited_by,
+                  hr->reach - hr->waited_by == 1 ? "" : "s",
+                  hr->reach - hr->waited_by == 1 ? "s" : "");
   if (b.len)
-    sb_printf(&b, ".");
+    hang_text_add(&b, ".");
 }
 
 void hang_advice(const hang_group *g, const hang_rank *hr, char *buf,

@@ -12,6 +12,16 @@
 
 #include "hang/hang.h"
 
+/* Text appended to a caller's fixed buffer, cut when full and always
+ * terminated (the sentences of this file and of hang_mismatch.c). */
+typedef struct {
+  char *p;
+  size_t cap, len;
+} hang_text;
+void hang_text_init(hang_text *t, char *p, size_t cap);
+__attribute__((format(printf, 2, 3))) void hang_text_add(hang_text *t,
+                                                         const char *fmt, ...);
+
 /* "data from rank 3 has not arrived" */
 void hang_head_meaning(const hang_head *h, char *buf, size_t cap);
 /* "channel 0, recv from rank 1: ProxyStep 0 in RecvWait for 48.0 s" */

@@ -16,31 +16,12 @@
  * split evenly): every rank compared is named, with low confidence.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hang/hang_explain.h"
 #include "nccl_names.h"
-
-/* Text appended to a fixed buffer, cut when full. */
-typedef struct {
-  char *p;
-  size_t cap, len;
-} text;
-
-__attribute__((format(printf, 2, 3))) static void add(text *t, const char *fmt,
-                                                      ...) {
-  if (t->len + 1 >= t->cap)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
-  va_end(ap);
-  if (n > 0)
-    t->len += (size_t)n < t->cap - t->len ? (size_t)n : t->cap - t->len - 1;
-}
 
 /* One rank's current call, at its point in the communicator's sequence. */
 typedef struct {
@@ -132,22 +113,22 @@ typedef struct {
   char text[HANG_WAITING * 2];
 } finding;
 
-static void describe_call(const hang_op *op, bool with_root, text *b) {
-  add(b, "%s seqNumber %" PRIu64, op->func, op->seq);
+static void describe_call(const hang_op *op, bool with_root, hang_text *b) {
+  hang_text_add(b, "%s seqNumber %" PRIu64, op->func, op->seq);
   if (op->has_count)
-    add(b, " count %" PRIu64, op->count);
+    hang_text_add(b, " count %" PRIu64, op->count);
   if (op->datatype[0])
-    add(b, " %s", op->datatype);
+    hang_text_add(b, " %s", op->datatype);
   if (with_root && op->has_root)
-    add(b, " root %" PRId64, op->root);
+    hang_text_add(b, " root %" PRId64, op->root);
 }
 
 /* "rank 5 called AllReduce seqNumber 1 count 1024 ncclFloat32, ranks 0-4,
  * 6-7 AllReduce seqNumber 1 count 4096 ncclFloat32 (the 2nd collective
  * each started on the communicator)" */
 static void describe(finding *f, uint64_t position) {
-  text b = {f->text, sizeof f->text, 0};
-  f->text[0] = '\0';
+  hang_text b;
+  hang_text_init(&b, f->text, sizeof f->text);
   bool roots_differ = false;
   for (size_t i = 1; i < f->ncalls; i++)
     roots_differ |= f->calls[i].op->has_root != f->calls[0].op->has_root ||
@@ -169,8 +150,8 @@ static void describe(finding *f, uint64_t position) {
           ranks[n++] = f->calls[i].rank;
       char list[256];
       hang_ranges(ranks, n, list, sizeof list);
-      add(&b, "%s%s %s %s", b.len ? ", " : "", n == 1 ? "rank" : "ranks", list,
-          b.len ? "" : "called ");
+      hang_text_add(&b, "%s%s %s %s", b.len ? ", " : "",
+                    n == 1 ? "rank" : "ranks", list, b.len ? "" : "called ");
       describe_call(f->calls[k].op, roots_differ, &b);
     }
   uint64_t tens = position % 100;
@@ -179,7 +160,8 @@ static void describe(finding *f, uint64_t position) {
                    : position % 10 == 2     ? "nd"
                    : position % 10 == 3     ? "rd"
                                             : "th";
-  add(&b, " (the %" PRIu64 "%s collective each started on the communicator)",
+  hang_text_add(
+      &b, " (the %" PRIu64 "%s collective each started on the communicator)",
       position, th);
   free(ranks);
 }
