@@ -115,13 +115,6 @@ static void put_communicators(cs_jbuf *b, const cs_wd_picture *pic) {
   cs_jbuf_putc(b, ']');
 }
 
-static const char *last_state(const cs_event *e) {
-  if (e->nstates == 0)
-    return NULL;
-  const cs_context *c = cs_ctx_get(e->ctx);
-  return cs_state_name((int)e->states[e->nstates - 1].state, c ? c->abi : 6, 0);
-}
-
 static void put_event(cs_jbuf *b, const cs_event *e, const cs_clock_cal *cal,
                       int64_t now_ns) {
   J("{\"id\":");
@@ -175,7 +168,7 @@ static void put_event(cs_jbuf *b, const cs_event *e, const cs_clock_cal *cal,
   default:
     break;
   }
-  const char *state = last_state(e);
+  const char *state = cs_watchdog_last_state(e);
   if (state) {
     J(",\"state\":");
     cs_jbuf_str(b, state);

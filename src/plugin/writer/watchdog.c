@@ -405,15 +405,18 @@ static const char *func_or(const char *f, const char *fallback) {
   return f && *f ? f : fallback;
 }
 
+const char *cs_watchdog_last_state(const cs_event *e) {
+  if (e->nstates == 0)
+    return NULL;
+  const cs_context *c = cs_ctx_get(e->ctx);
+  return cs_state_name((int)e->states[e->nstates - 1].state, c ? c->abi : 6, 0);
+}
+
 void cs_watchdog_describe_wait(const cs_event *e, const cs_clock_cal *cal,
                                int64_t now_ns, char *out, size_t outlen) {
   double idle =
       (double)(now_ns - cs_clock_to_epoch_ns(cal, e->activity_raw)) / 1e9;
-  const cs_context *c = cs_ctx_get(e->ctx);
-  int abi = c ? c->abi : 6;
-  const char *state = NULL;
-  if (e->nstates > 0)
-    state = cs_state_name((int)e->states[e->nstates - 1].state, abi, 0);
+  const char *state = cs_watchdog_last_state(e);
   switch (e->etype) {
   case CS_EV_PROXY_STEP:
   case CS_EV_NET_PLUGIN: {

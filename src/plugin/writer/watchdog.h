@@ -115,6 +115,10 @@ const cs_wd_picture *cs_watchdog_picture(cs_watchdog *w, const cs_assembler *a,
 void cs_watchdog_describe_wait(const cs_event *e, const cs_clock_cal *cal,
                                int64_t now_ns, char *out, size_t outlen);
 
+/* The NCCL name of an event's last state (as its context's ABI numbers
+ * states), NULL when it has none. */
+const char *cs_watchdog_last_state(const cs_event *e);
+
 /* Counters: operations reported as hung so far; and how often one of them
  * was said to move again or to be over (the snapshot is then stale). */
 uint64_t cs_watchdog_hangs_reported(const cs_watchdog *w);

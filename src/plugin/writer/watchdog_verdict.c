@@ -24,14 +24,6 @@ typedef struct {
   const cs_event *head;
 } pipeline;
 
-static const char *last_state_name(const cs_event *e) {
-  if (e->nstates == 0)
-    return NULL;
-  const cs_context *c = cs_ctx_get(e->ctx);
-  return nccl_state_name((int)e->states[e->nstates - 1].state, c ? c->abi : 6,
-                         false);
-}
-
 /* What a pipeline's head waits on, by its last state's name (the same
  * name whatever the ABI numbered it), as a verdict kind (NONE: nothing
  * definite, e.g. a receive step not posted yet). */
@@ -137,7 +129,7 @@ void cs_wd_verdict_of(const cs_wd_picture *pic, const cs_wd_root *root,
   int32_t self = root->op ? root->op->rank : -1;
   /* The strongest kind among the heads decides; PEER gathers its peers. */
   for (size_t i = 0; i < n; i++) {
-    const char *state = last_state_name(pipes[i].head);
+    const char *state = cs_watchdog_last_state(pipes[i].head);
     cs_wd_verdict_kind k = kind_of_head(state);
     if (k == CS_WD_VERDICT_GPU_TAKE && pipes[i].head->p.proxy_step.step > 0)
       k = CS_WD_VERDICT_GPU_HELD;
