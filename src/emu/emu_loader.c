@@ -360,28 +360,67 @@ ncclResult_t ncclGetVersion(int *version) {
   return ncclSuccess;
 }
 
+/* NCCL_DEBUG as NCCL reads it: unset or unknown prints nothing. */
+static int nccl_debug_level(void) {
+  static const struct {
+    const char *name;
+    int level;
+  } levels[] = {{"VERSION", NCCL_LOG_VERSION},
+                {"WARN", NCCL_LOG_WARN},
+                {"INFO", NCCL_LOG_INFO},
+                {"ABORT", NCCL_LOG_ABORT},
+                {"TRACE", NCCL_LOG_TRACE}};
+  const char *dbg = getenv("NCCL_DEBUG");
+  for (size_t i = 0; dbg && i < sizeof levels / sizeof levels[0]; i++)
+    if (strcasecmp(dbg, levels[i].name) == 0)
+      return levels[i].level;
+  return NCCL_LOG_NONE;
+}
+
+/* NCCL_DEBUG_SUBSYS as NCCL reads it: a comma list of subsystems (a
+ * leading '^' keeps all but those), default INIT,BOOTSTRAP,ENV. */
+static unsigned long nccl_debug_mask(void) {
+  static const struct {
+    const char *name;
+    unsigned long bit;
+  } subsys[] = {{"INIT", 0x1},         {"COLL", 0x2},    {"P2P", 0x4},
+                {"SHM", 0x8},          {"NET", 0x10},    {"GRAPH", 0x20},
+                {"TUNING", 0x40},      {"ENV", 0x80},    {"ALLOC", 0x100},
+                {"CALL", 0x200},       {"PROXY", 0x400}, {"NVLS", 0x800},
+                {"BOOTSTRAP", 0x1000}, {"REG", 0x2000},  {"PROFILE", 0x4000},
+                {"RAS", 0x8000},       {"ALL", ~0UL}};
+  const char *env = getenv("NCCL_DEBUG_SUBSYS");
+  if (env == NULL || env[0] == '\0')
+    return 0x1 | 0x1000 | 0x80;
+  bool invert = env[0] == '^';
+  unsigned long mask = 0;
+  char list[256];
+  snprintf(list, sizeof list, "%s", invert ? env + 1 : env);
+  char *save = NULL;
+  for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save))
+    for (size_t i = 0; i < sizeof subsys / sizeof subsys[0]; i++)
+      if (strcasecmp(t, subsys[i].name) == 0)
+        mask |= subsys[i].bit;
+  return invert ? ~mask : mask;
+}
+
+/* The logger handed to the plugin, filtering as NCCL's does: a message
+ * prints when its level is at most NCCL_DEBUG's and its subsystem flags
+ * meet NCCL_DEBUG_SUBSYS — WARNs included, so with NCCL_DEBUG unset
+ * nothing prints. */
 void emu_nccl_debug_log(ncclDebugLogLevel level, unsigned long flags,
                         const char *file, int line, const char *fmt, ...) {
-  (void)flags;
   (void)file;
   (void)line;
-  const char *dbg = getenv("NCCL_DEBUG");
-  bool want_info = dbg != NULL && (strcasecmp(dbg, "INFO") == 0 ||
-                                   strcasecmp(dbg, "TRACE") == 0);
-  if (level == NCCL_LOG_INFO || level == NCCL_LOG_TRACE) {
-    if (!want_info)
-      return;
-  } else if (level != NCCL_LOG_WARN && level != NCCL_LOG_VERSION &&
-             level != NCCL_LOG_ABORT) {
-    return;
-  }
-  if (level == NCCL_LOG_WARN && loader_options != NULL && loader_options->quiet)
-    return;
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  if ((int)level > nccl_debug_level() || (flags & nccl_debug_mask()) == 0)
+    return;
+  if (level == NCCL_LOG_WARN && loader_options != NULL && loader_options->quiet)
+    return;
   const char *host = getenv("CCLSCOPE_HOSTNAME");
   fprintf(stderr, "%s:%d:%ld NCCL %s %s\n", host ? host : "emu", (int)getpid(),
           (long)syscall(SYS_gettid), level == NCCL_LOG_WARN ? "WARN" : "INFO",

@@ -1,8 +1,8 @@
 /*
- * src/plugin/log.h — every message cclscope prints goes through here, and so
- * through NCCL's own logger when NCCL gave us one (ABI v4+): users see them
- * with NCCL_DEBUG=WARN/INFO and NCCL_DEBUG_SUBSYS=PROFILE. Without a logger
- * (ABI v1-v3, or before the first init) warnings go to stderr.
+ * src/plugin/log.h — every message cclscope prints goes through here.
+ * Warnings: stderr, one line each, always (never NCCL's logger: it hides
+ * them by default and would overwrite NCCL's last error). Information:
+ * NCCL's logger at INFO (ABI v4+), else stderr with NCCL_DEBUG=INFO.
  * Never called on the hot path.
  */
 #ifndef CCLSCOPE_LOG_H
@@ -12,6 +12,11 @@
 
 void cs_log_set_logger(ncclDebugLogger_t logger);
 void cs_log_forget_logger(void);
+
+/* Tests: receive each warning ("cclscope: text", no newline) instead of
+ * stderr; NULL restores stderr. */
+typedef void (*cs_log_sink)(const char *text);
+void cs_log_set_warning_sink(cs_log_sink sink);
 
 void cs_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cs_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -27,8 +27,11 @@ trap 'rm -rf "$work"' EXIT
 run() { # mask timeout ncclemu-args...
   local mask=$1 timeout=$2
   shift 2
-  CCLSCOPE_MASK=$mask CCLSCOPE_HANG_TIMEOUT=$timeout CCLSCOPE_SUMMARY=off \
-    CCLSCOPE_DIR="$work/out" NCCL_DEBUG=WARN \
+  # NCCL_DEBUG unset, as in most jobs: NCCL's logger (which ncclemu's
+  # filters as NCCL's does) would print nothing, and the warning must show.
+  env -u NCCL_DEBUG -u NCCL_DEBUG_SUBSYS \
+    CCLSCOPE_MASK=$mask CCLSCOPE_HANG_TIMEOUT=$timeout CCLSCOPE_SUMMARY=off \
+    CCLSCOPE_DIR="$work/out" \
     "$emu" --plugin "$plugin" "$@" >"$work/log" 2>&1 ||
     { echo "FAIL: ncclemu $*"; tail -20 "$work/log"; exit 1; }
 }

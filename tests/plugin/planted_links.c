@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -99,36 +100,103 @@ size_t count_entries(const char *dir) {
   return count_matching(dir, false);
 }
 
-/* ---- the logger ---- */
+/* ---- the logger and the warnings ---- */
 
 static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 static char kept[KEPT_MAX][1024];
 static size_t nkept;
+static size_t logger_warnings;
+static int capture_fd = -1, saved_stderr = -1;
+static off_t captured_upto;
 
 void log_keeper(ncclDebugLogLevel level, unsigned long flags, const char *file,
                 int line, const char *fmt, ...) {
   (void)flags;
   (void)file;
   (void)line;
-  if (level != NCCL_LOG_WARN)
-    return;
-  pthread_mutex_lock(&kept_lock);
-  if (nkept < KEPT_MAX) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(kept[nkept++], sizeof kept[0], fmt, ap);
-    va_end(ap);
+  (void)fmt;
+  if (level == NCCL_LOG_WARN) {
+    pthread_mutex_lock(&kept_lock);
+    logger_warnings++;
+    pthread_mutex_unlock(&kept_lock);
   }
+}
+
+void log_keeper_keep(const char *text) {
+  pthread_mutex_lock(&kept_lock);
+  if (nkept < KEPT_MAX)
+    snprintf(kept[nkept++], sizeof kept[0], "%s", text);
   pthread_mutex_unlock(&kept_lock);
 }
 
 void log_keeper_clear(void) {
   pthread_mutex_lock(&kept_lock);
   nkept = 0;
+  logger_warnings = 0;
   pthread_mutex_unlock(&kept_lock);
 }
 
+size_t log_keeper_logger_warnings(void) {
+  pthread_mutex_lock(&kept_lock);
+  size_t n = logger_warnings;
+  pthread_mutex_unlock(&kept_lock);
+  return n;
+}
+
+void log_keeper_capture_stderr(void) {
+  if (capture_fd >= 0)
+    return;
+  char path[] = "/tmp/cclscope-stderr-XXXXXX";
+  capture_fd = mkstemp(path);
+  assert_true(capture_fd >= 0);
+  unlink(path);
+  captured_upto = 0;
+  fflush(stderr);
+  saved_stderr = dup(STDERR_FILENO);
+  assert_true(saved_stderr >= 0);
+  assert_true(dup2(capture_fd, STDERR_FILENO) >= 0);
+}
+
+void log_keeper_release_stderr(void) {
+  if (capture_fd < 0)
+    return;
+  fflush(stderr);
+  dup2(saved_stderr, STDERR_FILENO);
+  close(saved_stderr);
+  close(capture_fd);
+  capture_fd = saved_stderr = -1;
+}
+
+/* Keep the warning lines written to the captured stderr since the last
+ * look, and pass everything on to the real stderr. */
+static void collect_captured(void) {
+  if (capture_fd < 0)
+    return;
+  char buf[16384];
+  ssize_t n;
+  static char partial[2048];
+  static size_t npartial;
+  while ((n = pread(capture_fd, buf, sizeof buf, captured_upto)) > 0) {
+    captured_upto += n;
+    ssize_t echoed = write(saved_stderr, buf, (size_t)n);
+    (void)echoed;
+    for (ssize_t i = 0; i < n; i++) {
+      if (buf[i] != '\n') {
+        if (npartial < sizeof partial - 1)
+          partial[npartial++] = buf[i];
+        continue;
+      }
+      partial[npartial] = '\0';
+      const char *w = strstr(partial, " NCCL WARN ");
+      if (w)
+        log_keeper_keep(w + strlen(" NCCL WARN "));
+      npartial = 0;
+    }
+  }
+}
+
 size_t log_keeper_count(const char *text) {
+  collect_captured();
   size_t n = 0;
   pthread_mutex_lock(&kept_lock);
   for (size_t i = 0; i < nkept; i++)
@@ -139,6 +207,7 @@ size_t log_keeper_count(const char *text) {
 }
 
 const char *log_keeper_find(const char *text) {
+  collect_captured();
   const char *found = NULL;
   pthread_mutex_lock(&kept_lock);
   for (size_t i = 0; i < nkept && !found; i++)

@@ -40,12 +40,20 @@ size_t count_temporaries(const char *dir);
 /* Entries in `dir`, "." and ".." aside. */
 size_t count_entries(const char *dir);
 
-/* An NCCL logger keeping the last messages; count those containing a
- * text (warnings only). */
+/* The plugin's warnings, kept to be checked. They reach the keeper from
+ * the warning sink (log_keeper_keep, tests linked with the plugin's code)
+ * or from stderr, captured (tests that load the plugin library). The
+ * logger handed to NCCL-style init only counts WARN-level calls, which
+ * the plugin must never make (log_keeper_logger_warnings). */
 void log_keeper(ncclDebugLogLevel level, unsigned long flags, const char *file,
                 int line, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+void log_keeper_keep(const char *text);
 void log_keeper_clear(void);
+size_t log_keeper_logger_warnings(void);
+/* Send stderr to a file until released; its warning lines are kept. */
+void log_keeper_capture_stderr(void);
+void log_keeper_release_stderr(void);
 size_t log_keeper_count(const char *text);
 /* The first kept warning containing `text`, or NULL. */
 const char *log_keeper_find(const char *text);

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,12 @@ static pid_t run_child(child_plan plan) {
     char path[4200];
     snprintf(path, sizeof path, "%s/log.%d", work, (int)getpid());
     log_file = fopen(path, "w");
+    /* The plugin's warnings go to stderr, not to NCCL's logger. */
+    snprintf(path, sizeof path, "%s/stderr.%d", work, (int)getpid());
+    int err = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (err < 0 || dup2(err, STDERR_FILENO) < 0)
+      _exit(3);
+    close(err);
     driver_t d;
     driver_set_nccl_version(plan.nccl_version);
     driver_open(&d);
@@ -218,20 +225,31 @@ static void assert_balanced(const roctx_call *c, size_t n) {
     assert_int_equal(depth[k], 0);
 }
 
-/* How many lines of child `pid`'s log start with `prefix` ("W ", "I ",
- * "loaded yes") and contain `text` (NULL: any). */
-static size_t log_lines(pid_t pid, const char *prefix, const char *text) {
+/* How many lines of child `pid`'s file `name` start with `prefix` and
+ * contain `text` and `text2` (NULL: any). */
+static size_t file_lines(pid_t pid, const char *name, const char *prefix,
+                         const char *text, const char *text2) {
   char path[4200];
-  snprintf(path, sizeof path, "%s/log.%d", work, (int)pid);
+  snprintf(path, sizeof path, "%s/%s.%d", work, name, (int)pid);
   FILE *f = fopen(path, "r");
   assert_non_null(f);
   char line[2048];
   size_t n = 0;
   while (fgets(line, sizeof line, f))
     n += strncmp(line, prefix, strlen(prefix)) == 0 &&
-         (!text || strstr(line, text));
+         (!text || strstr(line, text)) && (!text2 || strstr(line, text2));
   fclose(f);
   return n;
+}
+
+/* How many of child `pid`'s messages are of kind `prefix` and contain
+ * `text` (NULL: any): "W " warnings (its stderr: the logger must have
+ * had none), "I " the logger's information, "loaded yes" its own line. */
+static size_t log_lines(pid_t pid, const char *prefix, const char *text) {
+  if (strcmp(prefix, "W ") != 0)
+    return file_lines(pid, "log", prefix, text, NULL);
+  assert_int_equal(file_lines(pid, "log", "W ", NULL, NULL), 0);
+  return file_lines(pid, "stderr", "", " NCCL WARN cclscope: ", text);
 }
 
 /* The environment of a case (CCLSCOPE_ROCTX, CCLSCOPE_HOST, the library;

@@ -45,11 +45,14 @@ static void scratch_make(scratch_t *s) {
   assert_int_equal(mkdir(s->out, 0755), 0);
   assert_int_equal(mkdir(s->victims, 0755), 0);
   cs_log_set_logger(log_keeper);
+  cs_log_set_warning_sink(log_keeper_keep);
   log_keeper_clear();
   cs_log_reset_once();
 }
 
 static void scratch_remove(scratch_t *s) {
+  assert_int_equal(log_keeper_logger_warnings(), 0);
+  cs_log_set_warning_sink(NULL);
   cs_log_forget_logger();
   test_remove_tree(s->root);
 }

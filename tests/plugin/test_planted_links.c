@@ -70,10 +70,14 @@ static void scene_open(scene_t *s, const char *mode) {
   assert_int_equal(mkdir(s->victims, 0755), 0);
   assert_int_equal(mkdir(s->prom_dir, 0755), 0);
   log_keeper_clear();
-  driver_open(&s->d); /* CCLSCOPE_DIR = s->d.dir */
+  log_keeper_capture_stderr(); /* the plugin's warnings go to stderr */
+  driver_open(&s->d);          /* CCLSCOPE_DIR = s->d.dir */
 }
 
 static void scene_close(scene_t *s) {
+  log_keeper_count(""); /* collect what is left, and echo it */
+  log_keeper_release_stderr();
+  assert_int_equal(log_keeper_logger_warnings(), 0);
   driver_cleanup(&s->d);
   test_remove_tree(s->root);
   clean_environment();
