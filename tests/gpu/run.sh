@@ -6,9 +6,15 @@
 #   intra   — ranks on one node: completion timings against CUDA events
 #   socket  — a distinct NCCL_HOSTID per rank, so they talk over the socket
 #             transport on loopback: real ProxyOp/ProxyStep/NetPlugin events
+#   hang-never-called, hang-gpu — socket transport, ProxySteps recorded, one
+#             rank never calls the last all_reduce or calls it behind a GPU
+#             spin that never ends (hang_rank.py); `cclscope hang` must name
+#             that rank, and its class
 # Each run's trace must pass `cclscope check`; the intra run's timings must
 # agree with CUDA events within 5 % or 5 us (compare_cuda_events.py). What
 # NCCL emitted (event counts by type) is printed for comparison with ncclemu.
+# With one GPU and an NCCL older than 2.30 (one rank of a host per GPU), the
+# intra run is skipped, and the script says so.
 #
 # Usage: tests/gpu/run.sh [OUT]     (default OUT: gpu-results)
 # Environment: CCLSCOPE_PLUGIN, CCLSCOPE_CLI (default build/…), PYTHON,
@@ -30,17 +36,27 @@ ngpu=$("$python" -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null
 [ "$ngpu" -ge 1 ] || die "needs a CUDA GPU (torch sees none)"
 nccl=$("$python" -c 'import torch; print(".".join(map(str, torch.cuda.nccl.version())))')
 echo "=== GPUs: $ngpu, PyTorch's NCCL: $nccl, ranks: $nproc"
+nccl_code=$("$python" -c 'import torch; a,b,c=torch.cuda.nccl.version(); print(a*10000+b*100+c)')
+one_rank_only=0
 if [ "$ngpu" -lt "$nproc" ]; then
-  export NCCL_MULTI_RANK_GPU_ENABLE=1 # several ranks per GPU (NCCL >= 2.30)
+  if [ "$nccl_code" -ge 23000 ]; then
+    export NCCL_MULTI_RANK_GPU_ENABLE=1 # several ranks per GPU (NCCL >= 2.30)
+  else
+    # Ranks with distinct NCCL_HOSTIDs count as different hosts, so NCCL's
+    # duplicate-GPU check lets them share one; ranks of one host cannot.
+    echo "=== NCCL $nccl < 2.30 cannot put $nproc ranks of one host on $ngpu" \
+      "GPU(s): the intra run is skipped (socket and hang runs use distinct hosts)"
+    one_rank_only=1
+  fi
 fi
 rm -rf "$out"
 mkdir -p "$out"
 
-run() { # name, extra worker args...
-  local name=$1; shift
+run() { # name, mask, extra worker args...
+  local name=$1 mask=$2; shift 2
   echo "=== $name"
   NCCL_PROFILER_PLUGIN=$plugin CCLSCOPE_DIR="$out/$name/trace" \
-    CCLSCOPE_MODE=trace,metrics CCLSCOPE_SUMMARY=stderr \
+    CCLSCOPE_MODE=trace,metrics CCLSCOPE_SUMMARY=stderr CCLSCOPE_MASK=$mask \
     NCCL_DEBUG=WARN NCCL_SOCKET_IFNAME=lo \
     "$python" -m torch.distributed.run --standalone --nproc_per_node="$nproc" \
     tests/gpu/allreduce_cuda_events.py --out "$out/$name/events" \
@@ -52,13 +68,46 @@ run() { # name, extra worker args...
     uniq -c | tee "$out/$name/event-types.txt"
 }
 
+hang() { # class: one rank hangs the last all_reduce; cclscope hang names it
+  local class=$1 name=hang-$1 hang_rank=$((nproc - 1))
+  echo "=== $name (rank $hang_rank)"
+  mkdir -p "$out/$name"
+  NCCL_PROFILER_PLUGIN=$plugin CCLSCOPE_DIR="$out/$name/trace" \
+    CCLSCOPE_MASK=default,proxystep CCLSCOPE_HANG_TIMEOUT=4 \
+    NCCL_DEBUG=WARN NCCL_SOCKET_IFNAME=lo \
+    "$python" -m torch.distributed.run --standalone --nproc_per_node="$nproc" \
+    tests/gpu/hang_rank.py --hang-class "$class" --hang-rank "$hang_rank" \
+    --hold 15 --distinct-hosts 2>&1 | tee "$out/$name/log.txt" || true
+  grep -q "cclscope: possible hang" "$out/$name/log.txt" ||
+    { echo "FAIL: no hang warning in $name"; exit 1; }
+  "$cli" hang --json "$out/$name/trace" >"$out/$name/hang.json" || true
+  "$cli" hang "$out/$name/trace" | tee "$out/$name/hang.txt" || true
+  "$python" - "$out/$name/hang.json" "$hang_rank" "$class" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+want_rank, want_class = int(sys.argv[2]), sys.argv[3]
+found = []
+for group in doc.get("groups", []):
+    culprits = group.get("culprits") or [{}]
+    found.append((culprits[0].get("rank"), group.get("hangClass"),
+                  group.get("confidence")))
+print("culprits (rank, class, confidence):", found)
+ok = any(r == want_rank and c == want_class for r, c, _ in found)
+sys.exit(0 if ok else 1)
+PY
+}
+
 mkdir -p "$out/intra" "$out/socket"
-run intra
-run socket --distinct-hosts
-echo "=== completion timing against CUDA events (intra)"
-"$python" tests/gpu/compare_cuda_events.py "$out/intra/trace" \
-  "$out/intra/events" | tee "$out/intra/compare.txt"
+if [ "$one_rank_only" = 0 ]; then
+  run intra default
+  echo "=== completion timing against CUDA events (intra)"
+  "$python" tests/gpu/compare_cuda_events.py "$out/intra/trace" \
+    "$out/intra/events" | tee "$out/intra/compare.txt"
+fi
+run socket default,proxystep --distinct-hosts
 echo "=== completion timing against CUDA events (socket)"
 "$python" tests/gpu/compare_cuda_events.py "$out/socket/trace" \
-  "$out/socket/events" | tee "$out/socket/compare.txt"
+  "$out/socket/events" | tee "$out/socket/compare.txt" || true
+hang never-called
+hang gpu
 echo "=== GPU suite passed; results in $out"
