@@ -6,6 +6,8 @@
 #   intra   — ranks on one node: completion timings against CUDA events
 #   socket  — a distinct NCCL_HOSTID per rank, so they talk over the socket
 #             transport on loopback: real ProxyOp/ProxyStep/NetPlugin events
+#   graph   — one all_reduce captured in a CUDA graph and replayed: what the
+#             plugin records per replay (graph_check.py)
 #   hang-never-called, hang-gpu — socket transport, ProxySteps recorded, one
 #             rank never calls the last all_reduce or calls it behind a GPU
 #             spin that never ends (hang_rank.py); `cclscope hang` must name
@@ -108,6 +110,17 @@ run socket default,proxystep --distinct-hosts
 echo "=== completion timing against CUDA events (socket)"
 "$python" tests/gpu/compare_cuda_events.py "$out/socket/trace" \
   "$out/socket/events" | tee "$out/socket/compare.txt" || true
+echo "=== graph (one AllReduce captured in a CUDA graph, replayed 10 times)"
+mkdir -p "$out/graph"
+NCCL_PROFILER_PLUGIN=$plugin CCLSCOPE_DIR="$out/graph/trace" \
+  NCCL_DEBUG=WARN NCCL_SOCKET_IFNAME=lo \
+  "$python" -m torch.distributed.run --standalone --nproc_per_node="$nproc" \
+  tests/gpu/graph_replay.py --out "$out/graph/events" --distinct-hosts 2>&1 |
+  tee "$out/graph/log.txt"
+"$cli" check "$out/graph/trace"
+"$python" tests/gpu/graph_check.py "$out/graph/trace" "$out/graph/events" |
+  tee "$out/graph/check.txt" || graph_failed=1
 hang never-called
 hang gpu
+[ -z "${graph_failed:-}" ] || { echo "FAIL: graph replays differ from docs"; exit 1; }
 echo "=== GPU suite passed; results in $out"

@@ -82,6 +82,7 @@ typedef struct {
 typedef struct {
   uint64_t id;
   int64_t start_ns;
+  bool graph_captured; /* its Colls are graph replays, not this call */
 } api_entry;
 
 typedef struct {
@@ -253,8 +254,11 @@ static void fill_from_event(cs_completion *c, tracker *t, const cs_event *e) {
     t->has_seq = true;
   }
   if (e->parent_kind == CS_PARENT_LOCAL) {
+    /* A replay of a captured CUDA graph names the capture-time CollApi
+     * as parent: that call is not this operation's arrival (apiTs null,
+     * readers then use the enqueue start, the replay's host callback). */
     const api_entry *a = &c->api[e->parent & (API_CACHE - 1)];
-    if (a->id == e->parent)
+    if (a->id == e->parent && !a->graph_captured)
       t->api_ns = a->start_ns;
   }
 }
@@ -264,6 +268,7 @@ void cs_completion_started(cs_completion *c, const cs_event *e) {
     api_entry *a = &c->api[e->id & (API_CACHE - 1)];
     a->id = e->id;
     a->start_ns = ns_of(c, e->start_raw);
+    a->graph_captured = e->p.coll_api.graph_captured != 0;
     return;
   }
   if (is_tracked_type(e->etype)) {
