@@ -182,6 +182,8 @@ void emu_worker_main(const emu_options *o, const emu_scenario *sc,
 
   create_comm_instances(w);
   create_apps(w);
+  if (o->late_worker == index) /* before the first init loads the plugin */
+    usleep((useconds_t)(o->late_ms * 1000.0));
   w->start_ns = emu_now_ns();
   if (sc == &emu_scenario_hang)
     w->deadline_ns = w->start_ns + (uint64_t)(o->duration * 1e9);
