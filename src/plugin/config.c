@@ -356,12 +356,6 @@ static void load_choice(const char *var, char *out, size_t outlen,
   warn_bad(var, v, r == CS_PARSE_OK ? why : cs_parse_problem(r), def);
 }
 
-static void sanitize_for_filename(char *s) {
-  for (; *s; s++)
-    if (!isalnum((unsigned char)*s) && *s != '-' && *s != '.' && *s != '_')
-      *s = '-';
-}
-
 /* Names and paths: free text, where an empty value means unset. The run
  * id comes from the launcher here, else at the first init
  * (cs_config_name_run); the folder is named after it then. */
@@ -378,7 +372,7 @@ static void load_identity(cs_config *c) {
   else if (gethostname(c->hostname, sizeof c->hostname) != 0)
     snprintf(c->hostname, sizeof c->hostname, "unknown-host");
   c->hostname[sizeof c->hostname - 1] = '\0';
-  sanitize_for_filename(c->hostname);
+  cs_run_name_sanitize(c->hostname);
 
   const char *d = getenv("CCLSCOPE_DIR");
   c->dir[0] = '\0';
