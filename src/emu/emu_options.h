@@ -106,8 +106,9 @@ typedef struct emu_options {
   double ring_anomaly_rate;
   int delay_rank; /* -1 = none */
   double delay_us;
-  /* worker late_worker waits late_ms before its first communicator init
-   * (a process its launcher started late); -1 = none */
+  /* worker late_worker's first communicator init waits for every other
+   * worker's, then late_ms more (a process its launcher started late);
+   * -1 = none */
   int late_worker;
   double late_ms;
   /* a slow link: network transfers from comm rank slow_link_from to
