@@ -87,6 +87,8 @@ static void comm_init(emu_thread *t, emu_comm *c, const char *quirk) {
       _exit(EMU_WORKER_LOAD_FAILED);
     }
     c->initialized = true;
+    EMU_STORE_RELEASE(
+        &emu_self->shared->workers[emu_self->index].first_init_done, 1);
     return;
   }
   int forced = o->mask;
@@ -99,6 +101,8 @@ static void comm_init(emu_thread *t, emu_comm *c, const char *quirk) {
                          emu_nccl_debug_log, o->mask_set ? &forced : NULL);
   emu_thread_leave_call(t);
   emu_thread_count_callback(t);
+  EMU_STORE_RELEASE(&emu_self->shared->workers[emu_self->index].first_init_done,
+                    1);
   if (rc == 0 && emu_nccl_231(o)) /* ncclProfilerEnforceMaskDeps (§12) */
     EMU_STORE_RELAXED(
         &emu_activation_mask,

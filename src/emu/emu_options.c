@@ -42,6 +42,7 @@ void emu_options_defaults(emu_options *o) {
   o->gpu_clock_quantum_ns = 1000;
   o->ring_anomaly_rate = 0.001;
   o->delay_rank = -1;
+  o->late_worker = -1;
   o->slow_link_from = o->slow_link_to = -1;
   o->slow_link_factor = 4.0;
   o->hang_rank = -1;
@@ -130,6 +131,9 @@ void emu_options_help(void) {
       "\n"
       "Determinism, truth and checks:\n"
       "  --seed S              seed for every choice; default 1\n"
+      "  --unique-id N         the job's NCCL unique id, which every commId\n"
+      "                        derives from (NCCL draws one per job);\n"
+      "                        default: from --seed\n"
       "  --truth FILE          ground truth as JSON Lines (FILE.<worker> when\n"
       "                        there are several processes)\n"
       "  --check / --no-check  strict checks (unwritten *eHandle, init error,\n"
@@ -160,6 +164,9 @@ void emu_options_help(void) {
       "                        default 0.001\n"
       "  --delay-rank R --delay-us X  rank R arrives X us late at every\n"
       "                        operation (straggler); default none\n"
+      "  --start-late W:MS     worker W starts MS ms after every other worker\n"
+      "                        (its first communicator init waits for\n"
+      "                        theirs); default none\n"
       "  --slow-link A:B       network transfers from rank A to rank B (of\n"
       "                        every communicator) move their bytes\n"
       "                        --slow-link-factor times slower (a bad\n"
@@ -316,6 +323,8 @@ enum {
   OPT_RING_ANOMALY,
   OPT_DELAY_RANK,
   OPT_DELAY_US,
+  OPT_UNIQUE_ID,
+  OPT_START_LATE,
   OPT_SLOW_LINK,
   OPT_SLOW_LINK_FACTOR,
   OPT_HANG_RANK,
@@ -377,6 +386,8 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"ring-anomaly-rate", required_argument, NULL, OPT_RING_ANOMALY},
       {"delay-rank", required_argument, NULL, OPT_DELAY_RANK},
       {"delay-us", required_argument, NULL, OPT_DELAY_US},
+      {"unique-id", required_argument, NULL, OPT_UNIQUE_ID},
+      {"start-late", required_argument, NULL, OPT_START_LATE},
       {"slow-link", required_argument, NULL, OPT_SLOW_LINK},
       {"slow-link-factor", required_argument, NULL, OPT_SLOW_LINK_FACTOR},
       {"hang-rank", required_argument, NULL, OPT_HANG_RANK},
@@ -559,6 +570,19 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
     case OPT_DELAY_US:
       o->delay_us = parse_double("--delay-us", v, 0, 1e9);
       break;
+    case OPT_UNIQUE_ID:
+      o->unique_id = (uint64_t)parse_double("--unique-id", v, 0, 1.8e19);
+      o->unique_id_set = true;
+      break;
+    case OPT_START_LATE: {
+      int worker, ms, used = 0;
+      if (sscanf(v, "%d:%d%n", &worker, &ms, &used) != 2 || v[used] != '\0' ||
+          worker < 0 || worker >= EMU_MAX_RANKS || ms < 0 || ms > 600000)
+        emu_die("--start-late %s: expected WORKER:MILLISECONDS", v);
+      o->late_worker = worker;
+      o->late_ms = ms;
+      break;
+    }
     case OPT_SLOW_LINK: {
       int from, to, used = 0;
       if (sscanf(v, "%d:%d%n", &from, &to, &used) != 2 || v[used] != '\0' ||

@@ -83,6 +83,10 @@ typedef struct emu_options {
   bool pxn; /* route sends through a peer's proxy (PXN) */
   /* determinism */
   uint64_t seed;
+  /* the job's NCCL unique id (ncclGetUniqueId draws one per real job): it
+   * makes the world communicator's hash, so every commId; default: seed */
+  uint64_t unique_id;
+  bool unique_id_set;
   /* ground truth and checks */
   const char *truth;
   bool check;
@@ -102,6 +106,11 @@ typedef struct emu_options {
   double ring_anomaly_rate;
   int delay_rank; /* -1 = none */
   double delay_us;
+  /* worker late_worker's first communicator init waits for every other
+   * worker's, then late_ms more (a process its launcher started late);
+   * -1 = none */
+  int late_worker;
+  double late_ms;
   /* a slow link: network transfers from comm rank slow_link_from to
    * slow_link_to take slow_link_factor times the modelled bytes time */
   int slow_link_from, slow_link_to; /* -1 = none */

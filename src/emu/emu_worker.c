@@ -53,6 +53,21 @@ static void setup_environment(const emu_options *o, const emu_layout *l,
 
 void (*emu_cuda_set_device)(int node, int device);
 
+/* --start-late: before this worker's first init loads the plugin, wait
+ * until every other worker's first init has returned (none waits for this
+ * one), then late_ms more, so that this process starts at least that much
+ * after all the others whatever the machine's load. A worker that never
+ * gets there (it died) is waited for at most 60 s. */
+static void start_late(const emu_worker *w) {
+  uint64_t give_up = emu_now_ns() + 60ULL * 1000000000ULL;
+  for (int k = 0; k < w->layout->nworkers; k++)
+    while (k != w->index &&
+           !EMU_LOAD_ACQUIRE(&w->shared->workers[k].first_init_done) &&
+           !EMU_LOAD_ACQUIRE(&w->shared->abort_flag) && emu_now_ns() < give_up)
+      usleep(1000);
+  usleep((useconds_t)(w->opts->late_ms * 1000.0));
+}
+
 /* The emulated CUDA driver (src/emu/cuda) from beside the ncclemu binary,
  * loaded globally before the plugin so that it is "the process's CUDA". */
 static void load_cuda_driver(const emu_options *o) {
@@ -182,6 +197,8 @@ void emu_worker_main(const emu_options *o, const emu_scenario *sc,
 
   create_comm_instances(w);
   create_apps(w);
+  if (o->late_worker == index)
+    start_late(w);
   w->start_ns = emu_now_ns();
   if (sc == &emu_scenario_hang)
     w->deadline_ns = w->start_ns + (uint64_t)(o->duration * 1e9);

@@ -25,8 +25,9 @@ void emu_layout_init(emu_layout *l, const emu_options *o, int nodes, int rpn,
   for (int i = 0; i < l->nranks; i++)
     w->members[i] = i;
   w->nnodes = nodes;
-  /* NCCL hashes the unique id; here the seed plays that role. */
-  w->hash = emu_mix64(o->seed ^ 0x776F726C64ULL);
+  /* NCCL hashes the unique id; here --unique-id, else the seed. */
+  w->hash =
+      emu_mix64((o->unique_id_set ? o->unique_id : o->seed) ^ 0x776F726C64ULL);
   snprintf(w->name, sizeof w->name, "world");
   w->blocking = true;
   w->share_proxy = false;

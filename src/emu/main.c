@@ -50,6 +50,9 @@ static void check_topology(const emu_options *o) {
     emu_die("too many processes (at most %d)", EMU_MAX_WORKERS);
   if (o->delay_rank >= nranks)
     emu_die("--delay-rank %d: only %d ranks", o->delay_rank, nranks);
+  if (o->late_worker >= nranks / o->ranks_per_process)
+    emu_die("--start-late %d: only %d processes", o->late_worker,
+            nranks / o->ranks_per_process);
   if (o->slow_link_from >= nranks || o->slow_link_to >= nranks)
     emu_die("--slow-link %d:%d: only %d ranks", o->slow_link_from,
             o->slow_link_to, nranks);

@@ -18,6 +18,7 @@
 #include "config_parse.h"
 #include "event_types.h"
 #include "log.h"
+#include "run_name.h"
 #include "size_text.h"
 
 /* How much of a bad value a warning shows: values can be any length. */
@@ -355,32 +356,15 @@ static void load_choice(const char *var, char *out, size_t outlen,
   warn_bad(var, v, r == CS_PARSE_OK ? why : cs_parse_problem(r), def);
 }
 
-static void sanitize_for_filename(char *s) {
-  for (; *s; s++)
-    if (!isalnum((unsigned char)*s) && *s != '-' && *s != '.' && *s != '_')
-      *s = '-';
-}
-
-/* Names and paths: free text, where an empty value means unset. */
+/* Names and paths: free text, where an empty value means unset. The run
+ * id comes from the launcher here, else at the first init
+ * (cs_config_name_run); the folder is named after it then. */
 static void load_identity(cs_config *c) {
-  static const char *const job_vars[] = {
-      "CCLSCOPE_JOB_ID", "SLURM_JOB_ID",        "PBS_JOBID", "LSB_JOBID",
-      "FLUX_JOB_ID",     "TORCHELASTIC_RUN_ID", NULL};
-  c->run_id[0] = '\0';
-  for (int i = 0; job_vars[i]; i++) {
-    const char *v = getenv(job_vars[i]);
-    if (v && *v && strcmp(v, "none") != 0) {
-      snprintf(c->run_id, sizeof c->run_id, "%s", v);
-      break;
-    }
-  }
-  if (!c->run_id[0]) {
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    strftime(c->run_id, sizeof c->run_id, "%Y%m%d-%H%M%S", &tm);
-  }
-  sanitize_for_filename(c->run_id);
+  cs_run_id run;
+  cs_run_id_from_launcher(&run);
+  snprintf(c->run_id, sizeof c->run_id, "%s", run.id);
+  snprintf(c->run_id_source, sizeof c->run_id_source, "%s", run.source);
+  c->file_rank = -1;
 
   const char *h = getenv("CCLSCOPE_HOSTNAME");
   if (h && *h)
@@ -388,13 +372,29 @@ static void load_identity(cs_config *c) {
   else if (gethostname(c->hostname, sizeof c->hostname) != 0)
     snprintf(c->hostname, sizeof c->hostname, "unknown-host");
   c->hostname[sizeof c->hostname - 1] = '\0';
-  sanitize_for_filename(c->hostname);
+  cs_run_name_sanitize(c->hostname);
 
   const char *d = getenv("CCLSCOPE_DIR");
+  c->dir[0] = '\0';
   if (d && *d)
     snprintf(c->dir, sizeof c->dir, "%s", d);
-  else
+  else if (c->run_id[0])
     snprintf(c->dir, sizeof c->dir, "cclscope-%s", c->run_id);
+}
+
+void cs_config_name_run(cs_config *c, bool has_comm, uint64_t comm_id,
+                        int comm_rank) {
+  if (!c->run_id[0]) {
+    cs_run_id run;
+    cs_run_id_from_init(&run, has_comm, comm_id, c->hostname, getpgrp());
+    snprintf(c->run_id, sizeof c->run_id, "%s", run.id);
+    snprintf(c->run_id_source, sizeof c->run_id_source, "%s", run.source);
+  }
+  if (!c->dir[0])
+    snprintf(c->dir, sizeof c->dir, "cclscope-%s", c->run_id);
+  c->file_rank = c->global_rank >= 0 ? c->global_rank
+                 : has_comm          ? comm_rank
+                                     : -1;
 }
 
 /* A numeric IPv4 or IPv6 address, as the /metrics listener needs it. */

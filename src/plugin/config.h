@@ -28,7 +28,12 @@ typedef struct {
   const char
       *mask_source; /* "CCLSCOPE_MASK", "NCCL_PROFILE_EVENT_MASK", "default" */
   char dir[PATH_MAX]; /* output folder */
-  char run_id[128];   /* job id or start timestamp: names dir and files */
+  /* The run id (run_name.h): from the launcher, else "" until the first
+   * init names it (cs_config_name_run); `dir` is "" until then too unless
+   * CCLSCOPE_DIR is set. */
+  char run_id[128];
+  char run_id_source[32]; /* the variable, "commId" or "processGroup" */
+  int file_rank; /* the rank in file names, -1 = none (cs_config_name_run) */
   char hostname[256];
   size_t ring_bytes;           /* per-thread ring size */
   double reclaim_timeout_s;    /* never-stopped ProxyOps are reclaimed after */
@@ -71,6 +76,12 @@ typedef struct {
 
 /* Read the environment into `c` (defaults for anything unset or invalid). */
 void cs_config_load(cs_config *c);
+
+/* At the first communicator's init: the run id when no launcher named it,
+ * the folder after it, and the rank for file names (the launcher's, else
+ * the one in that communicator when NCCL passes it). */
+void cs_config_name_run(cs_config *c, bool has_comm, uint64_t comm_id,
+                        int comm_rank);
 
 /* Parse a mask expression: names, presets, numbers (decimal or 0x hex),
  * "-name" to remove. Returns false (and a reason in err) when invalid,

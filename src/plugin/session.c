@@ -63,6 +63,8 @@ static void fill_writer_opts(cs_writer_opts *o, bool forked_child) {
   o->env.forked_child = forked_child;
   o->env.hostname = session.cfg.hostname;
   o->env.run_id = session.cfg.run_id;
+  o->env.run_id_source = session.cfg.run_id_source;
+  o->env.file_rank = session.cfg.file_rank;
   o->env.dir = session.cfg.dir;
   o->env.host = &session.host;
   o->env.global_rank = session.cfg.global_rank;
@@ -201,8 +203,12 @@ static void set_quiet_filters(void) {
   atomic_store(&cs_quiet_states, states);
 }
 
-static void start_session(void) {
+static void start_session(const cs_init_args *first) {
   cs_config_load(&session.cfg);
+  /* Before anything is written: the run and file names may come from this
+   * first communicator (run_name.h). */
+  cs_config_name_run(&session.cfg, first->has_comm_info, first->comm_id,
+                     first->rank);
   cs_host_info_probe(&session.host, session.cfg.host);
   atomic_store(&cs_session_pid, getpid());
   atomic_store(&cs_session_user_tag_ok, cs_host_has_user_tag(&session.host));
@@ -399,7 +405,7 @@ void *cs_session_init(const cs_init_args *a) {
   cs_log_set_logger(a->logger);
   if (!session.running && !session.restart_pending &&
       session.active_contexts == 0)
-    start_session();
+    start_session(a);
 
   uint32_t serial = cs_ctx_reserve();
   if (serial) {

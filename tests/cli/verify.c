@@ -179,6 +179,7 @@ typedef struct {
   uint64_t lifecycle; /* ProfilerLifecycle records */
   uint64_t timing;    /* timing records with start and stop */
   uint64_t parents;   /* events with a local or foreign parent */
+  uint64_t colls;     /* Coll and CeColl events with a start */
   uint64_t files;
   uint64_t line_hash; /* sum of per-line hashes (order-independent) */
 } trace_counts;
@@ -211,6 +212,8 @@ static void count_file(const char *path, trace_counts *c, rec_scratch *s) {
       c->events++;
       if (r.parent == PAR_LOCAL || r.parent == PAR_FOREIGN)
         c->parents++;
+      if (r.et == ET_COLL || r.et == ET_CE_COLL)
+        c->colls++;
     } else if (r.rt == RT_TIMING) {
       int64_t a, b;
       if (js_to_ns(js_get(r.f, K_start), &a) &&
@@ -655,6 +658,13 @@ static void verify_otf2(const options *o) {
         enters, want, tc.events, tc.lifecycle, tc.timing);
   CHECK(leaves == enters, "%" PRIu64 " LEAVE for %" PRIu64 " ENTER", leaves,
         enters);
+  /* One collective record pair per collective (cmd_otf2.c). */
+  uint64_t begins = count_prefix(events, "MPI_COLLECTIVE_BEGIN "),
+           ends = count_prefix(events, "MPI_COLLECTIVE_END ");
+  CHECK(begins == tc.colls && ends == tc.colls,
+        "%" PRIu64 " MPI_COLLECTIVE_BEGIN / %" PRIu64
+        " MPI_COLLECTIVE_END for %" PRIu64 " collectives",
+        begins, ends, tc.colls);
   uint64_t groups = count_prefix(defs, "LOCATION_GROUP ");
   CHECK(groups == tc.files, "%" PRIu64 " location groups for %" PRIu64 " files",
         groups, tc.files);
@@ -662,8 +672,9 @@ static void verify_otf2(const options *o) {
   CHECK(count_prefix(defs, "COMM ") >= 1, "no communicator definition");
   CHECK(strstr(defs, "COMM_GROUP") != NULL, "no COMM_GROUP group");
   printf("otf2: %" PRIu64 " enter / %" PRIu64 " leave for %" PRIu64
-         " events, %" PRIu64 " location groups\n",
-         enters, leaves, want, groups);
+         " events, %" PRIu64 " collective records, %" PRIu64
+         " location groups\n",
+         enters, leaves, want, begins, groups);
   free(events);
   free(defs);
 }

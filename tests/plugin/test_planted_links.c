@@ -153,19 +153,19 @@ typedef struct {
 static void names_for(names_t *n, const scene_t *s, prom_placement where) {
   int pid = (int)getpid();
   const char *out = s->d.dir;
-  name_in(n->trace, sizeof n->trace, out, "trace_%s_%s_pid%d.jsonl", RUN, HOST,
-          pid);
-  name_in(n->trace1, sizeof n->trace1, out, "trace_%s_%s_pid%d.1.jsonl", RUN,
+  name_in(n->trace, sizeof n->trace, out, "trace_%s_r0_%s_pid%d.jsonl", RUN,
           HOST, pid);
-  name_in(n->trace_ours, sizeof n->trace_ours, out, "trace_%s_%s_pid%d.2.jsonl",
-          RUN, HOST, pid);
-  name_in(n->snapshot, sizeof n->snapshot, out, "inflight_%s_%s_pid%d.json",
+  name_in(n->trace1, sizeof n->trace1, out, "trace_%s_r0_%s_pid%d.1.jsonl", RUN,
+          HOST, pid);
+  name_in(n->trace_ours, sizeof n->trace_ours, out,
+          "trace_%s_r0_%s_pid%d.2.jsonl", RUN, HOST, pid);
+  name_in(n->snapshot, sizeof n->snapshot, out, "inflight_%s_r0_%s_pid%d.json",
           RUN, HOST, pid);
   snprintf(n->snapshot_old_tmp, sizeof n->snapshot_old_tmp, "%s.tmp",
            n->snapshot);
   if (where == PROM_DEFAULT)
-    name_in(n->prom, sizeof n->prom, out, "metrics_%s_%s_pid%d.prom", RUN, HOST,
-            pid);
+    name_in(n->prom, sizeof n->prom, out, "metrics_%s_r0_%s_pid%d.prom", RUN,
+            HOST, pid);
   else if (where == PROM_FILE)
     name_in(n->prom, sizeof n->prom, s->prom_dir, "custom.prom");
   else

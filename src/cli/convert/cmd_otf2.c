@@ -9,7 +9,13 @@
  * an enter at its start and a leave at its stop (or endTs), with attributes
  * (eventId, comm, seqNumber, bytes, peer, channel, rank); communicators are
  * a COMM_LOCATIONS group of rank locations and a COMM_GROUP + Comm per
- * NCCL communicator. Clock: 1 ns ticks since the Unix epoch.
+ * NCCL communicator. Every collective (Coll, CeColl) is also one
+ * MpiCollectiveBegin/End pair (collective operation, communicator, root,
+ * bytes sent and received: what Vampir's communication views read), inside
+ * the enter/leave of its `timing` record where it has one, else of the
+ * event itself; a first pass over the input finds which have one (and
+ * their roots, which timing records do not repeat). Clock: 1 ns ticks
+ * since the Unix epoch.
  * Events arrive in start order (ordered_reader ORD_START); leaves are
  * written when the lane moves past them, so each location is in time
  * order as OTF2 requires. Definitions are written at the end.
@@ -44,6 +50,7 @@ int cmd_otf2(int argc, char **argv) {
 #include <otf2/otf2.h>
 
 #include "convert/timeline.h"
+#include "nccl_names.h"
 #include "read/ordered_reader.h"
 
 /* Attribute ids (fixed). */
@@ -71,6 +78,17 @@ typedef struct {
   int64_t *rank_location; /* [nranks], -1 unknown */
 } comm_def;
 
+/* A collective whose MpiCollectiveEnd is written with its leave. */
+typedef struct {
+  OTF2_CollectiveOp op;
+  OTF2_CommRef comm;
+  uint32_t root; /* rank in the communicator, OTF2_UNDEFINED_UINT32 */
+  uint64_t sent, received;
+} coll_pending;
+
+/* What the first pass learns about a collective, by (file, event id). */
+#define COLL_HAS_TIMING 1u /* value bit 0; root + 1 in the bits above */
+
 typedef struct {
   OTF2_Archive *archive;
   timeline tl;
@@ -86,6 +104,14 @@ typedef struct {
   OTF2_AttributeList *attrs;
   uint64_t min_ts, max_ts;
   uint64_t events, enters, leaves;
+  /* collectives */
+  pair_map coll_facts;   /* (file, event id) -> COLL_HAS_TIMING | root+1 */
+  coll_pending *pending; /* slots, referenced from lane frames */
+  uint32_t *free_slots;  /* stack of unused slot indexes */
+  size_t npending, cap_pending, nfree;
+  uint64_t *track_colls; /* collective records per track (2 events each) */
+  size_t cap_track_colls;
+  uint64_t collectives;
   bool failed;
 } otf2_out;
 
@@ -190,6 +216,219 @@ static comm_def *comm_for(otf2_out *o, uint64_t comm_id, const tl_ctx *c) {
   return &o->comms[*idx - 1];
 }
 
+/* ---- collective records ---- */
+
+/* NCCL's function -> OTF2's collective operation; false for a function
+ * that is not a collective (or unknown): then no collective record. */
+static bool coll_op_of(const char *func, OTF2_CollectiveOp *op) {
+  static const struct {
+    const char *func;
+    OTF2_CollectiveOp op;
+  } ops[] = {{"AllReduce", OTF2_COLLECTIVE_OP_ALLREDUCE},
+             {"Broadcast", OTF2_COLLECTIVE_OP_BCAST},
+             {"Reduce", OTF2_COLLECTIVE_OP_REDUCE},
+             {"AllGather", OTF2_COLLECTIVE_OP_ALLGATHER},
+             {"AllGatherV", OTF2_COLLECTIVE_OP_ALLGATHERV},
+             {"ReduceScatter", OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK},
+             {"AlltoAll", OTF2_COLLECTIVE_OP_ALLTOALL},
+             {"Gather", OTF2_COLLECTIVE_OP_GATHER},
+             {"Scatter", OTF2_COLLECTIVE_OP_SCATTER}};
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (strcmp(func, ops[i].func) == 0) {
+      *op = ops[i].op;
+      return true;
+    }
+  return false;
+}
+
+/* Bytes this rank sends and receives (its send and receive buffers as
+ * NCCL's API defines them; `part` = count x datatype size, one rank's
+ * part where NCCL's count is one: docs/cli.md "otf2"). */
+static void coll_sizes(coll_pending *p, uint64_t part, int64_t nranks,
+                       bool is_root) {
+  uint64_t all = part * (uint64_t)(nranks > 0 ? nranks : 1);
+  switch (p->op) {
+  case OTF2_COLLECTIVE_OP_BCAST:
+    p->sent = is_root ? part : 0;
+    p->received = is_root ? 0 : part;
+    break;
+  case OTF2_COLLECTIVE_OP_REDUCE:
+    p->sent = part;
+    p->received = is_root ? part : 0;
+    break;
+  case OTF2_COLLECTIVE_OP_ALLGATHER:
+  case OTF2_COLLECTIVE_OP_ALLGATHERV:
+    p->sent = part;
+    p->received = all;
+    break;
+  case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
+    p->sent = all;
+    p->received = part;
+    break;
+  case OTF2_COLLECTIVE_OP_ALLTOALL:
+    p->sent = p->received = all;
+    break;
+  case OTF2_COLLECTIVE_OP_GATHER:
+    p->sent = part;
+    p->received = is_root ? all : 0;
+    break;
+  case OTF2_COLLECTIVE_OP_SCATTER:
+    p->sent = is_root ? all : 0;
+    p->received = part;
+    break;
+  default: /* AllReduce */
+    p->sent = p->received = part;
+    break;
+  }
+}
+
+/* What one collective needs, from its event or its timing record. */
+typedef struct {
+  char func[64];
+  uint64_t comm_id;
+  bool has_comm;
+  int64_t rank, nranks, root; /* -1 unknown */
+  uint64_t count;
+  char datatype[32];
+} coll_facts;
+
+/* A pending slot for `f` (its index + 1, for the lane frame's upper
+ * bits), or 0 when it is no collective OTF2 knows or out of memory. */
+static uint64_t coll_open(otf2_out *o, const coll_facts *f, size_t file,
+                          int64_t ctx) {
+  coll_pending p = {.root = OTF2_UNDEFINED_UINT32};
+  if (!f->has_comm || !coll_op_of(f->func, &p.op))
+    return 0;
+  const tl_ctx *c = tl_ctx_of(&o->tl, file, ctx);
+  comm_def *comm = comm_for(o, f->comm_id, c);
+  if (!comm)
+    return 0;
+  p.comm = (OTF2_CommRef)(comm - o->comms);
+  bool rooted =
+      p.op == OTF2_COLLECTIVE_OP_BCAST || p.op == OTF2_COLLECTIVE_OP_REDUCE ||
+      p.op == OTF2_COLLECTIVE_OP_GATHER || p.op == OTF2_COLLECTIVE_OP_SCATTER;
+  if (rooted && f->root >= 0 && f->root <= INT32_MAX)
+    p.root = (uint32_t)f->root;
+  int64_t nranks = f->nranks > 0 ? f->nranks : comm->nranks;
+  coll_sizes(&p, f->count * nccl_datatype_size(f->datatype), nranks,
+             rooted && f->root >= 0 && f->root == f->rank);
+  uint32_t slot;
+  if (o->nfree > 0) {
+    slot = o->free_slots[--o->nfree];
+  } else {
+    if (o->npending == o->cap_pending) {
+      size_t ncap = o->cap_pending ? o->cap_pending * 2 : 64;
+      coll_pending *np = realloc(o->pending, ncap * sizeof *np);
+      uint32_t *nf = np ? realloc(o->free_slots, ncap * sizeof *nf) : NULL;
+      if (np)
+        o->pending = np;
+      if (!nf)
+        return 0;
+      o->free_slots = nf;
+      o->cap_pending = ncap;
+    }
+    slot = (uint32_t)o->npending++;
+  }
+  o->pending[slot] = p;
+  return (uint64_t)slot + 1;
+}
+
+/* The rank's location in its communicator: where its first collective
+ * record is. */
+static void coll_note_location(otf2_out *o, uint64_t slot, int64_t rank,
+                               long track) {
+  comm_def *comm = &o->comms[o->pending[slot - 1].comm];
+  if (rank >= 0 && rank < comm->nranks && comm->rank_location[rank] < 0)
+    comm->rank_location[rank] = track;
+}
+
+static void coll_begin(otf2_out *o, long track, int64_t start) {
+  if ((size_t)track >= o->cap_track_colls) {
+    size_t ncap = o->cap_track_colls ? o->cap_track_colls * 2 : 64;
+    while (ncap <= (size_t)track)
+      ncap *= 2;
+    uint64_t *n = realloc(o->track_colls, ncap * sizeof *n);
+    if (!n) {
+      o->failed = true;
+      return;
+    }
+    memset(n + o->cap_track_colls, 0, (ncap - o->cap_track_colls) * sizeof *n);
+    o->track_colls = n;
+    o->cap_track_colls = ncap;
+  }
+  OTF2_EvtWriter *w = writer_for(o, track);
+  if (!w || OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, (OTF2_TimeStamp)start) !=
+                OTF2_SUCCESS)
+    o->failed = true;
+  o->track_colls[track]++;
+  o->collectives++;
+}
+
+/* Before the leave of a frame that carries a collective. */
+static void coll_end(otf2_out *o, OTF2_EvtWriter *w, uint64_t slot,
+                     int64_t end) {
+  const coll_pending *p = &o->pending[slot - 1];
+  if (OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, (OTF2_TimeStamp)end, p->op,
+                                      p->comm, p->root, p->sent,
+                                      p->received) != OTF2_SUCCESS)
+    o->failed = true;
+  o->free_slots[o->nfree++] = (uint32_t)(slot - 1);
+}
+
+/* The first pass: which collectives have a timing record, and their roots
+ * (a timing record does not repeat the root). */
+static bool learn_collectives(otf2_out *o, const tr_inputs *in, size_t memory,
+                              rec_scratch *sc) {
+  ord_reader rd;
+  if (!ord_open(&rd, in, ORD_LOCKSTEP, memory, NULL))
+    return false;
+  ord_where where;
+  const rec *r;
+  bool ok = true;
+  while (ok && (r = ord_next(&rd, &where)) != NULL) {
+    uint64_t id, bits = 0;
+    if (r->rt == RT_EVENT && (r->et == ET_COLL || r->et == ET_CE_COLL) &&
+        r->has_id) {
+      const js_value *d = js_get(r->f, K_details);
+      int64_t root;
+      if (!d || d->type != JS_OBJECT ||
+          !js_fields_decode(&sc->sub, d->ptr, d->ptr + d->len, r->line,
+                            false) ||
+          !js_to_i64(js_get(&sc->sub, K_root), &root) || root < 0)
+        continue;
+      id = r->id;
+      bits = (uint64_t)(root + 1) << 1;
+    } else if (r->rt == RT_TIMING) {
+      ev_type t = ev_type_from_json(js_get(r->f, K_type));
+      if ((t != ET_COLL && t != ET_CE_COLL) ||
+          !js_to_hex_u64(js_get(r->f, K_eventId), &id))
+        continue;
+      bits = COLL_HAS_TIMING;
+    } else {
+      continue;
+    }
+    uint64_t *v = pair_map_put(&o->coll_facts, where.file, id, 0, NULL);
+    if (v)
+      *v |= bits;
+    else
+      ok = false;
+  }
+  ok = ok && !rd.failed;
+  ord_close(&rd);
+  return ok;
+}
+
+static uint64_t coll_fact(const otf2_out *o, size_t file, uint64_t id) {
+  const uint64_t *v = pair_map_get(&o->coll_facts, file, id);
+  return v ? *v : 0;
+}
+
+/* A lane frame's user value: the region, and in the upper 32 bits the
+ * pending collective's slot + 1 (0: none). */
+static uint64_t frame_user(uint32_t region, uint64_t coll_slot) {
+  return (uint64_t)region | coll_slot << 32;
+}
+
 static void on_leave(void *arg, lane *l, const lane_frame *f) {
   otf2_out *o = arg;
   OTF2_EvtWriter *w = writer_for(o, (long)l->user - 1);
@@ -197,8 +436,11 @@ static void on_leave(void *arg, lane *l, const lane_frame *f) {
     o->failed = true;
     return;
   }
+  uint64_t slot = f->user >> 32;
+  if (slot)
+    coll_end(o, w, slot, f->end);
   if (OTF2_EvtWriter_Leave(w, NULL, (OTF2_TimeStamp)f->end,
-                           (OTF2_RegionRef)f->user) != OTF2_SUCCESS)
+                           (OTF2_RegionRef)(uint32_t)f->user) != OTF2_SUCCESS)
     o->failed = true;
   o->leaves++;
 }
@@ -250,20 +492,43 @@ static void on_event(otf2_out *o, const rec *r, rec_scratch *sc, size_t file) {
   tl_event_name(r, &sc->sub, false, name, sizeof name);
   uint32_t region = region_for(o, name, role_of(r->et, func));
   int64_t ctx = r->has_ctx ? r->ctx : -1;
-  long track = tl_place(&o->tl, file, ctx, r->start.tid, start, end, region,
-                        on_leave, o);
-  if (track < 0)
-    return;
   const tl_ctx *c = tl_ctx_of(&o->tl, file, ctx);
+  /* A collective without a timing record: its record spans the event. */
+  uint64_t coll = 0;
+  coll_facts facts = {.rank = c ? c->rank : -1, .root = -1};
+  if ((r->et == ET_COLL || r->et == ET_CE_COLL) && r->has_id &&
+      !(coll_fact(o, file, r->id) & COLL_HAS_TIMING)) {
+    snprintf(facts.func, sizeof facts.func, "%s", func);
+    facts.has_comm = r->has_comm;
+    facts.comm_id = r->comm_id;
+    facts.nranks = c ? c->nranks : -1;
+    const js_value *d = js_get(r->f, K_details);
+    if (d && d->type == JS_OBJECT &&
+        js_fields_decode(&sc->sub, d->ptr, d->ptr + d->len, r->line, false)) {
+      js_to_i64(js_get(&sc->sub, K_root), &facts.root);
+      js_to_u64(js_get(&sc->sub, K_count), &facts.count);
+      js_str_copy(js_get(&sc->sub, K_datatype), facts.datatype,
+                  sizeof facts.datatype);
+    }
+    coll = coll_open(o, &facts, file, ctx);
+  }
+  long track = tl_place(&o->tl, file, ctx, r->start.tid, start, end,
+                        frame_user(region, coll), on_leave, o);
+  if (track < 0) {
+    if (coll)
+      o->free_slots[o->nfree++] = (uint32_t)(coll - 1);
+    return;
+  }
   comm_def *comm = r->has_comm ? comm_for(o, r->comm_id, c) : NULL;
-  if (comm && c && (r->et == ET_COLL || r->et == ET_CE_COLL) && c->rank >= 0 &&
-      c->rank < comm->nranks && comm->rank_location[c->rank] < 0)
-    comm->rank_location[c->rank] = track;
   event_attrs(o, r, sc, comm);
   note_time(o, start);
   note_time(o, end);
   o->events++;
   enter(o, track, start, region);
+  if (coll) {
+    coll_note_location(o, coll, facts.rank, track);
+    coll_begin(o, track, start);
+  }
 }
 
 static void on_timing(otf2_out *o, const rec *r, size_t file) {
@@ -279,10 +544,29 @@ static void on_timing(otf2_out *o, const rec *r, size_t file) {
   js_str_copy(js_get(r->f, K_source), source, sizeof source);
   snprintf(name, sizeof name, "%s (%s)", func, source);
   uint32_t region = region_for(o, name, role_of(ET_COLL, func));
+  /* A collective's record spans its timing record (when it really ran). */
+  uint64_t coll = 0, id;
+  coll_facts facts = {.rank = -1, .nranks = -1, .root = -1};
+  ev_type t = ev_type_from_json(js_get(r->f, K_type));
+  if ((t == ET_COLL || t == ET_CE_COLL) &&
+      js_to_hex_u64(js_get(r->f, K_eventId), &id)) {
+    snprintf(facts.func, sizeof facts.func, "%s", func);
+    facts.has_comm = js_to_hex_u64(js_get(r->f, K_commId), &facts.comm_id);
+    js_to_i64(js_get(r->f, K_rank), &facts.rank);
+    js_to_i64(js_get(r->f, K_nranks), &facts.nranks);
+    js_to_u64(js_get(r->f, K_count), &facts.count);
+    js_str_copy(js_get(r->f, K_datatype), facts.datatype,
+                sizeof facts.datatype);
+    facts.root = (int64_t)(coll_fact(o, file, id) >> 1) - 1;
+    coll = coll_open(o, &facts, file, ctx);
+  }
   long track = tl_place(&o->tl, file, ctx, TL_COMPLETION_TID, start, stop,
-                        region, on_leave, o);
-  if (track < 0)
+                        frame_user(region, coll), on_leave, o);
+  if (track < 0) {
+    if (coll)
+      o->free_slots[o->nfree++] = (uint32_t)(coll - 1);
     return;
+  }
   uint64_t u;
   if (js_to_u64(js_get(r->f, K_seqNumber), &u))
     OTF2_AttributeList_AddUint64(o->attrs, ATTR_SEQ, u);
@@ -292,6 +576,10 @@ static void on_timing(otf2_out *o, const rec *r, size_t file) {
   note_time(o, stop);
   o->events++;
   enter(o, track, start, region);
+  if (coll) {
+    coll_note_location(o, coll, facts.rank, track);
+    coll_begin(o, track, start);
+  }
 }
 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type,
@@ -390,7 +678,8 @@ static void write_definitions(otf2_out *o, const ord_reader *rd) {
   for (size_t k = 0; k < o->tl.ntracks; k++)
     OTF2_GlobalDefWriter_WriteLocation(
         gd, (OTF2_LocationRef)k, loc_name[k], OTF2_LOCATION_TYPE_CPU_THREAD,
-        2 * o->tl.tracks[k].events,
+        2 * o->tl.tracks[k].events +
+            2 * (k < o->cap_track_colls ? o->track_colls[k] : 0),
         (OTF2_LocationGroupRef)o->tl.tracks[k].file);
   for (size_t r = 0; r < o->nregions; r++)
     OTF2_GlobalDefWriter_WriteRegion(gd, (OTF2_RegionRef)r, o->regions[r].name,
@@ -467,16 +756,24 @@ static bool finish_archive(otf2_out *o, const ord_reader *rd) {
 }
 
 static int run(otf2_out *o, const tr_inputs *in, size_t memory) {
-  ord_reader rd;
-  if (!ord_open(&rd, in, ORD_START, memory, "otf2"))
-    return -1;
   rec_scratch *sc = malloc(sizeof *sc);
-  if (!sc || !tl_init(&o->tl, rd.n)) {
+  if (!sc)
+    return -1;
+  rec_scratch_init(sc);
+  if (!learn_collectives(o, in, memory, sc)) {
+    free(sc);
+    return -1;
+  }
+  ord_reader rd;
+  if (!ord_open(&rd, in, ORD_START, memory, "otf2")) {
+    free(sc);
+    return -1;
+  }
+  if (!tl_init(&o->tl, rd.n)) {
     free(sc);
     ord_close(&rd);
     return -1;
   }
-  rec_scratch_init(sc);
   ord_where where;
   const rec *r;
   while ((r = ord_next(&rd, &where)) != NULL && !o->failed) {
@@ -491,9 +788,9 @@ static int run(otf2_out *o, const tr_inputs *in, size_t memory) {
     fprintf(stderr,
             "cclscope otf2: %" PRIu64 " records from %zu files -> %" PRIu64
             " events (%" PRIu64 " enter, %" PRIu64 " leave) on %zu locations, "
-            "%zu regions, %zu communicators\n",
+            "%zu regions, %zu communicators, %" PRIu64 " collectives\n",
             rd.records, rd.n, o->events, o->enters, o->leaves, o->tl.ntracks,
-            o->nregions, o->ncomms);
+            o->nregions, o->ncomms, o->collectives);
     if (o->tl.unplaced)
       fprintf(stderr,
               "cclscope otf2: %" PRIu64 " events left out (no lane could "
@@ -542,6 +839,7 @@ int cmd_otf2(int argc, char **argv) {
   intern_init(&o->strings);
   intern_init(&o->region_names);
   pair_map_init(&o->comm_index);
+  pair_map_init(&o->coll_facts);
   int status = EXIT_FINDINGS;
   o->archive = OTF2_Archive_Open(output, "traces", OTF2_FILEMODE_WRITE,
                                  OTF2_CHUNK_SIZE_MIN, 4 * 1024 * 1024,
@@ -577,6 +875,10 @@ int cmd_otf2(int argc, char **argv) {
   free(o->regions);
   free(o->writers);
   pair_map_free(&o->comm_index);
+  pair_map_free(&o->coll_facts);
+  free(o->pending);
+  free(o->free_slots);
+  free(o->track_colls);
   free(o);
   tr_inputs_free(&in);
   return status;

@@ -17,7 +17,7 @@ static const emu_scenario *const registry[] = {
     &emu_scenario_proxyctrl,   &emu_scenario_split,
     &emu_scenario_socket,      &emu_scenario_mixed,
     &emu_scenario_chaos,       &emu_scenario_hang,
-    &emu_scenario_initfail,
+    &emu_scenario_initfail,    &emu_scenario_rooted,
 };
 
 int emu_scenario_count(void) {

@@ -50,6 +50,7 @@ extern const emu_scenario emu_scenario_single_rank, emu_scenario_single_node,
     emu_scenario_alltoall, emu_scenario_ce, emu_scenario_graph,
     emu_scenario_nonblocking, emu_scenario_pxn, emu_scenario_proxyctrl,
     emu_scenario_split, emu_scenario_mixed, emu_scenario_chaos,
-    emu_scenario_hang, emu_scenario_socket, emu_scenario_initfail;
+    emu_scenario_hang, emu_scenario_socket, emu_scenario_initfail,
+    emu_scenario_rooted;
 
 #endif

@@ -4,7 +4,8 @@
  * single-node AllReduce (KernelCh, no proxy ops), a multi-node ring
  * AllReduce (ProxyOp/ProxyStep/IB NetPlugin, §8.3 step counts) and a
  * grouped set of five collectives (one GroupApi, scheduler order, per-func
- * seqNumbers, Broadcast without Coll).
+ * seqNumbers, Broadcast without Coll); rooted collectives whose root is
+ * not rank 0 (what converters must carry: `cclscope otf2`).
  */
 #include "emu_scenarios.h"
 
@@ -85,4 +86,29 @@ const emu_scenario emu_scenario_grouped = {
     .ranks_per_process = 1,
     .ops = 3,
     .step = step_grouped,
+};
+
+/* Broadcast from rank 1 (a CollApi without Coll, §8.4) and Reduce to rank
+ * 2 (the last rank on fewer ranks): roots other than 0. */
+static void step_rooted(emu_app *a, int iteration) {
+  emu_rng rng;
+  emu_script_rng(&rng, a, "rooted", iteration);
+  uint64_t bytes = emu_app_pick_size(a, &rng);
+  int last = a->worker->layout->nranks - 1;
+  emu_all_ranks_collective(a, 0, EMU_FUNC_BROADCAST, bytes / 4, EMU_DT_FLOAT32,
+                           last < 1 ? last : 1);
+  emu_all_ranks_collective(a, 0, EMU_FUNC_REDUCE, bytes / 4, EMU_DT_FLOAT32,
+                           last < 2 ? last : 2);
+}
+
+const emu_scenario emu_scenario_rooted = {
+    .name = "rooted",
+    .summary = "Broadcast from rank 1 (no Coll) and Reduce to rank 2 on 4 "
+               "GPUs of one node: roots other than 0 (nccl-behaviour §8.4)",
+    .covers = "§8.4, §6.6",
+    .nodes = 1,
+    .ranks_per_node = 4,
+    .ranks_per_process = 1,
+    .ops = 2,
+    .step = step_rooted,
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "run_name.h"
 
 #define OWN_DIR_SETTING "the Prometheus textfile folder"
 
@@ -51,8 +52,8 @@ void cs_prom_textfile_start(cs_prom_textfile *p, const char *prom_file,
   if (!default_wanted)
     return;
   /* Nothing configured: a textfile next to the traces. */
-  snprintf(p->name, sizeof p->name, "metrics_%s_%s_pid%d.prom", env->run_id,
-           env->hostname, (int)env->pid);
+  cs_run_file_stem(p->name, sizeof p->name, "metrics", env->run_id,
+                   env->file_rank, env->hostname, env->pid, ".prom");
   snprintf(p->path, sizeof p->path, "%s/%s", out_dir->path, p->name);
   p->dir = out_dir;
   if (!cs_out_dir_open(p->dir))

@@ -15,6 +15,7 @@
 #include "context.h"
 #include "event_types.h"
 #include "handle.h"
+#include "run_name.h"
 
 #define J(lit) CS_JLIT(b, lit)
 
@@ -844,6 +845,8 @@ static void put_process_fields(cs_trace_sink *t, cs_jbuf *b) {
   cs_jbuf_i64(b, env->ppid);
   J(",\"runId\":");
   cs_jbuf_str(b, env->run_id);
+  J(",\"runIdSource\":");
+  cs_jbuf_str(b, env->run_id_source);
   J(",\"handleTag\":");
   cs_jbuf_hex_str(b, env->handle_tag);
   J(",\"host\":\"");
@@ -884,8 +887,8 @@ bool cs_trace_open(cs_trace_sink *t, const cs_trace_env *env) {
   t->default_abi = 6;
   t->last_flush_ns = (int64_t)cs_clock_monotonic_ns();
   build_pieces(t);
-  snprintf(stem, sizeof stem, "trace_%s_%s_pid%d", env->run_id, env->hostname,
-           (int)env->pid);
+  cs_run_file_stem(stem, sizeof stem, "trace", env->run_id, env->file_rank,
+                   env->hostname, env->pid, "");
   if (!cs_tf_open(&t->file, env->out_dir, stem, env->direct_io))
     return false;
   cs_jbuf *b = &t->file.buf;

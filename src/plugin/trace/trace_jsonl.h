@@ -27,6 +27,8 @@ typedef struct {
   bool forked_child;
   const char *hostname;
   const char *run_id;
+  const char *run_id_source; /* run_name.h: where the run id came from */
+  int file_rank;             /* the rank in file names, -1 = none */
   const char *dir;
   cs_out_dir *out_dir; /* `dir`, opened once (filled in by the writer) */
   const cs_host_info *host;

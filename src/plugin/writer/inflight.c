@@ -17,6 +17,7 @@
 #include "json_writer.h"
 #include "log.h"
 #include "out_dir.h"
+#include "run_name.h"
 #include "watchdog_verdict.h"
 
 #define MAX_EVENTS_PER_OPERATION 64
@@ -24,8 +25,8 @@
 #define J(lit) CS_JLIT(b, lit)
 
 static void inflight_name(const cs_trace_env *env, char *out, size_t outlen) {
-  snprintf(out, outlen, "inflight_%s_%s_pid%d.json", env->run_id, env->hostname,
-           (int)env->pid);
+  cs_run_file_stem(out, outlen, "inflight", env->run_id, env->file_rank,
+                   env->hostname, env->pid, ".json");
 }
 
 void cs_inflight_path(const cs_trace_env *env, char *out, size_t outlen) {
