@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# tests/packaging/find_package.sh PREFIX WORK CC — a project outside the
+# tests/packaging/find_package.sh PREFIX WORK CC [GENERATOR] — a project outside the
 # tree finds the installed cclscope with find_package(cclscope): it
 # compiles a file that includes cclscope/control.h through
 # cclscope::control, and gets the plugin's path.
 set -euo pipefail
-prefix=$1 work=$2 cc=$3
+prefix=$1 work=$2 cc=$3 generator=${4:-Ninja}
 fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$work"
 mkdir -p "$work/src"
@@ -29,10 +29,10 @@ int main(void) {
   return 0;
 }
 C
-cmake -S "$work/src" -B "$work/build" -G Ninja -DCMAKE_C_COMPILER="$cc" \
+cmake -S "$work/src" -B "$work/build" -G "$generator" -DCMAKE_C_COMPILER="$cc" \
   -DCMAKE_PREFIX_PATH="$prefix" >"$work/configure.log" 2>&1 ||
   { cat "$work/configure.log"; fail "find_package(cclscope)"; }
-ninja -C "$work/build" >"$work/build.log" 2>&1 ||
+cmake --build "$work/build" >"$work/build.log" 2>&1 ||
   { cat "$work/build.log"; fail "building against cclscope/control.h"; }
 [ "$("$work/build/consumer")" = -1 ] || fail "consumer did not run"
 mapfile -t found <"$work/build/found.txt"
@@ -44,7 +44,7 @@ want=$(realpath "$prefix/lib/libnccl-profiler-cclscope.so")
 # A version the package does not promise is refused.
 sed -i 's/find_package(cclscope 0.1 REQUIRED)/find_package(cclscope 9.0 REQUIRED)/' \
   "$work/src/CMakeLists.txt"
-if cmake -S "$work/src" -B "$work/build9" -G Ninja -DCMAKE_C_COMPILER="$cc" \
+if cmake -S "$work/src" -B "$work/build9" -G "$generator" -DCMAKE_C_COMPILER="$cc" \
   -DCMAKE_PREFIX_PATH="$prefix" >"$work/configure9.log" 2>&1; then
   fail "find_package(cclscope 9.0) accepted version 0.x"
 fi
