@@ -15,24 +15,32 @@ pages=("$man1/cclscope.1" "$man1/ncclemu.1")
 for c in $commands; do pages+=("$man1/cclscope-$c.1"); done
 [ "$(ls "$man1" | wc -l)" -eq ${#pages[@]} ] || fail "pages: $(ls "$man1")"
 
+# Every page: groff with all warnings (-ww), input read as man reads it
+# (-k: preconv, for the UTF-8 text), NAME, SYNOPSIS and DESCRIPTION there.
 for page in "${pages[@]}"; do
   [ -f "$page" ] || fail "$page missing"
   warnings=$(groff -k -man -Tutf8 -ww -z "$page" 2>&1)
   [ -z "$warnings" ] || fail "groff on $page: $warnings"
-  text=$(LC_ALL=C.UTF-8 MANWIDTH=100 man --warnings -l "$page" 2>"$page.err")
-  [ ! -s "$page.err" ] || fail "man on $page: $(cat "$page.err")"
-  rm -f "$page.err"
+  text=$(groff -k -man -Tutf8 -P-cbou "$page" 2>/dev/null)
   for section in NAME SYNOPSIS DESCRIPTION; do
     grep -q "^$section" <<<"$text" || fail "$page has no $section"
   done
 done
-# The text is the program's: options and non-ASCII text come through.
-text=$(LC_ALL=C.UTF-8 MANWIDTH=100 man -l "$man1/cclscope-merge.1")
+# man itself (man-db, as a user runs it): no warning; the text is the
+# program's, options and non-ASCII text come through.
+render() { # page
+  LC_ALL=C.UTF-8 MANWIDTH=100 man --warnings -l "$1" 2>"$1.err"
+  [ ! -s "$1.err" ] || fail "man on $1: $(cat "$1.err")"
+  rm -f "$1.err"
+}
+text=$(render "$man1/cclscope-merge.1")
 grep -q "cclscope merge \[--order start|end\] \[--memory-mb N\] -o FILE" <<<"$text" ||
   fail "merge SYNOPSIS: $text"
 grep -q -- "--memory-mb N       memory for sorting" <<<"$text" || fail "merge options"
-text=$(LC_ALL=C.UTF-8 MANWIDTH=100 man -l "$man1/cclscope-check.1")
+text=$(render "$man1/cclscope-check.1")
 grep -q "W notes — OK" <<<"$text" || fail "check: the em dash is lost"
-text=$(LC_ALL=C.UTF-8 MANWIDTH=100 man -l "$man1/ncclemu.1")
+text=$(render "$man1/ncclemu.1")
 grep -q "ncclemu - a host-only NCCL stand-in" <<<"$text" || fail "ncclemu NAME"
+text=$(render "$man1/cclscope.1")
+grep -q "cclscope-summary(1)" <<<"$text" || fail "cclscope(1) SEE ALSO"
 echo "man: ${#pages[@]} pages OK"
