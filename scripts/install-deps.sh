@@ -6,13 +6,15 @@ set -euo pipefail
 
 # Build and unit tests; exporter end-to-end tests (a real Prometheus
 # server, curl, libcurl for the plugin's dlopen'ed OTLP push, node for the
-# OTLP schema-validating receiver). Debian's chromium, for the browser test
+# OTLP schema-validating receiver); groff and man render the generated man
+# pages (tests/packaging/man.sh). Debian's chromium, for the browser test
 # of `cclscope view`, is installed at the end (see there).
 PACKAGES=(
   build-essential cmake ninja-build pkg-config clang
   libcmocka-dev libcjson-dev valgrind
   clang-format prometheus curl libcurl4 python3
   libopen-trace-format2-dev otf2-tools
+  groff-base man-db
 )
 # node and npm may come from Debian or from another node distribution that
 # bundles npm (NodeSource): only ask Debian when the commands are missing.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # scripts/test.sh — the whole test suite, as CI runs it:
 #   gcc build (with valgrind runs), clang build (unit and fixture tests),
-#   ASan+UBSan build, TSan build (clang); ctest in each. Installs its own
+#   ASan+UBSan build, TSan build (clang); ctest in each. The gcc build's
+#   packaging tests (tests/packaging/) also build Release once, without
+#   the test libraries, and install and package it. Installs its own
 #   dependencies first.
 # Usage: scripts/test.sh [--quick]   (--quick: gcc build only)
 set -euo pipefail
@@ -35,8 +37,9 @@ if [ $quick -eq 0 ]; then
   # clang: every file compiled with its warnings as errors, and the unit and
   # fixture tests. The end-to-end tests run clang-compiled in the TSan build
   # below (same compiler, plus the race detector), so they are not run twice.
-  # The style checks read the sources, not a build: the gcc run has them.
-  run_build build-test-clang '^(e2e|browser|metrics|cli[.]emu|style)[.]' \
+  # The style checks read the sources, not a build: the gcc run has them,
+  # and so has it the packaging tests, with their Release build (once).
+  run_build build-test-clang '^(e2e|browser|metrics|cli[.]emu|style|packaging)[.]' \
     -DCMAKE_C_COMPILER=clang -DCCLSCOPE_VALGRIND_TESTS=OFF
   run_build build-test-asan '^style[.]' -DCMAKE_C_COMPILER=gcc -DCCLSCOPE_SANITIZE=address
   run_build build-test-tsan '^style[.]' -DCMAKE_C_COMPILER=clang -DCCLSCOPE_SANITIZE=thread

@@ -263,7 +263,9 @@ static bool load_library(void) {
     record_path(lib, loader_options->net_plugin);
   }
   if (lib == NULL) {
-    snprintf(load_error, sizeof load_error, "cannot load plugin '%s': %s",
+    /* Bounded parts, so the message fits (gcc -O0 -Wformat-truncation). */
+    snprintf(load_error, sizeof load_error,
+             "cannot load plugin '%.200s': %.760s",
              name ? name : "libnccl-profiler.so", errors);
     return false;
   }

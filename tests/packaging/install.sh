@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# tests/packaging/install.sh BUILD PREFIX — `cmake --install BUILD --prefix
+# PREFIX` puts every product and file where packaging/CMakeLists.txt says,
+# the pkg-config file points at them from wherever the prefix is, the CLI
+# built without OTF2 says so, and libnccl-profiler.so appears only when
+# its component is asked for.
+set -euo pipefail
+build=$1 prefix=$2
+fail() { echo "FAIL: $*"; exit 1; }
+
+rm -rf "$prefix" "$prefix-default-name"
+cmake --install "$build" --prefix "$prefix" >/dev/null || fail "cmake --install"
+cd "$prefix"
+for f in lib/libnccl-profiler-cclscope.so bin/cclscope bin/ncclemu \
+  libexec/cclscope/ncclemu libexec/cclscope/libncclemu-cuda.so \
+  include/cclscope/control.h lib/pkgconfig/cclscope.pc \
+  lib/cmake/cclscope/cclscopeConfig.cmake \
+  lib/cmake/cclscope/cclscopeConfigVersion.cmake \
+  share/man/man1/cclscope.1 share/man/man1/cclscope-check.1 \
+  share/man/man1/cclscope-summary.1 share/man/man1/ncclemu.1 \
+  share/bash-completion/completions/cclscope \
+  share/doc/cclscope/README.md share/doc/cclscope/docs/deploy.md; do
+  [ -e "$f" ] || fail "$prefix/$f missing"
+done
+[ -L bin/ncclemu ] || fail "bin/ncclemu is not a link"
+[ "$(readlink bin/ncclemu)" = ../libexec/cclscope/ncclemu ] ||
+  fail "bin/ncclemu -> $(readlink bin/ncclemu)"
+# NCCL's default name only on request; the emulated libcuda.so.1 never in lib/.
+[ ! -e lib/libnccl-profiler.so ] || fail "libnccl-profiler.so installed by default"
+[ ! -e lib/libncclemu-cuda.so ] || fail "the emulated CUDA driver is in lib/"
+
+# pkg-config, relocated: the plugin path is inside this prefix.
+plugin=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig PKG_CONFIG_LIBDIR=/nonexistent \
+  pkg-config --variable=plugin cclscope) || fail "pkg-config cclscope"
+[ "$(realpath "$plugin")" = "$(realpath lib/libnccl-profiler-cclscope.so)" ] ||
+  fail "pkg-config plugin = $plugin"
+cflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig PKG_CONFIG_LIBDIR=/nonexistent \
+  pkg-config --cflags cclscope)
+cflags=${cflags%% *}
+[ "$(realpath "${cflags#-I}")" = "$(realpath include)" ] || fail "cflags = $cflags"
+
+# The installed programs run; the CLI without libotf2 says so, exit 1.
+bin/cclscope --version | grep -q '^cclscope [0-9]' || fail "cclscope --version"
+bin/ncclemu --help | grep -q '^usage: ncclemu' || fail "ncclemu --help"
+set +e
+msg=$(bin/cclscope otf2 -o "$prefix/otf2" "$prefix" 2>&1)
+rc=$?
+set -e
+[ $rc -eq 1 ] || fail "cclscope otf2 without OTF2: exit $rc"
+grep -q "built without OTF2 support" <<<"$msg" || fail "otf2 said: $msg"
+
+# The opt-in link to NCCL's default name, asked for by component.
+cmake --install "$build" --prefix "$prefix-default-name" \
+  --component nccl-default-name >/dev/null || fail "component install"
+link=$prefix-default-name/lib/libnccl-profiler.so
+[ -L "$link" ] || fail "$link is not a link"
+[ "$(readlink "$link")" = libnccl-profiler-cclscope.so ] ||
+  fail "$link -> $(readlink "$link")"
+echo "install: OK"
