@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/test.sh — the whole test suite, as CI runs it:
-#   gcc build (with valgrind runs), clang build (unit and fixture tests),
-#   ASan+UBSan build, TSan build (clang); ctest in each. The gcc build's
+#   gcc build (with valgrind runs), a clang Release build without test
+#   libraries (compile only), ASan+UBSan build, TSan build (clang); ctest in
+#   each test build. The gcc build's
 #   packaging tests (tests/packaging/) also build Release once, without
 #   the test libraries, and install and package it. Installs its own
 #   dependencies first.
@@ -34,14 +35,19 @@ run_build() { # name, tests to leave out (a ctest -E regex, "" = none), cmake ar
 
 run_build build-test-gcc "" -DCMAKE_C_COMPILER=gcc
 if [ $quick -eq 0 ]; then
-  # clang: every file compiled with its warnings as errors, and the unit and
-  # fixture tests. The end-to-end tests run clang-compiled in the TSan build
-  # below (same compiler, plus the race detector), so they are not run twice.
-  # The style checks read the sources, not a build: the gcc run has them,
-  # and so has it the packaging tests, with their Release build (once).
-  run_build build-test-clang '^(e2e|browser|metrics|cli[.]emu|style|packaging)[.]' \
-    -DCMAKE_C_COMPILER=clang -DCCLSCOPE_VALGRIND_TESTS=OFF
+  # clang: a Release build as a GPU node makes it (no test libraries, so
+  # plugin, CLI and ncclemu only), warnings as errors. Every file, the
+  # tests included, is also compiled by clang with warnings as errors in
+  # the TSan build below, which runs the whole suite clang-compiled: a
+  # plain clang test run would only repeat it.
+  echo "=== build-release-clang: configure and build (Release, no test libraries)"
+  PKG_CONFIG_LIBDIR=/nonexistent cmake -S . -B build-release-clang -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang -DCCLSCOPE_WERROR=ON >/dev/null
+  ninja -C build-release-clang -j "$jobs"
   run_build build-test-asan '^style[.]' -DCMAKE_C_COMPILER=gcc -DCCLSCOPE_SANITIZE=address
-  run_build build-test-tsan '^style[.]' -DCMAKE_C_COMPILER=clang -DCCLSCOPE_SANITIZE=thread
+  # TSan leaves out cli.emu.*: they record an emulated run, then check what
+  # the CLI makes of it. The recording's threads are the e2e tests' (run
+  # here), the CLI's reading threads those of the cli.* tests (run here).
+  run_build build-test-tsan '^(style|cli[.]emu)[.]' -DCMAKE_C_COMPILER=clang -DCCLSCOPE_SANITIZE=thread
 fi
 echo "=== all test builds passed"
