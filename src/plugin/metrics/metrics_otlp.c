@@ -10,6 +10,7 @@
 
 #include "context.h"
 #include "metrics_otlp.h"
+#include "otlp_resource.h"
 
 #define OTLP_BOUNDS 14 /* 1 µs × 4^k, as the Prometheus exposition */
 
@@ -21,6 +22,13 @@ static void kv_str(cs_jbuf *b, const char *key, const char *value, bool first) {
   CS_JLIT(b, ",\"value\":{\"stringValue\":");
   cs_jbuf_str(b, value ? value : "");
   CS_JLIT(b, "}}");
+}
+
+/* An attribute whose value may be unknown: omitted when empty (OTLP
+ * backends treat "" as a value, not as "unknown"). Never the first. */
+static void kv_str_known(cs_jbuf *b, const char *key, const char *value) {
+  if (value && *value)
+    kv_str(b, key, value, false);
 }
 
 static void kv_int(cs_jbuf *b, const char *key, int64_t value, bool first) {
@@ -46,14 +54,14 @@ static void comm_attrs(cs_jbuf *b, uint32_t ctx, int rank_override) {
     snprintf(id, sizeof id, "0x%llx", (unsigned long long)c->comm_id);
   else
     snprintf(id, sizeof id, "unknown");
-  kv_str(b, "comm.id", id, true);
-  kv_str(b, "comm.name", c ? c->comm_name : "", false);
-  kv_int(b, "rank",
+  kv_str(b, "nccl.comm.id", id, true);
+  kv_str_known(b, "nccl.comm.name", c ? c->comm_name : NULL);
+  kv_int(b, "nccl.rank",
          rank_override >= 0      ? rank_override
          : c && c->has_comm_info ? c->rank
                                  : -1,
          false);
-  kv_str(b, "gpu.uuid", c ? c->gpu_uuid : "", false);
+  kv_str_known(b, "gpu.uuid", c ? c->gpu_uuid : NULL);
 }
 
 static const char *source_name(uint8_t s) {
@@ -65,11 +73,11 @@ static void coll_attrs(cs_jbuf *b, const cs_coll_series *s) {
   cs_metrics_size_label(s->size_log2, size, sizeof size);
   CS_JLIT(b, "\"attributes\":[");
   comm_attrs(b, s->ctx, -1);
-  kv_str(b, "collective", s->func, false);
-  kv_str(b, "algorithm", s->algo, false);
-  kv_str(b, "protocol", s->proto, false);
-  kv_str(b, "size_bucket", size, false);
-  kv_str(b, "timing.source", source_name(s->source), false);
+  kv_str(b, "nccl.collective", s->func, false);
+  kv_str_known(b, "nccl.algorithm", s->algo);
+  kv_str_known(b, "nccl.protocol", s->proto);
+  kv_str(b, "cclscope.size_bucket", size, false);
+  kv_str(b, "cclscope.timing.source", source_name(s->source), false);
   cs_jbuf_putc(b, ']');
 }
 
@@ -191,12 +199,13 @@ static void link_attrs(cs_jbuf *b, const cs_link_series *l, const char *mode,
                        const cs_link_series *status_of) {
   CS_JLIT(b, "\"attributes\":[");
   comm_attrs(b, l->ctx, l->src);
-  kv_int(b, "src_rank", l->src, false);
-  kv_int(b, "dst_rank", l->dst, false);
+  kv_int(b, "nccl.src_rank", l->src, false);
+  kv_int(b, "nccl.dst_rank", l->dst, false);
   if (mode)
-    kv_str(b, "mode", mode, false);
+    kv_str(b, "cclscope.fit.mode", mode, false);
   if (status_of)
-    kv_str(b, "status", net_fit_status_name(status_of->fit.status), false);
+    kv_str(b, "cclscope.fit.status", net_fit_status_name(status_of->fit.status),
+           false);
   cs_jbuf_putc(b, ']');
 }
 
@@ -295,7 +304,7 @@ static void render_plugin(const cs_metrics_snapshot *snap, int64_t now_ns,
     if (k)
       cs_jbuf_putc(b, ',');
     CS_JLIT(b, "{\"attributes\":[");
-    kv_str(b, "kind", kinds[k], true);
+    kv_str(b, "cclscope.drop.kind", kinds[k], true);
     cs_jbuf_putc(b, ']');
     times(b, snap, now_ns);
     CS_JLIT(b, ",\"asInt\":");
@@ -337,52 +346,11 @@ static void render_steps(const cs_metrics_snapshot *snap, int64_t now_ns,
   CS_JLIT(b, "}]}}");
 }
 
-/* OTEL_RESOURCE_ATTRIBUTES: "k1=v1,k2=v2" (values may be %-encoded). */
-static void resource_from_env(cs_jbuf *b, const char *attrs) {
-  char buf[1024];
-  if (!attrs || !*attrs || strlen(attrs) >= sizeof buf)
-    return;
-  strcpy(buf, attrs);
-  for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv;
-       kv = strtok_r(NULL, ",", &save)) {
-    char *eq = strchr(kv, '=');
-    if (!eq || eq == kv)
-      continue;
-    *eq = '\0';
-    char *v = eq + 1, *out = v;
-    for (char *in = v; *in; in++) {
-      unsigned x;
-      if (*in == '%' && sscanf(in + 1, "%2x", &x) == 1) {
-        *out++ = (char)x;
-        in += 2;
-      } else {
-        *out++ = *in;
-      }
-    }
-    *out = '\0';
-    while (*kv == ' ')
-      kv++;
-    kv_str(b, kv, v, false);
-  }
-}
-
 void cs_metrics_render_otlp(const cs_metrics_snapshot *snap, int64_t now_ns,
                             cs_jbuf *b) {
-  char instance[300];
-  snprintf(instance, sizeof instance, "%s:%d", snap->hostname, (int)snap->pid);
-  CS_JLIT(b, "{\"resourceMetrics\":[{\"resource\":{\"attributes\":[");
-  kv_str(b, "service.name",
-         snap->service_name && *snap->service_name ? snap->service_name
-                                                   : "cclscope",
-         true);
-  kv_str(b, "service.instance.id", instance, false);
-  kv_str(b, "host.name", snap->hostname, false);
-  kv_int(b, "process.pid", snap->pid, false);
-  kv_str(b, "cclscope.run", snap->run_id, false);
-  if (snap->label_global_rank && snap->global_rank >= 0)
-    kv_int(b, "cclscope.global_rank", snap->global_rank, false);
-  resource_from_env(b, snap->resource_attrs);
-  CS_JLIT(b, "]},\"scopeMetrics\":[{\"scope\":{\"name\":\"cclscope\","
+  CS_JLIT(b, "{\"resourceMetrics\":[{\"resource\":{\"attributes\":");
+  cs_otlp_render_resource(snap, b);
+  CS_JLIT(b, "},\"scopeMetrics\":[{\"scope\":{\"name\":\"cclscope\","
              "\"version\":\"" CCLSCOPE_VERSION "\"},\"metrics\":[");
   bool first = true;
   render_steps(snap, now_ns, b, &first);
