@@ -29,6 +29,7 @@ run_phase() {
   local port
   port=$(cat "$work/port")
   env CCLSCOPE_MODE=metrics CCLSCOPE_METRICS_WINDOW=0.2 CCLSCOPE_DIR="$work/out" \
+    METRICS_DRIVER_P2P=1 \
     CCLSCOPE_OTLP_ENDPOINT="http://127.0.0.1:$port/v1/metrics" \
     OTEL_EXPORTER_OTLP_HEADERS="x-test-header=present" \
     OTEL_RESOURCE_ATTRIBUTES="deployment.environment=ci,team=ml%20infra" \
@@ -60,12 +61,14 @@ for (const [name, r] of Object.entries(reports)) {
   if (r.valid < 2) fail(`${name}: expected several pushes, got ` + r.valid);
   const d = r.metrics["cclscope.collective.duration"];
   if (!d || !d.kinds.includes("histogram")) fail(`${name}: no duration histogram`);
-  if (d.lastCount !== n) fail(`${name}: histogram count ${d.lastCount}, expected ${n}`);
+  if (d.counts?.AllReduce !== n) fail(`${name}: AllReduce count ${d.counts?.AllReduce}, expected ${n}`);
+  if (!(d.counts?.Send > 0)) fail(`${name}: no P2P Send durations`);
   for (const key of ["nccl.comm.id", "nccl.rank", "nccl.collective", "cclscope.size_bucket"])
     if (!d.attributes.includes(key)) fail(`${name}: duration lacks attribute ${key}`);
   if (d.attributes.includes("gpu.uuid")) fail(`${name}: gpu.uuid sent though unknown`);
   const bw = r.metrics["cclscope.collective.bus_bandwidth"];
-  if (!bw || Math.abs(bw.last - 14680064000) / 14680064000 > 0.01) fail(`${name}: bus bandwidth ` + (bw && bw.last));
+  const allreduce = bw?.values?.AllReduce;
+  if (!(Math.abs(allreduce - 14680064000) / 14680064000 <= 0.01)) fail(`${name}: AllReduce bus bandwidth ${allreduce}`);
   if (r.resource["deployment.environment"] !== "ci") fail(`${name}: OTEL_RESOURCE_ATTRIBUTES not applied`);
   if (r.resource["team"] !== "ml infra") fail(`${name}: percent-decoding of resource attributes`);
   if (!r.resource["host.name"] || !r.resource["process.pid"]) fail(`${name}: host/pid attributes`);
@@ -77,9 +80,16 @@ const a = reports.json.metrics, b = reports.protobuf.metrics;
 if (JSON.stringify(Object.keys(a).sort()) !== JSON.stringify(Object.keys(b).sort()))
   fail("JSON and protobuf carry different metrics");
 for (const k of Object.keys(a)) {
-  for (const f of ["kinds", "unit", "attributes", "lastCount"])
+  for (const f of ["kinds", "unit", "attributes", "counts"])
     if (JSON.stringify(a[k][f]) !== JSON.stringify(b[k][f])) fail(`${k}: ${f} differs between JSON and protobuf`);
-  if (typeof a[k].last === "number" && Math.abs(a[k].last - b[k].last) > 1e-6 * Math.abs(a[k].last) && !k.startsWith("cclscope.plugin"))
+}
+// Values that do not depend on timing: the same both ways.
+for (const k of ["cclscope.collective.bytes",
+                 "cclscope.collective.transfers", "cclscope.collective.transfer.bytes",
+                 "cclscope.link.bytes", "cclscope.link.transfers", "cclscope.channel.transfers",
+                 "cclscope.channel.bytes"]) {
+  if (!(k in a)) fail(`${k} missing`);
+  if (Math.abs(a[k].last - b[k].last) > 1e-6 * Math.abs(a[k].last))
     fail(`${k}: last value ${a[k].last} (JSON) vs ${b[k].last} (protobuf)`);
 }
 const res = reports.protobuf.resource;

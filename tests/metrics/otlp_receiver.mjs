@@ -133,8 +133,13 @@ function record(json) {
               if (total !== Number(p.count))
                 return `${m.name}: buckets sum to ${total}, count is ${p.count}`;
               entry.lastCount = Number(p.count);
+              // The latest count per operation (nccl.collective).
+              const op = (p.attributes ?? []).find((a) => a.key === 'nccl.collective');
+              if (op) (entry.counts ??= {})[op.value.stringValue] = Number(p.count);
             } else {
               entry.last = p.asDouble ?? Number(p.asInt);
+              const op = (p.attributes ?? []).find((a) => a.key === 'nccl.collective');
+              if (op) (entry.values ??= {})[op.value.stringValue] = entry.last;
             }
           }
         }

@@ -128,6 +128,54 @@ static void metric_head(cs_jbuf *b, bool *first, const char *name,
   cs_jbuf_putc(b, ',');
 }
 
+/* A data point's value: whole numbers as asInt, others as asDouble. */
+static void point_value(cs_jbuf *b, double v, bool whole) {
+  if (whole) {
+    CS_JLIT(b, ",\"asInt\":");
+    u64_str(b, (uint64_t)v);
+  } else {
+    CS_JLIT(b, ",\"asDouble\":");
+    cs_jbuf_double(b, v);
+  }
+}
+
+static void sum_open(cs_jbuf *b) {
+  CS_JLIT(b, "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
+             "\"dataPoints\":[");
+}
+
+/* What a collective series' counter counts (the OTLP sums below). */
+typedef enum {
+  COLL_BYTES,
+  COLL_TRANSFERS,
+  COLL_TRANSFER_BYTES,
+  COLL_TRANSFER_SECONDS
+} coll_counter;
+
+static void coll_sum(const cs_metrics_snapshot *snap, int64_t now_ns,
+                     cs_jbuf *b, bool *first, const char *name,
+                     const char *unit, const char *description,
+                     coll_counter which) {
+  metric_head(b, first, name, unit, description);
+  sum_open(b);
+  for (size_t i = 0; i < snap->ncolls; i++) {
+    const cs_coll_series *s = &snap->colls[i];
+    if (i)
+      cs_jbuf_putc(b, ',');
+    cs_jbuf_putc(b, '{');
+    coll_attrs(b, s);
+    times(b, snap, now_ns);
+    point_value(b,
+                which == COLL_BYTES            ? (double)s->bytes_total
+                : which == COLL_TRANSFERS      ? (double)s->transfers_total
+                : which == COLL_TRANSFER_BYTES ? (double)s->transfer_bytes_total
+                                               : s->transfer_seconds_total,
+                which != COLL_TRANSFER_SECONDS);
+    cs_jbuf_putc(b, '}');
+  }
+  CS_JLIT(b, "]}}");
+}
+
 static void render_collectives(const cs_metrics_snapshot *snap, int64_t now_ns,
                                cs_jbuf *b, bool *first) {
   if (!snap->ncolls)
@@ -147,21 +195,19 @@ static void render_collectives(const cs_metrics_snapshot *snap, int64_t now_ns,
   }
   CS_JLIT(b, "]}}");
 
-  metric_head(b, first, "cclscope.collective.bytes", "By",
-              "Bytes moved by collectives (nccl-tests' size convention).");
-  CS_JLIT(b, "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
-             "\"dataPoints\":[");
-  for (size_t i = 0; i < snap->ncolls; i++) {
-    if (i)
-      cs_jbuf_putc(b, ',');
-    cs_jbuf_putc(b, '{');
-    coll_attrs(b, &snap->colls[i]);
-    times(b, snap, now_ns);
-    CS_JLIT(b, ",\"asInt\":");
-    u64_str(b, snap->colls[i].bytes_total);
-    cs_jbuf_putc(b, '}');
-  }
-  CS_JLIT(b, "]}}");
+  coll_sum(snap, now_ns, b, first, "cclscope.collective.bytes", "By",
+           "Bytes moved by collectives (nccl-tests' size convention).",
+           COLL_BYTES);
+  coll_sum(snap, now_ns, b, first, "cclscope.collective.transfers", "1",
+           "Network send transfers (proxy steps) of these operations.",
+           COLL_TRANSFERS);
+  coll_sum(snap, now_ns, b, first, "cclscope.collective.transfer.bytes", "By",
+           "Bytes of the network send transfers of these operations.",
+           COLL_TRANSFER_BYTES);
+  coll_sum(snap, now_ns, b, first, "cclscope.collective.transfer.duration", "s",
+           "Time of the network send transfers of these operations (SendWait "
+           "to completion), summed.",
+           COLL_TRANSFER_SECONDS);
 
   for (int which = 0; which < 2; which++) {
     bool any = false;
@@ -230,18 +276,32 @@ static void render_links(const cs_metrics_snapshot *snap, int64_t now_ns,
   CS_JLIT(b, "]}}");
   /* Only fits that passed the checks of src/common/net_fit.h have a
    * latency and bandwidth; every fitted link has a validity point. */
-  static const char *const names[] = {"cclscope.link.latency",
-                                      "cclscope.link.bandwidth",
-                                      "cclscope.link.fit.valid"};
-  static const char *const units[] = {"s", "By/s", "1"};
+  metric_head(b, first, "cclscope.link.transfers", "1",
+              "Network send transfers from src_rank to dst_rank.");
+  sum_open(b);
+  for (size_t i = 0; i < snap->nlinks; i++) {
+    if (i)
+      cs_jbuf_putc(b, ',');
+    cs_jbuf_putc(b, '{');
+    link_attrs(b, &snap->links[i], NULL, NULL);
+    times(b, snap, now_ns);
+    point_value(b, (double)snap->links[i].transfers_total, true);
+    cs_jbuf_putc(b, '}');
+  }
+  CS_JLIT(b, "]}}");
+  static const char *const names[] = {
+      "cclscope.link.latency", "cclscope.link.bandwidth",
+      "cclscope.link.fit.valid", "cclscope.link.fit.r2"};
+  static const char *const units[] = {"s", "By/s", "1", "1"};
   static const char *const help[] = {
       "Fit of time = latency + size / bandwidth over the fastest send "
       "transfer per size (last window with transfers).",
       "Fit of time = latency + size / bandwidth over the fastest send "
       "transfer per size (last window with transfers).",
       "1 when the last fit passed the checks, else 0; attribute status "
-      "says why."};
-  for (int which = 0; which < 3; which++) {
+      "says why.",
+      "R2 of the latency/bandwidth fit (valid fits only)."};
+  for (int which = 0; which < 4; which++) {
     bool any = false;
     for (size_t i = 0; i < snap->nlinks; i++)
       any |= snap->links[i].has_fit &&
@@ -254,7 +314,7 @@ static void render_links(const cs_metrics_snapshot *snap, int64_t now_ns,
     for (size_t i = 0; i < snap->nlinks; i++) {
       const cs_link_series *l = &snap->links[i];
       bool ok = l->has_fit && l->fit.status == NET_FIT_OK;
-      if (!l->has_fit || (which < 2 && !ok))
+      if (!l->has_fit || (which != 2 && !ok))
         continue;
       if (!first_point)
         cs_jbuf_putc(b, ',');
@@ -268,12 +328,154 @@ static void render_links(const cs_metrics_snapshot *snap, int64_t now_ns,
         u64_str(b, ok ? 1 : 0);
       } else {
         CS_JLIT(b, ",\"asDouble\":");
-        cs_jbuf_double(b, which ? l->fit.bandwidth_bps : l->fit.latency_s);
+        cs_jbuf_double(b, which == 3   ? l->fit.r2
+                          : which == 1 ? l->fit.bandwidth_bps
+                                       : l->fit.latency_s);
       }
       cs_jbuf_putc(b, '}');
     }
     CS_JLIT(b, "]}}");
   }
+}
+
+static void channel_attrs(cs_jbuf *b, const cs_channel_series *c) {
+  CS_JLIT(b, "\"attributes\":[");
+  comm_attrs(b, c->ctx, c->rank);
+  kv_int(b, "nccl.channel", c->channel, false);
+  cs_jbuf_putc(b, ']');
+}
+
+/* What a channel metric shows. */
+typedef enum {
+  CHANNEL_TRANSFERS,
+  CHANNEL_BYTES,
+  CHANNEL_SIZE,     /* window mean */
+  CHANNEL_DURATION, /* window mean */
+  CHANNEL_LATENCY,  /* fit, valid only */
+  CHANNEL_BANDWIDTH
+} channel_value;
+
+static bool channel_has(const cs_channel_series *c, channel_value which) {
+  if (which == CHANNEL_SIZE || which == CHANNEL_DURATION)
+    return c->has_last;
+  if (which == CHANNEL_LATENCY || which == CHANNEL_BANDWIDTH)
+    return c->has_fit && c->fit.status == NET_FIT_OK;
+  return true;
+}
+
+static double channel_number(const cs_channel_series *c, channel_value which) {
+  switch (which) {
+  case CHANNEL_TRANSFERS:
+    return (double)c->transfers_total;
+  case CHANNEL_BYTES:
+    return (double)c->bytes_total;
+  case CHANNEL_SIZE:
+    return c->size_last;
+  case CHANNEL_DURATION:
+    return c->seconds_last;
+  case CHANNEL_LATENCY:
+    return c->fit.latency_s;
+  default:
+    return c->fit.bandwidth_bps;
+  }
+}
+
+/* The channel series as in Prometheus (docs/metrics.md), with the
+ * per-channel latency and bandwidth fit. */
+static void render_channels(const cs_metrics_snapshot *snap, int64_t now_ns,
+                            cs_jbuf *b, bool *first) {
+  static const struct {
+    const char *name, *unit, *description;
+    channel_value which;
+  } metrics[] = {
+      {"cclscope.channel.transfers", "1", "Network send transfers per channel.",
+       CHANNEL_TRANSFERS},
+      {"cclscope.channel.bytes", "By", "Bytes sent per channel.",
+       CHANNEL_BYTES},
+      {"cclscope.channel.transfer.size", "By",
+       "Mean send transfer size per channel over the last window.",
+       CHANNEL_SIZE},
+      {"cclscope.channel.transfer.duration", "s",
+       "Mean send transfer time per channel over the last window.",
+       CHANNEL_DURATION},
+      {"cclscope.channel.latency", "s",
+       "Fit of time = latency + size / bandwidth over the channel's fastest "
+       "send transfer per size (valid fits only).",
+       CHANNEL_LATENCY},
+      {"cclscope.channel.bandwidth", "By/s",
+       "Fit of time = latency + size / bandwidth over the channel's fastest "
+       "send transfer per size (valid fits only).",
+       CHANNEL_BANDWIDTH},
+  };
+  for (size_t m = 0; m < sizeof metrics / sizeof metrics[0]; m++) {
+    channel_value which = metrics[m].which;
+    bool any = false;
+    for (size_t i = 0; i < snap->nchannels; i++)
+      any |= channel_has(&snap->channels[i], which);
+    if (!any)
+      continue;
+    bool counter = which == CHANNEL_TRANSFERS || which == CHANNEL_BYTES;
+    metric_head(b, first, metrics[m].name, metrics[m].unit,
+                metrics[m].description);
+    if (counter)
+      sum_open(b);
+    else
+      CS_JLIT(b, "\"gauge\":{\"dataPoints\":[");
+    bool first_point = true;
+    for (size_t i = 0; i < snap->nchannels; i++) {
+      const cs_channel_series *c = &snap->channels[i];
+      if (!channel_has(c, which))
+        continue;
+      if (!first_point)
+        cs_jbuf_putc(b, ',');
+      first_point = false;
+      cs_jbuf_putc(b, '{');
+      channel_attrs(b, c);
+      if (counter) {
+        times(b, snap, now_ns);
+      } else {
+        CS_JLIT(b, ",\"timeUnixNano\":");
+        u64_str(b, (uint64_t)now_ns);
+      }
+      point_value(b, channel_number(c, which), counter);
+      cs_jbuf_putc(b, '}');
+    }
+    CS_JLIT(b, "]}}");
+  }
+}
+
+/* A monotonic sum with one string attribute per point (the plugin's own
+ * counters by kind, reason or source). */
+static void plugin_counter_by(const cs_metrics_snapshot *snap, int64_t now_ns,
+                              cs_jbuf *b, bool *first, const char *name,
+                              const char *description, const char *attribute,
+                              const char *const *values, const uint64_t *counts,
+                              int n) {
+  metric_head(b, first, name, "1", description);
+  sum_open(b);
+  for (int k = 0; k < n; k++) {
+    if (k)
+      cs_jbuf_putc(b, ',');
+    CS_JLIT(b, "{\"attributes\":[");
+    kv_str(b, attribute, values[k], true);
+    cs_jbuf_putc(b, ']');
+    times(b, snap, now_ns);
+    point_value(b, (double)counts[k], true);
+    cs_jbuf_putc(b, '}');
+  }
+  CS_JLIT(b, "]}}");
+}
+
+/* A gauge without attributes. */
+static void plugin_gauge(cs_jbuf *b, bool *first, int64_t now_ns,
+                         const char *name, const char *unit,
+                         const char *description, uint64_t value) {
+  metric_head(b, first, name, unit, description);
+  CS_JLIT(b, "\"gauge\":{\"dataPoints\":[{\"attributes\":[],"
+             "\"timeUnixNano\":");
+  u64_str(b, (uint64_t)now_ns);
+  point_value(b, (double)value, true);
+  CS_JLIT(b, "}]}}");
 }
 
 /* A monotonic sum without attributes (the plugin's own counters). */
@@ -294,34 +496,39 @@ static void render_plugin(const cs_metrics_snapshot *snap, int64_t now_ns,
   const cs_metrics_health *h = snap->health;
   plugin_counter(snap, now_ns, b, first, "cclscope.plugin.callbacks",
                  "Profiler callbacks recorded by this process.", h->callbacks);
-  metric_head(b, first, "cclscope.plugin.dropped", "1",
-              "Records dropped because a thread's ring was full.");
-  CS_JLIT(b, "\"sum\":{\"aggregationTemporality\":2,\"isMonotonic\":true,"
-             "\"dataPoints\":[");
   static const char *const kinds[] = {"start", "state", "stop"};
-  uint64_t counts[] = {h->dropped_starts, h->dropped_states, h->dropped_stops};
-  for (int k = 0; k < 3; k++) {
-    if (k)
-      cs_jbuf_putc(b, ',');
-    CS_JLIT(b, "{\"attributes\":[");
-    kv_str(b, "cclscope.drop.kind", kinds[k], true);
-    cs_jbuf_putc(b, ']');
-    times(b, snap, now_ns);
-    CS_JLIT(b, ",\"asInt\":");
-    u64_str(b, counts[k]);
-    cs_jbuf_putc(b, '}');
-  }
-  CS_JLIT(b, "]}}");
+  uint64_t drops[] = {h->dropped_starts, h->dropped_states, h->dropped_stops};
+  plugin_counter_by(snap, now_ns, b, first, "cclscope.plugin.dropped",
+                    "Records dropped because a thread's ring was full.",
+                    "cclscope.drop.kind", kinds, drops, 3);
+  static const char *const reasons[] = {"abandoned", "parent-stopped",
+                                        "no-progress", "finalize"};
+  plugin_counter_by(
+      snap, now_ns, b, first, "cclscope.plugin.reclaimed",
+      "Events NCCL never stopped, reclaimed by the plugin, by reason.",
+      "cclscope.reclaim.reason", reasons, h->reclaimed + 1,
+      CS_RECLAIM_COUNT - 1);
+  static const char *const sources[] = {"host", "proxy", "gpu"};
+  plugin_counter_by(snap, now_ns, b, first, "cclscope.plugin.timings",
+                    "Collective timings derived, by source.",
+                    "cclscope.timing.source", sources, h->timings, 3);
+  static const char *const sampling[] = {"sample", "min_bytes"};
+  uint64_t left_out[] = {h->sampled_out, h->too_small};
+  plugin_counter_by(snap, now_ns, b, first, "cclscope.plugin.sampled_out",
+                    "Operations left out on purpose, by reason.",
+                    "cclscope.sample.reason", sampling, left_out, 2);
   plugin_counter(snap, now_ns, b, first, "cclscope.plugin.hangs",
                  "Operations the hang watchdog reported.", h->hangs);
-  metric_head(b, first, "cclscope.plugin.events_inflight", "1",
-              "Events started and not yet ended.");
-  CS_JLIT(b, "\"gauge\":{\"dataPoints\":[{\"attributes\":[],"
-             "\"timeUnixNano\":");
-  u64_str(b, (uint64_t)now_ns);
-  CS_JLIT(b, ",\"asInt\":");
-  u64_str(b, h->inflight);
-  CS_JLIT(b, "}]}}");
+  plugin_counter(snap, now_ns, b, first, "cclscope.plugin.series_dropped",
+                 "Metric series not created because a table was full.",
+                 snap->series_dropped);
+  plugin_gauge(b, first, now_ns, "cclscope.plugin.events_inflight", "1",
+               "Events started and not yet ended.", h->inflight);
+  plugin_gauge(b, first, now_ns, "cclscope.plugin.ring.high_water", "By",
+               "Most ring bytes ever waiting for the writer (any thread).",
+               64 * h->ring_high_water);
+  plugin_gauge(b, first, now_ns, "cclscope.plugin.threads", "1",
+               "Threads that called the plugin.", h->threads);
 }
 
 static void render_steps(const cs_metrics_snapshot *snap, int64_t now_ns,
@@ -356,6 +563,7 @@ void cs_metrics_render_otlp(const cs_metrics_snapshot *snap, int64_t now_ns,
   render_steps(snap, now_ns, b, &first);
   render_collectives(snap, now_ns, b, &first);
   render_links(snap, now_ns, b, &first);
+  render_channels(snap, now_ns, b, &first);
   render_plugin(snap, now_ns, b, &first);
   CS_JLIT(b, "]}]}]}");
 }
