@@ -17,6 +17,9 @@
  * the collectives: window gauges live one window, and the scraper must be
  * running when that window closes.
  *
+ * With METRICS_DRIVER_DONE=FILE it stops waiting its SECONDS as soon as
+ * FILE exists, then finalizes and exits normally.
+ *
  * usage: metrics_driver PLUGIN N SECONDS
  */
 #include <dlfcn.h>
@@ -154,7 +157,13 @@ int main(int argc, char **argv) {
       step(2);
     fprintf(stderr, "metrics_driver: 12 sends emitted\n");
   }
-  usleep((useconds_t)(seconds * 1e6));
+  /* METRICS_DRIVER_DONE=FILE: stop waiting as soon as FILE exists. */
+  const char *done = getenv("METRICS_DRIVER_DONE");
+  for (double waited = 0; waited < seconds; waited += 0.01) {
+    if (done && access(done, F_OK) == 0)
+      break;
+    usleep(10000);
+  }
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   p->finalize(ctx);

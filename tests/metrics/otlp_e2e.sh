@@ -4,9 +4,11 @@
 # (otlp_receiver.mjs): once as http/json, once as the default http/protobuf
 # with gzip; both must carry the same metrics, the second also the SLURM,
 # Kubernetes, host and process resource attributes (docs/metrics.md).
-# usage: otlp_e2e.sh DRIVER PLUGIN
+# Every OTLP name docs/metrics.md lists (its metric table and the OTel
+# design's table) must be in the decoded data.
+# usage: otlp_e2e.sh DRIVER PLUGIN DOCS_METRICS_MD
 set -euo pipefail
-driver=$1 plugin=$2
+driver=$1 plugin=$2 docs=$3
 here=$(cd "$(dirname "$0")" && pwd)
 [ -d "$here/node_modules/@opentelemetry/otlp-proto-exporter-base" ] ||
   { echo "FAIL: run 'npm ci' in tests/metrics first (scripts/test.sh does)"; exit 1; }
@@ -50,9 +52,9 @@ EXPECT_GZIP=1 run_phase protobuf OTEL_EXPORTER_OTLP_COMPRESSION=none \
 grep -q "OTLP/HTTP protobuf, gzip" "$work/protobuf.log" ||
   { echo "FAIL: the plugin did not say it pushes protobuf with gzip"; cat "$work/protobuf.log"; exit 1; }
 
-node - "$work/json.json" "$work/protobuf.json" "$N" <<'JS'
+node - "$work/json.json" "$work/protobuf.json" "$N" "$docs" <<'JS'
 const fs = require("fs");
-const [jsonFile, protoFile, nText] = process.argv.slice(2);
+const [jsonFile, protoFile, nText, docsFile] = process.argv.slice(2);
 const n = Number(nText);
 const reports = { json: JSON.parse(fs.readFileSync(jsonFile)), protobuf: JSON.parse(fs.readFileSync(protoFile)) };
 const fail = (m) => { console.log("FAIL: " + m); console.log(JSON.stringify(reports, null, 1)); process.exit(1); };
@@ -100,5 +102,21 @@ for (const [k, v] of Object.entries(want)) if (res[k] !== v) fail(`resource ${k}
 if (reports.json.resource["service.name"] !== "cclscope") fail("default service.name");
 if ("slurm.job.id" in reports.json.resource || "k8s.pod.name" in reports.json.resource)
   fail("SLURM/K8s attributes without their variables");
-console.log(`PASS: ${reports.json.valid} JSON and ${reports.protobuf.valid} protobuf+gzip pushes agree on ${Object.keys(a).length} metrics`);
+// The names the docs promise: the metric table's OTLP column, and every
+// cclscope.* name in the OTel profiler design's table.
+const docs = fs.readFileSync(docsFile, "utf8");
+const promised = new Set();
+for (const line of docs.split("\n")) {
+  const cells = line.split("|");
+  if (cells.length > 7 && /^\s*`cclscope_/.test(cells[1])) {
+    const otlp = cells[6].replace(/[` ]/g, "");
+    if (otlp !== "—") promised.add(otlp);
+  }
+}
+const design = docs.split("### The OTel profiler design's metrics")[1]?.split("\n## ")[0] ?? "";
+for (const m of design.matchAll(/`(cclscope\.[a-z_.]+)`/g)) promised.add(m[1]);
+if (promised.size < 30) fail(`read only ${promised.size} OTLP names from ${docsFile}`);
+for (const [name, r] of Object.entries(reports))
+  for (const m of promised) if (!(m in r.metrics)) fail(`${name}: ${m} is documented but not exported`);
+console.log(`PASS: ${reports.json.valid} JSON and ${reports.protobuf.valid} protobuf+gzip pushes agree on ${Object.keys(a).length} metrics; all ${promised.size} documented names present`);
 JS
