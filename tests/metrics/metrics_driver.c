@@ -10,7 +10,7 @@
  * ProxySteps (SendWait, then stop) take about 50 us + size / 0.5 GB/s (busy
  * wait), so that links and channels have transfers and a fit; and marks
  * two training steps (cclscope_step). Every series the exporters have then
- * has a sample (tests/metrics/metric_names.sh).
+ * has a sample (tests/metrics/prometheus_outputs.sh and otlp_e2e.sh).
  *
  * With METRICS_DRIVER_GO=FILE in the environment it starts the
  * communicator (so the endpoint is up) but waits for FILE to exist before

@@ -63,13 +63,23 @@ for (const [name, r] of Object.entries(reports)) {
   if (r.valid < 2) fail(`${name}: expected several pushes, got ` + r.valid);
   const d = r.metrics["cclscope.collective.duration"];
   if (!d || !d.kinds.includes("histogram")) fail(`${name}: no duration histogram`);
-  if (d.counts?.AllReduce !== n) fail(`${name}: AllReduce count ${d.counts?.AllReduce}, expected ${n}`);
-  if (!(d.counts?.Send > 0)) fail(`${name}: no P2P Send durations`);
+  if (d.counts?.["AllReduce/8MiB"] !== n) fail(`${name}: AllReduce counts ${JSON.stringify(d.counts)}, expected ${n}`);
+  // 3 Sends of each size, each 2 channels x 2 steps of a quarter of its
+  // size (metrics_driver.c); the AllReduces have no network transfers.
+  const t = r.metrics["cclscope.collective.transfers"]?.values;
+  const tb = r.metrics["cclscope.collective.transfer.bytes"]?.values;
+  if (t?.["AllReduce/8MiB"] !== 0) fail(`${name}: AllReduce transfers ${JSON.stringify(t)}`);
+  for (const kib of [64, 128, 256, 512]) {
+    const key = `Send/${kib}KiB`;
+    if (d.counts?.[key] !== 3) fail(`${name}: ${key} count ${d.counts?.[key]}, expected 3`);
+    if (t?.[key] !== 12) fail(`${name}: ${key} transfers ${t?.[key]}, expected 12`);
+    if (tb?.[key] !== 3 * kib * 1024) fail(`${name}: ${key} transfer bytes ${tb?.[key]}`);
+  }
   for (const key of ["nccl.comm.id", "nccl.rank", "nccl.collective", "cclscope.size_bucket"])
     if (!d.attributes.includes(key)) fail(`${name}: duration lacks attribute ${key}`);
   if (d.attributes.includes("gpu.uuid")) fail(`${name}: gpu.uuid sent though unknown`);
   const bw = r.metrics["cclscope.collective.bus_bandwidth"];
-  const allreduce = bw?.values?.AllReduce;
+  const allreduce = bw?.values?.["AllReduce/8MiB"];
   if (!(Math.abs(allreduce - 14680064000) / 14680064000 <= 0.01)) fail(`${name}: AllReduce bus bandwidth ${allreduce}`);
   if (r.resource["deployment.environment"] !== "ci") fail(`${name}: OTEL_RESOURCE_ATTRIBUTES not applied`);
   if (r.resource["team"] !== "ml infra") fail(`${name}: percent-decoding of resource attributes`);

@@ -47,6 +47,13 @@ function prune(v) {
   return v;
 }
 
+// "AllReduce/8MiB": a point's operation and size bucket, or null.
+function opKey(p) {
+  const attr = (k) => (p.attributes ?? []).find((a) => a.key === k)?.value.stringValue;
+  const op = attr('nccl.collective');
+  return op ? `${op}/${attr('cclscope.size_bucket')}` : null;
+}
+
 // Compare JSON values, treating numeric strings and numbers as one.
 function diff(a, b, path) {
   if (typeof a === 'number' || typeof b === 'number') {
@@ -133,13 +140,13 @@ function record(json) {
               if (total !== Number(p.count))
                 return `${m.name}: buckets sum to ${total}, count is ${p.count}`;
               entry.lastCount = Number(p.count);
-              // The latest count per operation (nccl.collective).
-              const op = (p.attributes ?? []).find((a) => a.key === 'nccl.collective');
-              if (op) (entry.counts ??= {})[op.value.stringValue] = Number(p.count);
+              // The latest count per operation and size bucket.
+              const op = opKey(p);
+              if (op) (entry.counts ??= {})[op] = Number(p.count);
             } else {
               entry.last = p.asDouble ?? Number(p.asInt);
-              const op = (p.attributes ?? []).find((a) => a.key === 'nccl.collective');
-              if (op) (entry.values ??= {})[op.value.stringValue] = entry.last;
+              const op = opKey(p);
+              if (op) (entry.values ??= {})[op] = entry.last;
             }
           }
         }
