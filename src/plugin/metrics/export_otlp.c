@@ -353,13 +353,16 @@ static bool worth_retrying(push_result r, long status) {
 
 /* ---- the exporter thread ---- */
 
-/* Wait `seconds` of back-off; false when a newer payload or a stop came. */
+/* Wait `seconds` of back-off, the whole of it even when a newer payload
+ * comes (the collector asked for the pause; the newer payload goes after
+ * it), unless a stop comes. False when the retry is not wanted any more:
+ * stopping, or a newer payload is waiting to go instead. */
 static bool back_off(int seconds) {
   struct timespec until;
   clock_gettime(CLOCK_REALTIME, &until);
   until.tv_sec += seconds;
   pthread_mutex_lock(&otlp.lock);
-  while (!otlp.pending && !otlp.stopping &&
+  while (!otlp.stopping &&
          pthread_cond_timedwait(&otlp.cond, &otlp.lock, &until) != ETIMEDOUT) {
   }
   bool go_on = !otlp.pending && !otlp.stopping;
