@@ -94,8 +94,8 @@ static void refuses_what_it_does_not_know(void **state) {
   static const char *const bad[] = {
       "{\"resourceMetrics\":[{\"unknownField\":1}]}",
       "{\"resourceMetrics\":[{\"resource\":{}}]",
-      "{\"resourceMetrics\":[{\"scopeMetrics\":[{\"metrics\":[{\"sum\":{"
-      "\"dataPoints\":[{\"asInt\":\"x\"}]}}]}]}]}",
+      ("{\"resourceMetrics\":[{\"scopeMetrics\":[{\"metrics\":[{\"sum\":{"
+       "\"dataPoints\":[{\"asInt\":\"x\"}]}}]}]}]}"),
       "{\"resourceMetrics\":[]} trailing",
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

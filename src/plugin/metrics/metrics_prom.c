@@ -162,8 +162,8 @@ static void render_collectives(const cs_metrics_snapshot *snap, cs_jbuf *b) {
   static const char *const transfer_help[] = {
       "Network send transfers (proxy steps) of these operations.",
       "Bytes of the network send transfers of these operations.",
-      "Time of the network send transfers of these operations (SendWait to "
-      "completion), summed."};
+      ("Time of the network send transfers of these operations (SendWait "
+       "to completion), summed.")};
   for (int which = 0; which < 3; which++) {
     head(b, transfer_names[which], "counter", transfer_help[which]);
     for (size_t i = 0; i < snap->ncolls; i++) {
