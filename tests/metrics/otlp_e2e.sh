@@ -35,7 +35,7 @@ run_phase() {
     CCLSCOPE_OTLP_ENDPOINT="http://127.0.0.1:$port/v1/metrics" \
     OTEL_EXPORTER_OTLP_HEADERS="x-test-header=present" \
     OTEL_RESOURCE_ATTRIBUTES="deployment.environment=ci,team=ml%20infra" \
-    "$@" "$driver" "$plugin" $N 1.5 2>"$work/$name.log" ||
+    "$@" "$driver" "$plugin" $N 0.8 2>"$work/$name.log" ||
     { echo "FAIL: driver ($name)"; cat "$work/$name.log"; exit 1; }
   kill -TERM "$recv_pid"
   wait "$recv_pid" || true
