@@ -42,7 +42,7 @@ step "an emulated training step: 2 nodes x 4 GPUs, rank 5 late by 400 us"
 # (network detail for the rank-pair fits); metrics as well, as a textfile.
 CCLSCOPE_DIR="$out/traces" CCLSCOPE_JOB_ID=demo \
   CCLSCOPE_MODE=trace,metrics CCLSCOPE_MASK=default,proxystep \
-  CCLSCOPE_PROM_DIR="$out/metrics" CCLSCOPE_SUMMARY=off \
+  CCLSCOPE_PROM_DIR="$out/metrics" CCLSCOPE_PROM_KEEP=1 CCLSCOPE_SUMMARY=off \
   "$build/ncclemu" --plugin "$build/libnccl-profiler-cclscope.so" \
   --scenario mixed --nodes 2 --ranks-per-node 4 --ops 5 \
   --delay-rank 5 --delay-us 400 --step-marks

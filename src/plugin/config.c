@@ -532,6 +532,25 @@ static void load_otlp_timeout(cs_config *c) {
     c->otlp_timeout_ms = (long)ms;
 }
 
+/* CCLSCOPE_METRICS_WINDOW_EVENTS: a window also closes after this many
+ * events (0: by time only). The OTel profiler design's variable for the
+ * window's length, NCCL_PROFILER_OTEL_TELEMETRY_INTERVAL_SEC, is an alias
+ * of CCLSCOPE_METRICS_WINDOW, which wins. */
+static void load_metrics_windows(cs_config *c) {
+  static const char alias[] = "NCCL_PROFILER_OTEL_TELEMETRY_INTERVAL_SEC";
+  const char *window = getenv("CCLSCOPE_METRICS_WINDOW");
+  if ((!window || !*window) && getenv(alias))
+    load_seconds(alias, &c->metrics_window_s, 5.0, 0.05, 3600.0);
+  unsigned events;
+  const char *v = getenv("CCLSCOPE_METRICS_WINDOW_EVENTS");
+  if (v && strcmp(v, "0") == 0) {
+    c->metrics_window_events = 0;
+    return;
+  }
+  load_count("CCLSCOPE_METRICS_WINDOW_EVENTS", &events, 0, 100, 100000000);
+  c->metrics_window_events = events;
+}
+
 static void load_bool(const char *var, bool *out, bool def) {
   static const char *const yes[] = {"1", "yes", "true", "on", NULL};
   static const char *const no[] = {"0", "no", "false", "off", NULL};
@@ -646,4 +665,6 @@ void cs_config_load(cs_config *c) {
   load_bool("CCLSCOPE_CUPTI", &c->cupti, false);
   load_bool("CCLSCOPE_METRICS_GLOBAL_RANK", &c->metrics_global_rank, false);
   load_roctx(c);
+  load_metrics_windows(c);
+  load_bool("CCLSCOPE_PROM_KEEP", &c->prom_keep, false);
 }

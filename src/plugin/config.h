@@ -72,6 +72,9 @@ typedef struct {
   char clock[16];           /* auto | tsc | monotonic */
   char direct_io[8];        /* CCLSCOPE_DIRECT_IO: auto | on | off */
   char host[16];            /* auto | nccl | rccl */
+  /* Metrics windows and textfile (docs/metrics.md). */
+  unsigned metrics_window_events; /* CCLSCOPE_METRICS_WINDOW_EVENTS, 0 = off */
+  bool prom_keep; /* CCLSCOPE_PROM_KEEP=1: leave the textfile at exit */
 } cs_config;
 
 /* Read the environment into `c` (defaults for anything unset or invalid). */

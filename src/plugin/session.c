@@ -88,6 +88,8 @@ static void fill_writer_opts(cs_writer_opts *o, bool forked_child) {
   o->timing_timeout_s = session.cfg.timing_timeout_s;
   o->metrics_window_s = session.cfg.metrics_window_s;
   o->metrics_max_series = session.cfg.metrics_max_series;
+  o->metrics_window_events = session.cfg.metrics_window_events;
+  o->prom_keep = session.cfg.prom_keep;
   o->prom_file = session.cfg.prom_file;
   o->prom_addr = session.cfg.prom_addr;
   o->prom_port = session.cfg.prom_port;

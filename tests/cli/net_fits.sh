@@ -40,7 +40,7 @@ record() { # NAME EMU-ARGS...: a fresh trace, textfiles and summaries
   mkdir -p "$work/$name/prom"
   CCLSCOPE_DIR="$work/$name/t" CCLSCOPE_MASK=coll,proxyop,proxystep \
     CCLSCOPE_MODE=trace,metrics \
-    CCLSCOPE_PROM_DIR="$work/$name/prom" CCLSCOPE_METRICS_WINDOW=600 \
+    CCLSCOPE_PROM_DIR="$work/$name/prom" CCLSCOPE_PROM_KEEP=1 CCLSCOPE_METRICS_WINDOW=600 \
     CCLSCOPE_SUMMARY=stderr CCLSCOPE_JOB_ID=netfits \
     "$emu" --plugin "$plugin" "$@" \
     >"$work/$name/emu.out" 2>"$work/$name/emu.err"

@@ -15,7 +15,7 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do emu_args+=("${1//@WORK@/$work}"); shi
 [ $# -gt 1 ] || { echo "usage: run_check.sh NCCLEMU PLUGIN [opts] -- CHECK [args]"; exit 2; }
 shift
 mkdir -p "$work/prom"
-if ! CCLSCOPE_DIR="$work/traces" CCLSCOPE_PROM_DIR="$work/prom" \
+if ! CCLSCOPE_DIR="$work/traces" CCLSCOPE_PROM_DIR="$work/prom" CCLSCOPE_PROM_KEEP=1 \
   "$emu" --plugin "$plugin" "${emu_args[@]}" >"$work/emu.log" 2>&1; then
   echo "FAIL: ncclemu ${emu_args[*]} exited with an error:"
   tail -n 30 "$work/emu.log"

@@ -71,6 +71,9 @@ static const char *const checked_variables[] = {
     "CCLSCOPE_CUPTI",
     "CCLSCOPE_ROCTX",
     "CCLSCOPE_METRICS_GLOBAL_RANK",
+    "CCLSCOPE_METRICS_WINDOW_EVENTS",
+    "NCCL_PROFILER_OTEL_TELEMETRY_INTERVAL_SEC",
+    "CCLSCOPE_PROM_KEEP",
 };
 enum { N_CHECKED = sizeof checked_variables / sizeof checked_variables[0] };
 
@@ -160,6 +163,9 @@ static const struct {
     {"CCLSCOPE_NVTX", {"2", "enable", "y"}},
     {"CCLSCOPE_CUPTI", {"2", "enable"}},
     {"CCLSCOPE_METRICS_GLOBAL_RANK", {"2", "rank", "yes please"}},
+    {"CCLSCOPE_METRICS_WINDOW_EVENTS", {"1", "99", "100000001", "1e4"}},
+    {"NCCL_PROFILER_OTEL_TELEMETRY_INTERVAL_SEC", {"0.01", "3601"}},
+    {"CCLSCOPE_PROM_KEEP", {"2", "keep"}},
     {"CCLSCOPE_ROCTX", {"2", "enable", "forced", "rccl", "auto"}},
 };
 enum { N_BAD_FOR_ONE = sizeof bad_for_one / sizeof bad_for_one[0] };
@@ -241,6 +247,9 @@ static const field_ref fields[] = {
     {"direct_io", offsetof(cs_config, direct_io), 8, KIND_TEXT},
     {"host", offsetof(cs_config, host), 16, KIND_TEXT},
     {"roctx", offsetof(cs_config, roctx), 8, KIND_TEXT},
+    {"metrics_window_events", offsetof(cs_config, metrics_window_events),
+     sizeof(unsigned), KIND_UNSIGNED},
+    {"prom_keep", offsetof(cs_config, prom_keep), sizeof(bool), KIND_BOOL},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 
@@ -456,6 +465,15 @@ static const struct {
     {"CCLSCOPE_CUPTI", "1", {{"cupti", 1, NULL}}},
     {"CCLSCOPE_METRICS_GLOBAL_RANK", "1", {{"metrics_global_rank", 1, NULL}}},
     {"CCLSCOPE_METRICS_GLOBAL_RANK", "off", {{0}}},
+    {"CCLSCOPE_METRICS_WINDOW_EVENTS", "0", {{0}}},
+    {"CCLSCOPE_METRICS_WINDOW_EVENTS",
+     "50000",
+     {{"metrics_window_events", 50000, NULL}}},
+    {"NCCL_PROFILER_OTEL_TELEMETRY_INTERVAL_SEC",
+     "2",
+     {{"metrics_window_s", 2, NULL}}},
+    {"CCLSCOPE_PROM_KEEP", "1", {{"prom_keep", 1, NULL}}},
+    {"CCLSCOPE_PROM_KEEP", "no", {{0}}},
     {"CCLSCOPE_CUPTI", "false", {{0}}},
     {"CCLSCOPE_ROCTX", "1", {{"roctx", 0, "on"}}},
     {"CCLSCOPE_ROCTX", "on", {{"roctx", 0, "on"}}},

@@ -88,6 +88,7 @@ static void test_pause_resume_marks(void **state) {
   char prom[4200];
   snprintf(prom, sizeof prom, "%s/metrics.prom", d.dir);
   setenv("CCLSCOPE_PROM_FILE", prom, 1);
+  setenv("CCLSCOPE_PROM_KEEP", "1", 1); /* read after the run */
   control_api api;
   find_api(&api);
   assert_string_equal(api.version(), CCLSCOPE_VERSION);
@@ -176,6 +177,7 @@ static void test_pause_resume_marks(void **state) {
   driver_close(&d);
   driver_cleanup(&d);
   unsetenv("CCLSCOPE_PROM_FILE");
+  unsetenv("CCLSCOPE_PROM_KEEP");
   unsetenv("CCLSCOPE_MODE");
 }
 

@@ -124,7 +124,8 @@ static void otlp_omits_rejected_fits(void **state) {
   assert_true(lat < bw && bw < valid);
   char between[8192];
   snprintf(between, sizeof between, "%.*s", (int)(valid - lat), lat);
-  assert_null(strstr(between, "\"dst_rank\",\"value\":{\"intValue\":\"3\"}"));
+  assert_null(
+      strstr(between, "\"nccl.dst_rank\",\"value\":{\"intValue\":\"3\"}"));
   assert_non_null(strstr(valid, "\"negative-latency\""));
   assert_non_null(strstr(valid, "\"ok\""));
   cs_jbuf_free(&b);

@@ -53,6 +53,7 @@ static void clean_environment(void) {
                                      "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
                                      "CCLSCOPE_MODE",
                                      "CCLSCOPE_METRICS_WINDOW",
+                                     "CCLSCOPE_PROM_KEEP",
                                      NULL};
   for (int i = 0; vars[i]; i++)
     unsetenv(vars[i]);
@@ -64,6 +65,7 @@ static void scene_open(scene_t *s, const char *mode) {
   setenv("CCLSCOPE_HOSTNAME", HOST, 1);
   setenv("CCLSCOPE_MODE", mode, 1);
   setenv("CCLSCOPE_METRICS_WINDOW", "0.05", 1);
+  setenv("CCLSCOPE_PROM_KEEP", "1", 1); /* the textfile is read after */
   test_make_tmpdir(s->root, sizeof s->root);
   snprintf(s->victims, sizeof s->victims, "%s/victims", s->root);
   snprintf(s->prom_dir, sizeof s->prom_dir, "%s/prom", s->root);

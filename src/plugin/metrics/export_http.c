@@ -120,15 +120,17 @@ static void client_close(http_client *c) {
   c->phase = CLIENT_FREE;
 }
 
+/* The answer's head, and its body unless `head_only` (a HEAD request:
+ * the same headers, Content-Length included, and no body). */
 static void client_reply(http_client *c, const char *status, const char *type,
-                         const char *body, size_t len) {
+                         const char *body, size_t len, bool head_only) {
   int n = snprintf(c->reply_head, sizeof c->reply_head,
                    "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
                    "Connection: close\r\n\r\n",
                    status, type, len);
   c->reply_head_len = n > 0 && (size_t)n < sizeof c->reply_head ? (size_t)n : 0;
   c->body = body;
-  c->body_len = len;
+  c->body_len = head_only ? 0 : len;
   c->sent = 0;
   c->phase = CLIENT_WRITING;
 }
@@ -138,16 +140,23 @@ static void client_answer(http_client *c) {
   static const char page[] = "cclscope: metrics at /metrics\n";
   static const char not_found[] = "not found: try /metrics\n";
   const char *req = c->head;
-  if (strncmp(req, "GET /metrics", 12) == 0 &&
-      (req[12] == ' ' || req[12] == '?')) {
+  bool head_only = strncmp(req, "HEAD ", 5) == 0;
+  if (head_only)
+    req += 5;
+  else if (strncmp(req, "GET ", 4) == 0)
+    req += 4;
+  else
+    req = ""; /* another method: not found */
+  if (strncmp(req, "/metrics", 8) == 0 && (req[8] == ' ' || req[8] == '?')) {
     c->text = text_acquire();
     client_reply(c, "200 OK", "text/plain; version=0.0.4; charset=utf-8",
-                 c->text ? c->text->data : "", c->text ? c->text->len : 0);
-  } else if (strncmp(req, "GET / ", 6) == 0) {
-    client_reply(c, "200 OK", "text/plain", page, sizeof page - 1);
+                 c->text ? c->text->data : "", c->text ? c->text->len : 0,
+                 head_only);
+  } else if (strncmp(req, "/ ", 2) == 0) {
+    client_reply(c, "200 OK", "text/plain", page, sizeof page - 1, head_only);
   } else {
     client_reply(c, "404 Not Found", "text/plain", not_found,
-                 sizeof not_found - 1);
+                 sizeof not_found - 1, head_only);
   }
 }
 

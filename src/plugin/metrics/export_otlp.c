@@ -18,10 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "clock.h"
+#include "gzip_body.h"
 #include "log.h"
+#include "otlp_protobuf.h"
 
 enum {
   CS_CURLOPT_WRITEDATA = 10001,
@@ -29,6 +32,8 @@ enum {
   CS_CURLOPT_POSTFIELDS = 10015,
   CS_CURLOPT_HTTPHEADER = 10023,
   CS_CURLOPT_WRITEFUNCTION = 20011,
+  CS_CURLOPT_HEADERFUNCTION = 20079,
+  CS_CURLOPT_HEADERDATA = 10029,
   CS_CURLOPT_POSTFIELDSIZE = 60,
   CS_CURLOPT_NOSIGNAL = 99,
   CS_CURLOPT_TIMEOUT_MS = 155,
@@ -70,6 +75,8 @@ typedef struct {
 } curl_api;
 
 #define MAX_RETRIES 3
+/* A collector's Retry-After is followed up to this many seconds. */
+#define MAX_RETRY_AFTER_S 30
 #define NO_DEADLINE INT64_MAX
 /* Without curl_multi_wakeup, how often a push looks at the deadline. */
 #define DEADLINE_POLL_MS 50
@@ -93,7 +100,9 @@ typedef struct {
   size_t pending_len;
   char url[1024];
   long timeout_ms;
-  curl_slist *headers;
+  cs_otlp_encoding encoding;
+  bool gzip;          /* compression on and zlib loaded */
+  cs_bytes proto, gz; /* the payload being sent, encoded / compressed */
   curl_api curl;
   void *multi;       /* the push in progress runs on it */
   bool unresponsive; /* the last push got no answer in time */
@@ -104,6 +113,16 @@ typedef struct {
 static otlp_state otlp = {.lock = PTHREAD_MUTEX_INITIALIZER,
                           .cond = PTHREAD_COND_INITIALIZER,
                           .stop_deadline_ns = NO_DEADLINE};
+
+static int hex_value(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
 
 static int64_t mono_ns(void) {
   return (int64_t)cs_clock_monotonic_ns();
@@ -180,15 +199,20 @@ static bool load_curl(curl_api *c) {
   return ok;
 }
 
-/* OTEL_EXPORTER_OTLP_HEADERS / _METRICS_HEADERS: "k1=v1,k2=v2". */
-static curl_slist *build_headers(void) {
-  curl_slist *list =
-      otlp.curl.slist_append(NULL, "Content-Type: application/json");
+/* The request's headers: its content type and encoding, then
+ * OTEL_EXPORTER_OTLP_METRICS_HEADERS or OTEL_EXPORTER_OTLP_HEADERS
+ * ("k1=v1,k2=v2", values %-encoded as in OTEL_RESOURCE_ATTRIBUTES). */
+static curl_slist *build_headers(bool protobuf, bool gzip) {
+  curl_slist *list = otlp.curl.slist_append(
+      NULL, protobuf ? "Content-Type: application/x-protobuf"
+                     : "Content-Type: application/json");
+  if (gzip && list)
+    list = otlp.curl.slist_append(list, "Content-Encoding: gzip");
   const char *v = getenv("OTEL_EXPORTER_OTLP_METRICS_HEADERS");
   if (!v || !*v)
     v = getenv("OTEL_EXPORTER_OTLP_HEADERS");
   char buf[2048];
-  if (!v || !*v || strlen(v) >= sizeof buf)
+  if (!list || !v || !*v || strlen(v) >= sizeof buf)
     return list;
   strcpy(buf, v);
   for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv;
@@ -197,9 +221,15 @@ static curl_slist *build_headers(void) {
     if (!eq)
       continue;
     *eq = '\0';
-    char line[2100];
-    snprintf(line, sizeof line, "%s: %s", kv, eq + 1);
-    list = otlp.curl.slist_append(list, line);
+    while (*kv == ' ')
+      kv++;
+    char value[2048];
+    cs_otlp_percent_decode(eq + 1, value, sizeof value);
+    char line[4200];
+    snprintf(line, sizeof line, "%s: %s", kv, value);
+    curl_slist *more = otlp.curl.slist_append(list, line);
+    if (more)
+      list = more;
   }
   return list;
 }
@@ -208,6 +238,27 @@ static size_t discard_body(char *p, size_t size, size_t n, void *arg) {
   (void)p;
   (void)arg;
   return size * n;
+}
+
+/* Response headers: remembers Retry-After given in seconds (an HTTP date
+ * is ignored: the plain back-off applies). */
+static size_t read_header(char *p, size_t size, size_t n, void *arg) {
+  long *retry_after_s = arg;
+  size_t len = size * n;
+  static const char name[] = "retry-after:";
+  if (len > sizeof name - 1 && strncasecmp(p, name, sizeof name - 1) == 0) {
+    char digits[16];
+    size_t k = 0;
+    for (size_t i = sizeof name - 1; i < len && k + 1 < sizeof digits; i++)
+      if (p[i] >= '0' && p[i] <= '9')
+        digits[k++] = p[i];
+      else if (k || (p[i] != ' ' && p[i] != '\t'))
+        break;
+    digits[k] = '\0';
+    if (k)
+      *retry_after_s = strtol(digits, NULL, 10);
+  }
+  return len;
 }
 
 /* ---- one push ---- */
@@ -247,15 +298,27 @@ static int run_transfer(void *easy) {
   return code;
 }
 
-static push_result post_once(const char *body, size_t len, long *status) {
+/* The body as it goes out: its bytes and how they are encoded. */
+typedef struct {
+  const void *data;
+  size_t len;
+  bool protobuf, gzip;
+} wire_body;
+
+static push_result post_once(const wire_body *body, long *status,
+                             long *retry_after_s) {
   const curl_api *c = &otlp.curl;
   void *easy = c->easy_init();
   if (!easy)
     return PUSH_FAILED;
+  curl_slist *headers = build_headers(body->protobuf, body->gzip);
   c->easy_setopt(easy, CS_CURLOPT_URL, otlp.url);
-  c->easy_setopt(easy, CS_CURLOPT_POSTFIELDS, body);
-  c->easy_setopt(easy, CS_CURLOPT_POSTFIELDSIZE, (long)len);
-  c->easy_setopt(easy, CS_CURLOPT_HTTPHEADER, otlp.headers);
+  c->easy_setopt(easy, CS_CURLOPT_POSTFIELDS, body->data);
+  c->easy_setopt(easy, CS_CURLOPT_POSTFIELDSIZE, (long)body->len);
+  c->easy_setopt(easy, CS_CURLOPT_HTTPHEADER, headers);
+  *retry_after_s = -1;
+  c->easy_setopt(easy, CS_CURLOPT_HEADERFUNCTION, read_header);
+  c->easy_setopt(easy, CS_CURLOPT_HEADERDATA, retry_after_s);
   c->easy_setopt(easy, CS_CURLOPT_TIMEOUT_MS, otlp.timeout_ms);
   c->easy_setopt(easy, CS_CURLOPT_CONNECTTIMEOUT_MS, otlp.timeout_ms);
   c->easy_setopt(easy, CS_CURLOPT_NOSIGNAL, 1L);
@@ -266,6 +329,8 @@ static push_result post_once(const char *body, size_t len, long *status) {
   if (code == 0)
     c->easy_getinfo(easy, CS_CURLINFO_RESPONSE_CODE, status);
   c->easy_cleanup(easy);
+  if (headers)
+    c->slist_free_all(headers);
   if (code == -1)
     return PUSH_CUT;
   if (code == 0)
@@ -288,13 +353,16 @@ static bool worth_retrying(push_result r, long status) {
 
 /* ---- the exporter thread ---- */
 
-/* Wait `seconds` of back-off; false when a newer payload or a stop came. */
+/* Wait `seconds` of back-off, the whole of it even when a newer payload
+ * comes (the collector asked for the pause; the newer payload goes after
+ * it), unless a stop comes. False when the retry is not wanted any more:
+ * stopping, or a newer payload is waiting to go instead. */
 static bool back_off(int seconds) {
   struct timespec until;
   clock_gettime(CLOCK_REALTIME, &until);
   until.tv_sec += seconds;
   pthread_mutex_lock(&otlp.lock);
-  while (!otlp.pending && !otlp.stopping &&
+  while (!otlp.stopping &&
          pthread_cond_timedwait(&otlp.cond, &otlp.lock, &until) != ETIMEDOUT) {
   }
   bool go_on = !otlp.pending && !otlp.stopping;
@@ -302,14 +370,23 @@ static bool back_off(int seconds) {
   return go_on;
 }
 
-/* Send one payload, retrying with back-off (1 s, 2 s, 4 s) while that
- * makes sense and no newer payload or stop has come. */
-static void send_payload(const char *body, size_t len) {
+/* Send one payload, retrying with exponential back-off (1 s, 2 s, 4 s,
+ * or the collector's Retry-After when longer, up to 30 s) while that makes
+ * sense and no newer payload or stop has come: a stop ends the waiting at
+ * once, so retries never reach beyond the exit deadline. */
+static void send_payload(const wire_body *body) {
+  long retry_after_s = -1;
   for (int attempt = 0; attempt <= MAX_RETRIES; attempt++) {
-    if (attempt && !back_off(1 << (attempt - 1)))
-      return;
+    if (attempt) {
+      long wait_s = 1L << (attempt - 1);
+      if (retry_after_s > wait_s)
+        wait_s = retry_after_s < MAX_RETRY_AFTER_S ? retry_after_s
+                                                   : MAX_RETRY_AFTER_S;
+      if (!back_off((int)wait_s))
+        return;
+    }
     long status = 0;
-    push_result r = post_once(body, len, &status);
+    push_result r = post_once(body, &status, &retry_after_s);
     pthread_mutex_lock(&otlp.lock);
     otlp.unresponsive = r == PUSH_TIMED_OUT || r == PUSH_CUT;
     if (r == PUSH_OK)
@@ -347,6 +424,35 @@ static bool final_push_wanted(void) {
   return wanted;
 }
 
+/* The JSON payload in the configured encoding and compression. Where the
+ * protobuf transcoding or gzip fails (a bug, or no memory) the payload goes
+ * as it is, correctly labelled, with one warning. */
+static wire_body encode(const char *json, size_t len) {
+  wire_body w = {.data = json, .len = len};
+  if (otlp.encoding == CS_OTLP_PROTOBUF) {
+    otlp.proto.len = 0;
+    if (cs_otlp_json_to_protobuf(json, len, &otlp.proto)) {
+      w = (wire_body){
+          .data = otlp.proto.data, .len = otlp.proto.len, .protobuf = true};
+    } else {
+      cs_log_warn_once(CS_ONCE_EXPORTER,
+                       "OTLP export: a payload could not be encoded as "
+                       "protobuf; sending it as JSON");
+    }
+  }
+  if (otlp.gzip) {
+    if (cs_gzip(w.data, w.len, &otlp.gz)) {
+      w.data = otlp.gz.data;
+      w.len = otlp.gz.len;
+      w.gzip = true;
+    } else {
+      cs_log_warn_once(CS_ONCE_EXPORTER, "OTLP export: gzip failed; sending "
+                                         "a payload uncompressed");
+    }
+  }
+  return w;
+}
+
 static void *otlp_main(void *arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "cclscope-otlp");
@@ -362,7 +468,8 @@ static void *otlp_main(void *arg) {
     if (!body)
       break; /* stopping and nothing to send */
     if (!stopping || final_push_wanted()) {
-      send_payload(body, len);
+      wire_body wire = encode(body, len);
+      send_payload(&wire);
     } else {
       pthread_mutex_lock(&otlp.lock);
       otlp.counters.dropped++;
@@ -374,6 +481,68 @@ static void *otlp_main(void *arg) {
 }
 
 /* ---- public ---- */
+
+/* The first of the _METRICS_ variable and the general one that is set. */
+static const char *otel_env(const char *metrics_var, const char *var) {
+  const char *v = getenv(metrics_var);
+  if (!v || !*v)
+    v = getenv(var);
+  return v && *v ? v : NULL;
+}
+
+cs_otlp_encoding cs_otlp_encoding_of(const char *protocol, bool *known) {
+  *known = true;
+  if (!protocol || strcmp(protocol, "http/protobuf") == 0)
+    return CS_OTLP_PROTOBUF;
+  if (strcmp(protocol, "http/json") == 0)
+    return CS_OTLP_JSON;
+  *known = false;
+  return CS_OTLP_PROTOBUF;
+}
+
+void cs_otlp_percent_decode(const char *in, char *out, size_t outlen) {
+  size_t n = 0;
+  for (; *in && n + 1 < outlen; in++) {
+    int hi = in[0] == '%' && in[1] ? hex_value(in[1]) : -1;
+    int lo = hi >= 0 && in[2] ? hex_value(in[2]) : -1;
+    if (hi >= 0 && lo >= 0) {
+      out[n++] = (char)(hi << 4 | lo);
+      in += 2;
+    } else {
+      out[n++] = *in;
+    }
+  }
+  if (outlen)
+    out[n] = '\0';
+}
+
+/* OTEL_EXPORTER_OTLP_[METRICS_]PROTOCOL and _COMPRESSION. */
+static void wire_settings_from_env(void) {
+  const char *protocol = otel_env("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
+                                  "OTEL_EXPORTER_OTLP_PROTOCOL");
+  bool known;
+  otlp.encoding = cs_otlp_encoding_of(protocol, &known);
+  if (!known)
+    cs_log_warn("OTEL_EXPORTER_OTLP_PROTOCOL='%s' is not supported "
+                "(only http/protobuf and http/json); pushing "
+                "OTLP/HTTP protobuf to %s instead (a gRPC port, "
+                "usually 4317, does not take it: point the endpoint at "
+                "the collector's OTLP/HTTP port, usually 4318)",
+                protocol, otlp.url);
+  const char *compression = otel_env("OTEL_EXPORTER_OTLP_METRICS_COMPRESSION",
+                                     "OTEL_EXPORTER_OTLP_COMPRESSION");
+  otlp.gzip = false;
+  if (compression && strcmp(compression, "gzip") == 0) {
+    otlp.gzip = cs_gzip_load();
+    if (!otlp.gzip)
+      cs_log_warn("OTEL_EXPORTER_OTLP_COMPRESSION=gzip: libz.so.1 could "
+                  "not be loaded; pushing uncompressed");
+  } else if (compression && strcmp(compression, "none") != 0) {
+    cs_log_warn("OTEL_EXPORTER_OTLP_COMPRESSION='%s' is not supported "
+                "(only gzip and none); pushing uncompressed",
+                compression);
+  }
+}
 
 bool cs_otlp_start(const char *url, long timeout_ms) {
   if (otlp.running)
@@ -392,7 +561,7 @@ bool cs_otlp_start(const char *url, long timeout_ms) {
   }
   snprintf(otlp.url, sizeof otlp.url, "%s", url);
   otlp.timeout_ms = timeout_ms > 0 ? timeout_ms : 10000;
-  otlp.headers = build_headers();
+  wire_settings_from_env();
   otlp.stopping = false;
   otlp.stop_deadline_ns = NO_DEADLINE;
   otlp.unresponsive = false;
@@ -404,13 +573,15 @@ bool cs_otlp_start(const char *url, long timeout_ms) {
   int rc = pthread_create(&otlp.thread, NULL, otlp_main, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (rc != 0) {
-    otlp.curl.slist_free_all(otlp.headers);
+    cs_gzip_unload();
     otlp.curl.multi_cleanup(otlp.multi);
     dlclose(otlp.curl.lib);
     return false;
   }
   otlp.running = true;
-  cs_log_info("pushing metrics to %s (OTLP/HTTP JSON)", otlp.url);
+  cs_log_info("pushing metrics to %s (OTLP/HTTP %s%s)", otlp.url,
+              otlp.encoding == CS_OTLP_PROTOBUF ? "protobuf" : "JSON",
+              otlp.gzip ? ", gzip" : "");
   return true;
 }
 
@@ -453,8 +624,11 @@ void cs_otlp_stop(int64_t deadline_ns) {
   otlp.pending = NULL;
   otlp.curl.multi_cleanup(otlp.multi);
   otlp.multi = NULL;
-  otlp.curl.slist_free_all(otlp.headers);
-  otlp.headers = NULL;
+  free(otlp.proto.data);
+  free(otlp.gz.data);
+  memset(&otlp.proto, 0, sizeof otlp.proto);
+  memset(&otlp.gz, 0, sizeof otlp.gz);
+  cs_gzip_unload();
   dlclose(otlp.curl.lib);
   otlp.curl.lib = NULL;
   otlp.running = false;
@@ -474,7 +648,6 @@ void cs_otlp_atfork_child(void) {
     free(otlp.pending);
     otlp.pending = NULL;
     otlp.running = false; /* its libcurl handles stay with the parent */
-    otlp.headers = NULL;
     otlp.multi = NULL;
     otlp.curl.lib = NULL;
   }

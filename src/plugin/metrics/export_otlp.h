@@ -1,6 +1,8 @@
 /*
  * src/plugin/metrics/export_otlp.h — pushing metrics to an OpenTelemetry
- * Collector (OTLP/HTTP, JSON encoding) from a thread of its own. libcurl is
+ * Collector (OTLP/HTTP, protobuf or JSON as OTEL_EXPORTER_OTLP_PROTOCOL
+ * says, gzip-compressed when OTEL_EXPORTER_OTLP_COMPRESSION=gzip) from a
+ * thread of its own. libcurl is
  * loaded with dlopen: where it is missing the exporter says so once and stays
  * off. Each window's payload replaces a payload still waiting (metrics are
  * cumulative: the newest is enough); failed posts are retried with
@@ -23,6 +25,17 @@ typedef struct {
   uint64_t cut;     /* pushes cut at the exit deadline */
 } cs_otlp_counters;
 
+/* How bodies are encoded (OTEL_EXPORTER_OTLP_[METRICS_]PROTOCOL). */
+typedef enum { CS_OTLP_PROTOBUF, CS_OTLP_JSON } cs_otlp_encoding;
+
+/* "http/protobuf" (also the default: NULL) or "http/json"; anything else
+ * (grpc) sets *known false and gives the fallback, protobuf. */
+cs_otlp_encoding cs_otlp_encoding_of(const char *protocol, bool *known);
+
+/* %XX sequences decoded (OTEL_EXPORTER_OTLP_HEADERS and
+ * OTEL_RESOURCE_ATTRIBUTES values); always NUL-terminated. */
+void cs_otlp_percent_decode(const char *in, char *out, size_t outlen);
+
 /* The endpoint from CCLSCOPE_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_METRICS_
  * ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/metrics"; NULL if none. */
 const char *cs_otlp_endpoint_from_env(char *buf, size_t buflen);
@@ -31,7 +44,8 @@ const char *cs_otlp_endpoint_from_env(char *buf, size_t buflen);
  * (OTEL_EXPORTER_OTLP_TIMEOUT). False if libcurl is missing. */
 bool cs_otlp_start(const char *url, long timeout_ms);
 
-/* Queue a JSON body (copied). */
+/* Queue a JSON body (copied); the exporter thread encodes and compresses
+ * it as configured. */
 void cs_otlp_submit(const char *json, size_t len);
 
 /* Stop by `deadline_ns` (CLOCK_MONOTONIC): a push in progress is cut

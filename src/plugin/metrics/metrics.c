@@ -24,8 +24,19 @@ typedef struct {
   uint32_t ctx; /* 0: no single candidate */
 } pxn_entry;
 
+/* An operation's send transfers, waiting for its timing (which names its
+ * series). Direct-mapped by operation id: a newer operation taking the slot
+ * of one still waiting costs the older one its transfers, nothing more. */
+#define OP_TRANSFER_SLOTS 4096
+typedef struct {
+  uint64_t op_id; /* 0: free */
+  uint64_t transfers, bytes;
+  double seconds;
+} op_transfers;
+
 /* Per-table hash indexes, private to this file. */
 typedef struct {
+  op_transfers ops[OP_TRANSFER_SLOTS];
   cs_u64map colls, links, channels;
   pxn_entry pxn[PXN_CACHE];
   unsigned pxn_next; /* round-robin replacement */
@@ -202,8 +213,21 @@ void cs_metrics_step(cs_metrics *m, int64_t step, int64_t ts_ns) {
   st->marks_total++;
 }
 
+static op_transfers *op_slot(cs_metrics *m, uint64_t op_id) {
+  return &idx(m)->ops[hash_u64(0x51ed27ull, op_id) % OP_TRANSFER_SLOTS];
+}
+
 void cs_metrics_timing(cs_metrics *m, const cs_timing *t) {
   cs_coll_series *s = coll_series(m, t);
+  op_transfers *o = op_slot(m, t->event_id);
+  if (o->op_id == t->event_id) {
+    if (s) {
+      s->transfers_total += o->transfers;
+      s->transfer_bytes_total += o->bytes;
+      s->transfer_seconds_total += o->seconds;
+    }
+    o->op_id = 0;
+  }
   if (!s)
     return;
   cs_hist_add(&s->hist, (double)(t->stop_ns - t->start_ns) / 1e9);
@@ -217,17 +241,41 @@ void cs_metrics_timing(cs_metrics *m, const cs_timing *t) {
   }
 }
 
-/* The slot of `size` in the link's window table (linear probing from a
- * hash of the exact size); NULL when the table is full of other sizes. */
-static cs_min_point *min_point(cs_link_series *l, uint64_t size) {
+/* The slot of `size` in a window table of fastest transfers (linear
+ * probing from a hash of the exact size); NULL when it is full of other
+ * sizes. */
+static cs_min_point *min_point(cs_min_point *table, uint64_t size) {
   uint64_t h = hash_u64(0x9e3779b9ull, size);
   for (int probe = 0; probe < CS_METRICS_SIZE_BUCKETS; probe++) {
-    cs_min_point *p =
-        &l->min_w[(h + (uint64_t)probe) % CS_METRICS_SIZE_BUCKETS];
+    cs_min_point *p = &table[(h + (uint64_t)probe) % CS_METRICS_SIZE_BUCKETS];
     if (p->size == 0 || p->size == size)
       return p;
   }
   return NULL;
+}
+
+/* Keep the transfer if it is the fastest of its size in the window. */
+static void keep_fastest(cs_min_point *table, uint64_t size, double seconds) {
+  cs_min_point *p = min_point(table, size);
+  if (p && (p->size == 0 || seconds < p->seconds)) {
+    p->size = size;
+    p->seconds = seconds;
+  }
+}
+
+/* The window's fit through its fastest transfers (src/common/net_fit.h);
+ * a window without transfers keeps the last fit. The table is emptied. */
+static void close_fit(cs_min_point *table, bool *has_fit, net_fit_result *fit) {
+  net_fit_acc acc;
+  net_fit_init(&acc);
+  for (int b = 0; b < CS_METRICS_SIZE_BUCKETS; b++)
+    if (table[b].size)
+      net_fit_add(&acc, (double)table[b].size, table[b].seconds);
+  if (acc.n > 0) {
+    *fit = net_fit_solve(&acc);
+    *has_fit = true;
+  }
+  memset(table, 0, sizeof(cs_min_point) * CS_METRICS_SIZE_BUCKETS);
 }
 
 /* The communicator of a PXN send this process's proxy ran for another
@@ -270,8 +318,9 @@ static uint32_t pxn_ctx(cs_metrics *m, const cs_event *e) {
 }
 
 /* A send step's transfer: size posted at SendWait, done at its stop. */
-void cs_metrics_event(cs_metrics *m, const cs_event *e,
+void cs_metrics_event(cs_metrics *m, const cs_event *e, uint64_t op_id,
                       const cs_clock_cal *cal) {
+  m->events_w++;
   if (e->etype != CS_EV_PROXY_STEP || !e->has_link || !e->link.is_send ||
       e->end != CS_END_STOPPED)
     return;
@@ -294,11 +343,7 @@ void cs_metrics_event(cs_metrics *m, const cs_event *e,
   if (l) {
     l->transfers_total++;
     l->bytes_total += size;
-    cs_min_point *p = min_point(l, size);
-    if (p && (p->size == 0 || seconds < p->seconds)) {
-      p->size = size;
-      p->seconds = seconds;
-    }
+    keep_fastest(l->min_w, size, seconds);
   }
   cs_channel_series *c = channel_series(m, e->ctx, e->rank, e->link.channel_id);
   if (c) {
@@ -307,6 +352,15 @@ void cs_metrics_event(cs_metrics *m, const cs_event *e,
     c->n_w++;
     c->bytes_w += size;
     c->seconds_w += seconds;
+    keep_fastest(c->min_w, size, seconds);
+  }
+  if (op_id) {
+    op_transfers *o = op_slot(m, op_id);
+    if (o->op_id != op_id)
+      *o = (op_transfers){.op_id = op_id};
+    o->transfers++;
+    o->bytes += size;
+    o->seconds += seconds;
   }
 }
 
@@ -353,19 +407,11 @@ void cs_metrics_close_window(cs_metrics *m, int64_t now_ns,
   }
   for (size_t i = 0; i < m->nlinks; i++) {
     cs_link_series *l = &m->links[i];
-    net_fit_acc acc;
-    net_fit_init(&acc);
-    for (int b = 0; b < CS_METRICS_SIZE_BUCKETS; b++)
-      if (l->min_w[b].size)
-        net_fit_add(&acc, (double)l->min_w[b].size, l->min_w[b].seconds);
-    if (acc.n > 0) { /* a window without transfers keeps the last fit */
-      l->fit = net_fit_solve(&acc);
-      l->has_fit = true;
-    }
-    memset(l->min_w, 0, sizeof l->min_w);
+    close_fit(l->min_w, &l->has_fit, &l->fit);
   }
   for (size_t i = 0; i < m->nchannels; i++) {
     cs_channel_series *c = &m->channels[i];
+    close_fit(c->min_w, &c->has_fit, &c->fit);
     c->has_last = c->n_w > 0;
     if (c->has_last) {
       c->size_last = (double)c->bytes_w / (double)c->n_w;
@@ -377,8 +423,11 @@ void cs_metrics_close_window(cs_metrics *m, int64_t now_ns,
   if (health)
     m->health = *health;
   m->last_close_ns = now_ns;
+  if (m->window_end_ns > now_ns) /* closed by its event count: restart */
+    m->window_end_ns = now_ns + (int64_t)(m->cfg.window_s * 1e9);
   while (m->window_end_ns <= now_ns)
     m->window_end_ns += (int64_t)(m->cfg.window_s * 1e9);
+  m->events_w = 0;
   m->windows++;
   cs_metrics_render_prom_now(m);
   if (m->cfg.want_otlp) {

@@ -19,7 +19,9 @@
  * Every table is bounded (`max_series` entries each); what does not fit is
  * counted in cclscope_plugin_series_dropped_total. A window closes every
  * `window_s` seconds; counters and histograms are cumulative since the
- * session started, gauges describe the last window. Writer thread only,
+ * session started, gauges describe the last window (closed after
+ * `window_s`, or `window_events` ended events if that comes first). Writer
+ * thread only,
  * except the rendered texts, which exporters copy under their own locks.
  */
 #ifndef CCLSCOPE_METRICS_H
@@ -37,6 +39,7 @@
 
 typedef struct {
   double window_s;
+  unsigned window_events; /* also close after this many events; 0: off */
   unsigned max_series;
   const char *hostname;
   const char *run_id;
@@ -55,6 +58,7 @@ typedef struct {
   int64_t start_ns;      /* session start */
   int64_t window_end_ns; /* when the current window closes */
   int64_t last_close_ns;
+  uint64_t events_w; /* events seen in the current window */
   cs_coll_series *colls;
   size_t ncolls;
   cs_link_series *links;
@@ -75,16 +79,20 @@ void cs_metrics_destroy(cs_metrics *m);
 
 /* A collective's derived timing (completion.c). */
 void cs_metrics_timing(cs_metrics *m, const cs_timing *t);
-/* An ended event: network send steps feed links and channels. */
-void cs_metrics_event(cs_metrics *m, const cs_event *e,
+/* An ended event: network send steps feed links and channels, and the
+ * transfers of the operation `op_id` (the Coll/P2p the step's ProxyOp
+ * belongs to; 0: unknown), added to its series when its timing comes. */
+void cs_metrics_event(cs_metrics *m, const cs_event *e, uint64_t op_id,
                       const cs_clock_cal *cal);
 
 /* A step mark (cclscope_step) at `ts_ns`. */
 void cs_metrics_step(cs_metrics *m, int64_t step, int64_t ts_ns);
 
-/* Is the window over? */
+/* Is the window over? After `window_s`, or after `window_events` events,
+ * whichever comes first (the OTel profiler design's two triggers). */
 static inline bool cs_metrics_window_due(const cs_metrics *m, int64_t now_ns) {
-  return now_ns >= m->window_end_ns;
+  return now_ns >= m->window_end_ns ||
+         (m->cfg.window_events && m->events_w >= m->cfg.window_events);
 }
 /* Close the window: compute gauges and render m->prom (and m->otlp). */
 void cs_metrics_close_window(cs_metrics *m, int64_t now_ns,

@@ -71,14 +71,13 @@ static void global_rank_label(const cs_metrics_snapshot *snap, cs_jbuf *b) {
   label(b, "global_rank", v, false);
 }
 
-/* run, host, and the communicator's rank, comm, comm_name, gpu (and the
+/* run, and the communicator's rank, comm, comm_name, gpu (and the
  * opt-in global_rank). */
 static void comm_labels(const cs_metrics_snapshot *snap, cs_jbuf *b,
                         uint32_t ctx, int rank_override, bool with_rank) {
   char id[24], rank[16];
   const cs_context *c = cs_ctx_get(ctx);
   label(b, "run", snap->run_id, true);
-  label(b, "host", snap->hostname, false);
   if (c && c->has_comm_info)
     snprintf(id, sizeof id, "0x%llx", (unsigned long long)c->comm_id);
   else
@@ -154,6 +153,30 @@ static void render_collectives(const cs_metrics_snapshot *snap, cs_jbuf *b) {
     CS_JLIT(b, "} ");
     cs_jbuf_u64(b, snap->colls[i].bytes_total);
     cs_jbuf_putc(b, '\n');
+  }
+  /* The operations' network send transfers (ProxySteps). */
+  static const char *const transfer_names[] = {
+      "cclscope_collective_transfers_total",
+      "cclscope_collective_transfer_bytes_total",
+      "cclscope_collective_transfer_seconds_total"};
+  static const char *const transfer_help[] = {
+      "Network send transfers (proxy steps) of these operations.",
+      "Bytes of the network send transfers of these operations.",
+      ("Time of the network send transfers of these operations (SendWait "
+       "to completion), summed.")};
+  for (int which = 0; which < 3; which++) {
+    head(b, transfer_names[which], "counter", transfer_help[which]);
+    for (size_t i = 0; i < snap->ncolls; i++) {
+      const cs_coll_series *s = &snap->colls[i];
+      cs_jbuf_put(b, transfer_names[which], strlen(transfer_names[which]));
+      cs_jbuf_putc(b, '{');
+      coll_labels(snap, b, s);
+      CS_JLIT(b, "} ");
+      number(b, which == 0   ? (double)s->transfers_total
+                : which == 1 ? (double)s->transfer_bytes_total
+                             : s->transfer_seconds_total);
+      cs_jbuf_putc(b, '\n');
+    }
   }
   head(b, "cclscope_collective_bus_bandwidth_bytes_per_second", "gauge",
        "Mean bus bandwidth over the last window (nccl-tests busBw).");
@@ -325,6 +348,30 @@ static void render_channels(const cs_metrics_snapshot *snap, cs_jbuf *b) {
     number(b, snap->channels[i].seconds_last);
     cs_jbuf_putc(b, '\n');
   }
+  /* The per-channel fit, as the links' (valid fits only). */
+  bool any_fit = false;
+  for (size_t i = 0; i < snap->nchannels; i++)
+    any_fit |=
+        snap->channels[i].has_fit && snap->channels[i].fit.status == NET_FIT_OK;
+  for (int which = 0; any_fit && which < 2; which++) {
+    const char *name = which ? "cclscope_channel_bandwidth_bytes_per_second"
+                             : "cclscope_channel_latency_seconds";
+    head(b, name, "gauge",
+         "Fit of time = latency + size / bandwidth over the channel's "
+         "fastest send transfer per size (last window with transfers; valid "
+         "fits only).");
+    for (size_t i = 0; i < snap->nchannels; i++) {
+      const cs_channel_series *c = &snap->channels[i];
+      if (!c->has_fit || c->fit.status != NET_FIT_OK)
+        continue;
+      cs_jbuf_put(b, name, strlen(name));
+      cs_jbuf_putc(b, '{');
+      channel_labels(snap, b, c);
+      CS_JLIT(b, "} ");
+      number(b, which ? c->fit.bandwidth_bps : c->fit.latency_s);
+      cs_jbuf_putc(b, '\n');
+    }
+  }
 }
 
 static void plugin_sample(const cs_metrics_snapshot *snap, cs_jbuf *b,
@@ -335,7 +382,6 @@ static void plugin_sample(const cs_metrics_snapshot *snap, cs_jbuf *b,
   cs_jbuf_put(b, name, strlen(name));
   cs_jbuf_putc(b, '{');
   label(b, "run", snap->run_id, true);
-  label(b, "host", snap->hostname, false);
   label(b, "pid", pid, false);
   if (extra_name)
     label(b, extra_name, extra_value, false);
@@ -369,10 +415,10 @@ static void render_plugin(const cs_metrics_snapshot *snap, cs_jbuf *b) {
        "Events started and not yet ended.");
   plugin_sample(snap, b, "cclscope_plugin_events_inflight", NULL, NULL,
                 (double)h->inflight);
-  head(b, "cclscope_plugin_ring_high_water_units", "gauge",
-       "Most 64-byte ring units ever waiting for the writer (any thread).");
-  plugin_sample(snap, b, "cclscope_plugin_ring_high_water_units", NULL, NULL,
-                (double)h->ring_high_water);
+  head(b, "cclscope_plugin_ring_high_water_bytes", "gauge",
+       "Most ring bytes ever waiting for the writer (any thread).");
+  plugin_sample(snap, b, "cclscope_plugin_ring_high_water_bytes", NULL, NULL,
+                64.0 * (double)h->ring_high_water);
   head(b, "cclscope_plugin_threads", "gauge",
        "Threads that called the plugin.");
   plugin_sample(snap, b, "cclscope_plugin_threads", NULL, NULL,
@@ -414,7 +460,6 @@ static void render_steps(const cs_metrics_snapshot *snap, cs_jbuf *b) {
   for (int k = 0; k <= PROM_BOUNDS; k++) {
     CS_JLIT(b, "cclscope_step_duration_seconds_bucket{");
     label(b, "run", snap->run_id, true);
-    label(b, "host", snap->hostname, false);
     label(b, "pid", pid, false);
     char le[24];
     if (k == PROM_BOUNDS)

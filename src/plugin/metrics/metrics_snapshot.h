@@ -35,6 +35,11 @@ typedef struct {
   double algbw_last, busbw_last;
   double busbw_sum_total; /* whole run, for the end-of-run summary */
   uint64_t bw_n_total;
+  /* The operations' network send transfers (ProxySteps): count, bytes and
+   * time from SendWait to the step's stop, summed (the OTel design's
+   * transfers per collective / P2P operation). */
+  uint64_t transfers_total, transfer_bytes_total;
+  double transfer_seconds_total;
 } cs_coll_series;
 
 typedef struct {
@@ -55,6 +60,8 @@ typedef struct {
   net_fit_result fit; /* last window's */
 } cs_link_series;
 
+/* A channel: its send transfers, their mean size and time per window, and
+ * the same fit as a link's (latency and bandwidth of this channel). */
 typedef struct {
   uint32_t ctx;
   int32_t rank;
@@ -64,6 +71,9 @@ typedef struct {
   double seconds_w;
   bool has_last;
   double size_last, seconds_last;
+  cs_min_point min_w[CS_METRICS_SIZE_BUCKETS]; /* window, per exact size */
+  bool has_fit;
+  net_fit_result fit; /* last window with transfers */
 } cs_channel_series;
 
 typedef struct {

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "run_name.h"
@@ -65,6 +66,14 @@ void cs_prom_textfile_write(cs_prom_textfile *p, const char *text, size_t len) {
     return;
   cs_log_warn_once(CS_ONCE_EXPORTER, "cannot write metrics file '%s' (%s)",
                    p->path, strerror(errno));
+}
+
+void cs_prom_textfile_remove(cs_prom_textfile *p) {
+  if (p->dir == &p->own_dir && p->own_dir.fd >= 0 &&
+      unlinkat(p->own_dir.fd, p->name, 0) != 0 && errno != ENOENT)
+    cs_log_warn_once(CS_ONCE_EXPORTER, "cannot remove metrics file '%s' (%s)",
+                     p->path, strerror(errno));
+  cs_prom_textfile_stop(p);
 }
 
 void cs_prom_textfile_stop(cs_prom_textfile *p) {

@@ -50,6 +50,11 @@ void cs_prom_textfile_start(cs_prom_textfile *p, const char *prom_file,
  * once, and the next window tries again). */
 void cs_prom_textfile_write(cs_prom_textfile *p, const char *text, size_t len);
 
+/* At the end of recording: remove a CCLSCOPE_PROM_FILE/_DIR textfile, so
+ * that node_exporter does not export its series forever (the default one,
+ * next to the traces, is a result and stays). Then stop as below. */
+void cs_prom_textfile_remove(cs_prom_textfile *p);
+
 /* No textfile any more; closes its own folder. Also what a fork child
  * does with its parent's (close() only). */
 void cs_prom_textfile_stop(cs_prom_textfile *p);

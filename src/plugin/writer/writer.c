@@ -111,12 +111,21 @@ static void on_start(void *arg, const cs_event *e) {
   cs_watchdog_started(writer.watchdog, e);
 }
 
+/* The Coll/P2p a ProxyStep works for: its ProxyOp's parent (the ProxyOp
+ * ends after its steps, so it is still live); 0 when unknown. */
+static uint64_t step_operation(const cs_event *e) {
+  if (e->etype != CS_EV_PROXY_STEP || e->parent_kind != CS_PARENT_LOCAL)
+    return 0;
+  const cs_event *op = cs_asm_live_get(writer.assembler, e->parent);
+  return op && op->parent_kind == CS_PARENT_LOCAL ? op->parent : 0;
+}
+
 static void on_event(void *arg, const cs_event *e) {
   (void)arg;
   if (writer.trace_open)
     cs_trace_event(&writer.trace, e);
   cs_completion_ended(writer.completion, e);
-  cs_metrics_event(writer.metrics, e, &writer.cal);
+  cs_metrics_event(writer.metrics, e, step_operation(e), &writer.cal);
 }
 
 static void on_timing(void *arg, const cs_timing *t) {
@@ -529,6 +538,7 @@ static bool start_metrics(const cs_writer_opts *opts) {
   cs_metrics_config mcfg = {
       .window_s = opts->metrics_window_s > 0 ? opts->metrics_window_s : 5.0,
       .max_series = opts->metrics_max_series,
+      .window_events = opts->metrics_window_events,
       .hostname = env->hostname,
       .run_id = env->run_id,
       .pid = env->pid,
@@ -710,6 +720,8 @@ void cs_writer_stop(bool at_exit) {
   free(writer.queue);
   writer.queue = NULL;
   writer.queue_len = writer.queue_cap = 0;
+  if (!writer.opts.prom_keep) /* no stale series after the job */
+    cs_prom_textfile_remove(&writer.prom);
   close_output_folders();
 }
 

@@ -26,6 +26,8 @@ typedef struct {
    * exported only when env.mode_metrics. */
   double metrics_window_s;
   unsigned metrics_max_series;
+  unsigned metrics_window_events; /* a window also closes after these, 0 */
+  bool prom_keep;                 /* leave the textfile at exit */
   const char *prom_file; /* "" = default: a file in env.dir, metrics mode */
   const char *prom_addr;
   int prom_port;            /* 0 = no HTTP endpoint */
