@@ -14,8 +14,8 @@
 // holds, and it has one extra line per record; parents point inside 0 .. N-1;
 // the marks are in the page or a tile once (--step-marks trace);
 // a stale tile of an earlier page is removed. With --from S the page's own
-// detail starts S seconds in (--detail-from): the records before it are in
-// tiles too. Prints "N passed, M failed".
+// detail starts S seconds in (--detail-from; 'third': where the trace's
+// first third of events ends): the records before it are in tiles too. Prints "N passed, M failed".
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,15 +33,18 @@ function check(ok, what, detail) {
 
 /* The trace: per file name, its event (file, id) keys, and the counts. */
 function readTrace(dir) {
-  const truth = { events: 0, timing: 0, marks: [], keys: [], withParent: 0 };
+  const truth = { events: 0, timing: 0, marks: [], keys: [], withParent: 0, starts: [], firstTs: Infinity };
   for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.jsonl')).sort()) {
     const ids = new Set();
     const parents = [];
     for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
       if (!line) continue;
       const r = JSON.parse(line);
+      if (typeof r.ts === 'number') truth.firstTs = Math.min(truth.firstTs, r.ts);
       if (r.recordType === 'event' && r.start && r.start.ts !== undefined) {
         truth.events++;
+        truth.starts.push(r.start.ts);
+        truth.firstTs = Math.min(truth.firstTs, r.start.ts);
         truth.keys.push(f + '|' + (r.id === undefined ? -1 : parseInt(r.id, 16)));
         if (r.id !== undefined) ids.add(r.id);
         if (typeof r.parentId === 'string') parents.push(r.parentId);
@@ -86,8 +89,15 @@ const dir = path.join(args.out, 'tiles-cli.files');
 fs.mkdirSync(dir, { recursive: true });
 fs.writeFileSync(path.join(dir, 'tile-999999.js'), 'stale'); /* from an "earlier run" */
 fs.writeFileSync(path.join(dir, 'notes.txt'), 'the user\'s'); /* not ours: kept */
-execFileSync(args.cclscope, ['-q', 'view', '--detail-mb', '1', ...(args.from ? ['--detail-from', args.from] : []), '-o', html, args.trace]);
 const truth = readTrace(args.trace);
+/* --from third: the start of the trace's first third of events, in seconds
+ * after its first record (a fixed number of seconds lands anywhere in a run
+ * whose speed depends on the machine's load). */
+if (args.from === 'third') {
+  const sorted = truth.starts.slice().sort((a, b) => a - b);
+  args.from = ((sorted[Math.floor(sorted.length / 3)] - truth.firstTs) / 1e6).toFixed(6);
+}
+execFileSync(args.cclscope, ['-q', 'view', '--detail-mb', '1', ...(args.from ? ['--detail-from', args.from] : []), '-o', html, args.trace]);
 const D = pageData(html);
 const T = D.tiles;
 const det = D.detail;

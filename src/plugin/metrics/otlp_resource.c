@@ -31,14 +31,23 @@ static attr *find(attr_list *l, const char *key) {
   return NULL;
 }
 
+/* Copies at most out_len - 1 bytes of `in` (a longer value is cut). Not
+ * snprintf: gcc's -O3 -Wformat-truncation flags every caller whose buffer
+ * may be longer than the attribute's. */
+static void copy_cut(char *out, size_t out_len, const char *in) {
+  size_t n = strnlen(in, out_len - 1);
+  memcpy(out, in, n);
+  out[n] = '\0';
+}
+
 /* Adds key=value unless the key is there already or the value is empty
  * (the first source of a key wins: the user's, then the detected ones). */
 static void add(attr_list *l, const char *key, const char *value, bool is_int) {
   if (!value || !*value || l->n >= MAX_ATTRS || find(l, key))
     return;
   attr *a = &l->a[l->n++];
-  snprintf(a->key, sizeof a->key, "%s", key);
-  snprintf(a->value, sizeof a->value, "%s", value);
+  copy_cut(a->key, sizeof a->key, key);
+  copy_cut(a->value, sizeof a->value, value);
   a->is_int = is_int;
 }
 
