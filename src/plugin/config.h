@@ -67,6 +67,7 @@ typedef struct {
   char clock[16];           /* auto | tsc | monotonic */
   char direct_io[8];        /* CCLSCOPE_DIRECT_IO: auto | on | off */
   char host[16];            /* auto | nccl | rccl */
+  int zstd_level; /* CCLSCOPE_COMPRESS=zstd[:level]: 1-19, 0 = plain */
 } cs_config;
 
 /* Read the environment into `c` (defaults for anything unset or invalid). */

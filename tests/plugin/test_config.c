@@ -71,6 +71,7 @@ static const char *const checked_variables[] = {
     "CCLSCOPE_CUPTI",
     "CCLSCOPE_ROCTX",
     "CCLSCOPE_METRICS_GLOBAL_RANK",
+    "CCLSCOPE_COMPRESS",
 };
 enum { N_CHECKED = sizeof checked_variables / sizeof checked_variables[0] };
 
@@ -151,6 +152,9 @@ static const struct {
     {"CCLSCOPE_CUPTI", {"2", "enable"}},
     {"CCLSCOPE_METRICS_GLOBAL_RANK", {"2", "rank", "yes please"}},
     {"CCLSCOPE_ROCTX", {"2", "enable", "forced", "rccl", "auto"}},
+    {"CCLSCOPE_COMPRESS",
+     {"gzip", "zst", "zstd:", "zstd:0", "zstd:20", "zstd:-1", "zstd:3 ",
+      "zstd3", "zstd:3:4", "lz4", "zstd,3"}},
 };
 enum { N_BAD_FOR_ONE = sizeof bad_for_one / sizeof bad_for_one[0] };
 
@@ -229,6 +233,7 @@ static const field_ref fields[] = {
     {"direct_io", offsetof(cs_config, direct_io), 8, KIND_TEXT},
     {"host", offsetof(cs_config, host), 16, KIND_TEXT},
     {"roctx", offsetof(cs_config, roctx), 8, KIND_TEXT},
+    {"zstd_level", offsetof(cs_config, zstd_level), sizeof(int), KIND_INT},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 
@@ -413,6 +418,12 @@ static const struct {
     {"CCLSCOPE_DIRECT_IO", "auto", {{0}}},
     {"CCLSCOPE_HOST", "nccl", {{"host", 0, "nccl"}}},
     {"CCLSCOPE_HOST", "RCCL", {{"host", 0, "rccl"}}},
+    {"CCLSCOPE_COMPRESS", "", {{0}}},
+    {"CCLSCOPE_COMPRESS", "none", {{0}}},
+    {"CCLSCOPE_COMPRESS", "zstd", {{"zstd_level", 3, NULL}}},
+    {"CCLSCOPE_COMPRESS", "ZSTD", {{"zstd_level", 3, NULL}}},
+    {"CCLSCOPE_COMPRESS", "zstd:1", {{"zstd_level", 1, NULL}}},
+    {"CCLSCOPE_COMPRESS", "zstd:19", {{"zstd_level", 19, NULL}}},
     {"CCLSCOPE_SAMPLE",
      "10",
      {{"sample_coll", 10, NULL}, {"sample_p2p", 10, NULL}}},
