@@ -82,7 +82,9 @@ static job_result write_frame(cs_trace_io *io, const cs_io_job *j) {
   r.failed = true;
   r.error = errno;
   r.end = at;
-  if (done > 0 && ftruncate(io->fd, (off_t)at) != 0)
+  /* Cut off whatever part of the frame reached the file (a failing write
+   * may have written some before it failed). */
+  if (ftruncate(io->fd, (off_t)at) != 0 && done > 0)
     r.end = at + done; /* cannot repair: readers drop the torn frame */
   io->file_end = r.end;
   r.lines_lost = j->lines;
