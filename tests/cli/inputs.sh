@@ -8,7 +8,9 @@
 #  - a compressed file cut inside its last frame is read up to it, with a
 #    note (exit 0); corrupt compressed data is an error (exit 1);
 #  - a file that is not a trace (binary, text, a .zst of something else) is
-#    an error naming the file (exit 1), never "N invalid lines skipped".
+#    an error naming the file (exit 1), never "N invalid lines skipped"
+#    (every reading command on one of them, check on the others: they all
+#    go through the same tr_open).
 # usage: inputs.sh CCLSCOPE FIXTURES
 set -euo pipefail
 cs=$1 fix=$2
@@ -77,7 +79,9 @@ printf 'hello world\nthis is text\n' >notes.txt
 printf 'hello\n' | zstd -q -c >other.jsonl.zst
 printf '%s\n' '[1,2,3]' >array.jsonl
 for f in image.png notes.txt other.jsonl.zst array.jsonl; do
-  for cmd in check summary "convert -o out.x" "merge -o out.x" "perfetto -o out.x"; do
+  cmds=(check)
+  [ "$f" = image.png ] && cmds=(check summary "convert -o out.x" "merge -o out.x" "perfetto -o out.x")
+  for cmd in "${cmds[@]}"; do
     if "$cs" $cmd "$f" >out.txt 2>&1; then cat out.txt; fail "$cmd $f: exit 0"; fi
     grep -q "$f.*not a cclscope trace" out.txt || { cat out.txt; fail "$cmd $f: no clear message"; }
     if grep -q "invalid lines skipped" out.txt; then fail "$cmd $f: read as invalid lines"; fi
