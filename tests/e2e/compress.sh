@@ -5,6 +5,7 @@
 #     are >= 5x smaller, pass `zstd -t` and `cclscope check`, hold the same
 #     records as the plain ones, and `cclscope summary` prints the same for
 #     them as for their `zstd -d` copies;
+#     (CCLSCOPE_DIRECT_IO=on is warned about and not used);
 #  2. without libzstd (CCLSCOPE_ZSTD_LIBRARY names a missing one): plain
 #     .jsonl and one warning;
 #  3. a process killed with SIGKILL mid-run leaves a .jsonl.zst of whole
@@ -27,8 +28,13 @@ run_emu() { # DIR OPS, then the environment's CCLSCOPE_COMPRESS; warnings on std
 
 # 1. Plain and compressed, same seed.
 CCLSCOPE_COMPRESS=none run_emu "$work/plain" 20
-CCLSCOPE_COMPRESS=zstd run_emu "$work/zstd" 20 2>"$work/zstd.err"
-! grep -q "WARN cclscope" "$work/zstd.err" || { cat "$work/zstd.err"; fail "warnings with libzstd present"; }
+# (CCLSCOPE_DIRECT_IO=on cannot apply to compressed frames: one warning each)
+CCLSCOPE_COMPRESS=zstd CCLSCOPE_DIRECT_IO=on run_emu "$work/zstd" 20 2>"$work/zstd.err"
+n=$(grep -c "WARN cclscope: CCLSCOPE_DIRECT_IO=on is ignored with CCLSCOPE_COMPRESS=zstd" "$work/zstd.err" || true)
+[ "$n" -eq 2 ] || { cat "$work/zstd.err"; fail "expected the DIRECT_IO warning once per process (2), got $n"; }
+[ "$(grep -c "WARN cclscope" "$work/zstd.err")" -eq 2 ] || { cat "$work/zstd.err"; fail "other warnings with libzstd present"; }
+grep -q '"directIo":false,"compression":"zstd","compressionLevel":3' <(zstd -dc "$work"/zstd/*.jsonl.zst) ||
+  fail "the process record does not say zstd level 3"
 plain=("$work"/plain/*.jsonl) zst=("$work"/zstd/*.jsonl.zst)
 [ ${#plain[@]} -eq 2 ] && [ ${#zst[@]} -eq 2 ] ||
   fail "expected 2 + 2 trace files, got ${#plain[@]} plain and ${#zst[@]} .jsonl.zst"
