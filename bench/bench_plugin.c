@@ -320,17 +320,35 @@ static double quantile(double *v, size_t n, double q) {
 
 static bool read_counter(const char *dir, const char *key, double *value) {
   char cmd[8192];
+  /* the last line of a plain trace, or of a compressed one
+   * (CCLSCOPE_COMPRESS=zstd) */
   snprintf(cmd, sizeof cmd,
-           "tail -n 1 %s/trace_*.jsonl 2>/dev/null | grep -o '\"%s\":[0-9]*' | "
-           "head -n 1 "
+           "(tail -n 1 %s/trace_*.jsonl; zstdcat %s/trace_*.jsonl.zst | "
+           "tail -n 1) 2>/dev/null | grep -o '\"%s\":[0-9]*' | head -n 1 "
            "| cut -d: -f2",
-           dir, key);
+           dir, dir, key);
   FILE *p = popen(cmd, "r");
   if (!p)
     return false;
   bool ok = fscanf(p, "%lf", value) == 1;
   pclose(p);
   return ok;
+}
+
+/* Bytes of the trace file(s) on disk (plain or compressed). */
+static double trace_bytes(const char *dir) {
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd,
+           "cat %s/trace_*.jsonl %s/trace_*.jsonl.zst 2>/dev/null | wc -c", dir,
+           dir);
+  FILE *p = popen(cmd, "r");
+  double bytes = 0;
+  if (p) {
+    if (fscanf(p, "%lf", &bytes) != 1)
+      bytes = 0;
+    pclose(p);
+  }
+  return bytes;
 }
 
 /* Dropped starts: from the trace's processEnd record, or, in metrics-only
@@ -549,6 +567,12 @@ static int run_sustain(const options *o, ncclProfiler_v6_t *plug) {
          writer_cpu, writer_cpu * 1e9 / (double)total,
          100.0 * writer_cpu / (elapsed + drain), writer_thread_cpu,
          io_thread_cpu);
+  double bytes = trace_bytes(o->out_dir), written = -1;
+  read_counter(o->out_dir, "eventsWritten", &written);
+  printf("  trace %.1f MB on disk: %.1f bytes per written event, %.2f per "
+         "callback\n",
+         bytes / 1e6, bytes / (written > 0 ? written : 1),
+         bytes / (double)(total > 0 ? total : 1));
   return ds == 0 && dst == 0 && dsp == 0 && lost == 0 ? 0 : 1;
 }
 
@@ -572,6 +596,7 @@ static int run_writer(const options *o, ncclProfiler_v6_t *plug) {
     one_collective(&w);
   uint64_t t1 = now_ns();
   double me1 = cpu_s(RUSAGE_THREAD);
+  double io_thread_cpu = thread_cpu_s("cclscope-io");
   plug->finalize(w.ctx);
   uint64_t t2 = now_ns();
   double writer_cpu = (cpu_s(RUSAGE_SELF) - self0) - (me1 - me0);
@@ -579,28 +604,21 @@ static int run_writer(const options *o, ncclProfiler_v6_t *plug) {
   double lines = -1, dropped = -1;
   read_counter(o->out_dir, "eventsWritten", &lines);
   read_counter(o->out_dir, "droppedStarts", &dropped);
-  char cmd[4200];
-  snprintf(cmd, sizeof cmd, "du -b %s/trace_*.jsonl | cut -f1", o->out_dir);
-  FILE *p = popen(cmd, "r");
-  double bytes = 0;
-  if (p) {
-    if (fscanf(p, "%lf", &bytes) != 1)
-      bytes = 0;
-    pclose(p);
-  }
+  double bytes = trace_bytes(o->out_dir);
   /* The writer drained during production too: count from the start. */
   double secs = (double)(t2 - t0) / 1e9;
   printf("writer: %.0f callbacks (%d collectives) produced in %.2f s, all "
          "written after %.2f s\n",
          callbacks, collectives, (double)(t1 - t0) / 1e9, secs);
   printf("  writer throughput %.2f M callbacks/s, %.2f M lines/s, %.0f MB/s "
-         "(%.0f bytes/line), dropped starts %.0f\n",
+         "to disk (%.1f bytes/line, %.2f bytes/callback), dropped starts "
+         "%.0f\n",
          callbacks / secs / 1e6, lines / secs / 1e6, bytes / secs / 1e6,
-         bytes / (lines > 0 ? lines : 1), dropped);
+         bytes / (lines > 0 ? lines : 1), bytes / callbacks, dropped);
   printf("  writer CPU %.2f s = %.1f ns per callback (%.2f M callbacks/s per "
-         "core)\n",
-         writer_cpu, writer_cpu * 1e9 / callbacks,
-         callbacks / writer_cpu / 1e6);
+         "core; I/O thread %.2f s before the final drain)\n",
+         writer_cpu, writer_cpu * 1e9 / callbacks, callbacks / writer_cpu / 1e6,
+         io_thread_cpu);
   return dropped == 0 ? 0 : 1;
 }
 

@@ -15,6 +15,7 @@ PACKAGES=(
   clang-format prometheus curl libcurl4 python3
   libopen-trace-format2-dev otf2-tools
   groff-base man-db
+  zstd # tests of compressed traces (zstd -t, zstd -d)
 )
 # node and npm may come from Debian or from another node distribution that
 # bundles npm (NodeSource): only ask Debian when the commands are missing.

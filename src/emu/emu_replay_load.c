@@ -274,9 +274,13 @@ static bool read_file(rp_process *p, proc_work *w, file_stops *stops,
                       const char *path) {
   tr_file f;
   int err = tr_open(&f, path, 1 << 20);
+  if (err == TR_ERR_NOT_TRACE) {
+    fprintf(stderr, "ncclemu: replay: '%s' is %s\n", path, tr_strerror(err));
+    return false;
+  }
   if (err != 0) {
     fprintf(stderr, "ncclemu: replay: cannot open '%s': %s\n", path,
-            strerror(err));
+            tr_strerror(err));
     return false;
   }
   rec_scratch *s = malloc(sizeof *s);
@@ -364,7 +368,7 @@ static bool read_file(rp_process *p, proc_work *w, file_stops *stops,
     fprintf(stderr,
             "ncclemu: replay: '%s': read error after line %llu: %s (the "
             "lines before are replayed)\n",
-            path, (unsigned long long)f.line_no, strerror(f.error));
+            path, (unsigned long long)f.line_no, tr_strerror(f.error));
   free(s);
   tr_close(&f);
   return ok;

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "run_name.h"
 #include "size_text.h"
+#include "trace_zstd.h"
 
 /* How much of a bad value a warning shows: values can be any length. */
 enum { SHOWN_VALUE_CHARS = 64 };
@@ -607,6 +608,33 @@ static void load_roctx(cs_config *c) {
     snprintf(c->roctx, sizeof c->roctx, "off");
 }
 
+/* CCLSCOPE_COMPRESS: unset, empty or none = plain JSONL; zstd (level 3) or
+ * zstd:LEVEL (1-19). Anything else, a bad level too, is said once and
+ * leaves the default, plain JSONL. */
+static void load_compress(cs_config *c) {
+  const char *v = getenv("CCLSCOPE_COMPRESS");
+  c->zstd_level = 0;
+  if (!v || v[0] == '\0' || strcasecmp(v, "none") == 0)
+    return;
+  if (strncasecmp(v, "zstd", 4) != 0 || (v[4] != '\0' && v[4] != ':')) {
+    warn_bad("CCLSCOPE_COMPRESS", v, "expected none, zstd or zstd:LEVEL",
+             "none (plain JSONL)");
+    return;
+  }
+  if (v[4] == '\0') {
+    c->zstd_level = CS_TZ_LEVEL_DEFAULT;
+    return;
+  }
+  uint64_t level;
+  cs_parse_result r =
+      cs_parse_whole(v + 5, CS_TZ_LEVEL_MIN, CS_TZ_LEVEL_MAX, &level);
+  if (r == CS_PARSE_OK)
+    c->zstd_level = (int)level;
+  else
+    warn_bad_number("CCLSCOPE_COMPRESS", v, r, "zstd:LEVEL with LEVEL 1 to 19",
+                    "none (plain JSONL)");
+}
+
 /* What is recorded: sampling, size filter, start paused. */
 static void load_selection(cs_config *c) {
   load_count("CCLSCOPE_SAMPLE", &c->sample_coll, 1, 1, 1000000000u);
@@ -658,6 +686,7 @@ void cs_config_load(cs_config *c) {
               summaries);
   load_choice("CCLSCOPE_CLOCK", c->clock, sizeof c->clock, "auto", clocks);
   load_direct_io(c);
+  load_compress(c);
   load_choice("CCLSCOPE_HOST", c->host, sizeof c->host, "auto", hosts);
   load_selection(c);
   load_hang_timeout(c);

@@ -31,6 +31,7 @@ typedef enum {
   CS_ONCE_CONTEXTS,
   CS_ONCE_LIVE_CAP,
   CS_ONCE_EXPORTER,
+  CS_ONCE_COMPRESS,
   CS_ONCE_COUNT
 } cs_once_key;
 void cs_log_warn_once(cs_once_key key, const char *fmt, ...)

@@ -27,9 +27,9 @@ expect() { # description, expected exit status, message regex, replay args...
 
 printf 'this is not json\n' >"$work/garbage.jsonl"
 printf '{"hello":"world"}\n' >"$work/other.jsonl"
-expect "a file that is not JSON" 1 "garbage.jsonl' is not a cclscope trace: line 1 is not a JSON object" \
+expect "a file that is not JSON" 1 "garbage.jsonl' is not a cclscope trace \\(its first line is not a trace record\\)" \
   "$work/garbage.jsonl"
-expect "JSON that is not a trace" 1 "other.jsonl' is not a cclscope trace: its first record is not a \"process\" record" \
+expect "JSON that is not a trace" 1 "other.jsonl' is not a cclscope trace \\(its first line is not a trace record\\)" \
   "$work/other.jsonl"
 expect "a missing file" 1 "cannot open" "$work/missing.jsonl"
 

@@ -74,6 +74,7 @@ static const char *const checked_variables[] = {
     "CCLSCOPE_METRICS_WINDOW_EVENTS",
     "NCCL_PROFILER_OTEL_TELEMETRY_INTERVAL_SEC",
     "CCLSCOPE_PROM_KEEP",
+    "CCLSCOPE_COMPRESS",
 };
 enum { N_CHECKED = sizeof checked_variables / sizeof checked_variables[0] };
 
@@ -167,6 +168,9 @@ static const struct {
     {"NCCL_PROFILER_OTEL_TELEMETRY_INTERVAL_SEC", {"0.01", "3601"}},
     {"CCLSCOPE_PROM_KEEP", {"2", "keep"}},
     {"CCLSCOPE_ROCTX", {"2", "enable", "forced", "rccl", "auto"}},
+    {"CCLSCOPE_COMPRESS",
+     {"gzip", "zst", "zstd:", "zstd:0", "zstd:20", "zstd:-1", "zstd:3 ",
+      "zstd3", "zstd:3:4", "lz4", "zstd,3"}},
 };
 enum { N_BAD_FOR_ONE = sizeof bad_for_one / sizeof bad_for_one[0] };
 
@@ -250,6 +254,7 @@ static const field_ref fields[] = {
     {"metrics_window_events", offsetof(cs_config, metrics_window_events),
      sizeof(unsigned), KIND_UNSIGNED},
     {"prom_keep", offsetof(cs_config, prom_keep), sizeof(bool), KIND_BOOL},
+    {"zstd_level", offsetof(cs_config, zstd_level), sizeof(int), KIND_INT},
 };
 enum { N_FIELDS = sizeof fields / sizeof fields[0] };
 
@@ -434,6 +439,12 @@ static const struct {
     {"CCLSCOPE_DIRECT_IO", "auto", {{0}}},
     {"CCLSCOPE_HOST", "nccl", {{"host", 0, "nccl"}}},
     {"CCLSCOPE_HOST", "RCCL", {{"host", 0, "rccl"}}},
+    {"CCLSCOPE_COMPRESS", "", {{0}}},
+    {"CCLSCOPE_COMPRESS", "none", {{0}}},
+    {"CCLSCOPE_COMPRESS", "zstd", {{"zstd_level", 3, NULL}}},
+    {"CCLSCOPE_COMPRESS", "ZSTD", {{"zstd_level", 3, NULL}}},
+    {"CCLSCOPE_COMPRESS", "zstd:1", {{"zstd_level", 1, NULL}}},
+    {"CCLSCOPE_COMPRESS", "zstd:19", {{"zstd_level", 19, NULL}}},
     {"CCLSCOPE_SAMPLE",
      "10",
      {{"sample_coll", 10, NULL}, {"sample_p2p", 10, NULL}}},

@@ -59,7 +59,7 @@ static bool open_in(cs_trace_file *f, const char *dir, const char *stem,
                     cs_tf_direct_mode mode) {
   cs_out_dir folder;
   cs_out_dir_init(&folder, dir, "the test folder");
-  bool ok = cs_tf_open(f, &folder, stem, mode);
+  bool ok = cs_tf_open(f, &folder, stem, mode, 0);
   cs_out_dir_close(&folder);
   return ok;
 }
@@ -300,7 +300,7 @@ static void test_refused_direct_write_falls_back(void **state) {
   int direct_fd = open(path, O_WRONLY | O_DIRECT);
   assert_true(fd >= 0 && direct_fd >= 0);
   cs_trace_io *io = calloc(1, sizeof *io); /* on the heap, as above */
-  cs_io_start(io, fd, direct_fd);
+  cs_io_start(io, fd, direct_fd, NULL);
   assert_true(io->running && io->started); /* running our code already */
   cs_io_failure failure;
   char *odd = padded_line("{\"a\":1}", 100);
@@ -365,7 +365,7 @@ static void test_slow_disk_makes_the_writer_wait(void **state) {
   assert_true(fd >= 0);
   atomic_store(&disk_released, false);
   cs_trace_io *io = calloc(1, sizeof *io);
-  cs_io_start(io, fd, -1);
+  cs_io_start(io, fd, -1, NULL);
   io->write = held_pwrite; /* before the first job: seen by the thread */
   const size_t chunk = 1 << 20;
   const int full = (int)(CS_IO_MAX_QUEUED / chunk), chunks = full + 4;

@@ -799,11 +799,12 @@ static void check_file(checker *c, ra_reader *ra, uint32_t index,
     progress_update(&c->prog, c->bytes_before + tf.bytes_read);
   }
   if (got == RA_OPEN_ERROR) {
-    report(c, &fc, 0, F_READ, "cannot open: %s", strerror(tf.error));
+    report(c, &fc, 0, F_READ, "cannot open: %s", tr_strerror(tf.error));
   } else {
     if (got == RA_READ_ERROR)
-      report(c, &fc, tf.line_no, F_READ, "read error: %s", strerror(tf.error));
-    c->lines_bytes += tf.bytes_read;
+      report(c, &fc, tf.line_no, F_READ, "read error: %s",
+             tr_strerror(tf.error));
+    c->lines_bytes += tf.text_bytes;
     c->bytes_before += tf.bytes_read;
   }
   c->records += fc.records;

@@ -40,7 +40,7 @@ static bool convert_file(const char *path, FILE *out, const char *out_name,
   int err = tr_open(&tf, path, 1 << 20);
   if (err) {
     fprintf(stderr, "cclscope convert: cannot open '%s': %s\n", path,
-            strerror(err));
+            tr_strerror(err));
     return false;
   }
   res->converted = tf.format == TR_FORMAT_MINIMAL_PROFILER;
@@ -53,7 +53,7 @@ static bool convert_file(const char *path, FILE *out, const char *out_name,
   bool ok = true;
   if (got < 0) {
     fprintf(stderr, "cclscope convert: error reading '%s': %s\n", path,
-            strerror(tf.error));
+            tr_strerror(tf.error));
     ok = false;
   }
   tr_close(&tf);

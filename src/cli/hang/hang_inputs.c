@@ -55,7 +55,7 @@ static bool collect_dir(hang_inputs *in, caps *c, const char *dir) {
   while (ok && (e = readdir(d)) != NULL) {
     const char *name = e->d_name;
     bool snap = strncmp(name, "inflight_", 9) == 0 && ends_with(name, ".json");
-    bool trace = name[0] != '.' && ends_with(name, ".jsonl");
+    bool trace = tr_is_trace_name(name);
     if (!snap && !trace)
       continue;
     char path[4096];

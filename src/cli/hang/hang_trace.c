@@ -206,7 +206,7 @@ bool hang_read_trace(hang_db *db, const char *path) {
   int err = tr_open(&f, path, 1 << 20);
   if (err) {
     fprintf(stderr, "cclscope hang: cannot open '%s': %s\n", path,
-            strerror(err));
+            tr_strerror(err));
     return false;
   }
   rec_scratch *sc = malloc(sizeof *sc);
@@ -223,7 +223,9 @@ bool hang_read_trace(hang_db *db, const char *path) {
   pair_map_init(&aborted);
   int got;
   while ((got = tr_next(&f)) == 1) {
-    if (si != SIZE_MAX && skippable(f.line, f.line_len)) {
+    /* (a compressed file is decoded whole: tail_time reads the file's
+     * last bytes, which are not text there) */
+    if (si != SIZE_MAX && !f.codec && skippable(f.line, f.line_len)) {
       db->sources[si].records++;
       skipped = true;
       continue;
@@ -254,7 +256,7 @@ bool hang_read_trace(hang_db *db, const char *path) {
   }
   if (got < 0) {
     fprintf(stderr, "cclscope hang: cannot read '%s': %s\n", path,
-            strerror(f.error));
+            tr_strerror(f.error));
     ok = false;
   }
   if (!ok && got >= 0)

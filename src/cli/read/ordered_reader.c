@@ -40,7 +40,7 @@ static bool read_record(ord_reader *o, ord_file *f, rec_scratch *s, rec *r) {
     int got = ra_next(o->ra, (size_t)(f - o->files), s, r, &parsed, &f->line);
     if (got == RA_OPEN_ERROR) {
       fprintf(stderr, "cclscope: cannot open '%s': %s\n", f->path,
-              strerror(f->line.error));
+              tr_strerror(f->line.error));
       o->unreadable_files++;
       f->eof = true;
       break;
@@ -48,7 +48,8 @@ static bool read_record(ord_reader *o, ord_file *f, rec_scratch *s, rec *r) {
     if (got != RA_LINE) {
       if (got == RA_READ_ERROR)
         fprintf(stderr, "cclscope: error reading '%s': %s\n", f->path,
-                strerror(f->line.error));
+                tr_strerror(f->line.error));
+      o->text_bytes += f->line.text_bytes;
       f->eof = true;
       break;
     }

@@ -125,7 +125,8 @@ typedef struct {
   rec out;
   /* statistics */
   uint64_t records;
-  uint64_t invalid; /* lines that are not JSON objects (skipped) */
+  uint64_t invalid;    /* lines that are not JSON objects (skipped) */
+  uint64_t text_bytes; /* of the files read to their end (decompressed) */
   uint64_t unreadable_files;
   uint64_t bytes_done; /* read from all files so far (progress) */
   bool failed;         /* a temporary file could not be written or read */

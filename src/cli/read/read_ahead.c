@@ -61,6 +61,7 @@ struct ra_chunk {
   ra_member *members;
   size_t nmembers, cap_members;
   uint64_t bytes_read;   /* the file's, after this chunk */
+  uint64_t text_bytes;   /* the file's text, after this chunk */
   uint64_t last_line_no; /* the file's line number after this chunk */
   int end;               /* after its lines: RA_LINE (more to come), RA_END,
                             RA_READ_ERROR or RA_OPEN_ERROR */
@@ -204,6 +205,7 @@ static void fill_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
     }
   }
   c->bytes_read = tf->bytes_read;
+  c->text_bytes = tf->text_bytes;
   c->last_line_no = tf->line_no;
   c->notices = tf->deferred; /* said by the consumer when it gets there */
   tf->deferred = NULL;
@@ -486,6 +488,7 @@ static int read_direct(ra_reader *ra, ra_file *f, rec_scratch *s, rec *r,
       info->line_no = tf->line_no;
       info->line_unterminated = tf->line_unterminated;
       info->bytes_read = tf->bytes_read;
+      info->text_bytes = tf->text_bytes;
       info->error = 0;
       *parsed = rec_decode(r, s, tf->line, tf->line_len);
       return RA_LINE;
@@ -494,6 +497,7 @@ static int read_direct(ra_reader *ra, ra_file *f, rec_scratch *s, rec *r,
     got = got < 0 ? RA_READ_ERROR : RA_END;
     f->end.line_no = tf->line_no;
     f->end.bytes_read = tf->bytes_read;
+    f->end.text_bytes = tf->text_bytes;
     tr_close(tf);
     f->opened = false;
   }
@@ -519,6 +523,7 @@ int ra_next(ra_reader *ra, size_t file, rec_scratch *s, rec *r, bool *parsed,
       info->line_no = done->last_line_no;
       info->line_unterminated = false;
       info->bytes_read = done->bytes_read;
+      info->text_bytes = done->text_bytes;
       info->error = done->error;
       return done->end;
     }
@@ -540,6 +545,7 @@ int ra_next(ra_reader *ra, size_t file, rec_scratch *s, rec *r, bool *parsed,
   info->line_no = l->line_no;
   info->line_unterminated = l->unterminated;
   info->bytes_read = c->bytes_read;
+  info->text_bytes = c->text_bytes;
   info->error = 0;
   js_fields_reset(&s->top);
   *r = l->r;

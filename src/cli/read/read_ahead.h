@@ -71,6 +71,8 @@ typedef struct {
   bool line_unterminated; /* the file ended without a '\n' after it */
   uint64_t bytes_read;    /* from the file so far (progress; at the end:
                              its size) */
+  uint64_t text_bytes;    /* of text so far: bytes_read, or what a
+                             compressed file decompressed to */
   int error;              /* errno of RA_READ_ERROR / RA_OPEN_ERROR */
 } ra_line_info;
 

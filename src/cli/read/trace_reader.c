@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "read/seed_format.h"
+#include "read/trace_codec.h"
 
 bool tr_format_notices = true;
 unsigned tr_jobs = 0;
@@ -48,6 +49,92 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+bool tr_is_trace_name(const char *name) {
+  return name[0] != '.' &&
+         (ends_with(name, ".jsonl") || ends_with(name, ".jsonl.zst") ||
+          ends_with(name, ".jsonl.gz"));
+}
+
+const char *tr_strerror(int err) {
+  switch (err) {
+  case TR_ERR_NOT_TRACE:
+    return "not a cclscope trace (its first line is not a trace record)";
+  case TC_ERR_NO_LIBRARY:
+    return "compressed, and the library to read it (libzstd.so.1 or "
+           "libz.so.1) could not be loaded";
+  case TC_ERR_CORRUPT:
+    return "corrupt compressed data";
+  default:
+    return strerror(err);
+  }
+}
+
+/* Standard input ("-"), readable again from its start: the descriptor of a
+ * regular file given as stdin, or of an unlinked copy of the stream. */
+static int stdin_fd = -1;
+
+/* Copy standard input into an unlinked temporary file; its size in
+ * *size. False (with a message) on failure. */
+static bool spool_stdin(uint64_t *size) {
+  struct stat st;
+  if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) &&
+      lseek(STDIN_FILENO, 0, SEEK_CUR) == 0) {
+    stdin_fd = STDIN_FILENO;
+    *size = (uint64_t)st.st_size;
+    return true;
+  }
+  const char *tmp = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/cclscope-stdin-XXXXXX",
+           tmp && *tmp ? tmp : "/tmp");
+  int fd = mkstemp(path);
+  if (fd < 0) {
+    fprintf(stderr, "cclscope: cannot keep standard input in '%s': %s\n", path,
+            strerror(errno));
+    return false;
+  }
+  unlink(path);
+  static char buf[1 << 16];
+  *size = 0;
+  for (;;) {
+    ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      fprintf(stderr, "cclscope: error reading standard input: %s\n",
+              strerror(errno));
+      close(fd);
+      return false;
+    }
+    if (n == 0)
+      break;
+    for (ssize_t done = 0; done < n;) {
+      ssize_t w = write(fd, buf + done, (size_t)(n - done));
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0) {
+        fprintf(stderr, "cclscope: cannot keep standard input in '%s': %s\n",
+                tmp && *tmp ? tmp : "/tmp", strerror(w < 0 ? errno : ENOSPC));
+        close(fd);
+        return false;
+      }
+      done += w;
+    }
+    *size += (uint64_t)n;
+  }
+  stdin_fd = fd;
+  return true;
+}
+
+static bool collect_stdin(tr_inputs *in, size_t *cap) {
+  if (stdin_fd >= 0) {
+    fprintf(stderr, "cclscope: '-' (standard input) is given twice\n");
+    return false;
+  }
+  uint64_t size;
+  return spool_stdin(&size) && push_path(in, cap, "-", size);
+}
+
 static bool collect_dir(tr_inputs *in, size_t *cap, const char *dir) {
   DIR *d = opendir(dir);
   if (!d) {
@@ -58,7 +145,7 @@ static bool collect_dir(tr_inputs *in, size_t *cap, const char *dir) {
   struct dirent *e;
   bool ok = true;
   while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.' || !ends_with(e->d_name, ".jsonl"))
+    if (!tr_is_trace_name(e->d_name))
       continue;
     char path[4096];
     struct stat st;
@@ -78,7 +165,10 @@ static bool collect_dir(tr_inputs *in, size_t *cap, const char *dir) {
     return false;
   }
   if (in->n == first) {
-    fprintf(stderr, "cclscope: no *.jsonl trace files in '%s'\n", dir);
+    fprintf(stderr,
+            "cclscope: no trace files (*.jsonl, *.jsonl.zst, *.jsonl.gz) in "
+            "'%s'\n",
+            dir);
     return false;
   }
   qsort(in->paths + first, in->n - first, sizeof *in->paths, cmp_str);
@@ -90,6 +180,13 @@ bool tr_inputs_collect(tr_inputs *in, int argc, char **argv) {
   memset(in, 0, sizeof *in);
   for (int i = 0; i < argc; i++) {
     struct stat st;
+    if (strcmp(argv[i], "-") == 0) {
+      if (!collect_stdin(in, &cap)) {
+        tr_inputs_free(in);
+        return false;
+      }
+      continue;
+    }
     if (stat(argv[i], &st) != 0) {
       fprintf(stderr, "cclscope: cannot open '%s': %s\n", argv[i],
               strerror(errno));
@@ -185,8 +282,19 @@ static void announce(tr_file *f) {
            f->path);
 }
 
-/* The first non-blank line decides the file's format; then back to the
- * start. */
+/* A cclscope record: a JSON object with a "recordType" member (the first
+ * line of a trace; a broken one is still recognisably a record). */
+static bool looks_like_record(const char *line, size_t len) {
+  size_t i = 0;
+  while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+    i++;
+  static const char key[] = "\"recordType\"";
+  return i < len && line[i] == '{' &&
+         memmem(line + i, len - i, key, sizeof key - 1) != NULL;
+}
+
+/* The first non-blank line decides the file's format, or that the file is
+ * not a trace; then back to the start. */
 static int detect_format(tr_file *f) {
   int got;
   while ((got = tr_next_raw(f)) == 1) {
@@ -200,6 +308,8 @@ static int detect_format(tr_file *f) {
   if (got < 0)
     return f->error;
   bool seed = got == 1 && seed_line_is_seed(f->line, f->line_len);
+  if (got == 1 && !seed && !looks_like_record(f->line, f->line_len))
+    return TR_ERR_NOT_TRACE;
   int err = tr_rewind(f);
   if (err || !seed)
     return err;
@@ -212,8 +322,14 @@ static int detect_format(tr_file *f) {
 }
 
 int tr_rewind(tr_file *f) {
-  if (lseek(f->fd, 0, SEEK_SET) < 0)
+  if (f->codec) {
+    int err = tc_rewind(f->codec);
+    if (err)
+      return err;
+  } else if (lseek(f->fd, 0, SEEK_SET) < 0) {
     return errno;
+  }
+  f->text_bytes = 0;
   f->pos = 0;
   f->fill = 0;
   f->eof = false;
@@ -226,17 +342,45 @@ int tr_rewind(tr_file *f) {
   return 0;
 }
 
+/* A new descriptor of its own (offset included) for `path`; "-" is
+ * standard input as tr_inputs_collect kept it. */
+static int open_path(const char *path) {
+  if (strcmp(path, "-") != 0 || stdin_fd < 0)
+    return open(path, O_RDONLY | O_CLOEXEC);
+  char self[64];
+  snprintf(self, sizeof self, "/proc/self/fd/%d", stdin_fd);
+  return open(self, O_RDONLY | O_CLOEXEC);
+}
+
+/* A compressed file (told by its first bytes) gets a decompressing
+ * reader. 0 or an error. */
+static int open_codec(tr_file *f) {
+  unsigned char head[4];
+  ssize_t n = pread(f->fd, head, sizeof head, 0);
+  if (n < 0)
+    return errno;
+  tc_kind kind = tc_sniff(head, (size_t)n);
+  if (kind == TC_PLAIN)
+    return 0;
+  return tc_open(&f->codec, kind, f->fd);
+}
+
 static int open_file(tr_file *f, const char *path, size_t bufsize,
                      bool defer_notices) {
   memset(f, 0, sizeof *f);
   f->path = path;
   f->defer_notices = defer_notices;
-  f->fd = open(path, O_RDONLY | O_CLOEXEC);
+  f->fd = open_path(path);
   if (f->fd < 0)
     return errno;
 #ifdef POSIX_FADV_SEQUENTIAL
   posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
+  int codec_err = open_codec(f);
+  if (codec_err) {
+    tr_close(f);
+    return codec_err;
+  }
   f->cap = bufsize < 4096 ? 4096 : bufsize;
   f->buf = malloc(f->cap);
   if (!f->buf) {
@@ -260,6 +404,28 @@ int tr_open_deferring(tr_file *f, const char *path, size_t bufsize) {
   return open_file(f, path, bufsize, true);
 }
 
+/* refill() for a compressed file; at its end, a last frame cut short (a
+ * writer killed mid-write) is left out, with a note. */
+static ssize_t refill_decompressed(tr_file *f) {
+  int err = 0;
+  ssize_t n = tc_read(f->codec, f->buf + f->fill, f->cap - f->fill, &err);
+  f->bytes_read = tc_file_bytes(f->codec);
+  if (n < 0) {
+    f->error = err;
+    return -1;
+  }
+  f->fill += (size_t)n;
+  f->text_bytes += (uint64_t)n;
+  uint64_t torn;
+  if (n == 0 && tc_torn(f->codec, &torn) &&
+      tr_notice_once(f->path, TR_NOTICE_TORN))
+    tr_say(f,
+           "cclscope: '%s' ends inside a compressed frame (its writer was "
+           "killed while writing it?): its last %llu bytes are left out\n",
+           f->path, (unsigned long long)torn);
+  return n;
+}
+
 /* Make room and read more; returns bytes added, 0 at EOF, -1 on error. */
 static ssize_t refill(tr_file *f) {
   if (f->pos > 0) {
@@ -277,6 +443,8 @@ static ssize_t refill(tr_file *f) {
     f->buf = nb;
     f->cap = ncap;
   }
+  if (f->codec)
+    return refill_decompressed(f);
   for (;;) {
     ssize_t n = read(f->fd, f->buf + f->fill, f->cap - f->fill);
     if (n < 0 && errno == EINTR)
@@ -287,6 +455,7 @@ static ssize_t refill(tr_file *f) {
     }
     f->fill += (size_t)n;
     f->bytes_read += (uint64_t)n;
+    f->text_bytes += (uint64_t)n;
     return n;
   }
 }
@@ -332,6 +501,8 @@ int tr_next_raw(tr_file *f) {
 }
 
 void tr_close(tr_file *f) {
+  tc_close(f->codec);
+  f->codec = NULL;
   if (f->fd >= 0)
     close(f->fd);
   free(f->buf);

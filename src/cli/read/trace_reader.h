@@ -7,6 +7,17 @@
  * has no newline (a truncated write). Records are decoded by trace_record.h;
  * `pad` lines are returned like any other (callers skip RT_PAD).
  *
+ * Compressed files (.jsonl.zst, .jsonl.gz; told by their first bytes, not
+ * their names) are read through trace_codec.h: lines, line numbers and
+ * records are the same as for the plain file. "-" names standard input,
+ * copied once into an unlinked temporary file so that it can be read
+ * again (formats, converters and several passes read a file twice).
+ *
+ * A file whose first non-blank line is not a cclscope record (a JSON
+ * object with a "recordType") nor a minimal_profiler one is not a trace:
+ * tr_open refuses it (TR_ERR_NOT_TRACE) rather than reading it as a trace
+ * of invalid lines.
+ *
  * Formats are detected per file from its first line: a file written in the
  * minimal_profiler format (seed_format.h) is converted while it is read,
  * so tr_next returns cclscope's records for it too (and says so on stderr,
@@ -25,11 +36,21 @@ typedef struct {
   uint64_t total_bytes;
 } tr_inputs;
 
-/* Collect the inputs: each argument is a folder (its *.jsonl files, sorted
- * by name) or a file. On failure prints "cclscope: ..." to stderr and
- * returns false. An empty result is an error too. */
+/* Collect the inputs: each argument is a folder (its trace files, see
+ * tr_is_trace_name, sorted by name), a file, or "-" (standard input, at
+ * most once). On failure prints "cclscope: ..." to stderr and returns
+ * false. An empty result is an error too. */
 bool tr_inputs_collect(tr_inputs *in, int argc, char **argv);
 void tr_inputs_free(tr_inputs *in);
+
+/* Is a folder entry a trace file: *.jsonl, *.jsonl.zst or *.jsonl.gz, not
+ * hidden? */
+bool tr_is_trace_name(const char *name);
+
+/* Errors beyond errno's that tr_open and tr_next give (with trace_codec.h's
+ * TC_ERR_*), and the words for any of them or an errno value. */
+enum { TR_ERR_NOT_TRACE = 0x10010 };
+const char *tr_strerror(int err);
 
 /* The format a file was found to be in (tr_open). */
 typedef enum {
@@ -48,10 +69,15 @@ extern unsigned tr_jobs;
 /* Whether `what` (a TR_NOTICE_ bit) should be said about `path` now: true
  * the first time for that file, false afterwards and when notices are
  * off. */
-enum { TR_NOTICE_FORMAT = 1, TR_NOTICE_ORPHAN_STATES = 2 };
+enum {
+  TR_NOTICE_FORMAT = 1,
+  TR_NOTICE_ORPHAN_STATES = 2,
+  TR_NOTICE_TORN = 4 /* ends inside a compressed frame */
+};
 bool tr_notice_once(const char *path, unsigned what);
 
 struct seed_conv;
+struct tc_stream;
 
 typedef struct tr_file_s {
   const char *path;
@@ -61,8 +87,10 @@ typedef struct tr_file_s {
   size_t pos;  /* start of the unread part of buf */
   size_t fill; /* bytes in buf */
   bool eof;
-  uint64_t line_no;    /* of the line last returned (1-based) */
-  uint64_t bytes_read; /* from the file so far (for progress) */
+  uint64_t line_no;        /* of the line last returned (1-based) */
+  uint64_t bytes_read;     /* from the file so far (for progress) */
+  uint64_t text_bytes;     /* of text so far (bytes_read unless compressed) */
+  struct tc_stream *codec; /* compressed: the decompressing reader */
   /* the line last returned, without its '\n' */
   const char *line;
   size_t line_len;

@@ -267,6 +267,7 @@ int summary_collect(summary *s, const tr_inputs *in) {
   while ((r = ord_next(&rd, &w)) != NULL)
     on_record(s, r, &s->health[w.file], w.file, sc);
   s->records = rd.records;
+  s->bytes = rd.text_bytes; /* of text: a compressed file's decompressed */
   s->invalid_lines = rd.invalid;
   if (rd.unreadable_files)
     status = EXIT_FINDINGS;

@@ -15,6 +15,7 @@
 
 #include "debug_check.h"
 #include "log.h"
+#include "trace_zstd.h"
 
 #define PAD_RECORD_HEAD "{\"recordType\":\"pad\""
 #define PAD_MIN (sizeof(PAD_RECORD_HEAD) - 1 + 2) /* head + "}\n" */
@@ -76,8 +77,34 @@ static void open_direct(cs_trace_file *f, cs_out_dir *dir, const char *name,
   f->direct = f->direct_fd >= 0;
 }
 
+/* CCLSCOPE_COMPRESS=zstd: a context for the I/O thread, or NULL (plain
+ * JSONL, said once) when libzstd is missing or out of memory. */
+static cs_trace_zstd *start_compression(int level) {
+  char why[600];
+  if (!cs_tz_load(why, sizeof why)) {
+    cs_log_warn_once(CS_ONCE_COMPRESS,
+                     "CCLSCOPE_COMPRESS=zstd: %s; writing plain JSONL", why);
+    return NULL;
+  }
+  cs_trace_zstd *z = cs_tz_new(level);
+  if (!z)
+    cs_log_warn_once(CS_ONCE_COMPRESS,
+                     "CCLSCOPE_COMPRESS=zstd: no memory for a compression "
+                     "context; writing plain JSONL");
+  return z;
+}
+
+/* Compressed frames are not whole pages: no O_DIRECT. */
+static cs_tf_direct_mode direct_with_compression(cs_tf_direct_mode direct) {
+  if (direct == CS_TF_DIRECT_ON)
+    cs_log_warn("CCLSCOPE_DIRECT_IO=on is ignored with CCLSCOPE_COMPRESS=zstd "
+                "(compressed frames are not whole pages); using ordinary "
+                "writes");
+  return CS_TF_DIRECT_OFF;
+}
+
 bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
-                cs_tf_direct_mode direct) {
+                cs_tf_direct_mode direct, int zstd_level) {
   memset(f, 0, sizeof *f);
   f->fd = -1;
   f->direct_fd = -1;
@@ -86,14 +113,19 @@ bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
     f->failed = true;
     return false;
   }
+  if (zstd_level > 0)
+    f->zstd = start_compression(zstd_level);
+  const char *suffix = f->zstd ? ".jsonl.zst" : ".jsonl";
+  if (f->zstd)
+    direct = direct_with_compression(direct);
   /* Anything already at a name (a file, or a link planted there) is left
    * alone: the next number is tried. */
   char name[NAME_MAX + 1];
   for (int n = 0; n < 1000; n++) {
     if (n == 0)
-      snprintf(name, sizeof name, "%s.jsonl", stem);
+      snprintf(name, sizeof name, "%s%s", stem, suffix);
     else
-      snprintf(name, sizeof name, "%s.%d.jsonl", stem, n);
+      snprintf(name, sizeof name, "%s.%d%s", stem, n, suffix);
     snprintf(f->path, sizeof f->path, "%s/%s", dir->path, name);
     f->fd = cs_out_dir_create(dir, name);
     if (f->fd >= 0 || errno != EEXIST)
@@ -104,11 +136,13 @@ bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
                      "cannot create trace file '%s' (%s); tracing is off for "
                      "this process",
                      f->path, strerror(errno));
+    cs_tz_free(f->zstd);
+    f->zstd = NULL;
     f->failed = true;
     return false;
   }
   open_direct(f, dir, name, direct);
-  cs_io_start(&f->io, f->fd, f->direct_fd);
+  cs_io_start(&f->io, f->fd, f->direct_fd, f->zstd);
   f->io_started = true;
   return true;
 }
@@ -158,6 +192,8 @@ void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns) {
   }
   f->lines++;
   f->buf_lines++;
+  if (f->zstd)
+    return; /* frames, not pages, are what a kill leaves whole */
   size_t len = f->buf.len - start;
   uint64_t off = f->written + start;
   size_t room = CS_TF_PAGE - (size_t)(off % CS_TF_PAGE);
@@ -172,6 +208,8 @@ void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns) {
 static void pad_tail_if_needed(cs_trace_file *f) {
   /* Never leave the file ending so close to a boundary that the next line
    * could neither fit nor be preceded by a padding record. */
+  if (f->zstd)
+    return;
   size_t room = CS_TF_PAGE - (size_t)((f->written + f->buf.len) % CS_TF_PAGE);
   if (room < PAD_MIN && room != CS_TF_PAGE && f->buf.len > 0)
     pad_line_ending_at(f, f->buf.len, room);
@@ -340,6 +378,8 @@ void cs_tf_sync(cs_trace_file *f, int64_t now_ns) {
 }
 
 static void close_both(cs_trace_file *f) {
+  cs_tz_free(f->zstd); /* the I/O thread is stopped */
+  f->zstd = NULL;
   if (f->direct_fd >= 0)
     close(f->direct_fd);
   if (f->fd >= 0)

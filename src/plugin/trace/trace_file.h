@@ -25,6 +25,14 @@
  * with whole pages. A file system that refuses a direct write gets
  * ordinary writes from then on (said once through NCCL's logger).
  *
+ * Compressed (CCLSCOPE_COMPRESS=zstd[:level], trace_zstd.h): the file is
+ * `<stem>.jsonl.zst`, each chunk handed over becomes one zstd frame on the
+ * I/O thread, written with one write; the page rule and its padding do
+ * not apply (the frames, not the pages, are the unit), chunks are handed
+ * over at CS_TF_BULK_COMPRESSED or at the periodic flush, and O_DIRECT is
+ * never used (CCLSCOPE_DIRECT_IO=on gets a warning). Without libzstd the
+ * file is plain `<stem>.jsonl`, with one warning.
+ *
  * Writer thread only.
  */
 #ifndef CCLSCOPE_TRACE_FILE_H
@@ -43,6 +51,8 @@
 /* When to write whole pages without waiting for the periodic flush. */
 #define CS_TF_BULK_BUFFERED (256u * 1024u)
 #define CS_TF_BULK_DIRECT (1024u * 1024u) /* larger writes: faster devices */
+#define CS_TF_BULK_COMPRESSED                                                  \
+  (1024u * 1024u) /* larger frames compress better */
 
 typedef enum {
   CS_TF_DIRECT_AUTO = 0, /* where the file system takes it */
@@ -71,14 +81,21 @@ typedef struct {
   bool direct;             /* hand whole pages over for O_DIRECT */
   bool direct_requested;   /* CCLSCOPE_DIRECT_IO=on: warn if unavailable */
   bool io_started;
+  cs_trace_zstd *zstd; /* compressed: the I/O thread's context, or NULL */
   cs_trace_io io;
 } cs_trace_file;
 
 /* Open `dir` (created if needed, see out_dir.h) and create a new file
  * `<stem>.jsonl` in it, or `<stem>.<n>.jsonl` if that name is taken (by a
- * file or a link: never opened). False (with a warning) on failure. */
+ * file or a link: never opened); `.jsonl.zst` when `zstd_level` > 0 (0:
+ * plain) and libzstd is found. False (with a warning) on failure. */
 bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
-                cs_tf_direct_mode direct);
+                cs_tf_direct_mode direct, int zstd_level);
+
+/* True when the file is written compressed. */
+static inline bool cs_tf_compressed(const cs_trace_file *f) {
+  return f->zstd != NULL;
+}
 
 /* True when the file writes whole pages with O_DIRECT. */
 static inline bool cs_tf_direct(const cs_trace_file *f) {
@@ -92,8 +109,9 @@ void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns);
 
 /* True when enough is buffered for cs_tf_write_bulk to be worth it. */
 static inline bool cs_tf_bulk_due(const cs_trace_file *f) {
-  return f->buf.len >=
-         (cs_tf_direct(f) ? CS_TF_BULK_DIRECT : CS_TF_BULK_BUFFERED);
+  return f->buf.len >= (cs_tf_compressed(f) ? CS_TF_BULK_COMPRESSED
+                        : cs_tf_direct(f)   ? CS_TF_BULK_DIRECT
+                                            : CS_TF_BULK_BUFFERED);
 }
 
 /* Hand over what can be written cheaply: the whole pages (direct I/O), or

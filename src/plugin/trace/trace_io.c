@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "trace_zstd.h"
 
 struct cs_io_job {
   cs_io_job *next;
@@ -63,10 +64,39 @@ typedef struct {
   uint64_t direct_bytes;
 } job_result;
 
+/* Compressed: the job as one frame, in one write at the end of the file.
+ * On failure the file is cut back to its last whole frame and the whole
+ * job is lost. Called without the lock (the I/O thread is the only one
+ * that moves file_end, or the caller when there is no thread). */
+static job_result write_frame(cs_trace_io *io, const cs_io_job *j) {
+  job_result r = {0};
+  const char *frame;
+  size_t frame_len, done = 0;
+  uint64_t at = io->file_end;
+  if (cs_tz_frame(io->zstd, j->data, j->len, &frame, &frame_len)) {
+    if (write_fully(io, io->fd, frame, frame_len, at, &done)) {
+      io->file_end = at + frame_len;
+      return r;
+    }
+  }
+  r.failed = true;
+  r.error = errno;
+  r.end = at;
+  /* Cut off whatever part of the frame reached the file (a failing write
+   * may have written some before it failed). */
+  if (ftruncate(io->fd, (off_t)at) != 0 && done > 0)
+    r.end = at + done; /* cannot repair: readers drop the torn frame */
+  io->file_end = r.end;
+  r.lines_lost = j->lines;
+  return r;
+}
+
 /* Write one job; on failure keep the complete lines that reached the file
  * and cut a partial one off. Called without the lock. */
 static job_result write_job(cs_trace_io *io, const cs_io_job *j,
                             bool direct_refused) {
+  if (io->zstd)
+    return write_frame(io, j);
   job_result r = {0};
   bool direct = j->direct && !direct_refused && io->direct_fd >= 0;
   size_t done = 0;
@@ -178,10 +208,11 @@ static void *io_main(void *arg) {
   return NULL;
 }
 
-void cs_io_start(cs_trace_io *io, int fd, int direct_fd) {
+void cs_io_start(cs_trace_io *io, int fd, int direct_fd, cs_trace_zstd *zstd) {
   memset(io, 0, sizeof *io);
   io->fd = fd;
-  io->direct_fd = direct_fd;
+  io->direct_fd = zstd ? -1 : direct_fd;
+  io->zstd = zstd;
   io->write = pwrite;
   pthread_mutex_init(&io->lock, NULL);
   pthread_cond_init(&io->work, NULL);

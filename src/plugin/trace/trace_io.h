@@ -12,6 +12,12 @@
  * thread the next time it queues or waits (cs_io_queue, cs_io_sync), which
  * then carries on from the new end of the file.
  *
+ * Compressed files (CCLSCOPE_COMPRESS=zstd, trace_zstd.h): each chunk is
+ * compressed here, on this thread, into one zstd frame written with a
+ * single write at the end of the file (the chunk's own offset counts the
+ * uncompressed text and is not used); a failed write cuts the file back
+ * to the end of the last whole frame. Never O_DIRECT.
+ *
  * Memory in flight is bounded (CS_IO_MAX_QUEUED): past it, cs_io_queue
  * waits for the disk (the writer thread waits, never NCCL's threads; their
  * rings absorb it or drop and count). Without a thread (pthread_create
@@ -31,6 +37,7 @@
 #define CS_IO_SPARE_MIN ((size_t)64 << 10)  /* ... if at least this big */
 
 typedef struct cs_io_job cs_io_job;
+typedef struct cs_trace_zstd cs_trace_zstd;
 
 /* What became of the file after a failed write. */
 typedef struct {
@@ -47,6 +54,8 @@ typedef struct {
   int fd;               /* ordinary writes */
   int direct_fd;        /* O_DIRECT on the same file, or -1 */
   cs_io_write_fn write; /* pwrite */
+  cs_trace_zstd *zstd;  /* compress each chunk into a frame, or NULL */
+  uint64_t file_end;    /* compressed: where the next frame goes */
   bool running;         /* the thread exists */
   bool started;         /* ... and runs io_main */
   pthread_t thread;
@@ -72,8 +81,10 @@ typedef struct {
   int nspare;
 } cs_trace_io;
 
-/* Start the thread for a file open on `fd` (and `direct_fd`, or -1). */
-void cs_io_start(cs_trace_io *io, int fd, int direct_fd);
+/* Start the thread for a file open on `fd` (and `direct_fd`, or -1).
+ * With `zstd` (then direct_fd is -1), chunks become zstd frames; the
+ * context stays the caller's (free it after cs_io_stop). */
+void cs_io_start(cs_trace_io *io, int fd, int direct_fd, cs_trace_zstd *zstd);
 
 /* Queue `len` bytes of whole lines at file offset `offset`, `lines` of
  * them. `data` (allocated with malloc or aligned_alloc, capacity `cap`)

@@ -45,6 +45,7 @@ typedef struct {
   uint64_t ring_bytes;
   uint16_t handle_tag;
   cs_tf_direct_mode direct_io; /* CCLSCOPE_DIRECT_IO */
+  int zstd_level;              /* CCLSCOPE_COMPRESS=zstd[:level], 0 = plain */
   double flush_interval_s;     /* CCLSCOPE_FLUSH_INTERVAL */
 } cs_trace_env;
 

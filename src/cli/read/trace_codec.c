@@ -1,0 +1,258 @@
+/*
+ * src/cli/read/trace_codec.c — compressed trace files read as text (see
+ * trace_codec.h). The libraries are looked up once, on the first file that
+ * needs them, by whichever reading thread gets there first.
+ */
+#include "read/trace_codec.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "zstd_abi.h"
+
+/* ---- zlib: the few pieces of its stable ABI used here (zlib.h) ---- */
+
+#define ZLIB_SONAME "libz.so.1"
+#define ZLIB_ABI_VERSION "1.2.11" /* inflateInit2_ checks the major only */
+enum { Z_OK_ = 0, Z_STREAM_END_ = 1, Z_BUF_ERROR_ = -5, Z_NO_FLUSH_ = 0 };
+/* windowBits: 15 (the largest window) + 32: a gzip or zlib header. */
+enum { GZIP_WINDOW_BITS = 15 + 32 };
+
+typedef struct { /* z_stream, field for field */
+  const unsigned char *next_in;
+  unsigned avail_in;
+  unsigned long total_in;
+  unsigned char *next_out;
+  unsigned avail_out;
+  unsigned long total_out;
+  const char *msg;
+  void *state;
+  void *zalloc;
+  void *zfree;
+  void *opaque;
+  int data_type;
+  unsigned long adler;
+  unsigned long reserved;
+} z_stream_abi;
+
+typedef int (*inflate_init2_fn)(z_stream_abi *z, int window_bits,
+                                const char *version, int stream_size);
+typedef int (*inflate_fn)(z_stream_abi *z, int flush);
+typedef int (*inflate_end_fn)(z_stream_abi *z);
+typedef int (*inflate_reset_fn)(z_stream_abi *z);
+
+/* ---- the libraries, loaded once ---- */
+
+static struct {
+  bool ok;
+  cs_zstd_create_dctx_fn create;
+  cs_zstd_free_dctx_fn free_dctx;
+  cs_zstd_dctx_reset_fn reset;
+  cs_zstd_decompress_stream_fn decompress;
+  cs_zstd_is_error_fn is_error;
+} zstd;
+
+static struct {
+  bool ok;
+  inflate_init2_fn init2;
+  inflate_fn inflate;
+  inflate_end_fn end;
+  inflate_reset_fn reset;
+} zlib;
+
+static pthread_once_t zstd_once = PTHREAD_ONCE_INIT;
+static pthread_once_t zlib_once = PTHREAD_ONCE_INIT;
+
+static void load_zstd(void) {
+  void *lib = dlopen(CS_ZSTD_SONAME, RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    return;
+  *(void **)&zstd.create = dlsym(lib, "ZSTD_createDCtx");
+  *(void **)&zstd.free_dctx = dlsym(lib, "ZSTD_freeDCtx");
+  *(void **)&zstd.reset = dlsym(lib, "ZSTD_DCtx_reset");
+  *(void **)&zstd.decompress = dlsym(lib, "ZSTD_decompressStream");
+  *(void **)&zstd.is_error = dlsym(lib, "ZSTD_isError");
+  zstd.ok = zstd.create && zstd.free_dctx && zstd.reset && zstd.decompress &&
+            zstd.is_error;
+}
+
+static void load_zlib(void) {
+  void *lib = dlopen(ZLIB_SONAME, RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    return;
+  *(void **)&zlib.init2 = dlsym(lib, "inflateInit2_");
+  *(void **)&zlib.inflate = dlsym(lib, "inflate");
+  *(void **)&zlib.end = dlsym(lib, "inflateEnd");
+  *(void **)&zlib.reset = dlsym(lib, "inflateReset");
+  zlib.ok = zlib.init2 && zlib.inflate && zlib.end && zlib.reset;
+}
+
+/* ---- the stream ---- */
+
+enum { IN_BYTES = 128 << 10 };
+
+struct tc_stream {
+  tc_kind kind;
+  int fd;
+  unsigned char *in; /* bytes read from the file, not yet decoded */
+  size_t in_len, in_pos;
+  bool file_end;
+  uint64_t file_bytes; /* read from the file */
+  uint64_t consumed;   /* of those, taken by the decoder */
+  uint64_t unit_start; /* where the current frame / member began */
+  cs_zstd_dctx *dctx;
+  z_stream_abi z;
+  bool z_open;
+};
+
+tc_kind tc_sniff(const unsigned char *head, size_t n) {
+  if (n >= 4 && head[0] == CS_ZSTD_MAGIC0 && head[1] == CS_ZSTD_MAGIC1 &&
+      head[2] == CS_ZSTD_MAGIC2 && head[3] == CS_ZSTD_MAGIC3)
+    return TC_ZSTD;
+  if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
+    return TC_GZIP;
+  return TC_PLAIN;
+}
+
+const char *tc_name(tc_kind kind) {
+  return kind == TC_ZSTD ? "zstd" : kind == TC_GZIP ? "gzip" : "plain";
+}
+
+int tc_open(tc_stream **out, tc_kind kind, int fd) {
+  *out = NULL;
+  pthread_once(kind == TC_ZSTD ? &zstd_once : &zlib_once,
+               kind == TC_ZSTD ? load_zstd : load_zlib);
+  if (kind == TC_ZSTD ? !zstd.ok : !zlib.ok)
+    return TC_ERR_NO_LIBRARY;
+  tc_stream *s = calloc(1, sizeof *s);
+  if (!s)
+    return ENOMEM;
+  s->kind = kind;
+  s->fd = fd;
+  s->in = malloc(IN_BYTES);
+  if (s->in && kind == TC_ZSTD) {
+    s->dctx = zstd.create();
+  } else if (s->in) {
+    s->z_open = zlib.init2(&s->z, GZIP_WINDOW_BITS, ZLIB_ABI_VERSION,
+                           (int)sizeof s->z) == Z_OK_;
+  }
+  if (!s->in || (kind == TC_ZSTD ? !s->dctx : !s->z_open)) {
+    tc_close(s);
+    return ENOMEM;
+  }
+  *out = s;
+  return 0;
+}
+
+/* More of the file into the input buffer (which is empty). */
+static int fill(tc_stream *s) {
+  for (;;) {
+    ssize_t n = read(s->fd, s->in, IN_BYTES);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return errno;
+    s->in_len = (size_t)n;
+    s->in_pos = 0;
+    s->file_bytes += (uint64_t)n;
+    s->file_end = n == 0;
+    return 0;
+  }
+}
+
+/* One call of the library on what is buffered: bytes made into *made;
+ * false when it rejects the data. */
+static bool step_zstd(tc_stream *s, char *buf, size_t len, size_t *made) {
+  cs_zstd_in in = {s->in + s->in_pos, s->in_len - s->in_pos, 0};
+  cs_zstd_out out = {buf, len, 0};
+  size_t r = zstd.decompress(s->dctx, &out, &in);
+  s->in_pos += in.pos;
+  s->consumed += in.pos;
+  *made = out.pos;
+  if (zstd.is_error(r))
+    return false;
+  if (r == 0) /* a frame ended, all of it given out */
+    s->unit_start = s->consumed;
+  return true;
+}
+
+static bool step_gzip(tc_stream *s, char *buf, size_t len, size_t *made) {
+  size_t avail = s->in_len - s->in_pos;
+  unsigned give = avail > (1u << 30) ? 1u << 30 : (unsigned)avail;
+  unsigned room = len > (1u << 30) ? 1u << 30 : (unsigned)len;
+  s->z.next_in = s->in + s->in_pos;
+  s->z.avail_in = give;
+  s->z.next_out = (unsigned char *)buf;
+  s->z.avail_out = room;
+  int r = zlib.inflate(&s->z, Z_NO_FLUSH_);
+  size_t used = give - s->z.avail_in;
+  s->in_pos += used;
+  s->consumed += used;
+  *made = room - s->z.avail_out;
+  if (r == Z_STREAM_END_) { /* a member ended; another may follow */
+    s->unit_start = s->consumed;
+    return zlib.reset(&s->z) == Z_OK_;
+  }
+  return r == Z_OK_ || r == Z_BUF_ERROR_;
+}
+
+ssize_t tc_read(tc_stream *s, char *buf, size_t len, int *err) {
+  for (;;) {
+    if (s->in_pos == s->in_len && !s->file_end) {
+      int e = fill(s);
+      if (e) {
+        *err = e;
+        return -1;
+      }
+    }
+    bool last_call = s->in_pos == s->in_len; /* nothing more to give */
+    size_t made = 0;
+    bool ok = s->kind == TC_ZSTD ? step_zstd(s, buf, len, &made)
+                                 : step_gzip(s, buf, len, &made);
+    if (!ok) {
+      *err = TC_ERR_CORRUPT;
+      return -1;
+    }
+    if (made > 0)
+      return (ssize_t)made;
+    if (last_call)
+      return 0;
+  }
+}
+
+uint64_t tc_file_bytes(const tc_stream *s) {
+  return s->file_bytes;
+}
+
+bool tc_torn(const tc_stream *s, uint64_t *bytes) {
+  *bytes = s->consumed - s->unit_start;
+  return *bytes > 0;
+}
+
+int tc_rewind(tc_stream *s) {
+  if (lseek(s->fd, 0, SEEK_SET) < 0)
+    return errno;
+  s->in_len = s->in_pos = 0;
+  s->file_end = false;
+  s->file_bytes = s->consumed = s->unit_start = 0;
+  if (s->kind == TC_ZSTD)
+    zstd.reset(s->dctx, CS_ZSTD_RESET_SESSION);
+  else
+    zlib.reset(&s->z);
+  return 0;
+}
+
+void tc_close(tc_stream *s) {
+  if (!s)
+    return;
+  if (s->dctx)
+    zstd.free_dctx(s->dctx);
+  if (s->z_open)
+    zlib.end(&s->z);
+  free(s->in);
+  free(s);
+}

@@ -1,0 +1,61 @@
+/*
+ * src/cli/read/trace_codec.h — compressed trace files, read as plain text.
+ *
+ * Owns: telling a file's compression from its first bytes (zstd, gzip, or
+ * none) and a decompressing reader underneath trace_reader.c's buffer:
+ * tc_read gives the file's text in pieces, as read(2) would for a plain
+ * file, so every reader above (chunks, read-ahead threads, converters)
+ * works unchanged. libzstd.so.1 and libz.so.1 are dlopen()ed the first
+ * time a file needs them (declarations: src/common/zstd_abi.h and below),
+ * so the CLI builds and reads plain traces without either.
+ *
+ * A file that ends inside a frame (zstd) or member (gzip) — a writer
+ * killed in the middle of a write — ends at the last complete one:
+ * tc_torn says so and how many bytes were left out; it is not an error.
+ * Anything the library rejects is (TC_ERR_CORRUPT).
+ */
+#ifndef CCLSCOPE_CLI_TRACE_CODEC_H
+#define CCLSCOPE_CLI_TRACE_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef enum { TC_PLAIN = 0, TC_ZSTD, TC_GZIP } tc_kind;
+
+/* Error codes beyond errno's (tr_strerror in trace_reader.h says them). */
+enum {
+  TC_ERR_NO_LIBRARY = 0x10001, /* libzstd / libz could not be loaded */
+  TC_ERR_CORRUPT = 0x10002,    /* the library rejected the data */
+};
+
+/* The compression of a file that starts with head[0, n). */
+tc_kind tc_sniff(const unsigned char *head, size_t n);
+
+/* "zstd", "gzip", "plain". */
+const char *tc_name(tc_kind kind);
+
+typedef struct tc_stream tc_stream;
+
+/* A reader of `fd` (positioned at its start; not closed by tc_close) for
+ * `kind` (not TC_PLAIN). 0, or ENOMEM / TC_ERR_NO_LIBRARY. */
+int tc_open(tc_stream **out, tc_kind kind, int fd);
+
+/* Up to `len` bytes of text: > 0 bytes, 0 at the end, -1 on an error
+ * (*err: an errno value or TC_ERR_CORRUPT). */
+ssize_t tc_read(tc_stream *s, char *buf, size_t len, int *err);
+
+/* Bytes read from the file so far (progress). */
+uint64_t tc_file_bytes(const tc_stream *s);
+
+/* After the end: did the file end inside a frame/member? `*bytes` are the
+ * bytes of that incomplete frame, left out. */
+bool tc_torn(const tc_stream *s, uint64_t *bytes);
+
+/* Back to the start of the file (0 or an errno value). */
+int tc_rewind(tc_stream *s);
+
+void tc_close(tc_stream *s);
+
+#endif

@@ -1,0 +1,176 @@
+/*
+ * src/plugin/trace/trace_zstd.c — compressed trace frames (see
+ * trace_zstd.h). libzstd's functions are looked up by name; their
+ * declarations are src/common/zstd_abi.h.
+ */
+#include "trace_zstd.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "optional_lib.h"
+#include "zstd_abi.h"
+
+/* The library, loaded once per process. */
+typedef struct {
+  cs_zstd_version_fn version;
+  cs_zstd_is_error_fn is_error;
+  cs_zstd_bound_fn bound;
+  cs_zstd_create_cctx_fn create;
+  cs_zstd_free_cctx_fn free_cctx;
+  cs_zstd_set_param_fn set_param;
+  cs_zstd_cctx_reset_fn reset;
+  cs_zstd_compress_stream2_fn compress;
+} zstd_fns;
+
+static zstd_fns lib;
+static bool lib_loaded;
+static bool lib_too_old;
+static unsigned lib_version;
+static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct cs_trace_zstd {
+  cs_zstd_cctx *cctx;
+  char *out; /* the last frame */
+  size_t out_cap;
+};
+
+static bool resolve(void *handle, const char *name) {
+  (void)name;
+  zstd_fns f;
+  *(void **)&f.version = dlsym(handle, "ZSTD_versionNumber");
+  *(void **)&f.is_error = dlsym(handle, "ZSTD_isError");
+  *(void **)&f.bound = dlsym(handle, "ZSTD_compressBound");
+  *(void **)&f.create = dlsym(handle, "ZSTD_createCCtx");
+  *(void **)&f.free_cctx = dlsym(handle, "ZSTD_freeCCtx");
+  *(void **)&f.set_param = dlsym(handle, "ZSTD_CCtx_setParameter");
+  *(void **)&f.reset = dlsym(handle, "ZSTD_CCtx_reset");
+  *(void **)&f.compress = dlsym(handle, "ZSTD_compressStream2");
+  if (!f.version || !f.is_error || !f.bound || !f.create || !f.free_cctx ||
+      !f.set_param || !f.reset || !f.compress)
+    return false;
+  if (f.version() < CS_ZSTD_MIN_VERSION) {
+    lib_too_old = true;
+    lib_version = f.version();
+    return false;
+  }
+  lib = f; /* the handle stays open for the life of the process */
+  return true;
+}
+
+bool cs_tz_load(char *why, size_t why_len) {
+  static const char *const names[] = {CS_ZSTD_SONAME};
+  pthread_mutex_lock(&lib_lock);
+  if (!lib_loaded) {
+    char tried[512];
+    lib_loaded = cs_optional_lib_find("CCLSCOPE_ZSTD_LIBRARY", names, 1,
+                                      resolve, tried, sizeof tried);
+    if (!lib_loaded && lib_too_old)
+      snprintf(why, why_len, "%s is version %u, older than 1.4.0", tried,
+               lib_version);
+    else if (!lib_loaded)
+      snprintf(why, why_len, "no usable libzstd (tried %s)", tried);
+  }
+  bool ok = lib_loaded;
+  pthread_mutex_unlock(&lib_lock);
+  return ok;
+}
+
+cs_trace_zstd *cs_tz_new(int level) {
+  cs_trace_zstd *z = calloc(1, sizeof *z);
+  if (!z)
+    return NULL;
+  z->cctx = lib.create();
+  if (!z->cctx) {
+    free(z);
+    return NULL;
+  }
+  lib.set_param(z->cctx, CS_ZSTD_C_LEVEL, level);
+  lib.set_param(z->cctx, CS_ZSTD_C_CHECKSUM, 1); /* zstd -t checks it */
+  return z;
+}
+
+void cs_tz_free(cs_trace_zstd *z) {
+  if (!z)
+    return;
+  lib.free_cctx(z->cctx);
+  free(z->out);
+  free(z);
+}
+
+size_t cs_tz_piece_end(const char *data, size_t len, size_t max) {
+  if (len <= max)
+    return len;
+  for (size_t i = max; i > 0; i--)
+    if (data[i - 1] == '\n')
+      return i;
+  const char *nl = memchr(data + max, '\n', len - max);
+  return nl ? (size_t)(nl - data) + 1 : len;
+}
+
+/* Room for the frame: the library's bound plus block headers and the
+ * frame's header and checksum; grown again if ever short. */
+static bool reserve_out(cs_trace_zstd *z, size_t need) {
+  if (need <= z->out_cap)
+    return true;
+  char *p = realloc(z->out, need);
+  if (!p)
+    return false;
+  z->out = p;
+  z->out_cap = need;
+  return true;
+}
+
+/* Feed one piece with `directive` until the library has taken it all and
+ * flushed what the directive asks for. */
+static bool feed(cs_trace_zstd *z, const char *piece, size_t len, int directive,
+                 cs_zstd_out *out) {
+  cs_zstd_in in = {.src = piece, .size = len, .pos = 0};
+  for (;;) {
+    size_t left = lib.compress(z->cctx, out, &in, directive);
+    if (lib.is_error(left)) {
+      errno = EIO;
+      return false;
+    }
+    if (left == 0 && in.pos == in.size)
+      return true;
+    /* more to flush: the output is full */
+    size_t grow = out->size + (left > 4096 ? left : 4096);
+    if (!reserve_out(z, grow)) {
+      errno = ENOMEM;
+      return false;
+    }
+    out->dst = z->out;
+    out->size = z->out_cap;
+  }
+}
+
+bool cs_tz_frame(cs_trace_zstd *z, const char *data, size_t len,
+                 const char **frame, size_t *frame_len) {
+  size_t pieces = len / CS_ZSTD_BLOCK_MAX + 2;
+  if (!reserve_out(z, lib.bound(len) + 64 + 8 * pieces)) {
+    errno = ENOMEM;
+    return false;
+  }
+  cs_zstd_out out = {.dst = z->out, .size = z->out_cap, .pos = 0};
+  size_t at = 0;
+  do {
+    size_t n = cs_tz_piece_end(data + at, len - at, CS_ZSTD_BLOCK_MAX);
+    bool last = at + n == len;
+    if (!feed(z, data + at, n, last ? CS_ZSTD_E_END : CS_ZSTD_E_FLUSH, &out)) {
+      int err = errno;
+      lib.reset(z->cctx, CS_ZSTD_RESET_SESSION); /* next frame starts clean */
+      errno = err;
+      return false;
+    }
+    at += n;
+  } while (at < len);
+  *frame = z->out;
+  *frame_len = out.pos;
+  return true;
+}

@@ -1,0 +1,51 @@
+/*
+ * src/plugin/trace/trace_zstd.h — compressing the trace file's chunks with
+ * libzstd, found at run time (CCLSCOPE_COMPRESS=zstd[:level]).
+ *
+ * Owns: loading libzstd.so.1 (dlopen through optional_lib.h, never a link
+ * dependency; CCLSCOPE_ZSTD_LIBRARY may name another), and turning a chunk
+ * of whole lines into one zstd frame whose blocks each end on a line
+ * boundary: the chunk is fed in pieces of at most one block's worth
+ * (CS_ZSTD_BLOCK_MAX) that end with a '\n', each flushed (ZSTD_e_flush
+ * closes the block), the last one ending the frame. A frame therefore
+ * decompresses to whole lines, and so does any prefix of it that ends
+ * after a block: a frame cut short (a kill inside its write) gives whole
+ * lines and an error, never half a line. History is kept across the
+ * blocks of a frame, not across frames (each frame stands alone).
+ *
+ * Used by the I/O thread only (one context per file); the library is
+ * loaded once per process.
+ */
+#ifndef CCLSCOPE_TRACE_ZSTD_H
+#define CCLSCOPE_TRACE_ZSTD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CS_TZ_LEVEL_DEFAULT 3
+#define CS_TZ_LEVEL_MIN 1
+#define CS_TZ_LEVEL_MAX 19
+
+typedef struct cs_trace_zstd cs_trace_zstd;
+
+/* Load libzstd once per process. False when it is missing or too old;
+ * `why` then says what was tried. */
+bool cs_tz_load(char *why, size_t why_len);
+
+/* A compression context at `level` (the library must be loaded), NULL
+ * when out of memory. */
+cs_trace_zstd *cs_tz_new(int level);
+void cs_tz_free(cs_trace_zstd *z);
+
+/* Compress data[0, len) (whole lines) into one frame, kept in z until the
+ * next call. False (errno set: ENOMEM, or EIO for a library error) when
+ * it could not be made. */
+bool cs_tz_frame(cs_trace_zstd *z, const char *data, size_t len,
+                 const char **frame, size_t *frame_len);
+
+/* Where the next piece of data[0, len) ends: after the last '\n' within
+ * the first `max` bytes, or after the first '\n' if a line is longer, or
+ * at len. Exposed for the unit test. */
+size_t cs_tz_piece_end(const char *data, size_t len, size_t max);
+
+#endif

@@ -1,0 +1,346 @@
+/*
+ * tests/plugin/test_trace_zstd.c — compressed traces (CCLSCOPE_COMPRESS=zstd,
+ * src/plugin/trace/trace_zstd.c): a chunk of lines becomes one frame whose
+ * blocks end on line boundaries, so that the frame cut at any byte
+ * decompresses to whole lines only (a prefix of the input); the I/O thread
+ * writes each frame with exactly one write, one after the other, and a
+ * failed write cuts the file back to its last whole frame; the trace file
+ * is named .jsonl.zst and holds every line once, in order, with no padding.
+ *
+ * The frames are decompressed with libzstd.so.1 (dlopen, as the CLI does).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace_file.h"
+#include "trace_io.h"
+#include "trace_read.h"
+#include "trace_zstd.h"
+#include "zstd_abi.h"
+
+/* ---- decompressing, for the checks ---- */
+
+typedef struct {
+  cs_zstd_create_dctx_fn create;
+  cs_zstd_free_dctx_fn free_dctx;
+  cs_zstd_decompress_stream_fn decompress;
+  cs_zstd_is_error_fn is_error;
+} dfns;
+
+static dfns load_decompressor(void) {
+  void *lib = dlopen(CS_ZSTD_SONAME, RTLD_NOW | RTLD_LOCAL);
+  assert_non_null(lib);
+  dfns d;
+  *(void **)&d.create = dlsym(lib, "ZSTD_createDCtx");
+  *(void **)&d.free_dctx = dlsym(lib, "ZSTD_freeDCtx");
+  *(void **)&d.decompress = dlsym(lib, "ZSTD_decompressStream");
+  *(void **)&d.is_error = dlsym(lib, "ZSTD_isError");
+  assert_true(d.create && d.free_dctx && d.decompress && d.is_error);
+  return d;
+}
+
+/* Decompress src[0, n) as a stream of frames into *out (malloc'd, *out_len
+ * bytes); true when it ends exactly at the end of a frame. */
+static bool decompress(const char *src, size_t n, char **out, size_t *out_len) {
+  dfns d = load_decompressor();
+  cs_zstd_dctx *dctx = d.create();
+  size_t cap = 1 << 20;
+  *out = malloc(cap);
+  *out_len = 0;
+  cs_zstd_in in = {src, n, 0};
+  size_t last = 0;
+  bool error = false;
+  while (in.pos < in.size || last != 0) {
+    if (cap - *out_len < (64 << 10)) {
+      cap *= 2;
+      *out = realloc(*out, cap);
+    }
+    cs_zstd_out o = {*out + *out_len, cap - *out_len, 0};
+    size_t before = in.pos;
+    last = d.decompress(dctx, &o, &in);
+    *out_len += o.pos;
+    if (d.is_error(last)) {
+      error = true;
+      break;
+    }
+    if (in.pos == before && o.pos == 0)
+      break; /* needs input that is not there: a cut frame */
+  }
+  d.free_dctx(dctx);
+  return !error && last == 0;
+}
+
+/* ~`bytes` of JSON lines of irregular length, numbered by "seq", with one
+ * line longer than a block when `long_line`. */
+static char *make_lines(size_t bytes, bool long_line, size_t *len,
+                        unsigned *lines) {
+  char *p = malloc(bytes + (300 << 10));
+  size_t n = 0;
+  unsigned seq = 0;
+  srand(5);
+  while (n < bytes) {
+    size_t pad = (size_t)(rand() % 900);
+    if (long_line && seq == 200)
+      pad = 200 << 10; /* longer than CS_ZSTD_BLOCK_MAX */
+    n += (size_t)sprintf(p + n, "{\"seq\":%u,\"x\":\"", seq++);
+    for (size_t i = 0; i < pad; i++)
+      p[n++] = (char)('a' + (i * 7 + seq) % 26);
+    n += (size_t)sprintf(p + n, "\"}\n");
+  }
+  *len = n;
+  *lines = seq;
+  return p;
+}
+
+static void setup_library(void) {
+  char why[600];
+  if (!cs_tz_load(why, sizeof why))
+    fail_msg("libzstd: %s", why);
+}
+
+/* ---- the tests ---- */
+
+static void test_piece_end(void **state) {
+  (void)state;
+  const char *s = "ab\ncd\nef\n";
+  assert_int_equal(cs_tz_piece_end(s, 9, 100), 9); /* all of it fits */
+  assert_int_equal(cs_tz_piece_end(s, 9, 7), 6);   /* last '\n' in 7 */
+  assert_int_equal(cs_tz_piece_end(s, 9, 6), 6);
+  assert_int_equal(cs_tz_piece_end(s, 9, 5), 3);
+  assert_int_equal(cs_tz_piece_end(s, 9, 1), 3); /* a longer line */
+  assert_int_equal(cs_tz_piece_end("abcdef", 6, 2), 6);
+}
+
+/* The frame cut after any byte decompresses to a prefix of the input that
+ * ends with a whole line; whole, it is the input. */
+static void test_frame_cut_anywhere_gives_whole_lines(void **state) {
+  (void)state;
+  setup_library();
+  size_t len;
+  unsigned lines;
+  char *text = make_lines((size_t)900 << 10, true, &len, &lines);
+  cs_trace_zstd *z = cs_tz_new(3);
+  assert_non_null(z);
+  const char *frame;
+  size_t frame_len;
+  assert_true(cs_tz_frame(z, text, len, &frame, &frame_len));
+  assert_true(frame_len * 3 < len); /* it did compress */
+  char *out;
+  size_t out_len;
+  assert_true(decompress(frame, frame_len, &out, &out_len));
+  assert_int_equal(out_len, len);
+  assert_memory_equal(out, text, len);
+  free(out);
+  unsigned partial = 0; /* cuts that gave some lines but not all */
+  size_t step = frame_len / 211 + 1;
+  for (size_t cut = 1; cut < frame_len; cut += step) {
+    bool whole = decompress(frame, cut, &out, &out_len);
+    assert_false(whole);
+    assert_true(out_len <= len);
+    assert_memory_equal(out, text, out_len);
+    if (out_len > 0) {
+      assert_int_equal(out[out_len - 1], '\n');
+      partial++;
+    }
+    free(out);
+  }
+  assert_true(partial >= 20); /* several blocks, several cut points */
+  cs_tz_free(z);
+  free(text);
+}
+
+/* The I/O thread's writes, counted. */
+static atomic_int writes_seen;
+static atomic_int fail_write_no; /* this write (1-based) fails halfway */
+
+static ssize_t counting_pwrite(int fd, const void *data, size_t len,
+                               off_t offset) {
+  int no = atomic_fetch_add(&writes_seen, 1) + 1;
+  if (no == atomic_load(&fail_write_no)) {
+    ssize_t half = pwrite(fd, data, len / 2, offset);
+    if (half < 0)
+      return half;
+    errno = ENOSPC;
+    return -1; /* the rest does not fit */
+  }
+  return pwrite(fd, data, len, offset);
+}
+
+/* A chunk of `n` lines {"chunk":c,"line":i} in malloc'd memory. */
+static char *chunk(int c, int n, size_t *len) {
+  char *p = malloc((size_t)n * 64);
+  size_t at = 0;
+  for (int i = 0; i < n; i++)
+    at += (size_t)sprintf(p + at, "{\"chunk\":%d,\"line\":%d}\n", c, i);
+  *len = at;
+  return p;
+}
+
+static int open_file(const char *dir, const char *name, char *path,
+                     size_t path_len) {
+  snprintf(path, path_len, "%s/%s", dir, name);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  assert_true(fd >= 0);
+  return fd;
+}
+
+static void read_file(const char *path, char **data, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  *len = (size_t)ftell(f);
+  fseek(f, 0, SEEK_SET);
+  *data = malloc(*len + 1);
+  assert_int_equal(fread(*data, 1, *len, f), *len);
+  fclose(f);
+}
+
+/* Each chunk is one frame written with one write, in order. With a write
+ * that fails halfway (the 3rd), the file is cut back to the two whole
+ * frames before it, the failure is reported with that size, and writing
+ * goes on after it: the file then holds chunks 0, 1 and 3, nothing torn. */
+static void io_case(bool fail_third) {
+  setup_library();
+  char dir[4096], path[4200];
+  test_make_tmpdir(dir, sizeof dir);
+  int fd = open_file(dir, "t.jsonl.zst", path, sizeof path);
+  cs_trace_zstd *z = cs_tz_new(3);
+  cs_trace_io *io = calloc(1, sizeof *io); /* heap: see test_trace_file.c */
+  cs_io_start(io, fd, -1, z);
+  io->write = counting_pwrite;
+  atomic_store(&writes_seen, 0);
+  atomic_store(&fail_write_no, fail_third ? 3 : 0);
+  cs_io_failure failure;
+  size_t expect_len = 0;
+  char *expect = malloc(1 << 20);
+  for (int c = 0; c < 4; c++) {
+    size_t len;
+    char *data = chunk(c, 500 + 100 * c, &len);
+    if (!(fail_third && c == 2)) {
+      memcpy(expect + expect_len, data, len);
+      expect_len += len;
+    }
+    bool queued = cs_io_queue(io, data, len, len, 0, 500 + 100 * (uint64_t)c,
+                              false, &failure);
+    if (fail_third && c == 2) {
+      assert_true(queued);
+      assert_false(cs_io_sync(io, &failure)); /* the write of chunk 2 */
+      assert_int_equal(failure.error, ENOSPC);
+      struct stat st;
+      assert_int_equal(fstat(fd, &st), 0);
+      assert_int_equal((uint64_t)st.st_size, failure.end); /* cut back */
+    } else {
+      assert_true(queued);
+    }
+  }
+  assert_true(cs_io_sync(io, &failure));
+  cs_io_counters counters;
+  cs_io_get_counters(io, &counters);
+  assert_int_equal(counters.lines_lost, fail_third ? 700 : 0);
+  assert_int_equal(atomic_load(&writes_seen), 4); /* one per frame */
+  cs_io_stop(io);
+  free(io);
+  cs_tz_free(z);
+  close(fd);
+
+  char *file, *out;
+  size_t file_len, out_len;
+  read_file(path, &file, &file_len);
+  assert_true(decompress(file, file_len, &out, &out_len)); /* whole frames */
+  assert_int_equal(out_len, expect_len);
+  assert_memory_equal(out, expect, expect_len);
+  free(file);
+  free(out);
+  free(expect);
+  test_remove_tree(dir);
+}
+
+static void test_one_write_per_frame(void **state) {
+  (void)state;
+  io_case(false);
+}
+
+static void test_failed_write_cuts_back_to_whole_frames(void **state) {
+  (void)state;
+  io_case(true);
+}
+
+/* Through the trace file: named .jsonl.zst, no O_DIRECT, every line once
+ * and in order, no padding records (the page rule is for plain files). */
+static void test_trace_file_compressed(void **state) {
+  (void)state;
+  char dir[4096];
+  test_make_tmpdir(dir, sizeof dir);
+  cs_out_dir folder;
+  cs_out_dir_init(&folder, dir, "the test folder");
+  cs_trace_file *f = calloc(1, sizeof *f);
+  assert_true(cs_tf_open(f, &folder, "trace_z", CS_TF_DIRECT_AUTO, 3));
+  cs_out_dir_close(&folder);
+  assert_true(cs_tf_compressed(f));
+  assert_false(cs_tf_direct(f));
+  assert_non_null(strstr(f->path, "/trace_z.jsonl.zst"));
+  unsigned n = 30000;
+  for (unsigned i = 0; i < n; i++) {
+    size_t start = cs_tf_line_begin(f);
+    char line[200];
+    int len = snprintf(line, sizeof line, "{\"seq\":%u,\"pad\":\"%.*s\"}", i,
+                       (int)(i % 150),
+                       "................................"
+                       "................................"
+                       "................................"
+                       "................................"
+                       "......................");
+    cs_jbuf_put(&f->buf, line, (size_t)len);
+    cs_tf_line_end(f, start, 0);
+    if (cs_tf_bulk_due(f))
+      cs_tf_write_bulk(f, 0);
+    if (i % 4001 == 0)
+      cs_tf_flush(f, 0); /* the periodic flush: a small frame */
+  }
+  cs_tf_close(f, 0);
+  assert_int_equal(f->lines_lost, 0);
+  assert_int_equal(f->pad_bytes, 0);
+  char *file, *out;
+  size_t file_len, out_len;
+  read_file(f->path, &file, &file_len);
+  assert_true(decompress(file, file_len, &out, &out_len));
+  assert_true(file_len * 5 < out_len);
+  unsigned seq = 0;
+  for (char *p = out; p < out + out_len; seq++) {
+    char *nl = memchr(p, '\n', (size_t)(out + out_len - p));
+    assert_non_null(nl);
+    assert_int_equal((unsigned)strtoul(p + 7, NULL, 10), seq);
+    p = nl + 1;
+  }
+  assert_int_equal(seq, n);
+  free(file);
+  free(out);
+  free(f);
+  test_remove_tree(dir);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_piece_end),
+      cmocka_unit_test(test_frame_cut_anywhere_gives_whole_lines),
+      cmocka_unit_test(test_one_write_per_frame),
+      cmocka_unit_test(test_failed_write_cuts_back_to_whole_frames),
+      cmocka_unit_test(test_trace_file_compressed),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
