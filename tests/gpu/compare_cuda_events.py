@@ -152,6 +152,12 @@ def main(argv):
             with open(path) as f:
                 events = json.load(f)
             if events["pid"] not in traces:
+                packed = glob.glob(os.path.join(
+                    args.trace_dir, f"*_pid{events['pid']}.jsonl.*"))
+                if packed:
+                    raise MatchError(
+                        f"{packed[0]}: compressed; this comparison reads plain"
+                        " JSONL (zstd -d it, or record without CCLSCOPE_COMPRESS)")
                 raise MatchError(f"{path}: no trace file for pid {events['pid']}"
                                  f" in {args.trace_dir}")
             pairs += pair_process(events, traces[events["pid"]][1])
