@@ -19,7 +19,7 @@ static bool is_space(char c) {
          c == '\f';
 }
 
-static int hex_digit_value(char c) {
+int cs_hex_digit_value(char c) {
   if (is_digit(c))
     return c - '0';
   if (c >= 'a' && c <= 'f')
@@ -155,13 +155,13 @@ cs_parse_result cs_parse_whole_or_hex(const char *text, uint64_t max,
   if (!*digits)
     return CS_PARSE_MALFORMED;
   for (const char *p = digits; *p; p++)
-    if (hex_digit_value(*p) < 0)
+    if (cs_hex_digit_value(*p) < 0)
       return CS_PARSE_MALFORMED;
   uint64_t v = 0;
   for (const char *p = digits; *p; p++) {
     if (v > (UINT64_MAX >> 4))
       return CS_PARSE_RANGE;
-    v = v << 4 | (uint64_t)hex_digit_value(*p);
+    v = v << 4 | (uint64_t)cs_hex_digit_value(*p);
   }
   if (v > max)
     return CS_PARSE_RANGE;

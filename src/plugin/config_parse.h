@@ -50,4 +50,7 @@ cs_parse_result cs_parse_whole_or_hex(const char *text, uint64_t max,
 cs_parse_result cs_parse_size(const char *text, uint64_t min, uint64_t max,
                               uint64_t *out);
 
+/* The value of one hexadecimal digit (0-9, a-f, A-F), else -1. */
+int cs_hex_digit_value(char c);
+
 #endif

@@ -12,38 +12,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "zlib_abi.h"
 #include "zstd_abi.h"
 
-/* ---- zlib: the few pieces of its stable ABI used here (zlib.h) ---- */
+/* ---- zlib (its ABI: src/common/zlib_abi.h) ---- */
 
-#define ZLIB_SONAME "libz.so.1"
-#define ZLIB_ABI_VERSION "1.2.11" /* inflateInit2_ checks the major only */
-enum { Z_OK_ = 0, Z_STREAM_END_ = 1, Z_BUF_ERROR_ = -5, Z_NO_FLUSH_ = 0 };
 /* windowBits: 15 (the largest window) + 32: a gzip or zlib header. */
 enum { GZIP_WINDOW_BITS = 15 + 32 };
 
-typedef struct { /* z_stream, field for field */
-  const unsigned char *next_in;
-  unsigned avail_in;
-  unsigned long total_in;
-  unsigned char *next_out;
-  unsigned avail_out;
-  unsigned long total_out;
-  const char *msg;
-  void *state;
-  void *zalloc;
-  void *zfree;
-  void *opaque;
-  int data_type;
-  unsigned long adler;
-  unsigned long reserved;
-} z_stream_abi;
-
-typedef int (*inflate_init2_fn)(z_stream_abi *z, int window_bits,
+typedef int (*inflate_init2_fn)(cs_z_stream *z, int window_bits,
                                 const char *version, int stream_size);
-typedef int (*inflate_fn)(z_stream_abi *z, int flush);
-typedef int (*inflate_end_fn)(z_stream_abi *z);
-typedef int (*inflate_reset_fn)(z_stream_abi *z);
+typedef int (*inflate_fn)(cs_z_stream *z, int flush);
+typedef int (*inflate_end_fn)(cs_z_stream *z);
+typedef int (*inflate_reset_fn)(cs_z_stream *z);
 
 /* ---- the libraries, loaded once ---- */
 
@@ -81,7 +62,7 @@ static void load_zstd(void) {
 }
 
 static void load_zlib(void) {
-  void *lib = dlopen(ZLIB_SONAME, RTLD_NOW | RTLD_LOCAL);
+  void *lib = dlopen(CS_ZLIB_SONAME, RTLD_NOW | RTLD_LOCAL);
   if (!lib)
     return;
   *(void **)&zlib.init2 = dlsym(lib, "inflateInit2_");
@@ -105,7 +86,7 @@ struct tc_stream {
   uint64_t consumed;   /* of those, taken by the decoder */
   uint64_t unit_start; /* where the current frame / member began */
   cs_zstd_dctx *dctx;
-  z_stream_abi z;
+  cs_z_stream z;
   bool z_open;
 };
 
@@ -137,8 +118,8 @@ int tc_open(tc_stream **out, tc_kind kind, int fd) {
   if (s->in && kind == TC_ZSTD) {
     s->dctx = zstd.create();
   } else if (s->in) {
-    s->z_open = zlib.init2(&s->z, GZIP_WINDOW_BITS, ZLIB_ABI_VERSION,
-                           (int)sizeof s->z) == Z_OK_;
+    s->z_open = zlib.init2(&s->z, GZIP_WINDOW_BITS, CS_ZLIB_ABI_VERSION,
+                           (int)sizeof s->z) == CS_Z_OK;
   }
   if (!s->in || (kind == TC_ZSTD ? !s->dctx : !s->z_open)) {
     tc_close(s);
@@ -188,16 +169,16 @@ static bool step_gzip(tc_stream *s, char *buf, size_t len, size_t *made) {
   s->z.avail_in = give;
   s->z.next_out = (unsigned char *)buf;
   s->z.avail_out = room;
-  int r = zlib.inflate(&s->z, Z_NO_FLUSH_);
+  int r = zlib.inflate(&s->z, CS_Z_NO_FLUSH);
   size_t used = give - s->z.avail_in;
   s->in_pos += used;
   s->consumed += used;
   *made = room - s->z.avail_out;
-  if (r == Z_STREAM_END_) { /* a member ended; another may follow */
+  if (r == CS_Z_STREAM_END) { /* a member ended; another may follow */
     s->unit_start = s->consumed;
-    return zlib.reset(&s->z) == Z_OK_;
+    return zlib.reset(&s->z) == CS_Z_OK;
   }
-  return r == Z_OK_ || r == Z_BUF_ERROR_;
+  return r == CS_Z_OK || r == CS_Z_BUF_ERROR;
 }
 
 ssize_t tc_read(tc_stream *s, char *buf, size_t len, int *err) {

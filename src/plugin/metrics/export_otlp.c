@@ -21,6 +21,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include "config_parse.h"
+
 #include "clock.h"
 #include "gzip_body.h"
 #include "log.h"
@@ -113,16 +115,6 @@ typedef struct {
 static otlp_state otlp = {.lock = PTHREAD_MUTEX_INITIALIZER,
                           .cond = PTHREAD_COND_INITIALIZER,
                           .stop_deadline_ns = NO_DEADLINE};
-
-static int hex_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
 
 static int64_t mono_ns(void) {
   return (int64_t)cs_clock_monotonic_ns();
@@ -503,8 +495,8 @@ cs_otlp_encoding cs_otlp_encoding_of(const char *protocol, bool *known) {
 void cs_otlp_percent_decode(const char *in, char *out, size_t outlen) {
   size_t n = 0;
   for (; *in && n + 1 < outlen; in++) {
-    int hi = in[0] == '%' && in[1] ? hex_value(in[1]) : -1;
-    int lo = hi >= 0 && in[2] ? hex_value(in[2]) : -1;
+    int hi = in[0] == '%' && in[1] ? cs_hex_digit_value(in[1]) : -1;
+    int lo = hi >= 0 && in[2] ? cs_hex_digit_value(in[2]) : -1;
     if (hi >= 0 && lo >= 0) {
       out[n++] = (char)(hi << 4 | lo);
       in += 2;

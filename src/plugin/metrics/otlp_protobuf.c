@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config_parse.h"
+
 /* How a field is written (protobuf wire types 0, 1 and 2). */
 typedef enum {
   PB_MESSAGE,  /* length-delimited, a nested message */
@@ -223,22 +225,12 @@ static bool eat(reader *r, char c) {
   return false;
 }
 
-static int hex_digit(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 static bool read_hex4(reader *r, unsigned *out) {
   if (r->end - r->p < 4)
     return false;
   unsigned v = 0;
   for (int i = 0; i < 4; i++) {
-    int d = hex_digit(r->p[i]);
+    int d = cs_hex_digit_value(r->p[i]);
     if (d < 0)
       return false;
     v = v << 4 | (unsigned)d;
