@@ -608,7 +608,7 @@ static void load_roctx(cs_config *c) {
     snprintf(c->roctx, sizeof c->roctx, "off");
 }
 
-/* CCLSCOPE_COMPRESS: unset, empty or none = plain JSONL; zstd (level 3) or
+/* CCLSCOPE_COMPRESS: unset, empty or none = plain JSONL; zstd (level 1) or
  * zstd:LEVEL (1-19). Anything else, a bad level too, is said once and
  * leaves the default, plain JSONL. */
 static void load_compress(cs_config *c) {
