@@ -605,6 +605,7 @@ bool rp_plan_load(rp_plan *plan, int nfiles, char **files) {
   memset(plan, 0, sizeof *plan);
   tr_inputs in;
   memset(&in, 0, sizeof in);
+  tr_inputs_named_must_be_traces = false; /* a bad file is skipped, below */
   if (!tr_inputs_collect(&in, nfiles, files))
     return false;
   plan->procs = calloc(in.n, sizeof *plan->procs);

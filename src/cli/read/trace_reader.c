@@ -175,6 +175,25 @@ static bool collect_dir(tr_inputs *in, size_t *cap, const char *dir) {
   return true;
 }
 
+/* A file named on the command line that is not a trace (an image, a
+ * report, a compressed file of something else) stops the command before
+ * it prints anything, with one message. Files found in a folder are
+ * judged when read, like any unreadable file there. */
+bool tr_inputs_named_must_be_traces = true;
+
+static bool named_file_is_trace(const char *path) {
+  if (!tr_inputs_named_must_be_traces)
+    return true;
+  tr_file f;
+  int err = tr_open(&f, path, 64 << 10);
+  if (err == 0) {
+    tr_close(&f);
+    return true;
+  }
+  fprintf(stderr, "cclscope: cannot open '%s': %s\n", path, tr_strerror(err));
+  return false;
+}
+
 bool tr_inputs_collect(tr_inputs *in, int argc, char **argv) {
   size_t cap = 0;
   memset(in, 0, sizeof *in);
@@ -195,7 +214,8 @@ bool tr_inputs_collect(tr_inputs *in, int argc, char **argv) {
     }
     bool ok = S_ISDIR(st.st_mode)
                   ? collect_dir(in, &cap, argv[i])
-                  : push_path(in, &cap, argv[i], (uint64_t)st.st_size);
+                  : named_file_is_trace(argv[i]) &&
+                        push_path(in, &cap, argv[i], (uint64_t)st.st_size);
     if (!ok) {
       tr_inputs_free(in);
       return false;

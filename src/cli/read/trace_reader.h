@@ -41,6 +41,10 @@ typedef struct {
  * most once). On failure prints "cclscope: ..." to stderr and returns
  * false. An empty result is an error too. */
 bool tr_inputs_collect(tr_inputs *in, int argc, char **argv);
+/* Whether a file named as an argument must be a trace (true, the CLI: it
+ * stops before any output) or may be left for the reader to refuse
+ * (false: ncclemu --replay replays the good files beside a bad one). */
+extern bool tr_inputs_named_must_be_traces;
 void tr_inputs_free(tr_inputs *in);
 
 /* Is a folder entry a trace file: *.jsonl, *.jsonl.zst or *.jsonl.gz, not
