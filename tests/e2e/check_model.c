@@ -186,7 +186,9 @@ static int check_intra(const char *dir, double nv_gbps, double lat_us,
            "max %.1f us\n",
            ok ? "ok  " : "FAIL", median, start_window_us, gaps[ngaps - 1]);
     failures += !ok;
-    if (late_starts * 100 > ngaps) {
+    /* A clock left unconverted moves every span; a loaded machine stalls
+     * a launch now and then (one of 24 under ASan at load 4 in CI). */
+    if (late_starts * 4 > ngaps) {
       printf("FAIL: %zu of %zu GPU spans start more than %.0f us after their "
              "enqueue: GPU clock not converted\n",
              late_starts, ngaps, 25 * start_window_us);
