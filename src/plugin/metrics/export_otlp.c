@@ -191,6 +191,16 @@ static bool load_curl(curl_api *c) {
   return ok;
 }
 
+/* One OTEL_EXPORTER_OTLP_HEADERS pair as a curl header line. */
+static void append_header(const char *key, const char *value, void *arg) {
+  curl_slist **list = arg;
+  char line[4200];
+  snprintf(line, sizeof line, "%s: %s", key, value);
+  curl_slist *more = otlp.curl.slist_append(*list, line);
+  if (more)
+    *list = more;
+}
+
 /* The request's headers: its content type and encoding, then
  * OTEL_EXPORTER_OTLP_METRICS_HEADERS or OTEL_EXPORTER_OTLP_HEADERS
  * ("k1=v1,k2=v2", values %-encoded as in OTEL_RESOURCE_ATTRIBUTES). */
@@ -203,26 +213,8 @@ static curl_slist *build_headers(bool protobuf, bool gzip) {
   const char *v = getenv("OTEL_EXPORTER_OTLP_METRICS_HEADERS");
   if (!v || !*v)
     v = getenv("OTEL_EXPORTER_OTLP_HEADERS");
-  char buf[2048];
-  if (!list || !v || !*v || strlen(v) >= sizeof buf)
-    return list;
-  strcpy(buf, v);
-  for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv;
-       kv = strtok_r(NULL, ",", &save)) {
-    char *eq = strchr(kv, '=');
-    if (!eq)
-      continue;
-    *eq = '\0';
-    while (*kv == ' ')
-      kv++;
-    char value[2048];
-    cs_otlp_percent_decode(eq + 1, value, sizeof value);
-    char line[4200];
-    snprintf(line, sizeof line, "%s: %s", kv, value);
-    curl_slist *more = otlp.curl.slist_append(list, line);
-    if (more)
-      list = more;
-  }
+  if (list && v)
+    cs_otlp_each_pair(v, append_header, &list);
   return list;
 }
 
@@ -490,6 +482,30 @@ cs_otlp_encoding cs_otlp_encoding_of(const char *protocol, bool *known) {
     return CS_OTLP_JSON;
   *known = false;
   return CS_OTLP_PROTOBUF;
+}
+
+void cs_otlp_each_pair(const char *list, cs_otlp_pair_fn each, void *arg) {
+  char buf[2048];
+  if (!list || !*list || strlen(list) >= sizeof buf)
+    return;
+  strcpy(buf, list);
+  for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv;
+       kv = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(kv, '=');
+    if (!eq)
+      continue;
+    *eq = '\0';
+    while (*kv == ' ')
+      kv++;
+    char *end = eq;
+    while (end > kv && end[-1] == ' ')
+      *--end = '\0';
+    if (!*kv)
+      continue;
+    char value[2048];
+    cs_otlp_percent_decode(eq + 1, value, sizeof value);
+    each(kv, value, arg);
+  }
 }
 
 void cs_otlp_percent_decode(const char *in, char *out, size_t outlen) {

@@ -36,6 +36,13 @@ cs_otlp_encoding cs_otlp_encoding_of(const char *protocol, bool *known);
  * OTEL_RESOURCE_ATTRIBUTES values); always NUL-terminated. */
 void cs_otlp_percent_decode(const char *in, char *out, size_t outlen);
 
+/* Calls `each` for every pair of an OTEL_* list ("k1=v1,k2=v2", as in
+ * OTEL_EXPORTER_OTLP_HEADERS and OTEL_RESOURCE_ATTRIBUTES): the key without
+ * surrounding spaces, the value %-decoded. Pairs without '=' or without a
+ * key are skipped; a list of 2048 bytes or more is ignored whole. */
+typedef void (*cs_otlp_pair_fn)(const char *key, const char *value, void *arg);
+void cs_otlp_each_pair(const char *list, cs_otlp_pair_fn each, void *arg);
+
 /* The endpoint from CCLSCOPE_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_METRICS_
  * ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/metrics"; NULL if none. */
 const char *cs_otlp_endpoint_from_env(char *buf, size_t buflen);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "export_otlp.h" /* cs_otlp_percent_decode */
+#include "export_otlp.h" /* cs_otlp_each_pair */
 
 #define MAX_ATTRS 48
 #define VALUE_MAX 256
@@ -65,29 +65,14 @@ static void add_env(attr_list *l, const char *key, const char *var) {
   add(l, key, getenv(var), false);
 }
 
+/* One OTEL_RESOURCE_ATTRIBUTES pair (cs_otlp_each_pair). */
+static void add_user_attribute(const char *key, const char *value, void *arg) {
+  add(arg, key, value, false);
+}
+
 /* OTEL_RESOURCE_ATTRIBUTES: "k1=v1,k2=v2", values %-encoded. */
 static void add_user_attributes(attr_list *l, const char *spec) {
-  char buf[2048];
-  if (!spec || !*spec || strlen(spec) >= sizeof buf)
-    return;
-  strcpy(buf, spec);
-  for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv;
-       kv = strtok_r(NULL, ",", &save)) {
-    char *eq = strchr(kv, '=');
-    if (!eq)
-      continue;
-    *eq = '\0';
-    while (*kv == ' ')
-      kv++;
-    char *end = eq;
-    while (end > kv && end[-1] == ' ')
-      *--end = '\0';
-    if (!*kv)
-      continue;
-    char value[VALUE_MAX];
-    cs_otlp_percent_decode(eq + 1, value, sizeof value);
-    add(l, kv, value, false);
-  }
+  cs_otlp_each_pair(spec, add_user_attribute, l);
 }
 
 /* host.id: the machine id (/etc/machine-id), read once. */
