@@ -12,10 +12,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "emu_loader.h"
-#include "emu_model.h"
-#include "emu_truth.h"
+#include "check/emu_truth.h"
+#include "nccl/emu_model.h"
 #include "nccl_names.h"
+#include "profiler/emu_loader.h"
 #include "scenarios/emu_scenarios.h"
 
 #define DEFAULT_SIZES "64K,1M,32M"

@@ -12,8 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "emu_check.h"
-#include "emu_truth.h"
+#include "check/emu_check.h"
+#include "check/emu_truth.h"
 
 void emu_thread_init(emu_thread *t, int worker, uint32_t stream, emu_role role,
                      const char *name, uint64_t seed) {

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emu_app.h"
-#include "emu_check.h"
-#include "emu_truth.h"
+#include "check/emu_check.h"
+#include "check/emu_truth.h"
+#include "nccl/emu_app.h"
 #include "scenarios/emu_scenarios.h"
 
 emu_worker *emu_self;
@@ -181,7 +181,8 @@ void emu_worker_main(const emu_options *o, const emu_scenario *sc,
   emu_check_configure(o->check, o->max_callback_ms, o->max_lifecycle_ms);
   emu_thread_note_own(); /* this worker's main thread */
   emu_watchdog_start();
-  core_configure(o->check, o->check ? o->max_callback_ms : 0, o->truth != NULL);
+  emu_core_configure(o->check, o->check ? o->max_callback_ms : 0,
+                     o->truth != NULL);
   emu_loader_configure(o);
   emu_shims_detect_unwritten(o->check || o->truth != NULL);
   w->pace_barrier = o->pace == EMU_PACE_MODEL || sc == &emu_scenario_hang ||

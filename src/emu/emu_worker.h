@@ -7,8 +7,9 @@
 #ifndef NCCLEMU_WORKER_H
 #define NCCLEMU_WORKER_H
 
-#include "emu_model.h"
-#include "emu_world.h"
+#include "emu_threads.h"
+#include "nccl/emu_model.h"
+#include "nccl/emu_world.h"
 
 struct emu_proxy;
 struct emu_app;

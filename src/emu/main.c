@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "emu_options.h"
-#include "emu_pxn.h"
-#include "emu_replay.h"
 #include "emu_supervise.h"
 #include "emu_worker.h"
+#include "nccl/emu_pxn.h"
+#include "replay/emu_replay.h"
 #include "scenarios/emu_scenarios.h"
 
 static void apply_scenario_defaults(emu_options *o, const emu_scenario *sc) {

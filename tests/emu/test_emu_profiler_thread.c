@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "emu_check.h"
-#include "emu_profiler_thread.h"
+#include "check/emu_check.h"
+#include "nccl/emu_profiler_thread.h"
 
 static void test_version_gate(void **state) {
   (void)state;

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "emu_replay_descr.h"
-#include "emu_replay_load.h"
+#include "replay/emu_replay_descr.h"
+#include "replay/emu_replay_load.h"
 
 static rec_scratch scratch;
 
@@ -38,8 +38,8 @@ static void test_descr_coll(void **state) {
              "\"0x7f80\",\"nChannels\":2,\"nWarps\":16,\"algo\":\"RING\","
              "\"proto\":\"SIMPLE\",\"parentGroupId\":\"0x4\",\"userTag\":"
              "\"0xabc\",\"future\":[1,2]}}");
-  rp_event e;
-  assert_true(rp_descr_from_record(&e, &r));
+  emu_rp_event e;
+  assert_true(emu_rp_descr_from_record(&e, &r));
   assert_int_equal(e.d.type, ncclProfileColl);
   assert_int_equal(e.d.rank, 3);
   assert_string_equal(e.d.coll.func, "AllReduce");
@@ -55,8 +55,8 @@ static void test_descr_coll(void **state) {
   assert_int_equal(e.d.coll.userTag, 0xabc);
   assert_int_equal(e.group_id, 0x4);
   /* NCCL's strings are static: the same text is the same pointer */
-  assert_ptr_equal(e.d.coll.algo, rp_intern_text("RING"));
-  assert_ptr_equal(e.d.coll.func, rp_intern_text("AllReduce"));
+  assert_ptr_equal(e.d.coll.algo, emu_rp_intern_text("RING"));
+  assert_ptr_equal(e.d.coll.func, emu_rp_intern_text("AllReduce"));
 }
 
 static void test_descr_net_and_missing(void **state) {
@@ -67,8 +67,8 @@ static void test_descr_net_and_missing(void **state) {
              "\"details\":{\"pluginId\":\"0x10001\",\"net\":\"ib\","
              "\"version\":1,\"qp\":{\"device\":1,\"wrId\":\"0x55\","
              "\"opcode\":2,\"qpNum\":77,\"length\":4096}}}");
-  rp_event e;
-  assert_true(rp_descr_from_record(&e, &r));
+  emu_rp_event e;
+  assert_true(emu_rp_descr_from_record(&e, &r));
   assert_int_equal(e.d.netPlugin.id, 0x10001);
   assert_true(e.has_net);
   assert_int_equal(e.net.ib.type, ncclProfileQp);
@@ -80,7 +80,7 @@ static void test_descr_net_and_missing(void **state) {
 
   decode(&r, "{\"recordType\":\"event\",\"type\":\"ncclProfileProxyStep\","
              "\"id\":\"0x9\",\"start\":{\"ts\":1.0,\"pid\":1,\"tid\":2}}");
-  assert_false(rp_descr_from_record(&e, &r)); /* no details */
+  assert_false(emu_rp_descr_from_record(&e, &r)); /* no details */
 }
 
 static void test_state_entries(void **state) {
@@ -93,8 +93,8 @@ static void test_state_entries(void **state) {
   js_value k, x;
   assert_true(js_object_begin(&it, r.line, r.line + r.len, r.line));
   assert_true(js_object_next(&it, &k, &x));
-  rp_state_entry s;
-  assert_true(rp_state_from_json(&x, r.line, &s));
+  emu_rp_state_entry s;
+  assert_true(emu_rp_state_from_json(&x, r.line, &s));
   assert_int_equal(s.state.id, 20);
   assert_int_equal(s.count, 5);
   assert_int_equal(s.ts, 1000);
@@ -105,7 +105,7 @@ static void test_state_entries(void **state) {
              "\"transSize\":1048576}}");
   assert_true(js_object_begin(&it, r.line, r.line + r.len, r.line));
   assert_true(js_object_next(&it, &k, &x));
-  assert_true(rp_state_from_json(&x, r.line, &s));
+  assert_true(emu_rp_state_from_json(&x, r.line, &s));
   assert_int_equal(s.state.args.proxyStep.transSize, 1048576);
   assert_int_equal(s.count, 1);
   assert_int_equal(s.last_ts, s.ts);
@@ -113,13 +113,13 @@ static void test_state_entries(void **state) {
   decode(&r, "{\"x\":{\"name\":\"GroupEndApiStart\",\"id\":24,\"ts\":4}}");
   assert_true(js_object_begin(&it, r.line, r.line + r.len, r.line));
   assert_true(js_object_next(&it, &k, &x));
-  assert_true(rp_state_from_json(&x, r.line, &s));
+  assert_true(emu_rp_state_from_json(&x, r.line, &s));
   assert_true(s.state.args_null); /* NCCL passes NULL args (§3.4) */
 
   decode(&r, "{\"x\":{\"name\":\"SendWait\",\"ts\":4}}");
   assert_true(js_object_begin(&it, r.line, r.line + r.len, r.line));
   assert_true(js_object_next(&it, &k, &x));
-  assert_false(rp_state_from_json(&x, r.line, &s)); /* no id */
+  assert_false(emu_rp_state_from_json(&x, r.line, &s)); /* no id */
 }
 
 static char *write_file(const char *text) {
@@ -175,11 +175,11 @@ static const char *small_trace =
 static void test_plan_small_trace(void **state) {
   (void)state;
   char *path = write_file(small_trace);
-  rp_plan plan;
-  assert_true(rp_plan_load(&plan, 1, &path));
+  emu_rp_plan plan;
+  assert_true(emu_rp_plan_load(&plan, 1, &path));
   unlink(path);
   assert_int_equal(plan.nprocs, 1);
-  const rp_process *p = &plan.procs[0];
+  const emu_rp_process *p = &plan.procs[0];
   assert_int_equal(p->pid, 10);
   assert_int_equal(p->abi, 6);
   assert_int_equal(p->nccl_version, 23007);
@@ -192,50 +192,50 @@ static void test_plan_small_trace(void **state) {
   assert_int_equal(p->skips.unknown_types, 1);
   assert_int_equal(p->skips.marks, 1);
   /* CollApi (index 0) -> GroupApi (index 1) */
-  assert_int_equal(p->events[0].parent_kind, RP_PARENT_LOCAL);
+  assert_int_equal(p->events[0].parent_kind, EMU_RP_PARENT_LOCAL);
   assert_int_equal(p->events[0].parent_ev, 1);
   assert_int_equal(p->events[0].depth, 1);
-  assert_int_equal(p->events[1].parent_kind, RP_PARENT_NONE);
+  assert_int_equal(p->events[1].parent_kind, EMU_RP_PARENT_NONE);
   /* 3 collapsed + 1 late state */
   assert_int_equal(p->nstates, 4);
   /* init, 3 starts, 4 states, 2 stops (the in-flight ProxyCtrl is never
    * stopped), finalize: sorted by time */
   assert_int_equal(plan.ncalls, 11);
-  assert_int_equal(plan.calls[0].kind, RP_CALL_INIT);
-  assert_int_equal(plan.calls[1].kind, RP_CALL_START); /* GroupApi 2.000 */
+  assert_int_equal(plan.calls[0].kind, EMU_RP_CALL_INIT);
+  assert_int_equal(plan.calls[1].kind, EMU_RP_CALL_START); /* GroupApi 2.000 */
   assert_int_equal(plan.calls[1].obj, 1);
-  assert_int_equal(plan.calls[2].kind, RP_CALL_START); /* ProxyCtrl 2.001 */
+  assert_int_equal(plan.calls[2].kind, EMU_RP_CALL_START); /* ProxyCtrl 2.001 */
   assert_int_equal(plan.calls[2].thread, 1);
-  assert_int_equal(plan.calls[plan.ncalls - 1].kind, RP_CALL_FINALIZE);
+  assert_int_equal(plan.calls[plan.ncalls - 1].kind, EMU_RP_CALL_FINALIZE);
   size_t states = 0, stops = 0;
   for (size_t i = 1; i < plan.ncalls; i++) {
     assert_true(plan.calls[i - 1].ts <= plan.calls[i].ts);
-    states += plan.calls[i].kind == RP_CALL_STATE;
-    stops += plan.calls[i].kind == RP_CALL_STOP;
+    states += plan.calls[i].kind == EMU_RP_CALL_STATE;
+    stops += plan.calls[i].kind == EMU_RP_CALL_STOP;
   }
   assert_int_equal(states, 4);
   assert_int_equal(stops, 2);
   /* the collapsed state, spread from ts to lastTs */
   int64_t first = -1, last = -1;
   for (size_t i = 0; i < plan.ncalls; i++)
-    if (plan.calls[i].kind == RP_CALL_STATE && plan.calls[i].obj == 2) {
+    if (plan.calls[i].kind == EMU_RP_CALL_STATE && plan.calls[i].obj == 2) {
       if (first < 0)
         first = plan.calls[i].ts;
       last = plan.calls[i].ts;
     }
   assert_int_equal(first, 2004); /* ns */
   assert_int_equal(last, 2006);
-  rp_plan_free(&plan);
+  emu_rp_plan_free(&plan);
 }
 
 static void test_not_a_trace(void **state) {
   (void)state;
   char *path = write_file("{\"hello\":1}\n");
-  rp_plan plan;
-  assert_false(rp_plan_load(&plan, 1, &path));
+  emu_rp_plan plan;
+  assert_false(emu_rp_plan_load(&plan, 1, &path));
   unlink(path);
   path = write_file("not json at all\n");
-  assert_false(rp_plan_load(&plan, 1, &path));
+  assert_false(emu_rp_plan_load(&plan, 1, &path));
   unlink(path);
 }
 

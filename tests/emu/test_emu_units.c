@@ -16,10 +16,10 @@
 
 #include <cmocka.h>
 
-#include "emu_model.h"
+#include "check/emu_truth.h"
 #include "emu_options.h"
-#include "emu_shims.h"
-#include "emu_truth.h"
+#include "nccl/emu_model.h"
+#include "profiler/emu_shims.h"
 
 /* ---------- loader ---------- */
 static void test_resolve_names(void **state) {

@@ -35,8 +35,8 @@
 
 #include <cmocka.h>
 
-#include "emu_call_usage.h"
-#include "emu_check.h"
+#include "check/emu_call_usage.h"
+#include "check/emu_check.h"
 #include "emu_threads.h"
 
 #define LIMIT_MS 200.0

@@ -4,7 +4,7 @@
  * thread" collectives and the script rng that makes all ranks issue the same
  * operations.
  */
-#include "emu_scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 #include <string.h>
 

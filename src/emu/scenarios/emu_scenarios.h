@@ -7,7 +7,7 @@
 #ifndef NCCLEMU_SCENARIOS_H
 #define NCCLEMU_SCENARIOS_H
 
-#include "emu_app.h"
+#include "nccl/emu_app.h"
 
 typedef struct emu_scenario {
   const char *name;

@@ -7,7 +7,7 @@
  * seqNumbers, Broadcast without Coll); rooted collectives whose root is
  * not rank 0 (what converters must carry: `cclscope otf2`).
  */
-#include "emu_scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 static void step_allreduce(emu_app *a, int iteration) {
   emu_rng rng;

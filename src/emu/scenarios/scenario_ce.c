@@ -6,7 +6,7 @@
  * KernelCh or ProxyOp, no recordEventState. v5 and older plugins receive
  * nothing for them (the adapter nulls the handle and clears the CE bits).
  */
-#include "emu_scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 static void step_ce(emu_app *a, int iteration) {
   emu_rng rng;

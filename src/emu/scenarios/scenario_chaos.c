@@ -13,7 +13,7 @@
  *   (§10.15) and the parent comm finalized while the shared proxy emits
  *   ProxyCtrl (§10.15).
  */
-#include "emu_scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 #include <stdio.h>
 

@@ -6,7 +6,7 @@
  * the capture-time CollApi as (stale) parent; seqNumber advances only with
  * KernelCh; intra-node replays are invisible without KernelCh.
  */
-#include "emu_scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 #include <stdio.h>
 

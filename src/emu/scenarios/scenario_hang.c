@@ -20,7 +20,7 @@
  * After --duration seconds every process aborts (events stay open) and
  * finalizes. Also used with --delay-rank/--delay-us for stragglers.
  */
-#include "emu_scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 #include "emu_worker.h"
 

@@ -6,7 +6,7 @@
  * dlclose'd while the world comm lives, its later events are dropped and
  * its finalize is never called (§2, §10.15).
  */
-#include "emu_scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 static void layout_initfail(emu_layout *l, const emu_options *o) {
   (void)o;

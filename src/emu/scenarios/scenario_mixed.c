@@ -7,7 +7,7 @@
  * gradient buckets, and a tiny world AllReduce (loss). Sizes follow a
  * mid-size transformer unless --sizes is given (then round-robin).
  */
-#include "emu_scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 #include <stdio.h>
 

@@ -4,7 +4,7 @@
  * CollApi and stops the GroupApi; KernelLaunch, Group and Coll follow on a
  * new "NCCL async" job thread, with the GroupApi already stopped.
  */
-#include "emu_scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 static void layout_nonblocking(emu_layout *l, const emu_options *o) {
   (void)o;

@@ -4,7 +4,7 @@
  * and to self (no proxy ops, KernelCh only) (§8.5); and ncclAlltoAll,
  * decomposed into 2N P2pApi "Send"/"Recv" events (§6.3).
  */
-#include "emu_scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 /* One ncclGroupStart/End with a send to and a receive from `delta` ranks
  * away (0 = self) for every rank of this thread. */

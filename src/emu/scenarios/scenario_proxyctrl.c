@@ -4,7 +4,7 @@
  * given), the proxy thread shows Sleep/Wakeup, Append/AppendEnd(n) and
  * Active/Idle markers around otherwise invisible network collectives.
  */
-#include "emu_scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 static void configure_proxyctrl(emu_options *o) {
   if (!o->mask_set) {

@@ -6,7 +6,7 @@
  * values and proxyOp.pid = the originator's pid. With --check those values
  * fault when dereferenced in the proxy's process.
  */
-#include "emu_scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 static void configure_pxn(emu_options *o) {
   o->pxn = true;

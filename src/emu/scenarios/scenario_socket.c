@@ -4,7 +4,7 @@
  * a parent captured once (unreliable, possibly stopped) and stops that can come
  * after the ProxyStep stop.
  */
-#include "emu_scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 static void configure_socket(emu_options *o) {
   o->net = EMU_NET_SOCKET;

@@ -6,7 +6,7 @@
  * the parent is destroyed first: its context is finalized while the shared
  * proxy keeps emitting ProxyCtrl for the children (§2, §10.15).
  */
-#include "emu_scenarios.h"
+#include "scenarios/emu_scenarios.h"
 
 #include <stdio.h>
 
