@@ -176,7 +176,7 @@ static void test_plan_small_trace(void **state) {
   (void)state;
   char *path = write_file(small_trace);
   emu_rp_plan plan;
-  assert_true(emu_rp_plan_load(&plan, 1, &path));
+  assert_true(emu_rp_plan_load(&plan, 1, &path, 0));
   unlink(path);
   assert_int_equal(plan.nprocs, 1);
   const emu_rp_process *p = &plan.procs[0];
@@ -232,10 +232,10 @@ static void test_not_a_trace(void **state) {
   (void)state;
   char *path = write_file("{\"hello\":1}\n");
   emu_rp_plan plan;
-  assert_false(emu_rp_plan_load(&plan, 1, &path));
+  assert_false(emu_rp_plan_load(&plan, 1, &path, 0));
   unlink(path);
   path = write_file("not json at all\n");
-  assert_false(emu_rp_plan_load(&plan, 1, &path));
+  assert_false(emu_rp_plan_load(&plan, 1, &path, 0));
   unlink(path);
 }
 

@@ -486,7 +486,11 @@ static void replay_stop(void *ctx) {
 
 int emu_replay_main(const emu_options *o) {
   static emu_rp_plan plan;
-  if (!emu_rp_plan_load(&plan, o->nreplay_files, o->replay_files))
+  /* --timeout counts from here: loading a huge (or endless) input is part
+   * of the run it bounds. */
+  uint64_t load_start_ns = emu_now_ns();
+  uint64_t deadline_ns = load_start_ns + (uint64_t)(o->timeout * 1e9);
+  if (!emu_rp_plan_load(&plan, o->nreplay_files, o->replay_files, deadline_ns))
     return EMU_EXIT_FAIL;
   if (!o->quiet)
     emu_rp_plan_report(&plan);
@@ -539,7 +543,7 @@ int emu_replay_main(const emu_options *o) {
   run.sh->t0_ns = emu_now_ns();
   pass_turn(&run, UINT64_MAX); /* call 0's turn */
   emu_children children = {
-      pids,         plan.nprocs, run.sh->t0_ns, o->timeout, "replay timeout",
+      pids,         plan.nprocs, load_start_ns, o->timeout, "replay timeout",
       replay_ended, replay_stop, &run};
   int failed = emu_supervise(&children);
   double wall = (double)(emu_now_ns() - run.sh->t0_ns) / 1e9;

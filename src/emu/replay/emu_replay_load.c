@@ -42,6 +42,17 @@ typedef struct id_index {
   uint32_t ev;
 } id_index;
 
+/* A recorded key (thread id, communicator context) to its index in the
+ * process's table: open addressing, linear probing, at most half full.
+ * Traces can name hundreds of thousands of threads; a scan of the table
+ * per record made loading quadratic. */
+typedef struct key_map {
+  int64_t *keys;
+  uint32_t *index; /* index + 1; 0 marks an empty bucket */
+  size_t cap;      /* buckets, a power of two (0: nothing allocated) */
+  size_t n;        /* keys held */
+} key_map;
+
 /* Per-process scratch of the loader, freed when the plan is complete. */
 typedef struct proc_work {
   size_t cap_events, cap_states, cap_threads, cap_comms;
@@ -49,9 +60,17 @@ typedef struct proc_work {
   size_t nstate_calls, cap_state_calls;
   late_state *lates;
   size_t nlates, cap_lates;
-  id_index *ids;     /* sorted by id */
-  int8_t *resolving; /* owner/depth recursion: 0 no, 1 busy, 2 done */
+  id_index *ids;       /* sorted by id */
+  int8_t *resolving;   /* owner/depth recursion: 0 no, 1 busy, 2 done */
+  key_map thread_keys; /* tid -> index in p->threads */
+  key_map comm_keys;   /* ctx -> index in p->comms */
 } proc_work;
+
+/* Stops loading when --timeout passes (0: no deadline); checked every
+ * DEADLINE_EVERY lines, so an endless input cannot hold the run. */
+#define DEADLINE_EVERY 4096
+static uint64_t load_deadline_ns;
+static bool load_timed_out;
 
 static void *grow(void *ptr, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap)
@@ -69,22 +88,73 @@ static void *grow(void *ptr, size_t *cap, size_t need, size_t elem) {
 
 /* ---------- threads and communicators ---------- */
 
+static size_t key_bucket(int64_t key, size_t cap) {
+  uint64_t h = (uint64_t)key * UINT64_C(0x9e3779b97f4a7c15);
+  return (size_t)(h >> 32) & (cap - 1);
+}
+
+/* The index of `key`, or -1. */
+static int64_t key_find(const key_map *m, int64_t key) {
+  if (m->cap == 0)
+    return -1;
+  for (size_t b = key_bucket(key, m->cap);; b = (b + 1) & (m->cap - 1)) {
+    if (m->index[b] == 0)
+      return -1;
+    if (m->keys[b] == key)
+      return (int64_t)m->index[b] - 1;
+  }
+}
+
+static void key_put_no_grow(key_map *m, int64_t key, uint32_t index) {
+  size_t b = key_bucket(key, m->cap);
+  while (m->index[b] != 0)
+    b = (b + 1) & (m->cap - 1);
+  m->keys[b] = key;
+  m->index[b] = index + 1;
+  m->n++;
+}
+
+static void key_put(key_map *m, int64_t key, uint32_t index) {
+  if ((m->n + 1) * 2 > m->cap) {
+    key_map bigger = {NULL, NULL, m->cap ? m->cap * 2 : 64, 0};
+    bigger.keys = malloc(bigger.cap * sizeof *bigger.keys);
+    bigger.index = calloc(bigger.cap, sizeof *bigger.index);
+    if (bigger.keys == NULL || bigger.index == NULL)
+      emu_die("out of memory reading traces for --replay");
+    for (size_t b = 0; b < m->cap; b++)
+      if (m->index[b] != 0)
+        key_put_no_grow(&bigger, m->keys[b], m->index[b] - 1);
+    free(m->keys);
+    free(m->index);
+    *m = bigger;
+  }
+  key_put_no_grow(m, key, index);
+}
+
+static void key_map_free(key_map *m) {
+  free(m->keys);
+  free(m->index);
+  memset(m, 0, sizeof *m);
+}
+
 static uint32_t thread_of(emu_rp_process *p, proc_work *w, int64_t tid) {
-  for (int i = 0; i < p->nthreads; i++)
-    if (p->threads[i].tid == tid)
-      return (uint32_t)i;
+  int64_t known = key_find(&w->thread_keys, tid);
+  if (known >= 0)
+    return (uint32_t)known;
   p->threads = grow(p->threads, &w->cap_threads, (size_t)p->nthreads + 1,
                     sizeof *p->threads);
   p->threads[p->nthreads].tid = tid;
+  key_put(&w->thread_keys, tid, (uint32_t)p->nthreads);
   return (uint32_t)p->nthreads++;
 }
 
 static emu_rp_comm *comm_of(emu_rp_process *p, proc_work *w, int64_t ctx) {
-  for (int i = 0; i < p->ncomms; i++)
-    if (p->comms[i].ctx == ctx)
-      return &p->comms[i];
+  int64_t known = key_find(&w->comm_keys, ctx);
+  if (known >= 0)
+    return &p->comms[known];
   p->comms =
       grow(p->comms, &w->cap_comms, (size_t)p->ncomms + 1, sizeof *p->comms);
+  key_put(&w->comm_keys, ctx, (uint32_t)p->ncomms);
   emu_rp_comm *c = &p->comms[p->ncomms++];
   memset(c, 0, sizeof *c);
   c->ctx = ctx;
@@ -94,11 +164,8 @@ static emu_rp_comm *comm_of(emu_rp_process *p, proc_work *w, int64_t ctx) {
   return c;
 }
 
-static int comm_index(const emu_rp_process *p, int64_t ctx) {
-  for (int i = 0; i < p->ncomms; i++)
-    if (p->comms[i].ctx == ctx)
-      return i;
-  return -1;
+static int comm_index(const proc_work *w, int64_t ctx) {
+  return (int)key_find(&w->comm_keys, ctx);
 }
 
 /* ---------- records ---------- */
@@ -290,6 +357,16 @@ static bool read_file(emu_rp_process *p, proc_work *w, file_stops *stops,
   bool first = true, ok = true;
   int rc;
   while ((rc = tr_next(&f)) == 1) {
+    if (load_deadline_ns != 0 && f.line_no % DEADLINE_EVERY == 0 &&
+        emu_now_ns() >= load_deadline_ns) {
+      fprintf(stderr,
+              "ncclemu: FAIL: replay timeout while reading '%s' (line %llu): "
+              "--timeout passed before the traces were loaded\n",
+              path, (unsigned long long)f.line_no);
+      load_timed_out = true;
+      ok = false;
+      break;
+    }
     if (f.line_len == 0)
       continue;
     rec r;
@@ -387,7 +464,8 @@ static void index_ids(emu_rp_process *p, proc_work *w) {
     emu_die("out of memory indexing events");
   for (size_t i = 0; i < p->nevents; i++)
     w->ids[i] = (id_index){p->events[i].rec_id, (uint32_t)i};
-  qsort(w->ids, p->nevents, sizeof *w->ids, cmp_id);
+  if (p->nevents > 1)
+    qsort(w->ids, p->nevents, sizeof *w->ids, cmp_id);
 }
 
 static int find_id(const emu_rp_process *p, const proc_work *w, uint64_t id) {
@@ -488,7 +566,7 @@ static void resolve_owner(emu_rp_plan *plan, proc_work *works, int pi, size_t i,
   }
   if (e->owner_comm < 0 && e->ctx >= 0 &&
       e->parent_kind != EMU_RP_PARENT_FOREIGN)
-    e->owner_comm = comm_index(p, e->ctx);
+    e->owner_comm = comm_index(w, e->ctx);
   if (e->owner_comm >= 0 || p->ncomms == 0)
     return;
   /* Guess: the communicator initialised last before this event. */
@@ -584,7 +662,8 @@ static void build_calls(emu_rp_plan *plan, proc_work *works, file_stops *stops,
                s->thread, s->ev, 0);
     }
   }
-  qsort(l->v, l->n, sizeof *l->v, cmp_call);
+  if (l->n > 1) /* l->v is NULL when there are no calls */
+    qsort(l->v, l->n, sizeof *l->v, cmp_call);
 }
 
 /* Every process's threads, handle slots and contexts get one index range
@@ -603,8 +682,21 @@ static void number_tables(emu_rp_plan *plan) {
 
 /* ---------- the plan ---------- */
 
-bool emu_rp_plan_load(emu_rp_plan *plan, int nfiles, char **files) {
+static void free_work(proc_work *w, file_stops *stops) {
+  free(w->state_calls);
+  free(w->lates);
+  free(w->ids);
+  free(w->resolving);
+  key_map_free(&w->thread_keys);
+  key_map_free(&w->comm_keys);
+  free(stops->v);
+}
+
+bool emu_rp_plan_load(emu_rp_plan *plan, int nfiles, char **files,
+                      uint64_t deadline_ns) {
   memset(plan, 0, sizeof *plan);
+  load_deadline_ns = deadline_ns;
+  load_timed_out = false;
   tr_inputs in;
   memset(&in, 0, sizeof in);
   tr_inputs_named_must_be_traces = false; /* a bad file is skipped, below */
@@ -636,15 +728,27 @@ bool emu_rp_plan_load(emu_rp_plan *plan, int nfiles, char **files) {
       free(p->comms);
       free(works[pi].state_calls);
       free(works[pi].lates);
+      key_map_free(&works[pi].thread_keys);
+      key_map_free(&works[pi].comm_keys);
       free(stops[pi].v);
       memset(p, 0, sizeof *p);
       memset(&works[pi], 0, sizeof works[pi]);
       memset(&stops[pi], 0, sizeof stops[pi]);
+      if (load_timed_out)
+        break;
       continue;
     }
     plan->nprocs++;
   }
   tr_inputs_free(&in);
+  if (load_timed_out) {
+    for (int pi = 0; pi < plan->nprocs; pi++)
+      free_work(&works[pi], &stops[pi]);
+    free(works);
+    free(stops);
+    emu_rp_plan_free(plan);
+    return false;
+  }
   if (plan->nprocs == 0) {
     fprintf(stderr, "ncclemu: replay: no trace file to replay\n");
     free(works);
@@ -685,13 +789,8 @@ bool emu_rp_plan_load(emu_rp_plan *plan, int nfiles, char **files) {
   number_tables(plan);
   plan->calls = l.v;
   plan->ncalls = l.n;
-  for (int pi = 0; pi < plan->nprocs; pi++) {
-    free(works[pi].state_calls);
-    free(works[pi].lates);
-    free(works[pi].ids);
-    free(works[pi].resolving);
-    free(stops[pi].v);
-  }
+  for (int pi = 0; pi < plan->nprocs; pi++)
+    free_work(&works[pi], &stops[pi]);
   free(works);
   free(stops);
   return true;

@@ -150,8 +150,10 @@ typedef struct emu_rp_plan {
 /* Reads every trace file (folders: their *.jsonl) into `plan`. A file that
  * is not a cclscope trace is reported and left out; what cannot be
  * replayed inside a file is counted in its skips. Returns false (after
- * saying why on stderr) when nothing at all can be replayed. */
-bool emu_rp_plan_load(emu_rp_plan *plan, int nfiles, char **files);
+ * saying why on stderr) when nothing at all can be replayed, or when
+ * emu_now_ns() reaches `deadline_ns` (0: none) before the files are read. */
+bool emu_rp_plan_load(emu_rp_plan *plan, int nfiles, char **files,
+                      uint64_t deadline_ns);
 /* Frees what emu_rp_plan_load allocated (strings stay: emu_rp_intern). */
 void emu_rp_plan_free(emu_rp_plan *plan);
 /* One line per process on stderr: what is replayed and what was left out. */
