@@ -8,7 +8,9 @@
  * findings and their order do not depend on the jobs; per file it keeps 16
  * bytes per event id (id_table.h) plus the references not yet resolvable
  * (children written before their parent). PXN parents are resolved across
- * files at the end by re-reading only the files they point to. Findings
+ * files at the end by re-reading only the files they point to; one missing
+ * from a file that ended without processEnd or lost lines is a note, as a
+ * missing parent inside such a file is. Findings
  * are errors (exit 1) or notes (information: drops, reclaims, a process
  * that was killed...). Output: "FILE:LINE: error[code]: message
  * (invariant)", one per line, then a one-line verdict.
@@ -143,6 +145,8 @@ typedef struct {
   uint32_t tag;
   int64_t pid;
   char host[128];
+  bool ended;          /* the file holds its processEnd */
+  uint64_t lines_lost; /* processEnd's linesLost (0 without processEnd) */
 } file_identity;
 
 typedef struct {
@@ -619,6 +623,9 @@ static void check_process_end(checker *c, file_check *fc, rec_scratch *s,
 
 /* Checks that need the whole file. */
 static void finish_file(checker *c, file_check *fc) {
+  /* how the file ended, for the PXN children of other files */
+  c->ids[fc->index].ended = fc->saw_end;
+  c->ids[fc->index].lines_lost = fc->end_lines_lost;
   resolve_refs(c, fc, true);
   if (fc->parents_unwritten && !fc->saw_end)
     report(c, fc, 0, N_PARENTS_UNWRITTEN,
@@ -866,6 +873,56 @@ static long target_file(const checker *c, const tr_inputs *in,
   return -1;
 }
 
+/* A parent missing from its process's file is explained, as in one file
+ * (report_unresolved), when that file ended without processEnd (the process
+ * was killed or is still running: the parent was in flight, or ended but
+ * its line was not written yet) or when it lost lines. The ids cannot tell
+ * more: an event in flight at the kill may be older than lines the file
+ * holds. A file that ended normally holds every event its process
+ * recorded: then the missing parent is an error. */
+static bool end_explains_missing(const file_identity *parent_file) {
+  return !parent_file->ended || parent_file->lines_lost > 0;
+}
+
+/* The PXN parents of one child file that their files' ends explain, per
+ * parent file: how many, and the first child's line. */
+typedef struct {
+  uint64_t *count;      /* by parent file index */
+  uint64_t *first_line; /* by parent file index */
+  uint32_t *touched;    /* parent files with count > 0, in first-seen order */
+  size_t ntouched;
+} unwritten_tally;
+
+static void tally_unwritten(unwritten_tally *t, uint32_t parent_file,
+                            uint64_t line) {
+  if (t->count[parent_file]++ == 0) {
+    t->first_line[parent_file] = line;
+    t->touched[t->ntouched++] = parent_file;
+  }
+}
+
+/* One note per parent file, then the tally is empty again. */
+static void report_unwritten(checker *c, file_check *fc, unwritten_tally *t,
+                             const tr_inputs *in) {
+  for (size_t k = 0; k < t->ntouched; k++) {
+    uint32_t f = t->touched[k];
+    const file_identity *pf = &c->ids[f];
+    if (!pf->ended)
+      report(c, fc, t->first_line[f], N_PARENTS_UNWRITTEN,
+             "%" PRIu64 " PXN parents are not in %s (the file of handleTag "
+             "0x%x): that process ended without processEnd (killed?) before "
+             "writing them",
+             t->count[f], in->paths[f], pf->tag);
+    else
+      report(c, fc, t->first_line[f], N_PARENTS_UNWRITTEN,
+             "%" PRIu64 " PXN parents are not in %s (the file of handleTag "
+             "0x%x): %" PRIu64 " of its lines could not be written (linesLost)",
+             t->count[f], in->paths[f], pf->tag, pf->lines_lost);
+    t->count[f] = 0;
+  }
+  t->ntouched = 0;
+}
+
 static void resolve_foreign(checker *c, const tr_inputs *in, rec_scratch *s) {
   if (c->nfrefs == 0)
     return;
@@ -874,9 +931,17 @@ static void resolve_foreign(checker *c, const tr_inputs *in, rec_scratch *s) {
   pair_map_init(&wanted);
   long *targets = malloc(c->nfrefs * sizeof *targets);
   bool *needed = calloc(in->n, sizeof *needed);
-  if (!targets || !needed) {
+  unwritten_tally tally = {calloc(in->n, sizeof(uint64_t)),
+                           calloc(in->n, sizeof(uint64_t)),
+                           calloc(in->n, sizeof(uint32_t)), 0};
+  if (!targets || !needed || !tally.count || !tally.first_line ||
+      !tally.touched) {
+    fprintf(stderr, "cclscope check: out of memory: PXN parents not checked\n");
     free(targets);
     free(needed);
+    free(tally.count);
+    free(tally.first_line);
+    free(tally.touched);
     return;
   }
   for (size_t i = 0; i < c->nfrefs; i++) {
@@ -919,12 +984,18 @@ static void resolve_foreign(checker *c, const tr_inputs *in, rec_scratch *s) {
         continue;
       }
       uint64_t *v = pair_map_get(&wanted, (uint64_t)t, x->id);
-      if (!v || *v == 0)
+      if (v && *v)
+        continue;
+      if (end_explains_missing(&c->ids[t]))
+        tally_unwritten(&tally, (uint32_t)t, x->line);
+      else
         report(c, &fc, x->line, F_PARENT_FOREIGN,
                "PXN parent 0x%" PRIx64 " of event 0x%" PRIx64
-               " is not in %s (the file of handleTag 0x%x)",
+               " is not in %s (the file of handleTag 0x%x, which ended with "
+               "processEnd)",
                x->id, x->child_id, in->paths[t], x->tag);
     }
+    report_unwritten(c, &fc, &tally, in);
     if (elsewhere)
       report(c, &fc, 0, N_FOREIGN_ELSEWHERE,
              "%" PRIu64 " PXN parents belong to processes whose traces are "
@@ -934,6 +1005,9 @@ static void resolve_foreign(checker *c, const tr_inputs *in, rec_scratch *s) {
   }
   free(targets);
   free(needed);
+  free(tally.count);
+  free(tally.first_line);
+  free(tally.touched);
   pair_map_free(&wanted);
 }
 
