@@ -19,6 +19,7 @@
 
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,26 @@ void cs_log_forget_logger(void) {
 
 void cs_log_set_warning_sink(cs_log_sink sink) {
   atomic_store(&warning_sink, sink);
+}
+
+void cs_log_printable(char *text) {
+  for (; *text; text++) {
+    unsigned char c = (unsigned char)*text;
+    if (c < 0x20 || c == 0x7F)
+      *text = '?';
+  }
+}
+
+const char *cs_log_show(const char *value, cs_log_shown *out) {
+  size_t length = strnlen(value, CS_LOG_SHOWN_CHARS + 1);
+  bool cut = length > CS_LOG_SHOWN_CHARS;
+  size_t kept = cut ? CS_LOG_SHOWN_CHARS : length;
+  memcpy(out->text, value, kept);
+  out->text[kept] = '\0';
+  cs_log_printable(out->text);
+  if (cut)
+    memcpy(out->text + kept, "...", sizeof "...");
+  return out->text;
 }
 
 static int stderr_info_wanted(void) {

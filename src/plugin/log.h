@@ -18,6 +18,19 @@ void cs_log_forget_logger(void);
 typedef void (*cs_log_sink)(const char *text);
 void cs_log_set_warning_sink(cs_log_sink sink);
 
+/* Replaces, in place, each control character of `text` (a byte below 0x20,
+ * or 0x7F) with '?'. */
+void cs_log_printable(char *text);
+
+/* How a message quotes a value the user gave (an environment variable's):
+ * its first CS_LOG_SHOWN_CHARS characters, "..." after them when there are
+ * more, each control character as '?'. Returns out->text. */
+enum { CS_LOG_SHOWN_CHARS = 64 };
+typedef struct {
+  char text[CS_LOG_SHOWN_CHARS + sizeof "..."];
+} cs_log_shown;
+const char *cs_log_show(const char *value, cs_log_shown *out);
+
 void cs_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cs_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
