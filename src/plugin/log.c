@@ -14,6 +14,11 @@
  * flagged INIT|PROFILE, so NCCL_DEBUG=INFO shows them with the default
  * subsystems; without a logger they go to stderr when NCCL_DEBUG is INFO
  * or TRACE. Never called on the hot path.
+ *
+ * Messages quote what users give (values, paths, URLs, header names) and
+ * the prefix holds CCLSCOPE_HOSTNAME: a control character there could
+ * forge a log line or drive a terminal, so each one is shown as '?' in
+ * every message, whatever its caller did.
  */
 #include "log.h"
 
@@ -86,6 +91,7 @@ static void write_warning_line(const char *text) {
   char host[256];
   host_name(host, sizeof host);
   char line[1400];
+  cs_log_printable(host); /* the message's text is printable already */
   int n = snprintf(line, sizeof line, "%s:%d:%ld NCCL WARN %s\n", host,
                    (int)getpid(), (long)syscall(SYS_gettid), text);
   if (n < 0)
@@ -101,6 +107,7 @@ __attribute__((format(printf, 2, 0))) static void
 emit(ncclDebugLogLevel level, const char *fmt, va_list ap) {
   char msg[1024];
   vsnprintf(msg, sizeof msg, fmt, ap);
+  cs_log_printable(msg);
   char text[1040];
   snprintf(text, sizeof text, "cclscope: %s", msg);
   if (level == NCCL_LOG_WARN) {

@@ -3,7 +3,9 @@
  * Warnings: stderr, one line each, always (never NCCL's logger: it hides
  * them by default and would overwrite NCCL's last error). Information:
  * NCCL's logger at INFO (ABI v4+), else stderr with NCCL_DEBUG=INFO.
- * Never called on the hot path.
+ * No message carries a control character: whatever a message quotes (a
+ * user's value, a path, a URL, the host name of the prefix) shows each byte
+ * below 0x20, and 0x7F, as '?'. Never called on the hot path.
  */
 #ifndef CCLSCOPE_LOG_H
 #define CCLSCOPE_LOG_H
@@ -19,7 +21,8 @@ typedef void (*cs_log_sink)(const char *text);
 void cs_log_set_warning_sink(cs_log_sink sink);
 
 /* Replaces, in place, each control character of `text` (a byte below 0x20,
- * or 0x7F) with '?'. */
+ * or 0x7F) with '?'. Every message goes through it; callers need it only
+ * for text they keep. */
 void cs_log_printable(char *text);
 
 /* How a message quotes a value the user gave (an environment variable's):

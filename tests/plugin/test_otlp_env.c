@@ -448,6 +448,13 @@ static void values_shown(void **state) {
   assert_string_equal(text, "a?\? ~?\x80");
 }
 
+/* Whatever a caller quotes, a warning carries no control character. */
+static void every_warning_printable(void **state) {
+  (void)state;
+  cs_log_warn("cannot use '%s'", "/tmp/a\r\nb\x1b[2J");
+  assert_one_warning_with("warning", "cannot use '/tmp/a?\?b?[2J'", NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(percent_decoding, setup, teardown),
@@ -467,6 +474,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(endpoints, setup, teardown),
       cmocka_unit_test_setup_teardown(endpoints_refused, setup, teardown),
       cmocka_unit_test_setup_teardown(values_shown, setup, teardown),
+      cmocka_unit_test_setup_teardown(every_warning_printable, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
