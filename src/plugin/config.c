@@ -22,26 +22,20 @@
 #include "size_text.h"
 #include "trace_zstd.h"
 
-/* How much of a bad value a warning shows: values can be any length. */
-enum { SHOWN_VALUE_CHARS = 64 };
-
 /* The one warning an invalid value gets: the variable, what was given
- * (cut to SHOWN_VALUE_CHARS, control characters as '?'), why, and what is
- * used instead. */
+ * (as cs_log_show quotes it: cut to CS_LOG_SHOWN_CHARS, control characters
+ * as '?'), why, and what is used instead. */
 static void warn_bad(const char *var, const char *value, const char *why,
                      const char *fallback) {
-  char shown[SHOWN_VALUE_CHARS + 1];
-  size_t length = strlen(value), n = 0;
-  for (; n < length && n < SHOWN_VALUE_CHARS; n++) {
-    unsigned char ch = (unsigned char)value[n];
-    shown[n] = ch < 0x20 || ch == 0x7F ? '?' : (char)ch;
-  }
-  shown[n] = '\0';
-  if (length > SHOWN_VALUE_CHARS)
-    cs_log_warn("%s='%s...' (%zu characters) is invalid (%s); using %s", var,
-                shown, length, why, fallback);
+  cs_log_shown shown;
+  size_t length = strlen(value);
+  cs_log_show(value, &shown);
+  if (length > CS_LOG_SHOWN_CHARS)
+    cs_log_warn("%s='%s' (%zu characters) is invalid (%s); using %s", var,
+                shown.text, length, why, fallback);
   else
-    cs_log_warn("%s='%s' is invalid (%s); using %s", var, shown, why, fallback);
+    cs_log_warn("%s='%s' is invalid (%s); using %s", var, shown.text, why,
+                fallback);
 }
 
 /* warn_bad for a number: "<problem>; expected <expected>". */

@@ -14,11 +14,17 @@
  * flagged INIT|PROFILE, so NCCL_DEBUG=INFO shows them with the default
  * subsystems; without a logger they go to stderr when NCCL_DEBUG is INFO
  * or TRACE. Never called on the hot path.
+ *
+ * Messages quote what users give (values, paths, URLs, header names) and
+ * the prefix holds CCLSCOPE_HOSTNAME: a control character there could
+ * forge a log line or drive a terminal, so each one is shown as '?' in
+ * every message, whatever its caller did.
  */
 #include "log.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +49,26 @@ void cs_log_set_warning_sink(cs_log_sink sink) {
   atomic_store(&warning_sink, sink);
 }
 
+void cs_log_printable(char *text) {
+  for (; *text; text++) {
+    unsigned char c = (unsigned char)*text;
+    if (c < 0x20 || c == 0x7F)
+      *text = '?';
+  }
+}
+
+const char *cs_log_show(const char *value, cs_log_shown *out) {
+  size_t length = strnlen(value, CS_LOG_SHOWN_CHARS + 1);
+  bool cut = length > CS_LOG_SHOWN_CHARS;
+  size_t kept = cut ? CS_LOG_SHOWN_CHARS : length;
+  memcpy(out->text, value, kept);
+  out->text[kept] = '\0';
+  cs_log_printable(out->text);
+  if (cut)
+    memcpy(out->text + kept, "...", sizeof "...");
+  return out->text;
+}
+
 static int stderr_info_wanted(void) {
   const char *d = getenv("NCCL_DEBUG");
   return d && (strcasecmp(d, "INFO") == 0 || strcasecmp(d, "TRACE") == 0);
@@ -65,6 +91,7 @@ static void write_warning_line(const char *text) {
   char host[256];
   host_name(host, sizeof host);
   char line[1400];
+  cs_log_printable(host); /* the message's text is printable already */
   int n = snprintf(line, sizeof line, "%s:%d:%ld NCCL WARN %s\n", host,
                    (int)getpid(), (long)syscall(SYS_gettid), text);
   if (n < 0)
@@ -80,6 +107,7 @@ __attribute__((format(printf, 2, 0))) static void
 emit(ncclDebugLogLevel level, const char *fmt, va_list ap) {
   char msg[1024];
   vsnprintf(msg, sizeof msg, fmt, ap);
+  cs_log_printable(msg);
   char text[1040];
   snprintf(text, sizeof text, "cclscope: %s", msg);
   if (level == NCCL_LOG_WARN) {

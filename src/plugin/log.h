@@ -3,7 +3,9 @@
  * Warnings: stderr, one line each, always (never NCCL's logger: it hides
  * them by default and would overwrite NCCL's last error). Information:
  * NCCL's logger at INFO (ABI v4+), else stderr with NCCL_DEBUG=INFO.
- * Never called on the hot path.
+ * No message carries a control character: whatever a message quotes (a
+ * user's value, a path, a URL, the host name of the prefix) shows each byte
+ * below 0x20, and 0x7F, as '?'. Never called on the hot path.
  */
 #ifndef CCLSCOPE_LOG_H
 #define CCLSCOPE_LOG_H
@@ -17,6 +19,20 @@ void cs_log_forget_logger(void);
  * stderr; NULL restores stderr. */
 typedef void (*cs_log_sink)(const char *text);
 void cs_log_set_warning_sink(cs_log_sink sink);
+
+/* Replaces, in place, each control character of `text` (a byte below 0x20,
+ * or 0x7F) with '?'. Every message goes through it; callers need it only
+ * for text they keep. */
+void cs_log_printable(char *text);
+
+/* How a message quotes a value the user gave (an environment variable's):
+ * its first CS_LOG_SHOWN_CHARS characters, "..." after them when there are
+ * more, each control character as '?'. Returns out->text. */
+enum { CS_LOG_SHOWN_CHARS = 64 };
+typedef struct {
+  char text[CS_LOG_SHOWN_CHARS + sizeof "..."];
+} cs_log_shown;
+const char *cs_log_show(const char *value, cs_log_shown *out);
 
 void cs_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cs_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
+
 bool cs_optional_lib_find(const char *env_var, const char *const *names,
                           size_t n_names, cs_optional_lib_resolve resolve,
                           char *tried, size_t tried_len) {
@@ -22,6 +24,7 @@ bool cs_optional_lib_find(const char *env_var, const char *const *names,
   for (size_t i = 0; i < n_names; i++) {
     size_t used = strnlen(tried, tried_len);
     snprintf(tried + used, tried_len - used, "%s%s", i ? ", " : "", names[i]);
+    cs_log_printable(tried + used); /* the environment's name is the user's */
   }
   /* pass 0: only what the process already has; pass 1: load */
   for (int pass = 0; pass < 2; pass++) {

@@ -18,8 +18,9 @@ typedef bool (*cs_optional_lib_resolve)(void *lib, const char *name);
 
 /* Tries `names` (or only getenv(env_var) when it is set and not empty):
  * first those already loaded, then by dlopen(RTLD_NOW | RTLD_LOCAL).
- * Writes the names tried, comma-separated, into `tried` for the caller's
- * warning. True when `resolve` accepted one. */
+ * Writes the names tried, comma-separated, control characters as '?'
+ * (cs_log_printable), into `tried` for the caller's warning. True when
+ * `resolve` accepted one. */
 bool cs_optional_lib_find(const char *env_var, const char *const *names,
                           size_t n_names, cs_optional_lib_resolve resolve,
                           char *tried, size_t tried_len);

@@ -6,6 +6,9 @@ tests/metrics/exporter_deadlines.sh:
                            reads what is sent and never answers
   status PORTFILE CODE     a collector that answers every request with CODE
                            (counts requests in PORTFILE.requests)
+  capture PORTFILE HEADS   a collector that answers 200 and appends each
+                           request's head, as received, to HEADS (each
+                           ending with its blank line, CR LF CR LF)
   trickle PORT             a /metrics client sending one byte every 0.5 s
                            until the server closes the connection; prints
                            "connected" once connected
@@ -50,33 +53,42 @@ def silent(portfile):
         threading.Thread(target=drain, args=(conn,), daemon=True).start()
 
 
-def status(portfile, code):
+def read_request(conn):
+    """One request's head (bytes, without the blank line) and body."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head, body
+
+
+def answer_all(portfile, code, head_file=None):
     srv = listen(portfile)
     requests = 0
     while True:
         conn, _ = srv.accept()
         conn.settimeout(5)
         try:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-            head, _, body = data.partition(b"\r\n\r\n")
-            length = 0
-            for line in head.split(b"\r\n"):
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            while len(body) < length:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                body += chunk
+            head, _ = read_request(conn)
             requests += 1
+            if head_file:
+                with open(head_file, "ab") as f:
+                    f.write(head + b"\r\n\r\n")
             with open(portfile + ".requests", "w") as f:
                 f.write(str(requests))
-            conn.sendall(b"HTTP/1.1 %d Error\r\nContent-Length: 0\r\n"
+            conn.sendall(b"HTTP/1.1 %d Answer\r\nContent-Length: 0\r\n"
                          b"Connection: close\r\n\r\n" % code)
         except OSError:
             pass
@@ -114,7 +126,9 @@ def main():
     if what == "silent":
         silent(sys.argv[2])
     elif what == "status":
-        status(sys.argv[2], int(sys.argv[3]))
+        answer_all(sys.argv[2], int(sys.argv[3]))
+    elif what == "capture":
+        answer_all(sys.argv[2], 200, sys.argv[3])
     elif what == "trickle":
         trickle(int(sys.argv[2]))
     elif what == "idle":

@@ -21,8 +21,6 @@
 #include <strings.h>
 #include <time.h>
 
-#include "config_parse.h"
-
 #include "clock.h"
 #include "gzip_body.h"
 #include "log.h"
@@ -103,7 +101,8 @@ typedef struct {
   char url[1024];
   long timeout_ms;
   cs_otlp_encoding encoding;
-  bool gzip;          /* compression on and zlib loaded */
+  bool gzip;                    /* compression on and zlib loaded */
+  cs_otlp_headers user_headers; /* OTEL_EXPORTER_OTLP_[METRICS_]HEADERS */
   cs_bytes proto, gz; /* the payload being sent, encoded / compressed */
   curl_api curl;
   void *multi;       /* the push in progress runs on it */
@@ -125,22 +124,6 @@ static int64_t stop_deadline(void) {
   int64_t d = otlp.stop_deadline_ns;
   pthread_mutex_unlock(&otlp.lock);
   return d;
-}
-
-const char *cs_otlp_endpoint_from_env(char *buf, size_t buflen) {
-  const char *v = getenv("CCLSCOPE_OTLP_ENDPOINT");
-  if (!v || !*v)
-    v = getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
-  if (v && *v) {
-    snprintf(buf, buflen, "%s", v);
-    return buf;
-  }
-  v = getenv("OTEL_EXPORTER_OTLP_ENDPOINT");
-  if (!v || !*v)
-    return NULL;
-  size_t n = strlen(v);
-  snprintf(buf, buflen, "%s%sv1/metrics", v, n && v[n - 1] == '/' ? "" : "/");
-  return buf;
 }
 
 /* ---- libcurl, loaded at run time ---- */
@@ -191,30 +174,19 @@ static bool load_curl(curl_api *c) {
   return ok;
 }
 
-/* One OTEL_EXPORTER_OTLP_HEADERS pair as a curl header line. */
-static void append_header(const char *key, const char *value, void *arg) {
-  curl_slist **list = arg;
-  char line[4200];
-  snprintf(line, sizeof line, "%s: %s", key, value);
-  curl_slist *more = otlp.curl.slist_append(*list, line);
-  if (more)
-    *list = more;
-}
-
-/* The request's headers: its content type and encoding, then
- * OTEL_EXPORTER_OTLP_METRICS_HEADERS or OTEL_EXPORTER_OTLP_HEADERS
- * ("k1=v1,k2=v2", values %-encoded as in OTEL_RESOURCE_ATTRIBUTES). */
+/* The request's headers: its content type and encoding, then the user's
+ * (OTEL_EXPORTER_OTLP_[METRICS_]HEADERS, checked when the exporter
+ * started). */
 static curl_slist *build_headers(bool protobuf, bool gzip) {
   curl_slist *list = otlp.curl.slist_append(
       NULL, protobuf ? "Content-Type: application/x-protobuf"
                      : "Content-Type: application/json");
   if (gzip && list)
     list = otlp.curl.slist_append(list, "Content-Encoding: gzip");
-  const char *v = getenv("OTEL_EXPORTER_OTLP_METRICS_HEADERS");
-  if (!v || !*v)
-    v = getenv("OTEL_EXPORTER_OTLP_HEADERS");
-  if (list && v)
-    cs_otlp_each_pair(v, append_header, &list);
+  const cs_otlp_headers *user = &otlp.user_headers;
+  for (const char *line = user->lines; list && line < user->lines + user->used;
+       line += strlen(line) + 1)
+    list = otlp.curl.slist_append(list, line);
   return list;
 }
 
@@ -466,90 +438,19 @@ static void *otlp_main(void *arg) {
 
 /* ---- public ---- */
 
-/* The first of the _METRICS_ variable and the general one that is set. */
-static const char *otel_env(const char *metrics_var, const char *var) {
-  const char *v = getenv(metrics_var);
-  if (!v || !*v)
-    v = getenv(var);
-  return v && *v ? v : NULL;
-}
-
-cs_otlp_encoding cs_otlp_encoding_of(const char *protocol, bool *known) {
-  *known = true;
-  if (!protocol || strcmp(protocol, "http/protobuf") == 0)
-    return CS_OTLP_PROTOBUF;
-  if (strcmp(protocol, "http/json") == 0)
-    return CS_OTLP_JSON;
-  *known = false;
-  return CS_OTLP_PROTOBUF;
-}
-
-void cs_otlp_each_pair(const char *list, cs_otlp_pair_fn each, void *arg) {
-  char buf[2048];
-  if (!list || !*list || strlen(list) >= sizeof buf)
-    return;
-  strcpy(buf, list);
-  for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv;
-       kv = strtok_r(NULL, ",", &save)) {
-    char *eq = strchr(kv, '=');
-    if (!eq)
-      continue;
-    *eq = '\0';
-    while (*kv == ' ')
-      kv++;
-    char *end = eq;
-    while (end > kv && end[-1] == ' ')
-      *--end = '\0';
-    if (!*kv)
-      continue;
-    char value[2048];
-    cs_otlp_percent_decode(eq + 1, value, sizeof value);
-    each(kv, value, arg);
-  }
-}
-
-void cs_otlp_percent_decode(const char *in, char *out, size_t outlen) {
-  size_t n = 0;
-  for (; *in && n + 1 < outlen; in++) {
-    int hi = in[0] == '%' && in[1] ? cs_hex_digit_value(in[1]) : -1;
-    int lo = hi >= 0 && in[2] ? cs_hex_digit_value(in[2]) : -1;
-    if (hi >= 0 && lo >= 0) {
-      out[n++] = (char)(hi << 4 | lo);
-      in += 2;
-    } else {
-      out[n++] = *in;
-    }
-  }
-  if (outlen)
-    out[n] = '\0';
-}
-
-/* OTEL_EXPORTER_OTLP_[METRICS_]PROTOCOL and _COMPRESSION. */
+/* OTEL_EXPORTER_OTLP_[METRICS_]PROTOCOL, _COMPRESSION and _HEADERS. */
 static void wire_settings_from_env(void) {
-  const char *protocol = otel_env("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL",
-                                  "OTEL_EXPORTER_OTLP_PROTOCOL");
-  bool known;
-  otlp.encoding = cs_otlp_encoding_of(protocol, &known);
-  if (!known)
-    cs_log_warn("OTEL_EXPORTER_OTLP_PROTOCOL='%s' is not supported "
-                "(only http/protobuf and http/json); pushing "
-                "OTLP/HTTP protobuf to %s instead (a gRPC port, "
-                "usually 4317, does not take it: point the endpoint at "
-                "the collector's OTLP/HTTP port, usually 4318)",
-                protocol, otlp.url);
-  const char *compression = otel_env("OTEL_EXPORTER_OTLP_METRICS_COMPRESSION",
-                                     "OTEL_EXPORTER_OTLP_COMPRESSION");
+  cs_otlp_wire wire = cs_otlp_wire_from_env(otlp.url);
+  otlp.encoding = wire.encoding;
   otlp.gzip = false;
-  if (compression && strcmp(compression, "gzip") == 0) {
+  if (wire.gzip_var) {
     otlp.gzip = cs_gzip_load();
     if (!otlp.gzip)
-      cs_log_warn("OTEL_EXPORTER_OTLP_COMPRESSION=gzip: libz.so.1 could "
-                  "not be loaded; pushing uncompressed");
-  } else if (compression && strcmp(compression, "none") != 0) {
-    cs_log_warn("OTEL_EXPORTER_OTLP_COMPRESSION='%s' is not supported "
-                "(only gzip and none); pushing uncompressed",
-                compression);
+      cs_log_warn("%s=gzip: libz.so.1 could not be loaded; pushing "
+                  "uncompressed",
+                  wire.gzip_var);
   }
+  cs_otlp_headers_from_env(&otlp.user_headers);
 }
 
 bool cs_otlp_start(const char *url, long timeout_ms) {

@@ -1,8 +1,9 @@
 /*
  * src/plugin/metrics/export_otlp.h — pushing metrics to an OpenTelemetry
  * Collector (OTLP/HTTP, protobuf or JSON as OTEL_EXPORTER_OTLP_PROTOCOL
- * says, gzip-compressed when OTEL_EXPORTER_OTLP_COMPRESSION=gzip) from a
- * thread of its own. libcurl is
+ * says, gzip-compressed when OTEL_EXPORTER_OTLP_COMPRESSION=gzip, with the
+ * headers of OTEL_EXPORTER_OTLP_HEADERS: otlp_env.h reads and checks them
+ * all) from a thread of its own. libcurl is
  * loaded with dlopen: where it is missing the exporter says so once and stays
  * off. Each window's payload replaces a payload still waiting (metrics are
  * cumulative: the newest is enough); failed posts are retried with
@@ -17,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "otlp_env.h" /* its settings, and writer.c's endpoint */
+
 typedef struct {
   uint64_t posted;  /* payloads accepted by the collector (2xx) */
   uint64_t failed;  /* attempts that failed (cut ones included) */
@@ -24,28 +27,6 @@ typedef struct {
                        tried at exit (collector unresponsive, deadline) */
   uint64_t cut;     /* pushes cut at the exit deadline */
 } cs_otlp_counters;
-
-/* How bodies are encoded (OTEL_EXPORTER_OTLP_[METRICS_]PROTOCOL). */
-typedef enum { CS_OTLP_PROTOBUF, CS_OTLP_JSON } cs_otlp_encoding;
-
-/* "http/protobuf" (also the default: NULL) or "http/json"; anything else
- * (grpc) sets *known false and gives the fallback, protobuf. */
-cs_otlp_encoding cs_otlp_encoding_of(const char *protocol, bool *known);
-
-/* %XX sequences decoded (OTEL_EXPORTER_OTLP_HEADERS and
- * OTEL_RESOURCE_ATTRIBUTES values); always NUL-terminated. */
-void cs_otlp_percent_decode(const char *in, char *out, size_t outlen);
-
-/* Calls `each` for every pair of an OTEL_* list ("k1=v1,k2=v2", as in
- * OTEL_EXPORTER_OTLP_HEADERS and OTEL_RESOURCE_ATTRIBUTES): the key without
- * surrounding spaces, the value %-decoded. Pairs without '=' or without a
- * key are skipped; a list of 2048 bytes or more is ignored whole. */
-typedef void (*cs_otlp_pair_fn)(const char *key, const char *value, void *arg);
-void cs_otlp_each_pair(const char *list, cs_otlp_pair_fn each, void *arg);
-
-/* The endpoint from CCLSCOPE_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_METRICS_
- * ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/metrics"; NULL if none. */
-const char *cs_otlp_endpoint_from_env(char *buf, size_t buflen);
 
 /* Start the exporter thread for `url`, each push bounded by `timeout_ms`
  * (OTEL_EXPORTER_OTLP_TIMEOUT). False if libcurl is missing. */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "export_otlp.h" /* cs_otlp_each_pair */
+#include "otlp_env.h" /* cs_otlp_each_pair */
 
 #define MAX_ATTRS 48
 #define VALUE_MAX 256
@@ -65,12 +65,16 @@ static void add_env(attr_list *l, const char *key, const char *var) {
   add(l, key, getenv(var), false);
 }
 
-/* One OTEL_RESOURCE_ATTRIBUTES pair (cs_otlp_each_pair). */
-static void add_user_attribute(const char *key, const char *value, void *arg) {
-  add(arg, key, value, false);
+/* One OTEL_RESOURCE_ATTRIBUTES pair (cs_otlp_each_pair). The body quotes
+ * any character, so only a decoded %00, which would cut the text, leaves a
+ * pair out. */
+static void add_user_attribute(const cs_otlp_pair *pair, void *arg) {
+  if (strlen(pair->key) == pair->key_len &&
+      strlen(pair->value) == pair->value_len)
+    add(arg, pair->key, pair->value, false);
 }
 
-/* OTEL_RESOURCE_ATTRIBUTES: "k1=v1,k2=v2", values %-encoded. */
+/* OTEL_RESOURCE_ATTRIBUTES: "k1=v1,k2=v2", keys and values %-encoded. */
 static void add_user_attributes(attr_list *l, const char *spec) {
   cs_otlp_each_pair(spec, add_user_attribute, l);
 }
