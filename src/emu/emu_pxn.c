@@ -3,7 +3,8 @@
  * an originating rank hands its network send ops (with its own process's
  * context and parent handle values and its pid) to the proxy of another
  * local rank. Ordering per ring is the originator's plan order, so the
- * receiving proxy merges them deterministically.
+ * receiving proxy merges them deterministically. Also each rank's
+ * "finished" flag, which ends the waits on that rank (emu_pxn.h).
  */
 #include "emu_pxn.h"
 
