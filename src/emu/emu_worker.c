@@ -212,7 +212,6 @@ void emu_worker_main(const emu_options *o, const emu_scenario *sc,
   }
   for (int i = 0; i < w->napps; i++)
     pthread_join(w->apps[i]->th, NULL);
-  EMU_STORE_RELEASE(&sh->workers[index].apps_done, 1);
   emu_watchdog_stop();
   emu_watchdog_counts wc;
   emu_watchdog_counts_get(&wc);

@@ -582,9 +582,7 @@ static void upload_proxy_ops(emu_app *a, emu_thread *t, emu_app_plan *ap) {
     emu_mark_stalled(w->shared, c, seq);
   emu_arrive(w->shared, c, seq, launch_mono);
   if (rec != NULL)
-    emu_pxn_send(
-        target, rec, &w->shared->abort_flag,
-        &w->shared->workers[emu_worker_of(w->layout, target)].apps_done);
+    emu_pxn_send(target, rec, &w->shared->abort_flag);
   if (work != NULL) {
     emu_proxy_post(c->proxy, work); /* wakes T_proxy before the task stops */
   } else {
@@ -1262,6 +1260,11 @@ void *emu_app_main(void *arg) {
     sc->teardown(a);
   emu_stream_sync(a);
   cudacb_stop(a);
+  /* Its ranks launch no more plans and their proxies are idle: the PXN
+   * waits on them end here, per rank, not when this process's other
+   * application threads end (emu_pxn.h) */
+  for (int i = 0; i < a->nslots; i++)
+    emu_pxn_rank_finished(w->first_rank + a->slots[i]);
   for (int ci = w->layout->ncomms - 1; ci >= 0; ci--)
     for (int i = 0; i < a->nslots; i++)
       emu_comm_destroy(a, &w->comms[a->slots[i]][ci]);

@@ -937,10 +937,8 @@ static void run_flow_progress(progress_ctx *c) {
 /* Copies the PXN ops another rank posted for this plan (§6.14). */
 static void merge_pxn(emu_proxy *p, emu_proxy_work *w) {
   emu_worker *wk = p->worker;
-  int origin_worker = emu_worker_of(wk->layout, w->pxn_origin_grank);
-  if (!emu_pxn_receive(p->global_rank, p->pxn_rec, &wk->shared->abort_flag,
-                       wk->deadline_ns,
-                       &wk->shared->workers[origin_worker].apps_done))
+  if (!emu_pxn_receive(p->global_rank, w->pxn_origin_grank, p->pxn_rec,
+                       &wk->shared->abort_flag, wk->deadline_ns))
     return;
   bool guard = wk->opts->pxn_pointers == EMU_PXN_GUARD && wk->opts->check;
   pid_t self = getpid();

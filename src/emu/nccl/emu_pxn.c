@@ -3,16 +3,20 @@
  * which an originating rank hands its network send ops (with its own process's
  * context and parent handle values and its pid) to the proxy of another
  * local rank. Ordering per ring is the originator's plan order, so the
- * receiving proxy merges them deterministically.
+ * receiving proxy merges them deterministically. Also each rank's
+ * "finished" flag, which ends the waits on that rank (emu_pxn.h).
  */
 #include "nccl/emu_pxn.h"
 
 #include <string.h>
 #include <sys/mman.h>
 
+/* mailboxes[g] belongs to rank g: the ring into g, and whether g is done */
 typedef struct pxn_mailbox {
   uint64_t head; /* written by the consumer (release) */
   uint64_t tail; /* written by the producer (release) */
+  int finished;  /* rank g launches no more plans (release; see
+                  * emu_pxn_rank_finished) */
   emu_pxn_record slots[EMU_PXN_RING];
 } pxn_mailbox;
 
@@ -61,14 +65,24 @@ int emu_pxn_origin(int grank, int ranks_per_node, int ranks_per_process,
              : -1;
 }
 
+void emu_pxn_rank_finished(int grank) {
+  if (mailboxes != NULL && grank >= 0 && grank < mailbox_count)
+    EMU_STORE_RELEASE(&mailboxes[grank].finished, 1);
+}
+
+static bool rank_finished(int grank) {
+  return grank >= 0 && grank < mailbox_count &&
+         EMU_LOAD_ACQUIRE(&mailboxes[grank].finished);
+}
+
 static void backoff(uint64_t *spins) {
   if (++*spins < 64)
     return;
   emu_sleep_ns(*spins < 2000 ? 20000 : 200000);
 }
 
-bool emu_pxn_send(int target, const emu_pxn_record *rec, const int *abort_flag,
-                  const int *target_done) {
+bool emu_pxn_send(int target, const emu_pxn_record *rec,
+                  const int *abort_flag) {
   if (mailboxes == NULL || target < 0 || target >= mailbox_count)
     return false;
   pxn_mailbox *mb = &mailboxes[target];
@@ -77,7 +91,7 @@ bool emu_pxn_send(int target, const emu_pxn_record *rec, const int *abort_flag,
   while (tail - EMU_LOAD_ACQUIRE(&mb->head) >= EMU_PXN_RING) {
     if (EMU_LOAD_RELAXED(abort_flag))
       return false;
-    if (target_done != NULL && EMU_LOAD_ACQUIRE(target_done))
+    if (rank_finished(target))
       return false;
     backoff(&spins);
   }
@@ -86,8 +100,8 @@ bool emu_pxn_send(int target, const emu_pxn_record *rec, const int *abort_flag,
   return true;
 }
 
-bool emu_pxn_receive(int target, emu_pxn_record *out, const int *abort_flag,
-                     uint64_t deadline_ns, const int *origin_done) {
+bool emu_pxn_receive(int target, int origin, emu_pxn_record *out,
+                     const int *abort_flag, uint64_t deadline_ns) {
   if (mailboxes == NULL || target < 0 || target >= mailbox_count)
     return false;
   pxn_mailbox *mb = &mailboxes[target];
@@ -98,8 +112,7 @@ bool emu_pxn_receive(int target, emu_pxn_record *out, const int *abort_flag,
       return false;
     if (deadline_ns != 0 && emu_now_ns() >= deadline_ns)
       return false;
-    if (origin_done != NULL && EMU_LOAD_ACQUIRE(origin_done) &&
-        EMU_LOAD_ACQUIRE(&mb->tail) == head)
+    if (rank_finished(origin) && EMU_LOAD_ACQUIRE(&mb->tail) == head)
       return false;
     backoff(&spins);
   }

@@ -31,17 +31,29 @@ int emu_pxn_target(int grank, int ranks_per_node, int ranks_per_process,
 /* The rank whose PXN sends `grank` executes, or -1. */
 int emu_pxn_origin(int grank, int ranks_per_node, int ranks_per_process,
                    const int *members, int nmembers);
+/* Says that rank `grank` launches no more plans: its application thread
+ * is past its last stream sync, so its proxy is idle and stays so. It
+ * posts no more records and takes none, so the waits of the ranks at the
+ * other end of its rings end (--duration runs without a barrier stop
+ * every rank on its own clock, after different numbers of plans).
+ *
+ * The rule: a PXN wait ends when the *rank* at the other end finishes,
+ * never when its process does. An origin and its target can share a
+ * process (one process per node), and two pairs can join the same two
+ * processes needing each other in opposite directions; a wait for a whole
+ * process then waits, directly or through the other process, for the
+ * waiter's own thread, and the run hangs until --timeout. Per rank there
+ * is no cycle: a target's proxy waits only for its origin's records, an
+ * origin waits for its target's proxy only while that ring is full (so
+ * the proxy has records to take), and no rank is both. */
+void emu_pxn_rank_finished(int grank);
 /* Posts a record for `target`; blocks while its ring is full. Returns
- * false on abort or when the target's worker has finished (*target_done:
- * nobody will consume any more — --duration runs stop ranks at different
- * iterations). */
-bool emu_pxn_send(int target, const emu_pxn_record *rec, const int *abort_flag,
-                  const int *target_done);
-/* Takes the next record for `target` (the caller's own rank). Blocks until
- * it arrives; false on abort, deadline, or when the originating worker has
- * finished (*origin_done) and nothing is left (--duration runs may stop
- * ranks at different iterations). */
-bool emu_pxn_receive(int target, emu_pxn_record *out, const int *abort_flag,
-                     uint64_t deadline_ns, const int *origin_done);
+ * false on abort or when `target` has finished (nobody will take it). */
+bool emu_pxn_send(int target, const emu_pxn_record *rec, const int *abort_flag);
+/* Takes the next record for `target` (the caller's own rank) from
+ * `origin`. Blocks until it arrives; false on abort, deadline, or when
+ * `origin` has finished and nothing is left. */
+bool emu_pxn_receive(int target, int origin, emu_pxn_record *out,
+                     const int *abort_flag, uint64_t deadline_ns);
 
 #endif

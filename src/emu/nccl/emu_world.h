@@ -109,7 +109,6 @@ typedef struct emu_worker_report {
   uint64_t check_failures;
   uint64_t iterations;
   int pid;
-  int apps_done;       /* no more PXN records will come from this worker */
   int first_init_done; /* its first communicator init returned */
   int finished;
 } emu_worker_report;
