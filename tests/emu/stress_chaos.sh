@@ -7,7 +7,7 @@
 # and target in one process). Without a barrier every rank stops on its own
 # clock, so a PXN origin and its target end after different numbers of
 # plans; their waits must end when the *rank* at the other end finishes
-# (src/emu/emu_pxn.h). When they waited for the whole process instead, a
+# (src/emu/nccl/emu_pxn.h). When they waited for the whole process instead, a
 # run hung until --timeout in about half the one-process-per-node runs.
 # A run passes when ncclemu says ok; a hang is its --timeout (30 s, which
 # a 0.2 s run never needs otherwise), reported with the command to rerun.
