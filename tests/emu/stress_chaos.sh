@@ -9,6 +9,9 @@
 # plans; their waits must end when the *rank* at the other end finishes
 # (src/emu/nccl/emu_pxn.h). When they waited for the whole process instead, a
 # run hung until --timeout in about half the one-process-per-node runs.
+# A third layout, 2 nodes of 8 ranks in processes of 4, gives each PXN proxy
+# the subs of eight node-mates: it ran out of IB requests (256 per proxy)
+# and exited with "internal: IB request pool exhausted".
 # A run passes when ncclemu says ok; a hang is its --timeout (30 s, which
 # a 0.2 s run never needs otherwise), reported with the command to rerun.
 # usage: stress_chaos.sh EMU RUNS PLUGIN [VAR=VALUE...]
@@ -26,11 +29,14 @@ for assignment in "$@"; do
 done
 
 passed=0
-for per_process in 2 4; do
+# nodes:ranks per node:ranks per process ("-": the scenario's own)
+for layout in -:-:2 -:-:4 2:8:4; do
+  IFS=: read -r nodes per_node per_process <<<"$layout"
+  shape=(--ranks-per-process "$per_process")
+  [ "$nodes" = - ] || shape+=(--nodes "$nodes" --ranks-per-node "$per_node")
   for seed in $(seq 1 "$runs"); do
     args=(--scenario chaos --duration 0.2 --threads 4 --pace none
-      --ranks-per-process "$per_process" --seed "$seed" --timeout 30
-      --plugin "$plugin")
+      "${shape[@]}" --seed "$seed" --timeout 30 --plugin "$plugin")
     rm -rf "$work/trace"
     rc=0
     CCLSCOPE_DIR="$work/trace" "$emu" "${args[@]}" >"$work/log" 2>&1 || rc=$?
@@ -45,4 +51,4 @@ for per_process in 2 4; do
     passed=$((passed + 1))
   done
 done
-echo "PASS: $passed chaos runs ended (seeds 1-$runs, 2 and 4 ranks per process)"
+echo "PASS: $passed chaos runs ended (seeds 1-$runs; 2 and 4 ranks per process, and 2x8 ranks in processes of 4)"

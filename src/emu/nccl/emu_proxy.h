@@ -16,7 +16,10 @@
 #define EMU_MAX_OPS_PER_WORK 160
 #define EMU_WORK_POOL 6
 #define EMU_SUB_POOL 320
-#define EMU_IB_REQUESTS 256
+/* IB requests in flight at once: every sub of a work can have all of its
+ * NCCL_STEPS slots posted (a PXN proxy serves its node-mates' subs too:
+ * 2x8 ranks with PXN needed more than 256). */
+#define EMU_IB_REQUESTS (EMU_MAX_OPS_PER_WORK * EMU_NCCL_STEPS)
 #define EMU_IB_MAX_QPS 8
 #define EMU_SOCK_HELPERS 2
 #define EMU_SOCK_RING 256
