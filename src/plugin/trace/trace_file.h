@@ -86,9 +86,9 @@ typedef struct {
   uint64_t disk_wait_ns; /* the writer waited for the disk, as of then */
   uint64_t disk_waits;
   int64_t paused_until_ns; /* after an error: drop lines until then */
-  bool failed;             /* could not open: every line is counted lost */
-  bool direct;             /* hand whole pages over for O_DIRECT */
-  bool direct_requested;   /* CCLSCOPE_DIRECT_IO=on: warn if unavailable */
+  bool failed; /* could not open or begin: every line is counted lost */
+  bool direct; /* hand whole pages over for O_DIRECT */
+  bool direct_requested; /* CCLSCOPE_DIRECT_IO=on: warn if unavailable */
   bool io_started;
   bool accounted;           /* cs_tf_begin wrote the accounting record */
   cs_acct_closing closing;  /* its closing fields (cs_tf_set_closing) */
