@@ -10,7 +10,9 @@
  * usage: overload_driver PLUGIN THREADS SECONDS
  *   SECONDS > 0: run that long, finalize and exit 0;
  *   SECONDS = 0: run until killed (the SIGKILL test), after printing
- *                "running" once the first operations are out.
+ *                "running" once the first operations are out;
+ *   THREADS = 0: no operations at all (with SECONDS = 0: "running" as soon
+ *                as the plugin is initialized, for a kill at the start).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -133,8 +135,8 @@ int main(int argc, char **argv) {
   }
   int threads = atoi(argv[2]);
   double seconds = atof(argv[3]);
-  if (threads < 1 || threads > 64 || seconds < 0) {
-    fprintf(stderr, "overload_driver: THREADS 1..64, SECONDS >= 0\n");
+  if (threads < 0 || threads > 64 || seconds < 0) {
+    fprintf(stderr, "overload_driver: THREADS 0..64, SECONDS >= 0\n");
     return 2;
   }
   void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
@@ -161,7 +163,7 @@ int main(int argc, char **argv) {
     }
   }
   if (seconds == 0) {
-    while (atomic_load(&operations) < 1000)
+    while (threads > 0 && atomic_load(&operations) < 1000)
       usleep(1000);
     printf("running\n");
     fflush(stdout);

@@ -7,6 +7,8 @@
  * the file system takes it: every line arrives once and in order whatever
  * mix of bulk writes, periodic flushes and syncs, a file system that
  * refuses O_DIRECT gets ordinary writes, and tmpfs never gets O_DIRECT.
+ * The accounting record (trace_accounting.h), the second line, counts the
+ * lines a full disk cost, closed or killed, in a file that cannot grow.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -196,6 +198,148 @@ static void test_short_write_is_truncated(void **state) {
 static void test_short_direct_write_is_truncated(void **state) {
   (void)state;
   short_write_case(CS_TF_DIRECT_AUTO);
+}
+
+/* What the child saw, sent to the parent through a pipe. */
+typedef struct {
+  uint64_t lines_lost, bytes_lost, write_errors;
+} child_counts;
+
+/* In a child whose files cannot grow past `limit` bytes (a full disk):
+ * a head line, cs_tf_begin, then 700-byte lines until the file is full.
+ * `closed`: close it with closing fields, else die (SIGKILL) right after
+ * the failure is known. The counts go to `out_fd` before either. */
+static void fill_disk_in_child(const char *dir, cs_tf_direct_mode mode,
+                               long limit, bool closed, int out_fd) {
+  signal(SIGXFSZ, SIG_IGN);
+  struct rlimit lim = {(rlim_t)limit, (rlim_t)limit};
+  setrlimit(RLIMIT_FSIZE, &lim);
+  cs_trace_file f;
+  if (!open_in(&f, dir, "trace_full", mode))
+    _exit(2);
+  size_t start = cs_tf_line_begin(&f);
+  cs_jbuf_put(&f.buf, "{\"recordType\":\"process\"}", 24);
+  cs_tf_line_end(&f, start, 0);
+  if (!cs_tf_begin(&f, 0))
+    _exit(3);
+  for (unsigned i = 0; i < 200; i++) {
+    add_line(&f, 700, i);
+    if (i % 25 == 0)
+      cs_tf_flush(&f, 0);
+    if (!closed && i % 10 == 0) {
+      cs_tf_sync(&f, 0);
+      if (f.write_errors > 0)
+        break;
+    }
+  }
+  if (!closed)
+    cs_tf_sync(&f, 0); /* until the record says what the failure cost */
+  if (closed) {
+    cs_acct_closing closing = {.reason = "finalize",
+                               .events_written = 200,
+                               .dropped_starts = 1,
+                               .dropped_states = 2,
+                               .dropped_stops = 3};
+    cs_tf_set_closing(&f, &closing);
+    cs_tf_close(&f, 0);
+  }
+  child_counts c = {f.lines_lost, f.bytes_lost, f.write_errors};
+  if (write(out_fd, &c, sizeof c) != (ssize_t)sizeof c)
+    _exit(4);
+  if (!closed)
+    raise(SIGKILL); /* no close: the record is all that counts */
+  _exit(0);
+}
+
+/* A full disk, with and without closing the file: the file keeps whole
+ * lines and its accounting record, the second line, exactly 512 bytes,
+ * says what the writer counted (lines, bytes, the failed write and its
+ * errno), and, once closed, the closing fields. */
+static void full_disk_case(cs_tf_direct_mode mode, bool closed) {
+  char dir[4096];
+  make_direct_io_dir(dir, sizeof dir);
+  const long limit = 50000;
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    fill_disk_in_child(dir, mode, limit, closed, fds[1]);
+  }
+  close(fds[1]);
+  child_counts seen;
+  assert_int_equal(read(fds[0], &seen, sizeof seen), (ssize_t)sizeof seen);
+  close(fds[0]);
+  int status;
+  waitpid(pid, &status, 0);
+  if (closed) {
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+  } else {
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGKILL);
+  }
+  assert_true(seen.lines_lost > 0 && seen.write_errors > 0);
+
+  char path[4200];
+  snprintf(path, sizeof path, "%s/trace_full.jsonl", dir);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_true(st.st_size <= limit);
+  trace_t t;
+  assert_true(trace_load(&t, path));
+  assert_int_equal(t.bad_lines, 0);
+  assert_true(t.ends_with_newline);
+  assert_true(t.count > 10);
+  assert_string_equal(json_str(t.lines[0], "recordType"), "process");
+  const cJSON *a = t.lines[1];
+  assert_string_equal(json_str(a, "recordType"), "accounting");
+  assert_int_equal((uint64_t)json_num(a, "linesLost"), seen.lines_lost);
+  assert_int_equal((uint64_t)json_num(a, "bytesLost"), seen.bytes_lost);
+  assert_int_equal((uint64_t)json_num(a, "writeErrors"), seen.write_errors);
+  assert_int_equal((int)json_num(a, "writeErrno"), EFBIG);
+  assert_int_equal((int)json_num(a, "compressErrors"), 0);
+  if (closed) {
+    assert_string_equal(json_str(a, "reason"), "finalize");
+    assert_int_equal((int)json_num(a, "eventsWritten"), 200);
+    assert_int_equal((int)json_num(a, "droppedStarts"), 1);
+    assert_int_equal((int)json_num(a, "droppedStates"), 2);
+    assert_int_equal((int)json_num(a, "droppedStops"), 3);
+  } else {
+    assert_true(json_is_null(a, "reason"));
+  }
+  for (size_t i = 2; i < t.count; i++) /* the lines that are there, in order */
+    assert_int_equal((size_t)json_num(t.lines[i], "seq"), i - 2);
+  trace_free(&t);
+
+  /* Exactly 512 bytes, on the first page, after the process record. */
+  FILE *fp = fopen(path, "rb");
+  char head[4096];
+  size_t n = fread(head, 1, sizeof head, fp);
+  fclose(fp);
+  char *second = memchr(head, '\n', n);
+  assert_non_null(second);
+  second++;
+  char *end = memchr(second, '\n', n - (size_t)(second - head));
+  assert_non_null(end);
+  assert_int_equal(end - second + 1, CS_ACCT_LINE);
+  test_remove_tree(dir);
+}
+
+static void test_full_disk_is_counted_in_the_file(void **state) {
+  (void)state;
+  full_disk_case(CS_TF_DIRECT_OFF, true);
+}
+
+static void test_full_disk_is_counted_with_direct_io(void **state) {
+  (void)state;
+  full_disk_case(CS_TF_DIRECT_AUTO, true);
+}
+
+static void test_full_disk_is_counted_before_a_kill(void **state) {
+  (void)state;
+  full_disk_case(CS_TF_DIRECT_OFF, false);
 }
 
 /* Many megabytes through bulk writes, periodic flushes and syncs in an
@@ -407,6 +551,9 @@ int main(void) {
       cmocka_unit_test(test_unusable_folder_degrades),
       cmocka_unit_test(test_short_write_is_truncated),
       cmocka_unit_test(test_short_direct_write_is_truncated),
+      cmocka_unit_test(test_full_disk_is_counted_in_the_file),
+      cmocka_unit_test(test_full_disk_is_counted_with_direct_io),
+      cmocka_unit_test(test_full_disk_is_counted_before_a_kill),
       cmocka_unit_test(test_bulk_direct_io),
       cmocka_unit_test(test_bulk_ordinary_writes),
       cmocka_unit_test(test_tmpfs_gets_ordinary_writes),

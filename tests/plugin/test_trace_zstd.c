@@ -6,6 +6,9 @@
  * writes each frame with exactly one write, one after the other, and a
  * failed write cuts the file back to its last whole frame; the trace file
  * is named .jsonl.zst and holds every line once, in order, with no padding.
+ * Raw frames (stored, made without libzstd) decompress to their input at
+ * every size; a compressed file begins with two of them, its first line and
+ * its accounting record, which counts a failed write's lines in place.
  *
  * The frames are decompressed with libzstd.so.1 (dlopen, as the CLI does).
  */
@@ -334,6 +337,101 @@ static void test_trace_file_compressed(void **state) {
   test_remove_tree(dir);
 }
 
+/* Raw frames decompress to their input at every size: one block, several,
+ * and the sizes where the frame header's content size changes form. */
+static void test_raw_frames(void **state) {
+  (void)state;
+  const size_t sizes[] = {0,     1,      255,    256,       600,    65791,
+                          65792, 131072, 131073, 300 << 10, 1 << 20};
+  char *text = malloc((size_t)1 << 20);
+  for (size_t i = 0; i < ((size_t)1 << 20); i++)
+    text[i] = (char)('a' + (i * 7) % 26);
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    size_t n = sizes[k], room = cs_tz_raw_frame_size(n);
+    char *frame = malloc(room);
+    assert_int_equal(cs_tz_raw_frame(text, n, frame), room);
+    char *out;
+    size_t out_len;
+    assert_true(decompress(frame, room, &out, &out_len));
+    assert_int_equal(out_len, n);
+    assert_memory_equal(out, text, n);
+    if (n <= CS_ZSTD_BLOCK_MAX) /* one block: the data is the frame's end */
+      assert_memory_equal(frame + room - n, text, n);
+    free(out);
+    free(frame);
+  }
+  free(text);
+}
+
+/* A compressed trace file begun with a first line: that line and the
+ * accounting record are raw frames at its start; a failed write of a
+ * later frame is counted in the record, in place, and closing fills in
+ * its closing fields. What decompresses is the first line, the record,
+ * and the frames written. */
+static void test_compressed_accounting(void **state) {
+  (void)state;
+  char dir[4096];
+  test_make_tmpdir(dir, sizeof dir);
+  cs_out_dir folder;
+  cs_out_dir_init(&folder, dir, "the test folder");
+  cs_trace_file *f = calloc(1, sizeof *f);
+  assert_true(cs_tf_open(f, &folder, "trace_a", CS_TF_DIRECT_AUTO, 3));
+  cs_out_dir_close(&folder);
+  f->io.write = counting_pwrite; /* before the first write */
+  atomic_store(&writes_seen, 0);
+  atomic_store(&fail_write_no, 3); /* the head, frame 1, then frame 2 */
+  const char *first = "{\"recordType\":\"process\"}";
+  size_t start = cs_tf_line_begin(f);
+  cs_jbuf_put(&f->buf, first, strlen(first));
+  cs_tf_line_end(f, start, 0);
+  assert_true(cs_tf_begin(f, 0));
+  for (unsigned frame = 1; frame <= 2; frame++) {
+    for (unsigned i = 0; i < 100 * frame; i++) {
+      start = cs_tf_line_begin(f);
+      char line[64];
+      int len =
+          snprintf(line, sizeof line, "{\"frame\":%u,\"line\":%u}", frame, i);
+      cs_jbuf_put(&f->buf, line, (size_t)len);
+      cs_tf_line_end(f, start, 0);
+    }
+    cs_tf_sync(f, 0);
+  }
+  assert_int_equal(f->lines_lost, 200);
+  cs_acct_closing closing = {.reason = "exit", .events_written = 7};
+  cs_tf_set_closing(f, &closing);
+  cs_tf_close(f, 0);
+  assert_int_equal(atomic_load(&writes_seen), 3);
+
+  char *file, *out;
+  size_t file_len, out_len;
+  read_file(f->path, &file, &file_len);
+  assert_true(decompress(file, file_len, &out, &out_len));
+  out[out_len] = '\0';
+  char *second = strchr(out, '\n') + 1;
+  char *third = strchr(second, '\n') + 1;
+  assert_int_equal(second - out, strlen(first) + 1);
+  assert_int_equal(third - second, CS_ACCT_LINE);
+  assert_non_null(strstr(second, "{\"recordType\":\"accounting\","
+                                 "\"linesLost\":200,\"bytesLost\":"));
+  char errno_field[32];
+  snprintf(errno_field, sizeof errno_field, "\"writeErrno\":%d,", ENOSPC);
+  assert_true(strstr(second, errno_field) < third);
+  assert_true(strstr(second, "\"reason\":\"exit\",\"eventsWritten\":7,") <
+              third);
+  unsigned frame1_lines = 0;
+  for (char *p = third; *p; p = strchr(p, '\n') + 1, frame1_lines++)
+    assert_int_equal(strncmp(p, "{\"frame\":1,", 11), 0);
+  assert_int_equal(frame1_lines, 100);
+  /* The record's text sits in the file itself, after two raw frame heads. */
+  size_t at = cs_tz_raw_frame_size(strlen(first) + 1) +
+              cs_tz_raw_frame_size(CS_ACCT_LINE) - CS_ACCT_LINE;
+  assert_memory_equal(file + at, second, CS_ACCT_LINE);
+  free(file);
+  free(out);
+  free(f);
+  test_remove_tree(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_piece_end),
@@ -341,6 +439,8 @@ int main(void) {
       cmocka_unit_test(test_one_write_per_frame),
       cmocka_unit_test(test_failed_write_cuts_back_to_whole_frames),
       cmocka_unit_test(test_trace_file_compressed),
+      cmocka_unit_test(test_raw_frames),
+      cmocka_unit_test(test_compressed_accounting),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -189,6 +189,9 @@ typedef struct {
   uint64_t end_parents_dropped;
   uint64_t parents_dropped;   /* events written with parentStatus dropped */
   uint64_t parents_unwritten; /* parent ids the file's end explains */
+  bool saw_acct;              /* the accounting record (since 2026-11) */
+  uint64_t acct_line;
+  rec_accounting acct;
 } file_check;
 
 enum { CTX_INIT = 1, CTX_FINALIZE = 2, CTX_USED = 4 };
@@ -615,19 +618,51 @@ static void check_process_end(checker *c, file_check *fc, rec_scratch *s,
            " states and %" PRIu64
            " stops (rings full: raise CCLSCOPE_RING_SIZE)",
            k.dropped_starts, k.dropped_states, k.dropped_stops);
-  if (fc->end_lines_lost)
+  if (fc->end_lines_lost && !fc->saw_acct) /* else said with the record */
     report(c, fc, line, N_DROPS,
            "%" PRIu64 " lines could not be written (disk full or I/O error)",
            fc->end_lines_lost);
 }
 
+/* The accounting record: what the file lost, counted where a full disk
+ * could not take it away (its processEnd may be among the losses). */
+static void check_accounting(checker *c, file_check *fc, const rec *r,
+                             uint64_t line) {
+  fc->saw_acct = true;
+  fc->acct_line = line;
+  if (!rec_accounting_decode(r, &fc->acct))
+    report(c, fc, line, F_MISSING_KEY,
+           "accounting record without its numbers (linesLost, bytesLost, "
+           "writeErrors, writeErrno, compressErrors, linesLostCompressing, "
+           "eventsWritten, droppedStarts, droppedStates, droppedStops)");
+  const rec_accounting *a = &fc->acct;
+  if (!a->lines_lost)
+    return;
+  char writes[160] = "", compressor[96] = "";
+  if (a->write_errors)
+    snprintf(writes, sizeof writes, "; %" PRIu64 " failed writes (last: %s)",
+             a->write_errors, strerror((int)a->write_errno));
+  if (a->compress_errors)
+    snprintf(compressor, sizeof compressor,
+             "; the compressor failed on %" PRIu64 " chunks (%" PRIu64
+             " lines)",
+             a->compress_errors, a->lines_lost_compressing);
+  report(c, fc, line, N_DROPS,
+         "%" PRIu64 " lines (%" PRIu64 " bytes) could not be written%s%s",
+         a->lines_lost, a->bytes_lost, writes, compressor);
+}
+
 /* Checks that need the whole file. */
 static void finish_file(checker *c, file_check *fc) {
+  /* The accounting record counts every line lost, processEnd's included:
+   * it explains what is missing as processEnd's linesLost does. */
+  if (fc->saw_acct && fc->acct.lines_lost > fc->end_lines_lost)
+    fc->end_lines_lost = fc->acct.lines_lost;
   /* how the file ended, for the PXN children of other files */
   c->ids[fc->index].ended = fc->saw_end;
   c->ids[fc->index].lines_lost = fc->end_lines_lost;
   resolve_refs(c, fc, true);
-  if (fc->parents_unwritten && !fc->saw_end)
+  if (fc->parents_unwritten && !fc->saw_end && !fc->end_lines_lost)
     report(c, fc, 0, N_PARENTS_UNWRITTEN,
            "%" PRIu64 " events name parents that are not in the file: the "
            "process ended without processEnd (killed?) while those parents "
@@ -659,7 +694,18 @@ static void finish_file(checker *c, file_check *fc) {
              " has no ProfilerFinalize record",
              sl->a);
   }
-  if (!fc->saw_end) {
+  if (!fc->saw_end && fc->saw_acct && fc->acct.closed) {
+    report(c, fc, fc->acct_line, N_NO_PROCESS_END,
+           "file ends without processEnd: the process closed it (\"%s\") but "
+           "its last lines, processEnd among them, could not be written "
+           "(%" PRIu64 " lines lost in all)",
+           fc->acct.reason, fc->acct.lines_lost);
+  } else if (!fc->saw_end && fc->end_lines_lost) {
+    report(c, fc, fc->acct_line, N_NO_PROCESS_END,
+           "file ends without processEnd: process killed or still running, "
+           "after %" PRIu64 " lines could not be written",
+           fc->end_lines_lost);
+  } else if (!fc->saw_end) {
     report(c, fc, 0, N_NO_PROCESS_END,
            "file ends without processEnd: process killed or still running");
   } else if (fc->have_end_counters) {
@@ -755,6 +801,9 @@ static void check_line(checker *c, file_check *fc, rec_scratch *s,
     break;
   case RT_PROCESS_END:
     check_process_end(c, fc, s, &r, line);
+    break;
+  case RT_ACCOUNTING:
+    check_accounting(c, fc, &r, line);
     break;
   case RT_TIMING: {
     uint64_t target;

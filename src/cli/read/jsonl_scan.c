@@ -97,6 +97,11 @@ static const char *const key_names[K_KEY_COUNT] = {
     [K_device] = "device",
     [K_phases] = "phases",
     [K_initial_sync] = "initial_sync",
+    [K_bytesLost] = "bytesLost",
+    [K_writeErrors] = "writeErrors",
+    [K_writeErrno] = "writeErrno",
+    [K_compressErrors] = "compressErrors",
+    [K_linesLostCompressing] = "linesLostCompressing",
 };
 
 static size_t key_lengths[K_KEY_COUNT];

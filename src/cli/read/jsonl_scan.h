@@ -180,6 +180,11 @@ typedef enum {
   K_device,
   K_phases,
   K_initial_sync,
+  K_bytesLost,
+  K_writeErrors,
+  K_writeErrno,
+  K_compressErrors,
+  K_linesLostCompressing,
   K_KEY_COUNT
 } js_key;
 

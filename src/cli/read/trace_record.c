@@ -54,10 +54,15 @@ static rec_type rec_type_from_json(const js_value *v) {
   static const struct {
     const char *name;
     rec_type rt;
-  } names[] = {{"event", RT_EVENT},   {"process", RT_PROCESS},
-               {"thread", RT_THREAD}, {"timing", RT_TIMING},
-               {"state", RT_STATE},   {"mark", RT_MARK},
-               {"pad", RT_PAD},       {"processEnd", RT_PROCESS_END}};
+  } names[] = {{"event", RT_EVENT},
+               {"process", RT_PROCESS},
+               {"thread", RT_THREAD},
+               {"timing", RT_TIMING},
+               {"state", RT_STATE},
+               {"mark", RT_MARK},
+               {"pad", RT_PAD},
+               {"processEnd", RT_PROCESS_END},
+               {"accounting", RT_ACCOUNTING}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (js_str_eq(v, names[i].name))
       return names[i].rt;
@@ -234,4 +239,29 @@ int64_t rec_start_time(const rec *r) {
   default:
     return r->has_ts ? r->ts : INT64_MIN;
   }
+}
+
+bool rec_accounting_decode(const rec *r, rec_accounting *a) {
+  const js_fields *f = r->f;
+  memset(a, 0, sizeof *a);
+  const struct {
+    js_key key;
+    uint64_t *to;
+  } counts[] = {{K_linesLost, &a->lines_lost},
+                {K_bytesLost, &a->bytes_lost},
+                {K_writeErrors, &a->write_errors},
+                {K_compressErrors, &a->compress_errors},
+                {K_linesLostCompressing, &a->lines_lost_compressing},
+                {K_eventsWritten, &a->events_written},
+                {K_droppedStarts, &a->dropped_starts},
+                {K_droppedStates, &a->dropped_states},
+                {K_droppedStops, &a->dropped_stops}};
+  bool ok = js_to_i64(js_get(f, K_writeErrno), &a->write_errno);
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+    ok = js_to_u64(js_get(f, counts[i].key), counts[i].to) && ok;
+  const js_value *reason = js_get(f, K_reason);
+  a->closed = reason && reason->type == JS_STRING;
+  if (a->closed)
+    js_str_copy(reason, a->reason, sizeof a->reason);
+  return ok;
 }

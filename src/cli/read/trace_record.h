@@ -26,7 +26,9 @@ typedef enum {
   RT_STATE,
   RT_MARK,
   RT_PAD,
-  RT_PROCESS_END
+  RT_PROCESS_END,
+  RT_ACCOUNTING /* what the file lost (docs/trace-format.md): the second
+                   line of files written since 2026-11 */
 } rec_type;
 
 /* Event types: the numbering of NCCL's type bits (bit index), as in the
@@ -114,7 +116,25 @@ typedef struct {
   int64_t ts;
 } rec;
 
+/* The fields of an RT_ACCOUNTING record. */
+typedef struct {
+  uint64_t lines_lost; /* every line that did not reach the file */
+  uint64_t bytes_lost;
+  uint64_t write_errors;
+  int64_t write_errno; /* of the last failed write, 0 = none */
+  uint64_t compress_errors;
+  uint64_t lines_lost_compressing; /* of lines_lost */
+  bool closed;                     /* "reason" is set: the file was closed */
+  char reason[16];
+  uint64_t events_written; /* as processEnd's, when closed */
+  uint64_t dropped_starts, dropped_states, dropped_stops;
+} rec_accounting;
+
 void rec_scratch_init(rec_scratch *s);
+
+/* Read an RT_ACCOUNTING record's fields. False when one of its numbers is
+ * missing or not a number (*a then holds what was read). */
+bool rec_accounting_decode(const rec *r, rec_accounting *a);
 
 /* Decode one line (without its newline). Returns false when the line is
  * not a JSON object; s->top.error/error_at say why. A valid object with an

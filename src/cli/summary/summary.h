@@ -224,6 +224,11 @@ typedef struct {
   bool has_counters; /* from processEnd, else the last ProfilerFinalize */
   uint64_t started, dropped_starts, dropped_states, dropped_stops;
   uint64_t reclaimed, inflight, lines_lost;
+  /* The accounting record (files since 2026-11): it counts lines a full
+   * disk cost even when processEnd is among them; closed: the process
+   * closed the file (its processEnd may still be lost). */
+  bool has_acct;
+  rec_accounting acct;
   uint64_t
       reclaimed_by[4]; /* abandoned, parent-stopped, no-progress, finalize */
 } file_health;

@@ -166,6 +166,14 @@ static void on_lifecycle(summary *s, const rec *r, file_health *h, size_t file,
   }
 }
 
+/* The accounting record (docs/trace-format.md): lines lost, counted where
+ * a full disk cannot take them away; once the file was closed, the
+ * process-wide drops as processEnd had them (settle_accounting). */
+static void on_accounting(const rec *r, file_health *h) {
+  h->has_acct = true;
+  rec_accounting_decode(r, &h->acct); /* what is missing reads as 0 */
+}
+
 static void on_record(summary *s, const rec *r, file_health *h, size_t file,
                       rec_scratch *sc) {
   int64_t t = rec_start_time(r);
@@ -209,8 +217,26 @@ static void on_record(summary *s, const rec *r, file_health *h, size_t file,
     js_to_u64(js_get(r->f, K_linesLost), &h->lines_lost);
     read_health_counters(h, js_get(r->f, K_counters), sc, r->line);
     break;
+  case RT_ACCOUNTING:
+    on_accounting(r, h);
+    break;
   default:
     break;
+  }
+}
+
+/* After the file: what its accounting record adds to processEnd's
+ * numbers, or says in place of a processEnd that was lost. */
+static void settle_accounting(file_health *h) {
+  const rec_accounting *a = &h->acct;
+  if (!h->has_acct)
+    return;
+  if (a->lines_lost > h->lines_lost)
+    h->lines_lost = a->lines_lost;
+  if (a->closed && !h->has_end) { /* as processEnd had them */
+    h->dropped_starts = a->dropped_starts;
+    h->dropped_states = a->dropped_states;
+    h->dropped_stops = a->dropped_stops;
   }
 }
 
@@ -266,6 +292,8 @@ int summary_collect(summary *s, const tr_inputs *in) {
   const rec *r;
   while ((r = ord_next(&rd, &w)) != NULL)
     on_record(s, r, &s->health[w.file], w.file, sc);
+  for (size_t i = 0; i < in->n; i++)
+    settle_accounting(&s->health[i]);
   s->records = rd.records;
   s->bytes = rd.text_bytes; /* of text: a compressed file's decompressed */
   s->invalid_lines = rd.invalid;

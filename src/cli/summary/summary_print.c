@@ -721,7 +721,10 @@ static void print_health_text(const summary *s) {
       continue;
     const char *base = strrchr(h->path, '/');
     table_cell(&t, "%s", base ? base + 1 : h->path);
-    table_cell(&t, "%s", h->has_end ? "processEnd" : "killed?");
+    table_cell(&t, "%s",
+               h->has_end       ? "processEnd"
+               : h->acct.closed ? "closed, end lost"
+                                : "killed?");
     table_cell(&t, "%" PRIu64, h->dropped_starts);
     table_cell(&t, "%" PRIu64, h->dropped_states);
     table_cell(&t, "%" PRIu64, h->dropped_stops);

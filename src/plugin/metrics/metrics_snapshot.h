@@ -85,9 +85,11 @@ typedef struct {
   uint64_t threads;
   uint64_t timings[3];
   uint64_t timings_batched;
-  uint64_t sampled_out; /* operations left out by CCLSCOPE_SAMPLE* */
-  uint64_t too_small;   /* ... by CCLSCOPE_MIN_BYTES */
-  uint64_t hangs;       /* operations reported by the hang watchdog */
+  uint64_t sampled_out;      /* operations left out by CCLSCOPE_SAMPLE* */
+  uint64_t too_small;        /* ... by CCLSCOPE_MIN_BYTES */
+  uint64_t hangs;            /* operations reported by the hang watchdog */
+  uint64_t trace_lines_lost; /* lines the trace file lost (its accounting
+                                record's linesLost), as of the last flush */
 } cs_metrics_health;
 
 /* Training steps marked through the control API (cclscope_step). */

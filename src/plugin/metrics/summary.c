@@ -2,7 +2,8 @@
  * src/plugin/metrics/summary.c — the end-of-run summary a process prints at its
  * last finalize (or exit): collectives by function and size with count,
  * p50/p99 duration and bus bandwidth; the slowest links; what was dropped
- * or reclaimed. Computed from the metrics tables (metrics.h).
+ * (trace lines a full disk or a failing compressor cost included) or
+ * reclaimed. Computed from the metrics tables (metrics.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -148,10 +149,12 @@ void cs_metrics_summary(const cs_metrics *m,
   for (int r = 1; r < CS_RECLAIM_COUNT; r++)
     reclaimed += h->reclaimed[r];
   snprintf(text, sizeof text,
-           "  dropped records: %llu starts, %llu states, %llu stops; "
-           "reclaimed events: %llu",
+           "  dropped records: %llu starts, %llu states, %llu stops, %llu "
+           "trace lines not written; reclaimed events: %llu",
            (unsigned long long)h->dropped_starts,
            (unsigned long long)h->dropped_states,
-           (unsigned long long)h->dropped_stops, (unsigned long long)reclaimed);
+           (unsigned long long)h->dropped_stops,
+           (unsigned long long)h->trace_lines_lost,
+           (unsigned long long)reclaimed);
   line(arg, text);
 }

@@ -20,6 +20,7 @@
 #define PAD_RECORD_HEAD "{\"recordType\":\"pad\""
 #define PAD_MIN (sizeof(PAD_RECORD_HEAD) - 1 + 2) /* head + "}\n" */
 #define PAUSE_AFTER_ERROR_NS INT64_C(10000000000)
+#define ACCOUNT_EVERY_NS INT64_C(1000000000) /* cs_tf_account_if_due */
 
 /* statx's answer, where the kernel and file system give one: can this file
  * take direct writes of 4 KiB-aligned pages from 4 KiB-aligned memory? */
@@ -184,6 +185,7 @@ static bool insert_pad_record(cs_trace_file *f, size_t at, size_t pad) {
 void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns) {
   cs_jbuf_putc(&f->buf, '\n');
   if (f->buf.failed || f->failed || now_ns < f->paused_until_ns) {
+    f->bytes_dropped += f->buf.len - start;
     f->buf.len = start; /* drop this line */
     f->buf.failed = false;
     f->lines_dropped++;
@@ -222,7 +224,10 @@ static void refresh_counters(cs_trace_file *f) {
   cs_io_counters c;
   cs_io_get_counters(&f->io, &c);
   f->lines_lost = f->lines_dropped + c.lines_lost;
+  f->bytes_lost = f->bytes_dropped + c.bytes_lost;
   f->write_errors = c.write_errors;
+  f->compress_errors = c.compress_errors;
+  f->lines_lost_compressing = c.lines_lost_compressing;
   f->direct_bytes = c.direct_bytes;
   f->disk_wait_ns = c.disk_wait_ns;
   f->disk_waits = c.disk_waits;
@@ -230,6 +235,20 @@ static void refresh_counters(cs_trace_file *f) {
     f->direct = false;
     say_no_direct(f, strerror(c.refused_error));
   }
+}
+
+/* Tell the accounting record what this side lost and the closing fields
+ * (the I/O thread adds its own counts and rewrites it if that changed). */
+static void tell_accounting(cs_trace_file *f) {
+  if (!f->accounted)
+    return;
+  cs_acct w;
+  memset(&w, 0, sizeof w);
+  w.lines_lost = f->lines_dropped;
+  w.bytes_lost = f->bytes_dropped;
+  w.closing = f->closing;
+  cs_io_account(&f->io, &w);
+  f->acct_told_lines = f->lines_dropped;
 }
 
 /* A write failed: the I/O thread cut the file back to its last complete
@@ -242,11 +261,92 @@ static void after_failure(cs_trace_file *f, const cs_io_failure *x,
                    "counted, retrying every 10 s",
                    f->path, strerror(x->error));
   f->lines_dropped += f->buf_lines;
+  f->bytes_dropped += f->buf.len;
   f->buf.len = 0;
   f->buf_lines = 0;
   f->written = x->end;
   f->paused_until_ns = now_ns + PAUSE_AFTER_ERROR_NS;
+  tell_accounting(f);
   refresh_counters(f);
+}
+
+/* The file's head as it goes to the disk: buf[0, len), whose last
+ * CS_ACCT_LINE bytes are the accounting record; for a compressed file
+ * two raw frames (the lines before the record, then the record). Sets
+ * *acct_at to where the record's text starts. NULL without memory. */
+static char *head_bytes(const cs_trace_file *f, size_t *len, size_t *cap,
+                        uint64_t *acct_at) {
+  size_t before = f->buf.len - CS_ACCT_LINE;
+  const char *record = f->buf.data + before;
+  size_t first = 0, second = CS_ACCT_LINE;
+  if (f->zstd) {
+    first = before > 0 ? cs_tz_raw_frame_size(before) : 0;
+    second = cs_tz_raw_frame_size(CS_ACCT_LINE);
+  } else {
+    first = before;
+  }
+  *len = first + second;
+  /* Page-aligned, like every buffer the I/O thread may keep for reuse. */
+  *cap = (*len + CS_TF_PAGE - 1) / CS_TF_PAGE * CS_TF_PAGE;
+  char *p = aligned_alloc(CS_TF_PAGE, *cap);
+  if (!p)
+    return NULL;
+  if (!f->zstd) {
+    memcpy(p, f->buf.data, *len);
+  } else {
+    if (before > 0)
+      cs_tz_raw_frame(f->buf.data, before, p);
+    cs_tz_raw_frame(record, CS_ACCT_LINE, p + first);
+  }
+  *acct_at = *len - CS_ACCT_LINE; /* last (one raw block: its text is last) */
+  return p;
+}
+
+bool cs_tf_begin(cs_trace_file *f, int64_t now_ns) {
+  if (f->fd < 0 || f->failed || !f->io_started)
+    return false;
+  cs_acct nothing_lost;
+  memset(&nothing_lost, 0, sizeof nothing_lost);
+  char record[CS_ACCT_LINE];
+  cs_acct_format(&nothing_lost, record);
+  uint64_t dropped = f->lines_dropped;
+  size_t start = cs_tf_line_begin(f);
+  cs_jbuf_put(&f->buf, record, CS_ACCT_LINE - 1); /* line_end adds '\n' */
+  cs_tf_line_end(f, start, now_ns); /* plain: the page rule may move it */
+  size_t len = 0, cap = 0;
+  uint64_t acct_at = 0;
+  char *head =
+      f->lines_dropped == dropped ? head_bytes(f, &len, &cap, &acct_at) : NULL;
+  uint64_t lines = f->buf_lines;
+  f->written += f->buf.len;
+  f->buf.len = 0;
+  f->buf_lines = 0;
+  cs_io_failure failure = {.end = 0, .error = ENOMEM};
+  if (head &&
+      cs_io_write_head(&f->io, head, cap, len, lines, acct_at, &failure)) {
+    f->accounted = true;
+    return true;
+  }
+  if (!head) /* no memory: the lines never reached the I/O thread */
+    f->lines_dropped += lines;
+  cs_log_warn("cannot write the first lines of trace file '%s' (%s); "
+              "tracing is off for this process",
+              f->path, strerror(failure.error));
+  f->failed = true;
+  refresh_counters(f);
+  return false;
+}
+
+void cs_tf_set_closing(cs_trace_file *f, const cs_acct_closing *closing) {
+  f->closing = *closing;
+}
+
+void cs_tf_account_if_due(cs_trace_file *f, int64_t mono_ns) {
+  if (f->accounted && f->lines_dropped != f->acct_told_lines &&
+      mono_ns - f->acct_told_ns >= ACCOUNT_EVERY_NS) {
+    tell_accounting(f);
+    f->acct_told_ns = mono_ns;
+  }
 }
 
 /* Hand buf[0, n) (whole lines) to the I/O thread, as one direct write
@@ -304,8 +404,11 @@ static void hand_off(cs_trace_file *f, size_t n, bool direct, int64_t now_ns) {
 no_memory: /* everything buffered is lost; the file goes on from here */
   f->lines_dropped += f->buf_lines;
   f->lines_lost += f->buf_lines;
+  f->bytes_dropped += f->buf.len;
+  f->bytes_lost += f->buf.len;
   f->buf.len = 0;
   f->buf_lines = 0;
+  tell_accounting(f);
 }
 
 /* The whole pages at the front of the buffer that end with a line: what
@@ -392,6 +495,7 @@ static void close_both(cs_trace_file *f) {
 
 void cs_tf_close(cs_trace_file *f, int64_t now_ns) {
   cs_tf_sync(f, now_ns);
+  tell_accounting(f); /* the closing fields, and the last losses */
   if (f->io_started) {
     cs_io_stop(&f->io);
     refresh_counters(f);

@@ -9,7 +9,9 @@
  *    inside the previous line's object (still buffered) or by a padding
  *    record {"recordType":"pad"} (valid JSON, ignored by readers);
  *  - a short write (disk full) is truncated back to the last complete line,
- *    and output is paused and retried later; losses are counted.
+ *    and output is paused and retried later; losses are counted, in the
+ *    accounting record (trace_accounting.h) that cs_tf_begin writes after
+ *    the file's first line: rewritten in place, it needs no new space.
  *
  * Lines longer than 4 KiB start on a boundary and are the only exception.
  *
@@ -30,8 +32,10 @@
  * I/O thread, written with one write; the page rule and its padding do
  * not apply (the frames, not the pages, are the unit), chunks are handed
  * over at CS_TF_BULK_COMPRESSED or at the periodic flush, and O_DIRECT is
- * never used (CCLSCOPE_DIRECT_IO=on gets a warning). Without libzstd the
- * file is plain `<stem>.jsonl`, with one warning.
+ * never used (CCLSCOPE_DIRECT_IO=on gets a warning). The file's first
+ * lines (cs_tf_begin) are raw frames, stored uncompressed, so that a file
+ * begun is never empty and its accounting record needs no compressor.
+ * Without libzstd the file is plain `<stem>.jsonl`, with one warning.
  *
  * Writer thread only.
  */
@@ -44,6 +48,7 @@
 
 #include "json_writer.h"
 #include "out_dir.h"
+#include "trace_accounting.h"
 #include "trace_io.h"
 
 #define CS_TF_PAGE 4096
@@ -71,17 +76,25 @@ typedef struct {
   uint64_t lines_lost;    /* every line lost (dropped here or by the I/O
                              thread), as of the last flush */
   uint64_t lines_dropped; /* lost on this side (paused, no memory) */
+  uint64_t bytes_lost;    /* the text of lines_lost, as of the last flush */
+  uint64_t bytes_dropped; /* ... of lines_dropped */
   uint64_t pad_bytes;     /* alignment padding written */
   uint64_t write_errors;  /* as of the last flush */
-  uint64_t direct_bytes;  /* written with O_DIRECT, as of the last flush */
-  uint64_t disk_wait_ns;  /* the writer waited for the disk, as of then */
+  uint64_t compress_errors;        /* ... chunks the compressor failed on */
+  uint64_t lines_lost_compressing; /* ... of lines_lost, in those chunks */
+  uint64_t direct_bytes; /* written with O_DIRECT, as of the last flush */
+  uint64_t disk_wait_ns; /* the writer waited for the disk, as of then */
   uint64_t disk_waits;
   int64_t paused_until_ns; /* after an error: drop lines until then */
-  bool failed;             /* could not open: every line is counted lost */
-  bool direct;             /* hand whole pages over for O_DIRECT */
-  bool direct_requested;   /* CCLSCOPE_DIRECT_IO=on: warn if unavailable */
+  bool failed; /* could not open or begin: every line is counted lost */
+  bool direct; /* hand whole pages over for O_DIRECT */
+  bool direct_requested; /* CCLSCOPE_DIRECT_IO=on: warn if unavailable */
   bool io_started;
-  cs_trace_zstd *zstd; /* compressed: the I/O thread's context, or NULL */
+  bool accounted;           /* cs_tf_begin wrote the accounting record */
+  cs_acct_closing closing;  /* its closing fields (cs_tf_set_closing) */
+  uint64_t acct_told_lines; /* lines_dropped as last told to the I/O side */
+  int64_t acct_told_ns;     /* ... when (cs_tf_account_if_due's clock) */
+  cs_trace_zstd *zstd;      /* compressed: the I/O thread's context, or NULL */
   cs_trace_io io;
 } cs_trace_file;
 
@@ -91,6 +104,21 @@ typedef struct {
  * plain) and libzstd is found. False (with a warning) on failure. */
 bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
                 cs_tf_direct_mode direct, int zstd_level);
+
+/* After the caller buffered the file's first line(s) (the process record):
+ * write them and the accounting record after them, and wait until they
+ * are in the file. From then on every loss is counted there. False when
+ * they could not be written: the file stays empty, tracing to it is off
+ * (every later line is counted as lost) and a warning says so. */
+bool cs_tf_begin(cs_trace_file *f, int64_t now_ns);
+
+/* The accounting record's closing fields; written when the file closes. */
+void cs_tf_set_closing(cs_trace_file *f, const cs_acct_closing *closing);
+
+/* The writer's periodic call (`mono_ns`: a monotonic clock): lines
+ * dropped on this side since the accounting record last heard of them
+ * (while paused after a failure) are told to it, once a second at most. */
+void cs_tf_account_if_due(cs_trace_file *f, int64_t mono_ns);
 
 /* True when the file is written compressed. */
 static inline bool cs_tf_compressed(const cs_trace_file *f) {
@@ -125,7 +153,8 @@ void cs_tf_flush(cs_trace_file *f, int64_t now_ns);
 /* cs_tf_flush, then wait until it is in the file; counters up to date. */
 void cs_tf_sync(cs_trace_file *f, int64_t now_ns);
 
-/* Sync, stop the I/O thread and close. */
+/* Sync, bring the accounting record up to date, stop the I/O thread and
+ * close. */
 void cs_tf_close(cs_trace_file *f, int64_t now_ns);
 
 /* fork(): around the fork in the parent, and in the child, which forgets

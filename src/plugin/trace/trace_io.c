@@ -20,6 +20,8 @@ struct cs_io_job {
   uint64_t offset;
   uint64_t lines;
   bool direct;
+  bool head;        /* the file's first bytes (cs_io_write_head) */
+  uint64_t acct_at; /* head: where its accounting record's text starts */
 };
 
 /* Write all of data[0, len) at `offset`. False (errno set) when a write
@@ -56,12 +58,15 @@ uint64_t cs_io_count_lines(const char *p, size_t n) {
 /* How one job went, for the bookkeeping under the lock. */
 typedef struct {
   bool failed;
+  bool compress_failed; /* ... because the compressor failed, not a write */
   int error;
   uint64_t end;        /* file size after truncating a failed write */
   uint64_t lines_lost; /* lines of the job that did not reach the file */
+  uint64_t bytes_lost; /* ... their text */
   bool refused;        /* the file system refused O_DIRECT */
   int refused_error;
   uint64_t direct_bytes;
+  bool head_written; /* the file's head, with its accounting record */
 } job_result;
 
 /* Compressed: the job as one frame, in one write at the end of the file.
@@ -73,11 +78,18 @@ static job_result write_frame(cs_trace_io *io, const cs_io_job *j) {
   const char *frame;
   size_t frame_len, done = 0;
   uint64_t at = io->file_end;
-  if (cs_tz_frame(io->zstd, j->data, j->len, &frame, &frame_len)) {
-    if (write_fully(io, io->fd, frame, frame_len, at, &done)) {
-      io->file_end = at + frame_len;
-      return r;
-    }
+  if (!cs_tz_frame(io->zstd, j->data, j->len, &frame, &frame_len)) {
+    r.failed = true; /* nothing was written */
+    r.compress_failed = true;
+    r.error = errno;
+    r.end = at;
+    r.lines_lost = j->lines;
+    r.bytes_lost = j->len;
+    return r;
+  }
+  if (write_fully(io, io->fd, frame, frame_len, at, &done)) {
+    io->file_end = at + frame_len;
+    return r;
   }
   r.failed = true;
   r.error = errno;
@@ -88,6 +100,29 @@ static job_result write_frame(cs_trace_io *io, const cs_io_job *j) {
     r.end = at + done; /* cannot repair: readers drop the torn frame */
   io->file_end = r.end;
   r.lines_lost = j->lines;
+  r.bytes_lost = j->len;
+  return r;
+}
+
+/* The file's first bytes, the ordinary way (never compressed: they are
+ * raw frames already, or plain lines). On failure the file is cut back to
+ * empty and all of it is lost. */
+static job_result write_head(cs_trace_io *io, const cs_io_job *j) {
+  job_result r = {0};
+  size_t done = 0;
+  if (write_fully(io, io->fd, j->data, j->len, j->offset, &done)) {
+    io->file_end = j->offset + j->len;
+    r.head_written = true;
+    return r;
+  }
+  r.failed = true;
+  r.error = errno;
+  r.end = j->offset;
+  if (ftruncate(io->fd, (off_t)j->offset) != 0 && done > 0)
+    r.end = j->offset + done; /* cannot repair */
+  io->file_end = r.end;
+  r.lines_lost = j->lines;
+  r.bytes_lost = j->len;
   return r;
 }
 
@@ -95,6 +130,8 @@ static job_result write_frame(cs_trace_io *io, const cs_io_job *j) {
  * and cut a partial one off. Called without the lock. */
 static job_result write_job(cs_trace_io *io, const cs_io_job *j,
                             bool direct_refused) {
+  if (j->head)
+    return write_head(io, j);
   if (io->zstd)
     return write_frame(io, j);
   job_result r = {0};
@@ -122,6 +159,7 @@ failed:
     keep = done; /* cannot repair; count what we know is lost */
   r.end = j->offset + keep;
   r.lines_lost = cs_io_count_lines(j->data + keep, j->len - keep);
+  r.bytes_lost = j->len - keep;
   return r;
 }
 
@@ -136,21 +174,39 @@ static void retire_buffer(cs_trace_io *io, char *data, size_t cap) {
   free(data);
 }
 
+/* Lines lost: counted, and the accounting record is to say so. Under the
+ * lock. */
+static void count_lost(cs_trace_io *io, uint64_t lines, uint64_t bytes) {
+  io->lines_lost += lines;
+  io->bytes_lost += bytes;
+  io->acct_dirty = io->acct_kept;
+}
+
 /* Book a finished job. Under the lock. */
 static void finish_job(cs_trace_io *io, cs_io_job *j, bool discarded,
                        const job_result *r) {
   io->queued_bytes -= j->len;
   if (discarded) {
-    io->lines_lost += j->lines;
+    count_lost(io, j->lines, j->len);
   } else {
     io->direct_bytes += r->direct_bytes;
     if (r->refused && !io->direct_refused) {
       io->direct_refused = true;
       io->refused_error = r->refused_error;
     }
+    if (r->head_written) {
+      io->acct_kept = true;
+      io->acct_at = j->acct_at;
+    }
     if (r->failed) {
-      io->write_errors++;
-      io->lines_lost += r->lines_lost;
+      if (r->compress_failed) {
+        io->compress_errors++;
+        io->lines_lost_compressing += r->lines_lost;
+      } else {
+        io->write_errors++;
+        io->write_errno = r->error;
+      }
+      count_lost(io, r->lines_lost, r->bytes_lost);
       io->discarding = true;
       io->failure_pending = true;
       io->failure.end = r->end;
@@ -174,6 +230,56 @@ static cs_io_job *pop_job(cs_trace_io *io, bool *discard) {
   return j;
 }
 
+/* The accounting record as of now: the writer's side plus this thread's
+ * counts. Under the lock. */
+static void accounting_now(const cs_trace_io *io, cs_acct *a) {
+  *a = io->acct_writer;
+  a->lines_lost += io->lines_lost;
+  a->bytes_lost += io->bytes_lost;
+  a->write_errors = io->write_errors;
+  a->write_errno = io->write_errno;
+  a->compress_errors = io->compress_errors;
+  a->lines_lost_compressing = io->lines_lost_compressing;
+}
+
+/* Rewrite the accounting record in place: the same bytes of the file, so
+ * no new space. Called under the lock, which it releases for the write
+ * (marking the thread busy, so that a sync waits for it). A write that
+ * fails is not retried: the next loss tries again. */
+static void rewrite_accounting(cs_trace_io *io) {
+  cs_acct a;
+  accounting_now(io, &a);
+  uint64_t at = io->acct_at;
+  io->acct_dirty = false;
+  bool was_busy = io->busy;
+  io->busy = true;
+  pthread_mutex_unlock(&io->lock);
+  char text[CS_ACCT_LINE];
+  cs_acct_format(&a, text);
+  size_t done = 0;
+  while (done < sizeof text) {
+    ssize_t n =
+        pwrite(io->fd, text + done, sizeof text - done, (off_t)(at + done));
+    if (n > 0)
+      done += (size_t)n;
+    else if (!(n < 0 && errno == EINTR))
+      break;
+  }
+  pthread_mutex_lock(&io->lock);
+  io->busy = was_busy;
+}
+
+/* Without a thread, the caller rewrites the record itself. Under the
+ * lock. */
+static void settle_accounting(cs_trace_io *io) {
+  if (!io->acct_dirty)
+    return;
+  if (io->running)
+    pthread_cond_signal(&io->work);
+  else
+    rewrite_accounting(io);
+}
+
 static void *io_main(void *arg) {
   cs_trace_io *io = arg;
   /* Signals are the host's business, not this thread's. */
@@ -185,6 +291,11 @@ static void *io_main(void *arg) {
   io->started = true; /* see cs_io_start */
   pthread_cond_broadcast(&io->idle);
   for (;;) {
+    if (io->acct_dirty) { /* a loss reaches the file before anything else */
+      rewrite_accounting(io);
+      pthread_cond_broadcast(&io->idle);
+      continue;
+    }
     bool discard = false;
     cs_io_job *j = pop_job(io, &discard);
     if (!j) {
@@ -244,6 +355,7 @@ static void take_failure(cs_trace_io *io, cs_io_failure *failure) {
   discard_queued(io);
   io->failure_pending = false;
   io->discarding = false;
+  settle_accounting(io);
 }
 
 /* Must `len` more bytes wait for the disk to make room? Under the lock. */
@@ -273,7 +385,8 @@ bool cs_io_queue(cs_trace_io *io, char *data, size_t cap, size_t len,
       failure->end = offset;
       failure->error = ENOMEM;
     }
-    io->lines_lost += lines;
+    count_lost(io, lines, len);
+    settle_accounting(io);
     pthread_mutex_unlock(&io->lock);
     free(data);
     free(j);
@@ -296,6 +409,7 @@ bool cs_io_queue(cs_trace_io *io, char *data, size_t cap, size_t len,
     bool ok = !io->failure_pending;
     if (!ok)
       take_failure(io, failure);
+    settle_accounting(io);
     pthread_mutex_unlock(&io->lock);
     return ok;
   }
@@ -321,9 +435,64 @@ char *cs_io_take_spare(cs_trace_io *io, size_t *cap) {
   return p;
 }
 
+bool cs_io_write_head(cs_trace_io *io, char *data, size_t cap, size_t len,
+                      uint64_t lines, uint64_t acct_at,
+                      cs_io_failure *failure) {
+  cs_io_job *j = malloc(sizeof *j);
+  if (!j) {
+    free(data);
+    pthread_mutex_lock(&io->lock);
+    count_lost(io, lines, len);
+    pthread_mutex_unlock(&io->lock);
+    failure->end = 0;
+    failure->error = ENOMEM;
+    return false;
+  }
+  *j = (cs_io_job){.data = data,
+                   .cap = cap,
+                   .len = len,
+                   .lines = lines,
+                   .head = true,
+                   .acct_at = acct_at};
+  pthread_mutex_lock(&io->lock);
+  io->queued_bytes += len;
+  if (io->tail)
+    io->tail->next = j;
+  else
+    io->head = j;
+  io->tail = j;
+  if (io->running) {
+    pthread_cond_signal(&io->work);
+  } else { /* no thread: write it now */
+    bool unused;
+    pop_job(io, &unused);
+    pthread_mutex_unlock(&io->lock);
+    job_result r = write_job(io, j, io->direct_refused);
+    pthread_mutex_lock(&io->lock);
+    finish_job(io, j, false, &r);
+  }
+  pthread_mutex_unlock(&io->lock);
+  return cs_io_sync(io, failure);
+}
+
+void cs_io_account(cs_trace_io *io, const cs_acct *w) {
+  pthread_mutex_lock(&io->lock);
+  cs_acct *have = &io->acct_writer;
+  if (have->lines_lost != w->lines_lost || have->bytes_lost != w->bytes_lost ||
+      memcmp(&have->closing, &w->closing, sizeof w->closing) != 0) {
+    have->lines_lost = w->lines_lost;
+    have->bytes_lost = w->bytes_lost;
+    have->closing = w->closing;
+    io->acct_dirty = io->acct_kept;
+    settle_accounting(io);
+  }
+  pthread_mutex_unlock(&io->lock);
+}
+
 bool cs_io_sync(cs_trace_io *io, cs_io_failure *failure) {
   pthread_mutex_lock(&io->lock);
-  while (io->running && (io->head || io->busy) && !io->failure_pending)
+  while (io->running && (io->head || io->busy || io->acct_dirty) &&
+         !io->failure_pending)
     pthread_cond_wait(&io->idle, &io->lock);
   bool ok = !io->failure_pending;
   if (!ok)
@@ -335,7 +504,10 @@ bool cs_io_sync(cs_trace_io *io, cs_io_failure *failure) {
 void cs_io_get_counters(cs_trace_io *io, cs_io_counters *c) {
   pthread_mutex_lock(&io->lock);
   c->lines_lost = io->lines_lost;
+  c->bytes_lost = io->bytes_lost;
   c->write_errors = io->write_errors;
+  c->compress_errors = io->compress_errors;
+  c->lines_lost_compressing = io->lines_lost_compressing;
   c->direct_bytes = io->direct_bytes;
   c->disk_wait_ns = io->disk_wait_ns;
   c->disk_waits = io->disk_waits;
@@ -360,7 +532,8 @@ void cs_io_stop(cs_trace_io *io) {
     io->running = false;
   }
   pthread_mutex_lock(&io->lock);
-  discard_queued(io); /* none: the thread finishes every job first */
+  discard_queued(io);    /* none: the thread finishes every job first */
+  settle_accounting(io); /* done by the thread, unless there was none */
   free_spares(io);
   pthread_mutex_unlock(&io->lock);
 }

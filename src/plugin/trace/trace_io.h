@@ -16,7 +16,15 @@
  * compressed here, on this thread, into one zstd frame written with a
  * single write at the end of the file (the chunk's own offset counts the
  * uncompressed text and is not used); a failed write cuts the file back
- * to the end of the last whole frame. Never O_DIRECT.
+ * to the end of the last whole frame, and a chunk the compressor fails on
+ * is lost whole (counted apart). Never O_DIRECT.
+ *
+ * The accounting record (trace_accounting.h): the file's first bytes,
+ * written by cs_io_write_head, hold it at a known offset. From then on
+ * this thread rewrites it in place, before its next chunk, whenever lines
+ * are lost (a failed write, a failed compression, chunks discarded after
+ * them) or the writer's side of it changes (cs_io_account), and last when
+ * it stops: its counts reach the file even when nothing else can.
  *
  * Memory in flight is bounded (CS_IO_MAX_QUEUED): past it, cs_io_queue
  * waits for the disk (the writer thread waits, never NCCL's threads; their
@@ -32,6 +40,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "trace_accounting.h"
+
 #define CS_IO_MAX_QUEUED ((size_t)32 << 20) /* bytes waiting for the disk */
 #define CS_IO_SPARES 4                      /* buffers kept for reuse */
 #define CS_IO_SPARE_MIN ((size_t)64 << 10)  /* ... if at least this big */
@@ -45,8 +55,10 @@ typedef struct {
   int error;    /* errno of the failed write (ENOSPC for "no progress") */
 } cs_io_failure;
 
-/* How a chunk reaches the file: pwrite(2). Tests put a slow or failing
- * one in its place before queueing anything. */
+/* How a chunk (and the file's head) reaches the file: pwrite(2). Tests
+ * put a slow or failing one in its place before queueing anything. The
+ * accounting record's rewrites use pwrite itself: they need no new space,
+ * so a disk that refuses chunks still takes them. */
 typedef ssize_t (*cs_io_write_fn)(int fd, const void *data, size_t len,
                                   off_t offset);
 
@@ -72,7 +84,15 @@ typedef struct {
   bool direct_refused; /* ordinary writes for every later job */
   int refused_error;
   uint64_t lines_lost; /* in failed and discarded jobs */
+  uint64_t bytes_lost; /* ... their text */
   uint64_t write_errors;
+  int write_errno;                 /* of the last failed write */
+  uint64_t compress_errors;        /* chunks the compressor failed on */
+  uint64_t lines_lost_compressing; /* of lines_lost: in those chunks */
+  bool acct_kept;                  /* the file has an accounting record */
+  uint64_t acct_at;                /* ... whose text starts here */
+  bool acct_dirty;                 /* ... and says less than is known */
+  cs_acct acct_writer;             /* the writer's side (cs_io_account) */
   uint64_t direct_bytes;
   uint64_t disk_wait_ns; /* cs_io_queue waiting for room (a slow disk) */
   uint64_t disk_waits;
@@ -96,17 +116,36 @@ bool cs_io_queue(cs_trace_io *io, char *data, size_t cap, size_t len,
                  uint64_t offset, uint64_t lines, bool direct,
                  cs_io_failure *failure);
 
+/* The file's first `len` bytes, before any chunk: whole lines (plain) or
+ * raw zstd frames of them (compressed), whose accounting record's text
+ * starts at offset `acct_at`; `data` (malloc'd, capacity `cap`) now
+ * belongs to the I/O side. Written at offset 0 the ordinary way, and
+ * waited for. False when it could not be written (*failure; the file is
+ * cut back to empty and the `lines` counted as lost). */
+bool cs_io_write_head(cs_trace_io *io, char *data, size_t cap, size_t len,
+                      uint64_t lines, uint64_t acct_at, cs_io_failure *failure);
+
+/* The writer's side of the accounting record: the lines and bytes lost
+ * before they reached this thread (`w->lines_lost`, `w->bytes_lost`) and
+ * the closing fields; the other fields are this thread's and ignored. The
+ * record is rewritten soon if that changed it. */
+void cs_io_account(cs_trace_io *io, const cs_acct *w);
+
 /* A finished buffer to fill again (capacity in *cap), or NULL. */
 char *cs_io_take_spare(cs_trace_io *io, size_t *cap);
 
-/* Wait until everything queued is in the file. False when a write failed
- * (reported in *failure, as by cs_io_queue). */
+/* Wait until everything queued is in the file (and the accounting record
+ * up to date). False when a write failed (reported in *failure, as by
+ * cs_io_queue). */
 bool cs_io_sync(cs_trace_io *io, cs_io_failure *failure);
 
 /* Counters and the direct-I/O verdict, as of now. */
 typedef struct {
   uint64_t lines_lost;
+  uint64_t bytes_lost;
   uint64_t write_errors;
+  uint64_t compress_errors;
+  uint64_t lines_lost_compressing;
   uint64_t direct_bytes;
   uint64_t disk_wait_ns; /* the writer thread waited for the disk */
   uint64_t disk_waits;
@@ -115,8 +154,9 @@ typedef struct {
 } cs_io_counters;
 void cs_io_get_counters(cs_trace_io *io, cs_io_counters *c);
 
-/* Write what is queued, stop the thread and free the spares (the file
- * descriptors stay open: they are the caller's). */
+/* Write what is queued and the accounting record, stop the thread and
+ * free the spares (the file descriptors stay open: they are the
+ * caller's). */
 void cs_io_stop(cs_trace_io *io);
 
 /* fork(): the prepare/parent pair keeps the queue consistent across

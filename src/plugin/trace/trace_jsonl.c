@@ -905,6 +905,11 @@ bool cs_trace_open(cs_trace_sink *t, const cs_trace_env *env) {
   cs_jbuf_ns_as_us(b, now);
   cs_jbuf_putc(b, '}');
   cs_tf_line_end(&t->file, start, now);
+  /* The process record and the accounting record reach the file now. */
+  if (!cs_tf_begin(&t->file, now)) { /* it said why */
+    cs_tf_close(&t->file, now);
+    return false;
+  }
   return true;
 }
 
@@ -1091,6 +1096,16 @@ void cs_trace_process_end(cs_trace_sink *t, const char *reason,
   put_counters(b, c);
   cs_jbuf_putc(b, '}');
   cs_tf_line_end(&t->file, start, now);
+  /* The same, for the accounting record, which a full disk cannot take
+   * away with the processEnd line (written by cs_tf_close). */
+  cs_acct_closing closing;
+  memset(&closing, 0, sizeof closing);
+  snprintf(closing.reason, sizeof closing.reason, "%s", reason);
+  closing.events_written = t->events_written;
+  closing.dropped_starts = c->dropped_starts + c->asm_counters->live_cap_drops;
+  closing.dropped_states = c->dropped_states;
+  closing.dropped_stops = c->dropped_stops;
+  cs_tf_set_closing(&t->file, &closing);
 }
 
 void cs_trace_write_bulk(cs_trace_sink *t) {
@@ -1106,6 +1121,7 @@ void cs_trace_tick(cs_trace_sink *t, int64_t now_ns, bool force_flush) {
   } else if (cs_tf_bulk_due(&t->file)) {
     cs_trace_write_bulk(t);
   }
+  cs_tf_account_if_due(&t->file, now_ns);
 }
 
 void cs_trace_sync(cs_trace_sink *t) {

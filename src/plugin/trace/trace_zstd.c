@@ -174,3 +174,60 @@ bool cs_tz_frame(cs_trace_zstd *z, const char *data, size_t len,
   *frame_len = out.pos;
   return true;
 }
+
+/* ---- raw frames (the zstd format's own layout, no library) ---- */
+
+/* The frame header: magic number, a descriptor saying "single segment,
+ * content size in N bytes, no checksum", and the content size. */
+static size_t raw_frame_header(size_t len, unsigned char *out) {
+  static const unsigned char magic[4] = {CS_ZSTD_MAGIC0, CS_ZSTD_MAGIC1,
+                                         CS_ZSTD_MAGIC2, CS_ZSTD_MAGIC3};
+  memcpy(out, magic, 4);
+  const unsigned single_segment = 1u << 5;
+  uint64_t size = len;
+  unsigned size_flag, size_bytes;
+  if (len < 256) {
+    size_flag = 0;
+    size_bytes = 1;
+  } else if (len < 256 + 65536) {
+    size_flag = 1;
+    size_bytes = 2;
+    size -= 256; /* the 2-byte form counts from 256 */
+  } else if (len <= UINT32_MAX) {
+    size_flag = 2;
+    size_bytes = 4;
+  } else {
+    size_flag = 3;
+    size_bytes = 8;
+  }
+  out[4] = (unsigned char)(size_flag << 6 | single_segment);
+  for (unsigned i = 0; i < size_bytes; i++)
+    out[5 + i] = (unsigned char)(size >> (8 * i));
+  return 5 + size_bytes;
+}
+
+size_t cs_tz_raw_frame_size(size_t len) {
+  unsigned char header[16];
+  size_t blocks =
+      len == 0 ? 1 : (len + CS_ZSTD_BLOCK_MAX - 1) / CS_ZSTD_BLOCK_MAX;
+  return raw_frame_header(len, header) + 3 * blocks + len;
+}
+
+size_t cs_tz_raw_frame(const char *data, size_t len, char *out) {
+  unsigned char *p = (unsigned char *)out;
+  p += raw_frame_header(len, p);
+  size_t at = 0;
+  do {
+    size_t n = len - at < CS_ZSTD_BLOCK_MAX ? len - at : CS_ZSTD_BLOCK_MAX;
+    bool last = at + n == len;
+    /* Block header, little endian: last-block bit, type 0 (raw), size. */
+    uint32_t block = (uint32_t)(n << 3) | (last ? 1u : 0u);
+    p[0] = (unsigned char)block;
+    p[1] = (unsigned char)(block >> 8);
+    p[2] = (unsigned char)(block >> 16);
+    memcpy(p + 3, data + at, n);
+    p += 3 + n;
+    at += n;
+  } while (at < len);
+  return (size_t)(p - (unsigned char *)out);
+}

@@ -13,8 +13,13 @@
  * lines and an error, never half a line. History is kept across the
  * blocks of a frame, not across frames (each frame stands alone).
  *
+ * Also a frame that stores text as it is (raw blocks), made without the
+ * library: the file's first lines and its accounting record are written
+ * that way (trace_accounting.h), so that they need no compressor and the
+ * record's text sits at a known place in the file.
+ *
  * Used by the I/O thread only (one context per file); the library is
- * loaded once per process.
+ * loaded once per process. The raw frames need neither.
  */
 #ifndef CCLSCOPE_TRACE_ZSTD_H
 #define CCLSCOPE_TRACE_ZSTD_H
@@ -43,6 +48,14 @@ void cs_tz_free(cs_trace_zstd *z);
  * it could not be made. */
 bool cs_tz_frame(cs_trace_zstd *z, const char *data, size_t len,
                  const char **frame, size_t *frame_len);
+
+/* A frame holding data[0, len) uncompressed, in raw blocks of at most
+ * CS_ZSTD_BLOCK_MAX (no checksum: zstd -t and every decoder accept it).
+ * cs_tz_raw_frame_size: its size; cs_tz_raw_frame writes it to `out`
+ * (that much room) and returns it. With len <= CS_ZSTD_BLOCK_MAX there is
+ * one block and the data is the frame's last `len` bytes. */
+size_t cs_tz_raw_frame_size(size_t len);
+size_t cs_tz_raw_frame(const char *data, size_t len, char *out);
 
 /* Where the next piece of data[0, len) ends: after the last '\n' within
  * the first `max` bytes, or after the first '\n' if a line is longer, or

@@ -385,6 +385,8 @@ static void health_snapshot(cs_metrics_health *h) {
   h->sampled_out = c.sampled_out;
   h->too_small = c.too_small;
   h->hangs = cs_watchdog_hangs_reported(writer.watchdog);
+  h->trace_lines_lost =
+      writer.opts.env.mode_trace ? writer.trace.file.lines_lost : 0;
 }
 
 static void close_metrics_window(int64_t now_ns) {
@@ -452,9 +454,6 @@ static void finish(void) {
                  writer.stop_at_exit ? CS_RECLAIM_NONE : CS_RECLAIM_FINALIZE,
                  cs_clock_now());
   cs_completion_flush(writer.completion, 0);
-  close_metrics_window(cs_clock_epoch_now(&writer.cal)); /* the last window */
-  if (strcmp(writer.opts.summary, "off") != 0)
-    cs_metrics_summary(writer.metrics, summary_line, NULL);
   if (writer.trace_open) {
     cs_trace_counters counters;
     gather_counters(&counters);
@@ -463,6 +462,11 @@ static void finish(void) {
     cs_trace_close(&writer.trace);
     writer.trace_open = false;
   }
+  /* After the trace is closed, so that the last window and the summary
+   * count every line it lost, processEnd's own included. */
+  close_metrics_window(cs_clock_epoch_now(&writer.cal)); /* the last window */
+  if (strcmp(writer.opts.summary, "off") != 0)
+    cs_metrics_summary(writer.metrics, summary_line, NULL);
 }
 
 static void *writer_main(void *arg) {
