@@ -97,6 +97,11 @@ static const char *const key_names[K_KEY_COUNT] = {
     [K_device] = "device",
     [K_phases] = "phases",
     [K_initial_sync] = "initial_sync",
+    [K_kind] = "kind",
+    [K_stream] = "stream",
+    [K_corrId] = "corrId",
+    [K_extCorrId] = "extCorrId",
+    [K_launchId] = "launchId",
 };
 
 static size_t key_lengths[K_KEY_COUNT];

@@ -180,6 +180,11 @@ typedef enum {
   K_device,
   K_phases,
   K_initial_sync,
+  K_kind, /* gpuActivity records */
+  K_stream,
+  K_corrId,
+  K_extCorrId,
+  K_launchId,
   K_KEY_COUNT
 } js_key;
 

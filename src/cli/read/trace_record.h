@@ -26,7 +26,10 @@ typedef enum {
   RT_STATE,
   RT_MARK,
   RT_PAD,
-  RT_PROCESS_END
+  RT_PROCESS_END,
+  /* a GPU activity (kernel, copy) measured by a tool beside NCCL: CUPTI
+   * records of a minimal_profiler file (docs/trace-format.md) */
+  RT_GPU_ACTIVITY
 } rec_type;
 
 /* Event types: the numbering of NCCL's type bits (bit index), as in the
@@ -92,7 +95,7 @@ typedef struct {
   const char *line;
   size_t len;
   js_fields *f; /* top-level members */
-  /* RT_EVENT */
+  /* RT_EVENT (and RT_GPU_ACTIVITY: ctx, comm_id, rank, start, stop) */
   ev_type et;
   bool has_id;
   uint64_t id;
