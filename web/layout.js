@@ -24,7 +24,11 @@ function trackOrder(M) {
     const ca = A.ctx < 0 ? 1e9 : A.ctx;
     const cb = B.ctx < 0 ? 1e9 : B.ctx;
     if (ca !== cb) return ca - cb;
-    if (A.completion !== B.completion) return A.completion ? 1 : -1;
+    /* threads, then GPU lanes, then the completion lane */
+    const ka = A.completion ? 2 : A.gpu ? 1 : 0;
+    const kb = B.completion ? 2 : B.gpu ? 1 : 0;
+    if (ka !== kb) return ka - kb;
+    if (A.gpu && A.gpu !== B.gpu) return A.gpu < B.gpu ? -1 : 1;
     if (A.tid !== B.tid) return (A.tid || 0) - (B.tid || 0);
     return A.lane - B.lane;
   });
@@ -32,15 +36,20 @@ function trackOrder(M) {
 }
 
 /* Groups of tracks: the lanes of one (process, communicator context,
- * thread), and the timing records of one communicator rank, each become
- * one group whose items are packed together (buildRows), in track order. */
+ * thread), those of one GPU lane (GPU activity, per GPU and stream), and
+ * the timing records of one communicator rank, each become one group
+ * whose items are packed together (buildRows), in track order. */
+function laneKey(tk) {
+  return tk.completion ? 'c' : tk.gpu ? 'g:' + tk.gpu : tk.tid;
+}
+
 function buildGroups(M) {
   const groups = [];
   const byKey = new Map();
   const groupOf = new Int32Array(M.tracks.length);
   for (const t of M.order) {
     const tk = M.tracks[t];
-    const key = tk.file + ':' + tk.ctx + ':' + (tk.completion ? 'c' : tk.tid);
+    const key = tk.file + ':' + tk.ctx + ':' + laneKey(tk);
     let g = byKey.get(key);
     if (g === undefined) {
       g = groups.length;
@@ -112,6 +121,7 @@ function commLabel(tk) {
 
 function threadLabel(tk) {
   if (tk.completion) return 'completion (timing records)';
+  if (tk.gpu) return tk.gpu + ' (GPU activity)';
   return (tk.thread || 'tid') + ' (' + tk.tid + ')';
 }
 
@@ -130,7 +140,7 @@ function buildLines(M, R, collapsed) {
     const hostKey = 'h:' + host;
     const procKey = 'p:' + tk.file;
     const commKey = procKey + ':c:' + tk.ctx;
-    const threadKey = commKey + ':t:' + (tk.completion ? 'c' : tk.tid);
+    const threadKey = commKey + ':t:' + laneKey(tk);
     if (host !== last.host) {
       lines.push({ kind: 'host', key: hostKey, y, h: HEAD_H, label: 'host ' + host, depth: 0 });
       y += HEAD_H;

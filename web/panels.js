@@ -10,7 +10,7 @@ const TIME_KEYS = new Set(['ts', 'lastTs', 'apiTs', 'start', 'stop', 'endTs']);
 
 function fullTypeName(M, i) {
   const t = typeName(M, i);
-  if (t === 'timing' || t === 'unknown' || t === 'ProfilerLifecycle') return t;
+  if (t === 'timing' || t === 'unknown' || t === 'ProfilerLifecycle' || t === 'GpuActivity') return t;
   return 'ncclProfile' + t;
 }
 
@@ -24,7 +24,7 @@ function showTooltip(V, i, cx, cy) {
   tip.appendChild(el('div', 't-name', itemName(M, i)));
   const tk = M.tracks[M.track[i]];
   const lines = [
-    typeName(M, i) + (i < M.nEv ? ' ' + hex(M.raw.events.id[i]) : ''),
+    typeName(M, i) + (i < M.nEv && M.raw.events.id[i] >= 0 ? ' ' + hex(M.raw.events.id[i]) : ''),
     'duration ' + fmtDur(M.end[i] - M.start[i]) + (i < M.nEv && M.endKind[i] ? ' (' + END_NAMES[M.endKind[i]] + ')' : ''),
     'start ' + fmtTime(M.start[i] - M.tMin),
     commLabel(tk),
@@ -140,7 +140,7 @@ function showDetails(V, i) {
   const startNs = M.start[i];
   if (i < M.nEv) {
     kvRow(t, 'type', fullTypeName(M, i));
-    kvRow(t, 'id', hex(E.id[i]));
+    if (E.id[i] >= 0) kvRow(t, 'id', hex(E.id[i]));
     const p = M.parent[i];
     const pk = PARENT_KINDS[E.pk[i]];
     if (p >= 0) {
@@ -200,7 +200,7 @@ function showDetails(V, i) {
       if (!v) continue;
       let text = v.v;
       if (key === 'duration') text = v.v + ' µs';
-      if (key === 'algBw' || key === 'busBw') text = v.v + ' GB/s';
+      if (key === 'algBw' || key === 'busBw') text = v.v === 'null' ? '- (host-only span)' : v.v + ' GB/s';
       if (key === 'bytes') text = v.v + ' (' + fmtBytes(Number(v.v)) + ')';
       kvRow(tt, key, text);
     }
@@ -335,13 +335,15 @@ function buildSummary(V) {
   add('Inputs', I.files + ' files, ' + I.records + ' records, ' + fmtBytes(I.bytes || 0) + ', ' + (I.invalidLines || 0) + ' invalid lines', null);
   add('Communicators', null, gridTable([['commId', (r) => r.commId, 'l'], ['name', (r) => r.commName, 'l'], ['ranks', (r) => r.nranks]], S.comms || []));
   const C = S.collectives || { rows: [] };
-  add('Collectives', C.basis === 'timing'
-    ? 'Durations from the plugin\'s timing records (' + C.timingRecords + ').'
-    : 'NO timing records: durations are the host-side enqueue spans of ' + C.collEvents + ' Coll/P2p events, not completion.',
+  const noBw = (C.noBandwidthFrom || []).join(', ');
+  add('Collectives', (C.basis === 'timing'
+    ? 'Durations from timing records (' + C.timingRecords + ').'
+    : 'NO timing records: durations are the host-side enqueue spans of ' + C.collEvents + ' Coll/P2p events, not completion.') +
+    (noBw ? ' No bandwidth ("-") from a host-only span (source ' + noBw + ').' : ''),
   gridTable([['comm', commOf, 'l'], ['func', (r) => r.func, 'l'], ['bytes', (r) => fmtBytes(r.bytes)], ['source', (r) => r.source, 'l'],
     ['ranks', (r) => r.nranks], ['count', (r) => r.count], ['p50 µs', (r) => r.p50Us], ['p90 µs', (r) => r.p90Us], ['p99 µs', (r) => r.p99Us],
-    ['mean µs', (r) => r.meanUs], ['min µs', (r) => r.minUs], ['max µs', (r) => r.maxUs], ['algBw GB/s', (r) => r.algBwGBs],
-    ['busBw GB/s', (r) => r.busBwGBs], ['algo', (r) => r.algo, 'l'], ['proto', (r) => r.proto, 'l']], C.rows || []));
+    ['mean µs', (r) => r.meanUs], ['min µs', (r) => r.minUs], ['max µs', (r) => r.maxUs], ['algBw GB/s', (r) => r.algBwGBs ?? '-'],
+    ['busBw GB/s', (r) => r.busBwGBs ?? '-'], ['algo', (r) => r.algo, 'l'], ['proto', (r) => r.proto, 'l']], C.rows || []));
   const G = S.stragglers || {};
   add('Stragglers (by rank)', (G.instances || 0) + ' instances matched across ranks (' + (G.basis || '?') + '), ' + (G.incomplete || 0) + ' incomplete, ' + (G.singleRank || 0) + ' seen on one rank.',
     gridTable([['comm', commOf, 'l'], ['rank', (r) => r.rank], ['instances', (r) => r.instances], ['times last', (r) => r.timesLast],

@@ -13,7 +13,7 @@ const TYPE_COLORS = {
   NetPlugin: '#ec407a', GroupApi: '#43a047', CollApi: '#26a69a',
   P2pApi: '#9ccc65', KernelLaunch: '#fdd835', CeColl: '#3949ab',
   CeSync: '#7986cb', CeBatch: '#9fa8da', KernelPhase: '#4dd0e1',
-  ProxyDiag: '#ff7043',
+  ProxyDiag: '#ff7043', GpuActivity: '#6d4c41',
   unknown: '#9e9e9e', ProfilerLifecycle: '#616161', timing: '#2e7d32',
 };
 const LINK_PARENT = '#1565c0';

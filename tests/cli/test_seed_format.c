@@ -4,8 +4,9 @@
  * reused pointers resolve to the incarnation live at the child's start,
  * states land in the right incarnation (or a late state record, or are
  * left out when their event was never written), lifecycle and process
- * records are synthesized, lines that are not records pass unchanged with
- * their own line numbers.
+ * records are synthesized, a Coll's timing record is derived, lines that
+ * are not records pass unchanged with their own line numbers. Files as the
+ * format's real writer writes them: test_seed_real.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -137,8 +138,9 @@ static void reused_pointers(void **state) {
   rec_scratch_init(s);
   read_all("trace_1_pid9.jsonl", reused, &y);
   assert_int_equal(y.format, TR_FORMAT_MINIMAL_PROFILER);
-  /* process, Init, Coll, step, op, step, op, Finalize, processEnd */
-  assert_int_equal(y.n, 9);
+  /* process, Init, Coll, step, op, step, op, Finalize, the Coll's timing
+   * record (derived), processEnd */
+  assert_int_equal(y.n, 10);
   rec r;
   assert_int_equal(decode(&y, 0, s, &r)->rt, RT_PROCESS);
   assert_int_equal(r.ts, 100000);
@@ -186,8 +188,15 @@ static void reused_pointers(void **state) {
   /* every communicator finalized: processEnd, counting every event */
   assert_int_equal(decode(&y, 7, s, &r)->et, ET_LIFECYCLE);
   assert_non_null(strstr(y.line[7], "ProfilerFinalize\",\"ctx\":1,"));
-  assert_int_equal(decode(&y, 8, s, &r)->rt, RT_PROCESS_END);
-  assert_non_null(strstr(y.line[8], "\"eventsWritten\":5,"));
+  /* the Coll ran, as far as the file says, from its first ProxyOp's start
+   * to its last one's stop (no KernelCh stamps, no CUPTI kernel) */
+  assert_int_equal(decode(&y, 8, s, &r)->rt, RT_TIMING);
+  assert_non_null(strstr(y.line[8], "\"eventId\":\"0x1\""));
+  assert_non_null(strstr(y.line[8], "\"source\":\"proxy\",\"start\":130.000,"
+                                    "\"stop\":180.000,\"duration\":50.000"));
+  assert_int_equal(y.line_no[8], 2);
+  assert_int_equal(decode(&y, 9, s, &r)->rt, RT_PROCESS_END);
+  assert_non_null(strstr(y.line[9], "\"eventsWritten\":5,"));
   /* line numbers are those of the minimal_profiler lines */
   assert_int_equal(y.line_no[2], 2);
   assert_int_equal(y.line_no[6], 10);

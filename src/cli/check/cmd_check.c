@@ -98,8 +98,8 @@ static const code_info codes[F_CODE_COUNT] = {
                     "eventsStarted = stopped + reclaimed + inflight + "
                     "droppedStarts, and every counted event is written"},
     [F_REFERENCE] = {"reference", SEV_ERROR,
-                     "timing and state records refer to events of their "
-                     "file"},
+                     "timing, state and GPU activity records refer to "
+                     "events of their file"},
     [F_READ] = {"read", SEV_ERROR, "the file can be read"},
     [N_NO_PROCESS_END] = {"no-process-end", SEV_NOTE, NULL},
     [N_DROPS] = {"drops", SEV_NOTE, NULL},
@@ -118,7 +118,7 @@ typedef struct {
 } finding;
 
 /* A reference to an event id of the same file not yet resolvable. */
-typedef enum { REF_PARENT, REF_STATE, REF_TIMING } ref_kind;
+typedef enum { REF_PARENT, REF_STATE, REF_TIMING, REF_LAUNCH } ref_kind;
 typedef struct {
   uint64_t target;
   uint64_t child_id;
@@ -276,6 +276,11 @@ static void check_parent_entry(checker *c, file_check *fc, const ref *r,
              "timing record for 0x%" PRIx64 " which is a %s (line %u), not a "
              "Coll, P2p or CeColl",
              r->target, ev_type_short_name((ev_type)p->type), p->line);
+  } else if (r->kind == REF_LAUNCH && p->type != ET_KERNEL_LAUNCH) {
+    report(c, fc, r->line, F_REFERENCE,
+           "GPU activity of launch 0x%" PRIx64 " which is a %s (line %u), "
+           "not a KernelLaunch",
+           r->target, ev_type_short_name((ev_type)p->type), p->line);
   }
 }
 
@@ -295,6 +300,10 @@ static void report_unresolved(checker *c, file_check *fc, const ref *r) {
   else if (r->kind == REF_TIMING)
     report(c, fc, r->line, F_REFERENCE,
            "timing record for event 0x%" PRIx64 ", which is not in this file",
+           r->target);
+  else if (r->kind == REF_LAUNCH)
+    report(c, fc, r->line, F_REFERENCE,
+           "GPU activity of launch 0x%" PRIx64 ", which is not in this file",
            r->target);
   /* Late states of events never written are possible (dropped stop
    * leaves the event reclaimed... it is still written); report too. */
@@ -831,6 +840,15 @@ static void check_line(checker *c, file_check *fc, rec_scratch *s,
     if (!r.has_ts)
       report(c, fc, line, F_MISSING_KEY, "record without a valid \"ts\"");
     break;
+  case RT_GPU_ACTIVITY: {
+    uint64_t launch;
+    if (!r.start.present || !r.stop.present || r.stop.ts < r.start.ts)
+      report(c, fc, line, F_MISSING_KEY,
+             "gpuActivity record without a valid start and stop");
+    else if (js_to_hex_u64(js_get(r.f, K_launchId), &launch))
+      add_ref(c, fc, REF_LAUNCH, launch, &r, line);
+    break;
+  }
   default:
     report(c, fc, line, N_UNKNOWN, "record type this cclscope does not know");
     break;

@@ -5,12 +5,14 @@
  * Mapping (docs/cli.md "perfetto"): pid = trace file (1, 2, ... in input
  * order, named "HOST pid PID"); tid = a track of timeline.h (communicator
  * rank x thread x lane, numbered per process); every event is a complete
- * event (ph X); parent links and the same collective on successive ranks
- * are flow arrows (ph s/f); network send bandwidth and collective busBw are
- * counters (ph C); names and order are metadata (ph M). Records arrive in
- * start order (ordered_reader ORD_START), so memory is bounded: a parent
- * cache of recent events, the collectives waiting for their other ranks,
- * and one counter bin per process (plus the sort's --memory-mb).
+ * event (ph X), GPU activity records too, on a GPU lane per (GPU, stream)
+ * of their rank; parent links (and KernelLaunch -> its kernel) and the
+ * same collective on successive ranks are flow arrows (ph s/f); network send
+ * bandwidth and collective busBw are counters (ph C); names and order are
+ * metadata (ph M). Records arrive in start order (ordered_reader ORD_START), so
+ * memory is bounded: a parent cache of recent events, the collectives waiting
+ * for their other ranks, and one counter bin per process (plus the sort's
+ * --memory-mb).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -80,6 +82,7 @@ typedef struct {
   counter_bin *bins; /* per file */
   uint64_t flow_id;
   uint64_t written, parent_flows, coll_flows, parents_missed;
+  uint64_t gpu_activities; /* drawn on GPU lanes */
   ord_reader *rd;
 } perfetto;
 
@@ -506,6 +509,44 @@ static void on_timing(perfetto *p, const rec *r, size_t file) {
   }
 }
 
+/* A GPU activity (CUPTI kernel) on its GPU lane, with an arrow from the
+ * KernelLaunch that started it. */
+static void on_activity(perfetto *p, const rec *r, size_t file) {
+  if (!r->start.present || !r->stop.present)
+    return;
+  int64_t start = r->start.ts;
+  int64_t end = r->stop.ts < start ? start : r->stop.ts;
+  long track = tl_place(&p->tl, file, r->has_ctx ? r->ctx : -1, tl_gpu_tid(r),
+                        start, end, 0, NULL, NULL);
+  if (track < 0)
+    return;
+  uint32_t pid = (uint32_t)file + 1, tid = p->tl.tracks[track].local_id;
+  char name[256];
+  tl_activity_name(r, name, sizeof name);
+  begin_event(p, "X", pid, tid);
+  jw_key(&p->w, "name");
+  jw_str(&p->w, name);
+  jw_key(&p->w, "cat");
+  jw_str(&p->w, "gpu");
+  ts_field(p, "ts", start);
+  jw_key(&p->w, "dur");
+  jw_ns_as_us(&p->w, end - start);
+  jw_key(&p->w, "args");
+  jw_raw(&p->w, r->line, r->len);
+  jw_obj_end(&p->w);
+  p->gpu_activities++;
+  uint64_t launch;
+  if (!p->flows || !js_to_hex_u64(js_get(r->f, K_launchId), &launch))
+    return;
+  const drawn_event *d = cache_get(&p->parents, file, launch);
+  if (!d) {
+    p->parents_missed++;
+    return;
+  }
+  flow(p, "launch", "launch", d->pid, d->tid, d->start, pid, tid, start);
+  p->parent_flows++;
+}
+
 static void on_mark(perfetto *p, const rec *r, size_t file) {
   if (!r->has_ts)
     return;
@@ -610,6 +651,9 @@ static int run(perfetto *p, const tr_inputs *in, size_t memory, FILE *out) {
     case RT_TIMING:
       on_timing(p, r, where.file);
       break;
+    case RT_GPU_ACTIVITY:
+      on_activity(p, r, where.file);
+      break;
     case RT_MARK:
       on_mark(p, r, where.file);
       break;
@@ -644,6 +688,11 @@ static int run(perfetto *p, const tr_inputs *in, size_t memory, FILE *out) {
             " collective arrows)\n",
             rd.records, rd.n, p->written, p->tl.ntracks, p->parent_flows,
             p->coll_flows);
+    if (p->gpu_activities)
+      fprintf(stderr,
+              "cclscope perfetto: %" PRIu64 " GPU activities (CUPTI) on GPU "
+              "lanes\n",
+              p->gpu_activities);
     if (p->tl.unplaced)
       fprintf(stderr,
               "cclscope perfetto: %" PRIu64 " events left out: more than %d "

@@ -3,10 +3,62 @@
  */
 #include "convert/timeline.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int64_t tl_gpu_tid(const rec *r) {
+  int64_t device = -1;
+  uint64_t stream = 0;
+  const js_value *sv = js_get(r->f, K_stream);
+  if (!js_to_hex_u64(sv, &stream) && !js_to_u64(sv, &stream))
+    stream = 0;
+  if (!js_to_i64(js_get(r->f, K_device), &device) || device < 0 ||
+      device >= 0xffff)
+    device = 0xffff;
+  return TL_GPU_TID_FLAG | ((int64_t)device << 32) |
+         (int64_t)(stream & 0xffffffffu);
+}
+
+bool tl_tid_is_gpu(int64_t os_tid) {
+  return os_tid != TL_COMPLETION_TID && (os_tid & TL_GPU_TID_FLAG) != 0;
+}
+
+void tl_gpu_lane_name(int64_t os_tid, char *buf, size_t cap) {
+  unsigned device = (unsigned)((os_tid >> 32) & 0xffff);
+  unsigned stream = (unsigned)(os_tid & 0xffffffff);
+  if (device == 0xffff)
+    snprintf(buf, cap, "GPU ? · stream 0x%x", stream);
+  else
+    snprintf(buf, cap, "GPU %u · stream 0x%x", device, stream);
+}
+
+void tl_activity_name(const rec *r, char *buf, size_t cap) {
+  char kind[32] = "", name[256] = "";
+  js_str_copy(js_get(r->f, K_kind), kind, sizeof kind);
+  js_str_copy(js_get(r->f, K_name), name, sizeof name);
+  /* "_Z39ncclDevKernel_…24ncclDevKernelArgs…": the 39 characters after
+   * the length are the function's own name */
+  const char *shown = name;
+  char plain[256];
+  if (name[0] == '_' && name[1] == 'Z' && isdigit((unsigned char)name[2])) {
+    char *end;
+    unsigned long n = strtoul(name + 2, &end, 10);
+    if (n > 0 && n < sizeof plain && strlen(end) >= n) {
+      memcpy(plain, end, n);
+      plain[n] = '\0';
+      shown = plain;
+    }
+  }
+  bool kernel = !kind[0] || strcmp(kind, "KERNEL") == 0 ||
+                strcmp(kind, "CONCURRENT_KERNEL") == 0;
+  if (kernel)
+    snprintf(buf, cap, "%s", shown[0] ? shown : "kernel");
+  else
+    snprintf(buf, cap, "%s%s%s", kind, shown[0] ? " " : "", shown);
+}
 
 bool tl_init(timeline *t, size_t nfiles) {
   memset(t, 0, sizeof *t);
@@ -184,6 +236,10 @@ void tl_track_name(const timeline *t, const tl_track *k, char *buf,
   char thread[160];
   if (k->os_tid == TL_COMPLETION_TID) {
     snprintf(thread, sizeof thread, "completion (timing records)");
+  } else if (tl_tid_is_gpu(k->os_tid)) {
+    char gpu[64];
+    tl_gpu_lane_name(k->os_tid, gpu, sizeof gpu);
+    snprintf(thread, sizeof thread, "%s (GPU activity)", gpu);
   } else {
     const uint64_t *nm =
         pair_map_get(&t->thread_names, k->file, (uint64_t)k->os_tid);

@@ -22,6 +22,11 @@
 #include "util/pair_map.h"
 
 #define TL_COMPLETION_TID INT64_MIN /* the pseudo-thread of timing records */
+/* GPU activity records (CUPTI kernels of a minimal_profiler file) go to a
+ * pseudo-thread per (GPU, stream) of their communicator rank: a "GPU
+ * lane". Its id has this bit set, the device in bits 32-47 (0xffff:
+ * unknown) and CUPTI's stream id in bits 0-31. */
+#define TL_GPU_TID_FLAG (INT64_C(1) << 62)
 
 typedef struct {
   size_t file;
@@ -63,6 +68,17 @@ typedef struct {
   pair_map ctx_index; /* (file, ctx) -> ctx + 1 */
   uint64_t unplaced;  /* events that found no lane (too many overlaps) */
 } timeline;
+
+/* The GPU lane of an activity record (device -1: unknown; its `stream` as
+ * written: a number or a "0x…" string). */
+int64_t tl_gpu_tid(const rec *r);
+bool tl_tid_is_gpu(int64_t os_tid);
+/* "GPU 3 · stream 0x3d" */
+void tl_gpu_lane_name(int64_t os_tid, char *buf, size_t cap);
+/* Display name of a GPU activity: a kernel's name without its C++
+ * mangling and arguments ("ncclDevKernel_AllReduce_Sum_f32_RING_LL"),
+ * other kinds with their kind first ("MEMCPY name"). */
+void tl_activity_name(const rec *r, char *buf, size_t cap);
 
 bool tl_init(timeline *t, size_t nfiles);
 void tl_free(timeline *t);

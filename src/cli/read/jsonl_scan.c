@@ -102,6 +102,11 @@ static const char *const key_names[K_KEY_COUNT] = {
     [K_writeErrno] = "writeErrno",
     [K_compressErrors] = "compressErrors",
     [K_linesLostCompressing] = "linesLostCompressing",
+    [K_kind] = "kind",
+    [K_stream] = "stream",
+    [K_corrId] = "corrId",
+    [K_extCorrId] = "extCorrId",
+    [K_launchId] = "launchId",
 };
 
 static size_t key_lengths[K_KEY_COUNT];

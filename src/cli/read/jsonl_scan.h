@@ -185,6 +185,11 @@ typedef enum {
   K_writeErrno,
   K_compressErrors,
   K_linesLostCompressing,
+  K_kind, /* gpuActivity records */
+  K_stream,
+  K_corrId,
+  K_extCorrId,
+  K_launchId,
   K_KEY_COUNT
 } js_key;
 

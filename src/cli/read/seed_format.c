@@ -8,19 +8,23 @@
  * pointer and start: a pointer is reused once its event ended, so "the
  * event at pointer P at time t" is the incarnation of P that started last
  * at or before t. Pass 2 streams: each line becomes zero or more of our
- * lines in a small queue that tr_next hands out one by one.
+ * lines in a small queue that tr_next hands out one by one. GPU activity
+ * records (CUPTI) are tied to their KernelLaunch (seed_launch.h), and the
+ * collectives' timing records are derived at the end (seed_timing.h).
  */
 #include "read/seed_format.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nccl_names.h"
 #include "read/jsonl_scan.h"
+#include "read/seed_launch.h"
+#include "read/seed_text.h"
+#include "read/seed_timing.h"
 #include "read/trace_reader.h"
 #include "read/trace_record.h"
 #include "util/pair_map.h"
@@ -47,15 +51,9 @@ typedef struct {
   js_value record_type, type, func, gpu_uuid, comm_id, rank, start, stop,
       my_pid, origin_pid, parent_obj, event_addr, is_pxn, details, ts, name,
       state_id, pid, tid;
+  /* KernelLaunch events and GPU activity (CUPTI) records */
+  js_value ext_corr_id, corr_id, device_id, stream, ptimer;
 } seed_line;
-
-/* A growing text. `oom` once an allocation failed (the text is then
- * incomplete and the line is dropped). */
-typedef struct {
-  char *p;
-  size_t len, cap;
-  bool oom;
-} text;
 
 /* A line waiting in the queue: [off, off+len) of `out`. */
 typedef struct {
@@ -66,7 +64,7 @@ typedef struct {
 
 /* The states of an incarnation whose event record has not come yet. */
 typedef struct {
-  text states; /* comma-separated state objects */
+  seed_text states; /* comma-separated state objects */
   bool used;
 } pending;
 
@@ -77,8 +75,8 @@ typedef struct {
 } comm_key;
 
 struct seed_conv {
-  int phase; /* 0: process record next, 1: pass 1 next, 2: streaming, 3:
-                done */
+  int phase; /* 0: process record next, 1: pass 1 next, 2: streaming, 4:
+                timing records, 3: done */
   /* pass 1 */
   incarnation *inc;
   size_t ninc, cap_inc;
@@ -100,92 +98,18 @@ struct seed_conv {
   size_t *free_pendings; /* indexes of unused pendings (a stack) */
   size_t nfree_pendings;
   uint64_t orphan_states;
+  pair_map nranks_of;  /* commId -> nranks + 1 (lifecycle details) */
+  pair_map kc_stop_of; /* (KernelCh ordinal, 0) -> stop pTimer, (…, 1) ->
+                          when its state was recorded (ns) */
+  seed_launches launches;
+  seed_timing *timing;
   /* output queue */
-  text out;
+  seed_text out;
   queued *queue;
   size_t nqueue, cap_queue, qpos;
   js_fields point;
-  text scratch;
+  seed_text scratch;
 };
-
-/* ---- text ---- */
-
-static void text_put(text *t, const char *s, size_t n) {
-  if (t->oom)
-    return;
-  if (t->len + n + 1 > t->cap) {
-    size_t ncap = t->cap ? t->cap * 2 : 1024;
-    while (ncap < t->len + n + 1)
-      ncap *= 2;
-    char *np = realloc(t->p, ncap);
-    if (!np) {
-      t->oom = true;
-      return;
-    }
-    t->p = np;
-    t->cap = ncap;
-  }
-  memcpy(t->p + t->len, s, n);
-  t->len += n;
-  t->p[t->len] = '\0';
-}
-
-static void text_str(text *t, const char *s) {
-  text_put(t, s, strlen(s));
-}
-
-static void text_fmt(text *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void text_fmt(text *t, const char *fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (n < 0)
-    return;
-  if ((size_t)n < sizeof buf) {
-    text_put(t, buf, (size_t)n);
-    return;
-  }
-  char *big = malloc((size_t)n + 1);
-  if (!big) {
-    t->oom = true;
-    return;
-  }
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  text_put(t, big, (size_t)n);
-  free(big);
-}
-
-/* A value exactly as it was written (strings with their quotes). */
-static void text_value(text *t, const js_value *v) {
-  if (v->type == JS_STRING) {
-    text_put(t, "\"", 1);
-    text_put(t, v->ptr, v->len);
-    text_put(t, "\"", 1);
-  } else {
-    text_put(t, v->ptr, v->len);
-  }
-}
-
-/* ns -> "1234.567" (µs with three decimals, the trace's own form). */
-static void text_ts(text *t, int64_t ns) {
-  uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-  char buf[32];
-  size_t at = sizeof buf;
-  for (int digit = 0; digit < 3 || mag > 0 || digit == 3; digit++) {
-    if (digit == 3)
-      buf[--at] = '.';
-    buf[--at] = (char)('0' + mag % 10);
-    mag /= 10;
-  }
-  if (ns < 0)
-    buf[--at] = '-';
-  text_put(t, buf + at, sizeof buf - at);
-}
 
 /* ---- reading a minimal_profiler line ---- */
 
@@ -227,6 +151,11 @@ static bool seed_decode(seed_line *s, const char *line, size_t len) {
       {"id", offsetof(seed_line, state_id)},
       {"pid", offsetof(seed_line, pid)},
       {"tid", offsetof(seed_line, tid)},
+      {"extCorrId", offsetof(seed_line, ext_corr_id)},
+      {"corrId", offsetof(seed_line, corr_id)},
+      {"deviceId", offsetof(seed_line, device_id)},
+      {"stream", offsetof(seed_line, stream)},
+      {"pTimer", offsetof(seed_line, ptimer)},
   };
   js_value k, v;
   while (js_object_next(&it, &k, &v))
@@ -250,14 +179,47 @@ static bool seed_pointer(const js_value *v, uint64_t *out) {
   return js_to_hex_u64(v, out) && *out != 0;
 }
 
+/* What a minimal_profiler line is. Lifecycle records come with
+ * "recordType":"event" (as the format's documentation shows them) or, as
+ * real files write them, without a recordType. */
+typedef enum {
+  SL_OTHER = 0, /* not a record of this format */
+  SL_EVENT,     /* an NCCL event */
+  SL_STATE,
+  SL_LIFECYCLE,
+  SL_ACTIVITY /* a GPU activity record (CUPTI) */
+} seed_kind;
+
+static seed_kind kind_of(const seed_line *s) {
+  if (js_str_eq(&s->record_type, "state"))
+    return SL_STATE;
+  if (js_str_eq(&s->record_type, "cuptiActivity"))
+    return SL_ACTIVITY;
+  bool event = js_str_eq(&s->record_type, "event");
+  if ((event || s->record_type.type == JS_NONE) &&
+      js_str_eq(&s->type, "ProfilerLifecycle"))
+    return SL_LIFECYCLE;
+  return event ? SL_EVENT : SL_OTHER;
+}
+
 bool seed_line_is_seed(const char *line, size_t len) {
   seed_line s;
   if (!seed_decode(&s, line, len))
     return false;
-  bool event = js_str_eq(&s.record_type, "event");
-  bool state = js_str_eq(&s.record_type, "state");
-  return (event || state) && (present(&s.event_addr) || present(&s.my_pid) ||
-                              present(&s.parent_obj));
+  switch (kind_of(&s)) {
+  case SL_EVENT:
+  case SL_STATE:
+    return present(&s.event_addr) || present(&s.my_pid) ||
+           present(&s.parent_obj);
+  case SL_LIFECYCLE:
+    /* ours always has a recordType, a ctx and a hex commId */
+    return s.record_type.type == JS_NONE || present(&s.my_pid) ||
+           s.comm_id.type == JS_NUMBER;
+  case SL_ACTIVITY:
+    return true;
+  default:
+    return false;
+  }
 }
 
 /* ---- incarnations ---- */
@@ -301,8 +263,7 @@ static uint64_t comm_of(const seed_line *s) {
 }
 
 static bool is_nccl_event(const seed_line *s) {
-  return js_str_eq(&s->record_type, "event") &&
-         !js_str_eq(&s->type, "ProfilerLifecycle");
+  return kind_of(s) == SL_EVENT;
 }
 
 /* isSend as JSON true/false (this format may write 1/0); -1 if neither. */
@@ -378,6 +339,10 @@ static int pass1(seed_conv *c, tr_file *f) {
       c->first_ts = ts;
     if (c->pid < 0 && !js_to_i64(&s.my_pid, &c->pid))
       c->pid = start.present ? start.pid : -1;
+    int64_t ext, device;
+    if (kind_of(&s) == SL_ACTIVITY && js_to_i64(&s.ext_corr_id, &ext) &&
+        js_to_i64(&s.device_id, &device))
+      sl_note_activity(&c->launches, ext, device);
     if (!is_nccl_event(&s))
       continue;
     if (c->ninc == c->cap_inc) {
@@ -400,9 +365,18 @@ static int pass1(seed_conv *c, tr_file *f) {
       f->error = ENOMEM;
       return -1;
     }
+    int64_t rank;
+    if (in->type == ET_KERNEL_LAUNCH && js_to_i64(&s.ext_corr_id, &ext) &&
+        js_to_i64(&s.rank, &rank))
+      sl_note_launch(&c->launches, ext, in->ordinal, comm_of(&s), rank);
   }
   if (got < 0)
     return -1;
+  sl_end_pass1(&c->launches);
+  if (c->launches.oom) {
+    f->error = ENOMEM;
+    return -1;
+  }
   c->raw_lines = f->line_no;
   if (c->ninc > 1)
     qsort(c->inc, c->ninc, sizeof *c->inc, cmp_inc);
@@ -434,7 +408,7 @@ static void queue_line(seed_conv *c, uint64_t line_no, bool unterminated) {
     c->cap_queue = ncap;
   }
   size_t off = c->out.len;
-  text_put(&c->out, c->scratch.p ? c->scratch.p : "", c->scratch.len);
+  seed_text_put(&c->out, c->scratch.p ? c->scratch.p : "", c->scratch.len);
   if (c->out.oom)
     return;
   c->queue[c->nqueue++] = (queued){off, c->scratch.len, line_no, unterminated};
@@ -444,23 +418,17 @@ static void queue_line(seed_conv *c, uint64_t line_no, bool unterminated) {
 
 static void put_process(seed_conv *c, int64_t pid, bool has_ts, int64_t ts) {
   queue_begin(c);
-  text *t = &c->scratch;
-  text_fmt(t,
-           "{\"recordType\":\"process\",\"plugin\":\"minimal_profiler\","
-           "\"formatVersion\":1,\"hostname\":\"\",\"pid\":%" PRId64,
-           pid);
+  seed_text *t = &c->scratch;
+  seed_text_fmt(t,
+                "{\"recordType\":\"process\",\"plugin\":\"minimal_profiler\","
+                "\"formatVersion\":1,\"hostname\":\"\",\"pid\":%" PRId64,
+                pid);
   if (has_ts) {
-    text_str(t, ",\"ts\":");
-    text_ts(t, ts);
+    seed_text_str(t, ",\"ts\":");
+    seed_text_ts(t, ts);
   }
-  text_str(t, ",\"convertedFrom\":\"minimal_profiler\"}");
+  seed_text_str(t, ",\"convertedFrom\":\"minimal_profiler\"}");
   queue_line(c, 1, false);
-}
-
-static void put_point(text *t, const rec_point *p) {
-  text_str(t, "{\"ts\":");
-  text_ts(t, p->ts);
-  text_fmt(t, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 "}", p->pid, p->tid);
 }
 
 /* The ctx of (commId, rank), or 0 when it has none yet. */
@@ -475,11 +443,12 @@ static void put_lifecycle(seed_conv *c, const seed_line *s, const char *line,
                           bool init, uint32_t ctx, uint64_t comm, int64_t rank,
                           bool synthesized, uint64_t line_no) {
   queue_begin(c);
-  text *t = &c->scratch;
-  text_fmt(t,
-           "{\"recordType\":\"event\",\"type\":\"ProfilerLifecycle\","
-           "\"func\":\"%s\",\"ctx\":%" PRIu32 ",\"commId\":\"0x%" PRIx64 "\"",
-           init ? "ProfilerInit" : "ProfilerFinalize", ctx, comm);
+  seed_text *t = &c->scratch;
+  seed_text_fmt(t,
+                "{\"recordType\":\"event\",\"type\":\"ProfilerLifecycle\","
+                "\"func\":\"%s\",\"ctx\":%" PRIu32 ",\"commId\":\"0x%" PRIx64
+                "\"",
+                init ? "ProfilerInit" : "ProfilerFinalize", ctx, comm);
   /* commName and nranks: from the lifecycle record's details */
   js_value name = {0}, nranks = {0}, k, v;
   js_iter it;
@@ -492,21 +461,36 @@ static void put_lifecycle(seed_conv *c, const seed_line *s, const char *line,
       else if (key_is(&k, "nranks") && v.type == JS_NUMBER)
         nranks = v;
     }
-  text_str(t, ",\"commName\":");
+  seed_text_str(t, ",\"commName\":");
   if (name.type == JS_STRING)
-    text_value(t, &name);
+    seed_text_value(t, &name);
   else
-    text_str(t, "\"\"");
-  text_fmt(t, ",\"rank\":%" PRId64 ",\"nranks\":", rank);
-  if (nranks.type == JS_NUMBER)
-    text_value(t, &nranks);
-  else
-    text_str(t, "-1");
-  text_str(t, ",\"nNodes\":-1,\"gpuUuid\":");
+    seed_text_str(t, "\"\"");
+  seed_text_fmt(t, ",\"rank\":%" PRId64 ",\"nranks\":", rank);
+  /* a Finalize (and an Init made up for events) says the size its
+   * communicator's Init said */
+  int64_t n;
+  const uint64_t *known = pair_map_get(&c->nranks_of, comm, 0);
+  if (nranks.type == JS_NUMBER) {
+    seed_text_value(t, &nranks);
+    uint64_t *slot = pair_map_put(&c->nranks_of, comm, 0, 0, NULL);
+    if (slot && js_to_i64(&nranks, &n) && n > 0)
+      *slot = (uint64_t)n + 1;
+  } else if (known && *known > 1) {
+    seed_text_fmt(t, "%" PRIu64, *known - 1);
+  } else {
+    seed_text_str(t, "-1");
+  }
+  /* the GPU: its UUID as the file wrote it (an identity, see
+   * docs/trace-format.md), its device from its kernels' CUPTI records */
+  seed_text_str(t, ",\"nNodes\":-1,\"gpuUuid\":");
   if (s->gpu_uuid.type == JS_STRING)
-    text_value(t, &s->gpu_uuid);
+    seed_text_value(t, &s->gpu_uuid);
   else
-    text_str(t, "\"\"");
+    seed_text_str(t, "\"\"");
+  int64_t device;
+  if (sl_device(&c->launches, comm, rank, &device))
+    seed_text_fmt(t, ",\"device\":%" PRId64, device);
   rec_point start = {0}, stop = {0};
   point_ts(c, &s->start, line, &start);
   point_ts(c, &s->stop, line, &stop);
@@ -517,20 +501,20 @@ static void put_lifecycle(seed_conv *c, const seed_line *s, const char *line,
   }
   if (synthesized || !stop.present)
     stop = start;
-  text_str(t, ",\"start\":");
-  put_point(t, &start);
-  text_str(t, ",\"stop\":");
-  put_point(t, &stop);
-  text_str(t, ",\"duration\":");
-  text_ts(t, stop.ts - start.ts);
-  text_str(t, ",\"details\":");
+  seed_text_str(t, ",\"start\":");
+  seed_text_point(t, &start);
+  seed_text_str(t, ",\"stop\":");
+  seed_text_point(t, &stop);
+  seed_text_str(t, ",\"duration\":");
+  seed_text_ts(t, stop.ts - start.ts);
+  seed_text_str(t, ",\"details\":");
   if (synthesized)
-    text_str(t, "{\"synthesized\":true}");
+    seed_text_str(t, "{\"synthesized\":true}");
   else if (s->details.type == JS_OBJECT)
-    text_value(t, &s->details);
+    seed_text_value(t, &s->details);
   else
-    text_str(t, "{}");
-  text_str(t, "}");
+    seed_text_str(t, "{}");
+  seed_text_str(t, "}");
   queue_line(c, line_no, false);
 }
 
@@ -578,7 +562,7 @@ static int state_number(const js_value *name) {
 
 /* The embedded state object of a state record: name, id, ts and every
  * state-specific member (transSize, pTimer, ...). */
-static void put_state_object(text *t, const seed_line *s, const char *line,
+static void put_state_object(seed_text *t, const seed_line *s, const char *line,
                              size_t len, int64_t ts) {
   int64_t id = -1;
   int number = state_number(&s->name);
@@ -587,9 +571,9 @@ static void put_state_object(text *t, const seed_line *s, const char *line,
   const char *name = number >= 0 ? nccl_state_name(number, 7, false) : NULL;
   if (!name && id >= 0)
     name = nccl_state_name((int)id, 6, false);
-  text_fmt(t, "{\"name\":\"%s\",\"id\":%" PRId64 ",\"ts\":",
-           name ? name : "unknown", id);
-  text_ts(t, ts);
+  seed_text_fmt(t, "{\"name\":\"%s\",\"id\":%" PRId64 ",\"ts\":",
+                name ? name : "unknown", id);
+  seed_text_ts(t, ts);
   js_iter it;
   js_value k, v;
   if (js_object_begin(&it, line, line + len, line))
@@ -601,12 +585,12 @@ static void put_state_object(text *t, const seed_line *s, const char *line,
         skip = key_is(&k, known[i]);
       if (skip)
         continue;
-      text_str(t, ",");
-      text_value(t, &k);
-      text_str(t, ":");
-      text_value(t, &v);
+      seed_text_str(t, ",");
+      seed_text_value(t, &k);
+      seed_text_str(t, ":");
+      seed_text_value(t, &v);
     }
-  text_str(t, "}");
+  seed_text_str(t, "}");
 }
 
 static pending *pending_for(seed_conv *c, uint32_t ordinal, bool create) {
@@ -654,6 +638,23 @@ static void pending_release(seed_conv *c, uint32_t ordinal, pending *p) {
   c->free_pendings[c->nfree_pendings++] = (size_t)(p - c->pendings);
 }
 
+/* A KernelCh's stop stamp (the pTimer of its KernelChStop state) and when
+ * the host saw it, kept for its event's record (seed_timing.h). */
+static void note_kernel_stop(seed_conv *c, const seed_line *s,
+                             const incarnation *in, int64_t ts) {
+  uint64_t ptimer;
+  if (in->type != ET_KERNEL_CH || state_number(&s->name) != 22 ||
+      !js_to_u64(&s->ptimer, &ptimer))
+    return;
+  /* (each value set right after its own insertion: one may move another) */
+  uint64_t *stamp = pair_map_put(&c->kc_stop_of, in->ordinal, 0, 0, NULL);
+  if (stamp)
+    *stamp = ptimer;
+  uint64_t *seen = pair_map_put(&c->kc_stop_of, in->ordinal, 1, 0, NULL);
+  if (seen)
+    *seen = (uint64_t)ts;
+}
+
 /* A state record: kept for its event's record, written as a late state
  * record when that was already written, or counted as an orphan. */
 static void convert_state(seed_conv *c, const seed_line *s, const char *line,
@@ -676,81 +677,117 @@ static void convert_state(seed_conv *c, const seed_line *s, const char *line,
       return;
     }
     if (p->states.len)
-      text_str(&p->states, ",");
+      seed_text_str(&p->states, ",");
     put_state_object(&p->states, s, line, len, ts);
+    note_kernel_stop(c, s, in, ts);
     return;
   }
   /* its event was written already: a late state record */
   queue_begin(c);
-  text *t = &c->scratch;
-  text_fmt(t,
-           "{\"recordType\":\"state\",\"eventId\":\"0x%" PRIx32
-           "\",\"eventType\":\"%s\",\"late\":true,\"ctx\":null,"
-           "\"commId\":null,\"rank\":-1",
-           in->ordinal + 1, ev_type_json_name((ev_type)in->type));
+  seed_text *t = &c->scratch;
+  seed_text_fmt(t,
+                "{\"recordType\":\"state\",\"eventId\":\"0x%" PRIx32
+                "\",\"eventType\":\"%s\",\"late\":true,\"ctx\":null,"
+                "\"commId\":null,\"rank\":-1",
+                in->ordinal + 1, ev_type_json_name((ev_type)in->type));
   int64_t pid, tid;
-  text_fmt(t, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"state\":",
-           js_to_i64(&s->pid, &pid) ? pid : c->pid,
-           js_to_i64(&s->tid, &tid) ? tid : -1);
+  seed_text_fmt(t, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"state\":",
+                js_to_i64(&s->pid, &pid) ? pid : c->pid,
+                js_to_i64(&s->tid, &tid) ? tid : -1);
   put_state_object(t, s, line, len, ts);
-  text_str(t, "}");
+  seed_text_str(t, "}");
   queue_line(c, line_no, false);
 }
 
 /* ---- events ---- */
 
-/* details, with minimal_profiler's names made ours: seq -> seqNumber,
- * channels -> nChannels, NetPlugin id -> pluginId; func is on the event. */
-static void put_details(text *t, const seed_line *s, const char *line,
-                        ev_type et, const op_info *op) {
+/* The descriptor fields minimal_profiler names otherwise than ours, by
+ * their names in its documentation or in the files it writes (NULL:
+ * kept as it is). */
+static const char *renamed(ev_type et, const js_value *k) {
+  if (key_is(k, "seq"))
+    return "seqNumber";
+  if (key_is(k, "channels"))
+    return "nChannels";
+  if (key_is(k, "warps"))
+    return "nWarps";
+  if (key_is(k, "dtype"))
+    return "datatype";
+  if (et == ET_NET_PLUGIN && key_is(k, "id"))
+    return "pluginId";
+  if (et == ET_GROUP_API && key_is(k, "depth"))
+    return "groupDepth";
+  if ((et == ET_KERNEL_CH || et == ET_KERNEL_PHASE) && key_is(k, "channel"))
+    return "channelId";
+  return NULL;
+}
+
+/* A Coll/P2p's parentGroup pointer as the id of the Group live at `t`. */
+static void put_parent_group(seed_conv *c, seed_text *t, const js_value *v,
+                             int64_t at) {
+  uint64_t addr;
+  const incarnation *g =
+      seed_pointer(v, &addr) && at != INT64_MIN ? inc_at(c, addr, at) : NULL;
+  if (g && g->type == ET_GROUP) {
+    seed_text_fmt(t, "\"parentGroupId\":\"0x%" PRIx32 "\"", g->ordinal + 1);
+  } else {
+    seed_text_str(t, "\"parentGroupRaw\":");
+    seed_text_value(t, v);
+  }
+}
+
+/* details, with minimal_profiler's names made ours (renamed() above,
+ * parentGroup as parentGroupId); func is on the event. `at`: the event's
+ * start. */
+static void put_details(seed_conv *c, seed_text *t, const seed_line *s,
+                        const char *line, ev_type et, const op_info *op,
+                        int64_t at) {
   js_iter it;
   js_value k, v;
-  text_str(t, "{");
+  seed_text_str(t, "{");
   bool first = true;
   bool has_peer = false, has_channel = false, has_send = false;
   if (s->details.type == JS_OBJECT &&
       js_object_begin(&it, s->details.ptr, s->details.ptr + s->details.len,
                       line))
     while (js_object_next(&it, &k, &v)) {
-      const char *rename = NULL;
       if (key_is(&k, "func"))
         continue;
-      if (key_is(&k, "seq"))
-        rename = "seqNumber";
-      else if (key_is(&k, "channels"))
-        rename = "nChannels";
-      else if (et == ET_NET_PLUGIN && key_is(&k, "id"))
-        rename = "pluginId";
       if (!first)
-        text_str(t, ",");
+        seed_text_str(t, ",");
       first = false;
+      if ((et == ET_COLL || et == ET_P2P) && key_is(&k, "parentGroup")) {
+        put_parent_group(c, t, &v, at);
+        continue;
+      }
+      const char *rename = renamed(et, &k);
       if (rename)
-        text_fmt(t, "\"%s\"", rename);
+        seed_text_fmt(t, "\"%s\"", rename);
       else
-        text_value(t, &k);
-      text_str(t, ":");
+        seed_text_value(t, &k);
+      seed_text_str(t, ":");
       has_peer = has_peer || key_is(&k, "peer");
       has_channel = has_channel || key_is(&k, "channelId");
       if (key_is(&k, "isSend") && send_flag(&v) >= 0) {
         has_send = true;
-        text_str(t, send_flag(&v) ? "true" : "false");
+        seed_text_str(t, send_flag(&v) ? "true" : "false");
       } else {
-        text_value(t, &v);
+        seed_text_value(t, &v);
       }
     }
   /* a ProxyStep repeats its ProxyOp's peer, channel and direction */
   if (op && !has_peer && op->peer != INT32_MIN) {
-    text_fmt(t, "%s\"peer\":%" PRId32, first ? "" : ",", op->peer);
+    seed_text_fmt(t, "%s\"peer\":%" PRId32, first ? "" : ",", op->peer);
     first = false;
   }
   if (op && !has_channel && op->channel != INT32_MIN) {
-    text_fmt(t, "%s\"channelId\":%" PRId32, first ? "" : ",", op->channel);
+    seed_text_fmt(t, "%s\"channelId\":%" PRId32, first ? "" : ",", op->channel);
     first = false;
   }
   if (op && !has_send && op->is_send >= 0)
-    text_fmt(t, "%s\"isSend\":%s", first ? "" : ",",
-             op->is_send ? "true" : "false");
-  text_str(t, "}");
+    seed_text_fmt(t, "%s\"isSend\":%s", first ? "" : ",",
+                  op->is_send ? "true" : "false");
+  seed_text_str(t, "}");
 }
 
 static bool has_func(ev_type et) {
@@ -771,6 +808,136 @@ static js_value func_of(const seed_line *s, const char *line) {
       if (key_is(&k, "func") && v.type == JS_STRING)
         return v;
   return none;
+}
+
+/* ---- what the derived timing and the GPU activity need ---- */
+
+/* A key of the GPU an event ran on: its gpuUuid as written (an identity,
+ * whatever its form), else its communicator rank. */
+static uint64_t gpu_key(const seed_line *s, uint64_t comm, int64_t rank) {
+  uint64_t h = 1469598103934665603u; /* FNV-1a */
+  if (s->gpu_uuid.type == JS_STRING && s->gpu_uuid.len > 0) {
+    for (size_t i = 0; i < s->gpu_uuid.len; i++)
+      h = (h ^ (uint8_t)s->gpu_uuid.ptr[i]) * 1099511628211u;
+    return h;
+  }
+  return (h ^ comm) * 1099511628211u ^ (uint64_t)rank;
+}
+
+/* A Coll/P2p's descriptor for its timing record. */
+static void read_operation(st_op_info *op, const seed_line *s,
+                           const char *line) {
+  js_value func = func_of(s, line);
+  js_str_copy(&func, op->func, sizeof op->func);
+  js_iter it;
+  js_value k, v;
+  if (s->details.type != JS_OBJECT ||
+      !js_object_begin(&it, s->details.ptr, s->details.ptr + s->details.len,
+                       line))
+    return;
+  while (js_object_next(&it, &k, &v)) {
+    if (key_is(&k, "seq") || key_is(&k, "seqNumber"))
+      op->has_seq = js_to_u64(&v, &op->seq);
+    else if (key_is(&k, "count"))
+      op->has_count = js_to_u64(&v, &op->count);
+    else if (key_is(&k, "dtype") || key_is(&k, "datatype"))
+      js_str_copy(&v, op->datatype, sizeof op->datatype);
+    else if (key_is(&k, "algo"))
+      js_str_copy(&v, op->algo, sizeof op->algo);
+    else if (key_is(&k, "proto"))
+      js_str_copy(&v, op->proto, sizeof op->proto);
+    else if (key_is(&k, "peer"))
+      op->has_peer = js_to_i64(&v, &op->peer);
+  }
+}
+
+static void note_operation(seed_conv *c, const seed_line *s, const char *line,
+                           ev_type et, uint32_t ordinal, uint32_t ctx,
+                           const incarnation *parent, const rec_point *start,
+                           const rec_point *stop, uint64_t line_no) {
+  st_op_info op;
+  memset(&op, 0, sizeof op);
+  op.ordinal = ordinal;
+  op.type = (uint8_t)et;
+  op.ctx = ctx;
+  op.comm_id = comm_of(s);
+  if (!js_to_i64(&s->rank, &op.rank))
+    op.rank = -1;
+  const uint64_t *n = pair_map_get(&c->nranks_of, op.comm_id, 0);
+  op.nranks = n && *n > 1 ? (int32_t)(*n - 1) : 0;
+  read_operation(&op, s, line);
+  bool api =
+      parent && (parent->type == ET_COLL_API || parent->type == ET_P2P_API);
+  op.api_ts = api ? parent->start : INT64_MIN;
+  op.enq_start = start->ts;
+  op.enq_stop = stop->present ? stop->ts : INT64_MIN;
+  op.has_launch =
+      sl_launch_of_op(&c->launches, ctx, api ? parent->ordinal + 1 : 0,
+                      start->ts, &op.launch_ext);
+  op.line_no = line_no;
+  st_op(c->timing, &op);
+}
+
+/* A KernelCh: its stamps for its operation's timing. */
+static void note_channel(seed_conv *c, const seed_line *s, const char *line,
+                         uint32_t ordinal, const incarnation *parent,
+                         const rec_point *start) {
+  uint64_t *stop = pair_map_get(&c->kc_stop_of, ordinal, 0);
+  uint64_t *seen = pair_map_get(&c->kc_stop_of, ordinal, 1);
+  bool has_stop = stop && seen;
+  uint64_t pt_stop = has_stop ? *stop : 0;
+  int64_t stop_seen = has_stop ? (int64_t)*seen : 0;
+  pair_map_remove(&c->kc_stop_of, ordinal, 0);
+  pair_map_remove(&c->kc_stop_of, ordinal, 1);
+  if (!parent || (parent->type != ET_COLL && parent->type != ET_P2P))
+    return;
+  uint64_t pt_start = 0;
+  bool has_start = false;
+  js_iter it;
+  js_value k, v;
+  if (s->details.type == JS_OBJECT &&
+      js_object_begin(&it, s->details.ptr, s->details.ptr + s->details.len,
+                      line))
+    while (js_object_next(&it, &k, &v))
+      if (key_is(&k, "pTimer"))
+        has_start = js_to_u64(&v, &pt_start);
+  int64_t rank = -1;
+  js_to_i64(&s->rank, &rank);
+  if (has_start && start->present)
+    st_channel(c->timing, parent->ordinal, gpu_key(s, comm_of(s), rank),
+               start->ts, pt_start, has_stop, stop_seen, pt_stop);
+}
+
+static void note_event(seed_conv *c, const seed_line *s, const char *line,
+                       ev_type et, uint32_t ordinal, uint32_t ctx,
+                       const incarnation *parent, const rec_point *start,
+                       const rec_point *stop, uint64_t line_no) {
+  uint32_t group =
+      parent && parent->type == ET_GROUP_API ? parent->ordinal + 1 : 0;
+  bool of_op = parent && (parent->type == ET_COLL || parent->type == ET_P2P);
+  switch (et) {
+  case ET_KERNEL_LAUNCH:
+    sl_launch_converted(&c->launches, ordinal, ctx, group, start->ts);
+    break;
+  case ET_COLL_API:
+  case ET_P2P_API:
+    sl_api_converted(&c->launches, ordinal, group);
+    break;
+  case ET_COLL:
+  case ET_P2P:
+    note_operation(c, s, line, et, ordinal, ctx, parent, start, stop, line_no);
+    break;
+  case ET_KERNEL_CH:
+    note_channel(c, s, line, ordinal, parent, start);
+    break;
+  case ET_PROXY_OP:
+    if (of_op)
+      st_proxy_op(c->timing, parent->ordinal, start->ts,
+                  stop->present ? stop->ts : INT64_MIN);
+    break;
+  default:
+    break;
+  }
 }
 
 static void convert_event(seed_conv *c, const seed_line *s, const char *line,
@@ -804,88 +971,97 @@ static void convert_event(seed_conv *c, const seed_line *s, const char *line,
     }
   }
   queue_begin(c);
-  text *t = &c->scratch;
-  text_fmt(t, "{\"recordType\":\"event\",\"type\":");
+  seed_text *t = &c->scratch;
+  seed_text_fmt(t, "{\"recordType\":\"event\",\"type\":");
   if (et == ET_UNKNOWN)
-    text_str(t, "\"unknown\"");
+    seed_text_str(t, "\"unknown\"");
   else
-    text_fmt(t, "\"%s\"", ev_type_json_name(et));
-  text_fmt(t, ",\"id\":\"0x%" PRIx32 "\"", ordinal + 1);
+    seed_text_fmt(t, "\"%s\"", ev_type_json_name(et));
+  seed_text_fmt(t, ",\"id\":\"0x%" PRIx32 "\"", ordinal + 1);
   /* the parent: the incarnation of parentObj live at this start */
   uint64_t paddr;
   const op_info *op = NULL;
+  const incarnation *parent = NULL;
   if (!seed_pointer(&s->parent_obj, &paddr)) {
-    text_str(t, ",\"parentId\":null");
+    seed_text_str(t, ",\"parentId\":null");
   } else if (pxn && et == ET_PROXY_OP) {
     /* PXN: the Coll/P2p is in the originating process's memory */
-    text_fmt(t,
-             ",\"parentId\":null,\"parentStatus\":\"foreign\","
-             "\"parentRaw\":\"0x%" PRIx64 "\"",
-             paddr);
+    seed_text_fmt(t,
+                  ",\"parentId\":null,\"parentStatus\":\"foreign\","
+                  "\"parentRaw\":\"0x%" PRIx64 "\"",
+                  paddr);
   } else {
     const incarnation *p = start.present ? inc_at(c, paddr, start.ts) : NULL;
     if (p && p->ordinal != ordinal &&
         (ev_legal_parents(et) & (1u << p->type))) {
-      text_fmt(t, ",\"parentId\":\"0x%" PRIx32 "\"", p->ordinal + 1);
+      parent = p;
+      seed_text_fmt(t, ",\"parentId\":\"0x%" PRIx32 "\"", p->ordinal + 1);
       if (et == ET_PROXY_STEP && p->type == ET_PROXY_OP)
         op = op_of(c, p->ordinal);
     } else {
-      text_fmt(t,
-               ",\"parentId\":null,\"parentStatus\":\"unknown\","
-               "\"parentRaw\":\"0x%" PRIx64 "\"",
-               paddr);
+      seed_text_fmt(t,
+                    ",\"parentId\":null,\"parentStatus\":\"unknown\","
+                    "\"parentRaw\":\"0x%" PRIx64 "\"",
+                    paddr);
     }
   }
   if (pxn)
-    text_fmt(t, ",\"ctx\":null,\"commId\":null,\"rank\":%" PRId64, rank);
+    seed_text_fmt(t, ",\"ctx\":null,\"commId\":null,\"rank\":%" PRId64, rank);
   else
-    text_fmt(t,
-             ",\"ctx\":%" PRIu32 ",\"commId\":\"0x%" PRIx64
-             "\",\"rank\":%" PRId64,
-             ctx, comm, rank);
+    seed_text_fmt(t,
+                  ",\"ctx\":%" PRIu32 ",\"commId\":\"0x%" PRIx64
+                  "\",\"rank\":%" PRId64,
+                  ctx, comm, rank);
   if (pxn) {
     int64_t origin;
-    text_str(t, ",\"isPxn\":true");
+    seed_text_str(t, ",\"isPxn\":true");
     if (js_to_i64(&s->origin_pid, &origin))
-      text_fmt(t, ",\"originPid\":%" PRId64, origin);
+      seed_text_fmt(t, ",\"originPid\":%" PRId64, origin);
+  }
+  if (present(&s->ext_corr_id)) { /* KernelLaunch: names its CUPTI kernel */
+    seed_text_str(t, ",\"extCorrId\":");
+    seed_text_value(t, &s->ext_corr_id);
   }
   if (has_func(et)) {
     js_value func = func_of(s, line);
     if (func.type == JS_STRING) {
-      text_str(t, ",\"func\":");
-      text_value(t, &func);
+      seed_text_str(t, ",\"func\":");
+      seed_text_value(t, &func);
     }
   }
+  bool had_start = start.present;
   if (!start.present) { /* not a valid event: keep what there is */
     start.present = true;
     start.ts = stop.present ? stop.ts : c->last_ts;
   }
-  text_str(t, ",\"start\":");
-  put_point(t, &start);
+  seed_text_str(t, ",\"start\":");
+  seed_text_point(t, &start);
   if (stop.present) {
-    text_str(t, ",\"stop\":");
-    put_point(t, &stop);
-    text_str(t, ",\"duration\":");
-    text_ts(t, stop.ts - start.ts);
-    text_str(t, ",\"end\":\"stopped\"");
+    seed_text_str(t, ",\"stop\":");
+    seed_text_point(t, &stop);
+    seed_text_str(t, ",\"duration\":");
+    seed_text_ts(t, stop.ts - start.ts);
+    seed_text_str(t, ",\"end\":\"stopped\"");
   } else {
-    text_str(t, ",\"stop\":null,\"duration\":null,\"end\":\"inflight\"");
-    text_str(t, ",\"endTs\":");
-    text_ts(t, start.ts);
+    seed_text_str(t, ",\"stop\":null,\"duration\":null,\"end\":\"inflight\"");
+    seed_text_str(t, ",\"endTs\":");
+    seed_text_ts(t, start.ts);
   }
-  text_str(t, ",\"details\":");
-  put_details(t, s, line, et, op);
+  seed_text_str(t, ",\"details\":");
+  put_details(c, t, s, line, et, op, start.ts);
   pending *p = pending_for(c, ordinal, false);
   if (p) {
     if (p->states.len) {
-      text_str(t, ",\"states\":[");
-      text_put(t, p->states.p, p->states.len);
-      text_str(t, "]");
+      seed_text_str(t, ",\"states\":[");
+      seed_text_put(t, p->states.p, p->states.len);
+      seed_text_str(t, "]");
     }
     pending_release(c, ordinal, p);
   }
-  text_str(t, "}");
+  seed_text_str(t, "}");
   queue_line(c, line_no, false);
+  if (!pxn && had_start)
+    note_event(c, s, line, et, ordinal, ctx, parent, &start, &stop, line_no);
 }
 
 /* At the end: processEnd when every communicator was finalized (the
@@ -896,41 +1072,141 @@ static void convert_end(seed_conv *c, uint64_t line_no) {
     return;
   uint32_t n = c->next_ordinal;
   queue_begin(c);
-  text *t = &c->scratch;
-  text_str(t, "{\"recordType\":\"processEnd\",\"ts\":");
-  text_ts(t, c->last_ts);
-  text_fmt(t,
-           ",\"pid\":%" PRId64
-           ",\"reason\":\"finalize\",\"eventsWritten\":%" PRIu32
-           ",\"linesLost\":0,\"counters\":{\"eventsStarted\":%" PRIu32
-           ",\"stopped\":%" PRIu32
-           ",\"reclaimed\":0,\"inflight\":0,\"droppedStarts\":0,"
-           "\"droppedStates\":0,\"droppedStops\":0},"
-           "\"convertedFrom\":\"minimal_profiler\"}",
-           c->pid, n, n, n);
+  seed_text *t = &c->scratch;
+  seed_text_str(t, "{\"recordType\":\"processEnd\",\"ts\":");
+  seed_text_ts(t, c->last_ts);
+  seed_text_fmt(t,
+                ",\"pid\":%" PRId64
+                ",\"reason\":\"finalize\",\"eventsWritten\":%" PRIu32
+                ",\"linesLost\":0,\"counters\":{\"eventsStarted\":%" PRIu32
+                ",\"stopped\":%" PRIu32
+                ",\"reclaimed\":0,\"inflight\":0,\"droppedStarts\":0,"
+                "\"droppedStates\":0,\"droppedStops\":0},"
+                "\"convertedFrom\":\"minimal_profiler\"}",
+                c->pid, n, n, n);
   queue_line(c, line_no, false);
+}
+
+/* One raw line of pass 2 into the queue. */
+/* A line as it is, so that `check` reports it where it is. */
+static void pass_unchanged(seed_conv *c, tr_file *f) {
+  queue_begin(c);
+  seed_text_put(&c->scratch, f->line, f->line_len);
+  queue_line(c, f->line_no, f->line_unterminated);
+}
+
+/* ---- GPU activity (CUPTI) ---- */
+
+/* A CUPTI activity record as a `gpuActivity` record, tied to the
+ * KernelLaunch its extCorrId names (seed_launch.h); a kernel also goes to
+ * the derived timing of its launch's operations. False when it has no
+ * start and stop (then it is passed as it is). */
+static bool convert_activity(seed_conv *c, const seed_line *s, const char *line,
+                             uint64_t line_no) {
+  rec_point start = {0}, stop = {0};
+  if (!point_ts(c, &s->start, line, &start) ||
+      !point_ts(c, &s->stop, line, &stop))
+    return false;
+  if (stop.ts > c->last_ts)
+    c->last_ts = stop.ts;
+  int64_t ext = -1, corr = -1, device = -1, rank = -1;
+  bool has_ext = js_to_i64(&s->ext_corr_id, &ext);
+  if (!js_to_i64(&s->corr_id, &corr))
+    corr = -1;
+  if (!js_to_i64(&s->device_id, &device))
+    device = -1;
+  uint32_t launch = 0, ctx = 0;
+  uint64_t comm = 0;
+  bool tied = has_ext &&
+              sl_launch_by_ext(&c->launches, ext, &launch, &comm, &rank, &ctx);
+  if (tied && ctx == 0)
+    ctx = ctx_lookup(c, comm, rank);
+  queue_begin(c);
+  seed_text *t = &c->scratch;
+  seed_text_str(t, "{\"recordType\":\"gpuActivity\",\"source\":\"cupti\","
+                   "\"kind\":");
+  if (s->type.type == JS_STRING)
+    seed_text_value(t, &s->type);
+  else
+    seed_text_str(t, "null");
+  seed_text_str(t, ",\"name\":");
+  if (s->name.type == JS_STRING)
+    seed_text_value(t, &s->name);
+  else
+    seed_text_str(t, "null");
+  seed_text_fmt(t, ",\"device\":%" PRId64 ",\"stream\":", device);
+  if (s->stream.type == JS_STRING || s->stream.type == JS_NUMBER)
+    seed_text_value(t, &s->stream);
+  else
+    seed_text_str(t, "null");
+  seed_text_fmt(t, ",\"corrId\":%" PRId64 ",\"extCorrId\":", corr);
+  if (has_ext)
+    seed_text_fmt(t, "%" PRId64, ext);
+  else
+    seed_text_str(t, "null");
+  if (tied) {
+    seed_text_fmt(t, ",\"launchId\":\"0x%" PRIx32 "\"", launch + 1);
+    if (ctx)
+      seed_text_fmt(t, ",\"ctx\":%" PRIu32, ctx);
+    else
+      seed_text_str(t, ",\"ctx\":null");
+    seed_text_fmt(t, ",\"commId\":\"0x%" PRIx64 "\",\"rank\":%" PRId64, comm,
+                  rank);
+  } else {
+    seed_text_str(t, ",\"launchId\":null,\"ctx\":null,\"commId\":null,"
+                     "\"rank\":-1");
+  }
+  seed_text_str(t, ",\"start\":");
+  seed_text_point(t, &start);
+  seed_text_str(t, ",\"stop\":");
+  seed_text_point(t, &stop);
+  seed_text_str(t, ",\"duration\":");
+  seed_text_ts(t, stop.ts - start.ts);
+  seed_text_str(t, ",\"details\":");
+  if (s->details.type == JS_OBJECT)
+    seed_text_value(t, &s->details);
+  else
+    seed_text_str(t, "{}");
+  seed_text_str(t, ",\"convertedFrom\":\"minimal_profiler\"}");
+  queue_line(c, line_no, false);
+  bool kernel =
+      js_str_eq(&s->type, "KERNEL") || js_str_eq(&s->type, "CONCURRENT_KERNEL");
+  if (kernel && has_ext) {
+    st_kernel_info k = {ext, corr, device, "", start.ts, stop.ts};
+    if (s->stream.type == JS_STRING)
+      js_str_copy(&s->stream, k.stream, sizeof k.stream);
+    else if (s->stream.type == JS_NUMBER && s->stream.len < sizeof k.stream)
+      memcpy(k.stream, s->stream.ptr, s->stream.len);
+    st_kernel(c->timing, &k);
+  }
+  return true;
 }
 
 /* One raw line of pass 2 into the queue. */
 static void convert_line(seed_conv *c, tr_file *f) {
   seed_line s;
   uint64_t line_no = f->line_no;
-  if (!seed_decode(&s, f->line, f->line_len) ||
-      (!js_str_eq(&s.record_type, "event") &&
-       !js_str_eq(&s.record_type, "state"))) {
-    /* not JSON, or a record this conversion does not know: as it is, so
-     * that `check` reports it where it is */
-    queue_begin(c);
-    text_put(&c->scratch, f->line, f->line_len);
-    queue_line(c, line_no, f->line_unterminated);
-    return;
-  }
-  if (js_str_eq(&s.record_type, "state"))
+  seed_kind kind =
+      seed_decode(&s, f->line, f->line_len) ? kind_of(&s) : SL_OTHER;
+  switch (kind) {
+  case SL_STATE:
     convert_state(c, &s, f->line, f->line_len, line_no);
-  else if (js_str_eq(&s.type, "ProfilerLifecycle"))
+    break;
+  case SL_LIFECYCLE:
     convert_lifecycle(c, &s, f->line, line_no);
-  else
+    break;
+  case SL_EVENT:
     convert_event(c, &s, f->line, line_no);
+    break;
+  case SL_ACTIVITY:
+    if (!convert_activity(c, &s, f->line, line_no))
+      pass_unchanged(c, f);
+    break;
+  default:
+    /* not JSON, or a record this conversion does not know */
+    pass_unchanged(c, f);
+    break;
+  }
 }
 
 /* ---- the converter ---- */
@@ -943,7 +1219,15 @@ seed_conv *seed_conv_new(void) {
   c->first_ts = INT64_MAX;
   pair_map_init(&c->ctx_of);
   pair_map_init(&c->pending_of);
+  pair_map_init(&c->nranks_of);
+  pair_map_init(&c->kc_stop_of);
+  sl_init(&c->launches);
   js_fields_init(&c->point);
+  c->timing = st_new();
+  if (!c->timing) {
+    seed_conv_free(c);
+    return NULL;
+  }
   return c;
 }
 
@@ -954,6 +1238,10 @@ void seed_conv_free(seed_conv *c) {
   free(c->ops);
   pair_map_free(&c->ctx_of);
   pair_map_free(&c->pending_of);
+  pair_map_free(&c->nranks_of);
+  pair_map_free(&c->kc_stop_of);
+  sl_free(&c->launches);
+  st_free(c->timing);
   for (size_t i = 0; i < c->npendings; i++)
     free(c->pendings[i].states.p);
   free(c->pendings);
@@ -997,12 +1285,27 @@ int seed_conv_next(seed_conv *c, tr_file *f) {
       if (got < 0)
         return -1;
       if (got == 0) {
-        convert_end(c, c->raw_line_no);
-        report_orphans(c, f);
-        c->phase = 3;
+        if (!st_finish(c->timing)) {
+          f->error = ENOMEM;
+          return -1;
+        }
+        c->phase = 4;
         break;
       }
       convert_line(c, f);
+      break;
+    }
+    case 4: {
+      /* the derived timing records, one at a time, then the end */
+      uint64_t line_no;
+      queue_begin(c);
+      if (st_next(c->timing, &c->scratch, &line_no)) {
+        queue_line(c, line_no, false);
+        break;
+      }
+      convert_end(c, c->raw_line_no);
+      report_orphans(c, f);
+      c->phase = 3;
       break;
     }
     default:

@@ -62,7 +62,8 @@ static rec_type rec_type_from_json(const js_value *v) {
                {"mark", RT_MARK},
                {"pad", RT_PAD},
                {"processEnd", RT_PROCESS_END},
-               {"accounting", RT_ACCOUNTING}};
+               {"accounting", RT_ACCOUNTING},
+               {"gpuActivity", RT_GPU_ACTIVITY}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (js_str_eq(v, names[i].name))
       return names[i].rt;
@@ -183,6 +184,20 @@ static void decode_event(rec *r, rec_scratch *s) {
     r->end = END_STOPPED; /* lifecycle records carry no "end" */
 }
 
+/* Where and when a GPU activity ran: its communicator rank (through its
+ * KernelLaunch) and its span; it ended (it was measured). */
+static void decode_activity(rec *r, rec_scratch *s) {
+  js_fields *f = &s->top;
+  r->et = ET_UNKNOWN;
+  r->has_ctx = js_to_i64(js_get(f, K_ctx), &r->ctx);
+  r->has_comm = js_to_hex_u64(js_get(f, K_commId), &r->comm_id);
+  if (!js_to_i64(js_get(f, K_rank), &r->rank))
+    r->rank = -1;
+  rec_point_decode(js_get(f, K_start), &s->point, r->line, &r->start);
+  rec_point_decode(js_get(f, K_stop), &s->point, r->line, &r->stop);
+  r->end = r->stop.present ? END_STOPPED : END_NONE;
+}
+
 bool rec_decode(rec *r, rec_scratch *s, const char *line, size_t len) {
   memset(r, 0, sizeof *r);
   r->line = line;
@@ -194,6 +209,8 @@ bool rec_decode(rec *r, rec_scratch *s, const char *line, size_t len) {
   r->rt = rec_type_from_json(js_get(&s->top, K_recordType));
   if (r->rt == RT_EVENT)
     decode_event(r, s);
+  else if (r->rt == RT_GPU_ACTIVITY)
+    decode_activity(r, s);
   r->has_ts = js_to_ns(js_get(&s->top, K_ts), &r->ts);
   return true;
 }
@@ -215,7 +232,8 @@ static int64_t timing_field(const rec *r, js_key k) {
 
 int64_t rec_write_time(const rec *r) {
   switch (r->rt) {
-  case RT_EVENT: {
+  case RT_EVENT:
+  case RT_GPU_ACTIVITY: {
     int64_t t = rec_end_time(r);
     return t != INT64_MIN ? t : (r->start.present ? r->start.ts : INT64_MIN);
   }
@@ -233,6 +251,7 @@ int64_t rec_write_time(const rec *r) {
 int64_t rec_start_time(const rec *r) {
   switch (r->rt) {
   case RT_EVENT:
+  case RT_GPU_ACTIVITY:
     return r->start.present ? r->start.ts : INT64_MIN;
   case RT_TIMING:
     return timing_field(r, K_start);

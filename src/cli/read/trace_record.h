@@ -27,8 +27,11 @@ typedef enum {
   RT_MARK,
   RT_PAD,
   RT_PROCESS_END,
-  RT_ACCOUNTING /* what the file lost (docs/trace-format.md): the second
+  RT_ACCOUNTING, /* what the file lost (docs/trace-format.md): the second
                    line of files written since 2026-11 */
+  /* a GPU activity (kernel, copy) measured by a tool beside NCCL: CUPTI
+   * records of a minimal_profiler file (docs/trace-format.md) */
+  RT_GPU_ACTIVITY
 } rec_type;
 
 /* Event types: the numbering of NCCL's type bits (bit index), as in the
@@ -94,7 +97,7 @@ typedef struct {
   const char *line;
   size_t len;
   js_fields *f; /* top-level members */
-  /* RT_EVENT */
+  /* RT_EVENT (and RT_GPU_ACTIVITY: ctx, comm_id, rank, start, stop) */
   ev_type et;
   bool has_id;
   uint64_t id;

@@ -26,11 +26,15 @@
 #include "util/intern.h"
 #include "util/pair_map.h"
 
-/* Where a duration comes from. The first three are the `source` of timing
- * records; SRC_ENQUEUE is the fallback when there are none: the Coll/P2p
- * event's own span (enqueue on the host). */
+/* Where a duration comes from, best first. The first four are the
+ * `source` of timing records (gpu: KernelCh GPU stamps; cupti: a CUPTI
+ * kernel span, in timing records derived from a minimal_profiler file;
+ * proxy: network progress; host: the enqueue span); SRC_ENQUEUE is the
+ * fallback when there are none: the Coll/P2p event's own span (enqueue on
+ * the host). */
 typedef enum {
   SRC_GPU = 0,
+  SRC_CUPTI,
   SRC_PROXY,
   SRC_HOST,
   SRC_ENQUEUE,
@@ -38,6 +42,9 @@ typedef enum {
 } dur_source;
 
 const char *dur_source_name(dur_source s);
+/* Whether a bandwidth may be computed from a duration of that source: not
+ * from a host-only span (enqueue), which says nothing of the transfer. */
+bool dur_source_measures_transfer(dur_source s);
 
 /* A communicator, from ProfilerLifecycle records. */
 typedef struct {
@@ -255,6 +262,7 @@ typedef struct {
   size_t ncolls, cap_colls;
   pair_map coll_index;
   uint64_t timing_records, coll_events; /* inputs seen */
+  uint64_t gpu_activities;              /* gpuActivity records (CUPTI) */
   straggler_state strag;
   network_state net;
   file_health *health;

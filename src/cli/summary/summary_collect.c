@@ -203,6 +203,9 @@ static void on_record(summary *s, const rec *r, file_health *h, size_t file,
   case RT_TIMING:
     colls_add_timing(s, r, sc);
     break;
+  case RT_GPU_ACTIVITY:
+    s->gpu_activities++;
+    break;
   case RT_PROCESS:
     js_str_copy(js_get(r->f, K_hostname), h->host, sizeof h->host);
     js_to_i64(js_get(r->f, K_pid), &h->pid);

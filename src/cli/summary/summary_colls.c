@@ -3,7 +3,8 @@
  *
  * Rows are (communicator, function, message size, timing source). Inputs:
  *   - `timing` records (docs/trace-format.md): duration and source as the
- *     plugin derived them (gpu, proxy or host);
+ *     plugin derived them (gpu, proxy or host), or as the read layer
+ *     derived them from a minimal_profiler file (also cupti);
  *   - Coll/P2p/CeColl `event` records, always: their own span (start to
  *     stop, i.e. the host-side enqueue) under source "enqueue". When the
  *     trace has timing records these rows are not shown (the timing rows
@@ -20,9 +21,13 @@
 #include "summary/summary.h"
 
 const char *dur_source_name(dur_source s) {
-  static const char *const names[SRC_COUNT] = {"gpu", "proxy", "host",
+  static const char *const names[SRC_COUNT] = {"gpu", "cupti", "proxy", "host",
                                                "enqueue"};
   return (unsigned)s < SRC_COUNT ? names[s] : "?";
+}
+
+bool dur_source_measures_transfer(dur_source s) {
+  return s == SRC_GPU || s == SRC_CUPTI || s == SRC_PROXY;
 }
 
 static uint32_t func_id(summary *s, const js_value *v) {
@@ -55,7 +60,7 @@ static uint64_t message_bytes(const summary *s, uint32_t func,
 static coll_row *row_for(summary *s, uint64_t comm, uint32_t func,
                          uint64_t bytes, dur_source src) {
   uint64_t key =
-      (bytes << 7) | ((uint64_t)(func < 32 ? func : 31) << 2) | (uint64_t)src;
+      (bytes << 8) | ((uint64_t)(func < 32 ? func : 31) << 3) | (uint64_t)src;
   bool inserted;
   uint64_t *idx = pair_map_put(&s->coll_index, comm, key, 0, &inserted);
   if (!idx)
@@ -103,6 +108,8 @@ static void note_algo(coll_row *row, uint32_t algo, uint32_t proto) {
 static dur_source source_of(const js_value *v) {
   if (js_str_eq(v, "gpu"))
     return SRC_GPU;
+  if (js_str_eq(v, "cupti"))
+    return SRC_CUPTI;
   if (js_str_eq(v, "proxy"))
     return SRC_PROXY;
   return SRC_HOST;

@@ -199,10 +199,18 @@ static bool straggler_basis_timing(const summary *s) {
   return s->strag.matched[1] > 0;
 }
 
-/* Rows of the collectives table that are shown. */
+/* Rows of the collectives table that are shown: those of timing records,
+ * and the enqueue spans of the communicators that have none (a trace of
+ * ours without them, next to one with them). */
 static bool coll_shown(const summary *s, const coll_row *r) {
-  return colls_use_timing(s) ? r->source != SRC_ENQUEUE
-                             : r->source == SRC_ENQUEUE;
+  if (r->source != SRC_ENQUEUE)
+    return true;
+  if (!colls_use_timing(s))
+    return true;
+  for (size_t i = 0; i < s->ncolls; i++)
+    if (s->colls[i].comm_id == r->comm_id && s->colls[i].source != SRC_ENQUEUE)
+      return false;
+  return true;
 }
 
 /* ---- text ---- */
@@ -211,8 +219,10 @@ static void print_colls_text(const summary *s) {
   bool timing = colls_use_timing(s);
   printf("\nCollectives (per rank and call)");
   if (timing)
-    printf(": durations from the plugin's timing records (source: gpu = "
-           "kernel, proxy = network, host = enqueue only)\n");
+    printf(": durations from the plugin's timing records, or those "
+           "derived from a minimal_profiler file (source: gpu = KernelCh GPU "
+           "stamps, cupti = CUPTI kernel, proxy = network, host = enqueue "
+           "only)\n");
   else
     printf(": NO timing records in this trace, so durations are the "
            "host-side enqueue spans of the Coll/P2p events (source "
@@ -221,6 +231,7 @@ static void print_colls_text(const summary *s) {
   table_init(&t, "llrlrrrrrrll", "comm", "func", "bytes", "source", "count",
              "p50 us", "p90 us", "p99 us", "algBw GB/s", "busBw GB/s", "algo",
              "proto");
+  bool host_only = false;
   for (size_t i = 0; i < s->ncolls; i++) {
     const coll_row *r = &s->colls[i];
     if (!coll_shown(s, r))
@@ -229,6 +240,8 @@ static void print_colls_text(const summary *s) {
     int64_t p50 = lhist_quantile(&r->dur, 0.5);
     const char *func = intern_str(&s->funcs, r->func);
     double alg = gbps(r->bytes, p50);
+    bool bandwidth = dur_source_measures_transfer(r->source);
+    host_only = host_only || !bandwidth;
     table_cell(&t, "%s", comm_label(s, r->comm_id, cb, sizeof cb));
     table_cell(&t, "%s", func);
     table_cell(&t, "%s", human_bytes(r->bytes, bb, sizeof bb));
@@ -237,8 +250,13 @@ static void print_colls_text(const summary *s) {
     table_cell(&t, "%.3f", us(p50));
     table_cell(&t, "%.3f", us(lhist_quantile(&r->dur, 0.9)));
     table_cell(&t, "%.3f", us(lhist_quantile(&r->dur, 0.99)));
-    table_cell(&t, "%.3f", alg);
-    table_cell(&t, "%.3f", alg * nccl_bus_factor(func, r->nranks));
+    if (bandwidth) {
+      table_cell(&t, "%.3f", alg);
+      table_cell(&t, "%.3f", alg * nccl_bus_factor(func, r->nranks));
+    } else {
+      table_cell(&t, "-");
+      table_cell(&t, "-");
+    }
     table_cell(&t, "%s%s", r->algo ? intern_str(&s->strings, r->algo) : "-",
                r->algo_mixed ? "+" : "");
     table_cell(&t, "%s%s", r->proto ? intern_str(&s->strings, r->proto) : "-",
@@ -249,6 +267,14 @@ static void print_colls_text(const summary *s) {
   else
     printf("  (no Coll, P2p or timing records)\n");
   table_free(&t);
+  if (host_only)
+    printf("  algBw/busBw \"-\": a host or enqueue duration is when NCCL "
+           "enqueued the operation, not when its data moved: no bandwidth "
+           "is computed from it\n");
+  if (s->gpu_activities)
+    printf("  %" PRIu64 " GPU activity records (CUPTI): shown by "
+           "`cclscope view` and `perfetto` on GPU lanes\n",
+           s->gpu_activities);
 }
 
 /* "g5 node1:4242 dev 1": a GPU as the text tables name it ("~" before the
@@ -814,6 +840,14 @@ static void json_colls(jsonw *w, const summary *s) {
   jw_u64(w, s->timing_records);
   jw_key(w, "collEvents");
   jw_u64(w, s->coll_events);
+  jw_key(w, "gpuActivities");
+  jw_u64(w, s->gpu_activities);
+  jw_key(w, "noBandwidthFrom"); /* sources of host-only spans */
+  jw_arr_begin(w);
+  for (int k = 0; k < SRC_COUNT; k++)
+    if (!dur_source_measures_transfer((dur_source)k))
+      jw_str(w, dur_source_name((dur_source)k));
+  jw_arr_end(w);
   jw_key(w, "rows");
   jw_arr_begin(w);
   for (size_t i = 0; i < s->ncolls; i++) {
@@ -848,10 +882,17 @@ static void json_colls(jsonw *w, const summary *s) {
     jw_double(w, us(r->dur.min), 3);
     jw_key(w, "maxUs");
     jw_double(w, us(r->dur.max), 3);
+    bool bandwidth = dur_source_measures_transfer(r->source);
     jw_key(w, "algBwGBs");
-    jw_double(w, alg, 4);
+    if (bandwidth)
+      jw_double(w, alg, 4);
+    else
+      jw_null(w);
     jw_key(w, "busBwGBs");
-    jw_double(w, alg * nccl_bus_factor(func, r->nranks), 4);
+    if (bandwidth)
+      jw_double(w, alg * nccl_bus_factor(func, r->nranks), 4);
+    else
+      jw_null(w);
     jw_key(w, "algo");
     jw_str(w, r->algo ? intern_str(&s->strings, r->algo) : NULL);
     jw_key(w, "proto");

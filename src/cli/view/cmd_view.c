@@ -249,6 +249,11 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
             "cclscope view: %" PRIu64 " records from %zu files -> %zu events "
             "and %zu timing records on %zu tracks, %zu marks\n",
             records, nfiles, v->nev, v->ntm, v->tl.ntracks, v->nmarks);
+    if (v->gpu_activities)
+      fprintf(stderr,
+              "cclscope view: %" PRIu64 " GPU activities (CUPTI) on GPU "
+              "lanes\n",
+              v->gpu_activities);
     if (v->tl.unplaced)
       fprintf(stderr,
               "cclscope view: %" PRIu64 " events left out: more than %d "

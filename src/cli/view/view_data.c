@@ -259,26 +259,40 @@ static long file_of_tag(view_data *v, uint64_t tag, int64_t pid) {
   return f ? (long)*f - 1 : -1;
 }
 
-/* The global number of the record's parent among the events read so far
+/* What an item of the events' columns says beyond its times and track:
+ * from an event record, or made for a GPU activity record (which has no
+ * id of its own; its "parent" is the KernelLaunch that started it). */
+typedef struct {
+  uint8_t type;  /* ev_type, or VIEW_TYPE_GPU_ACTIVITY */
+  uint32_t name; /* strings */
+  uint32_t func; /* strings, 0 none */
+  int64_t seq;   /* -1 none */
+  bool has_id;
+  uint64_t id;
+  parent_kind pk;
+  uint64_t parent_ref; /* local parent id, or PXN/unknown raw value */
+  int64_t origin_pid;  /* PXN: originPid, else -1 */
+} item_facts;
+
+/* The global number of an item's parent among the events read so far
  * (parents start before their children), -1. */
-static int64_t global_parent(view_data *v, const rec *r, size_t file,
-                             int64_t origin_pid) {
+static int64_t global_parent(view_data *v, const item_facts *x, size_t file) {
   const uint64_t *g = NULL;
-  if (r->parent == PAR_LOCAL) {
-    g = pair_map_get(&v->global_of, file, r->parent_id);
-  } else if (r->parent == PAR_FOREIGN) {
-    long f = file_of_tag(v, r->parent_raw >> 48, origin_pid);
+  if (x->pk == PAR_LOCAL) {
+    g = pair_map_get(&v->global_of, file, x->parent_ref);
+  } else if (x->pk == PAR_FOREIGN) {
+    long f = file_of_tag(v, x->parent_ref >> 48, x->origin_pid);
     if (f >= 0)
-      g = pair_map_get(&v->global_of, (uint64_t)f, r->parent_raw & PXN_ID_MASK);
+      g = pair_map_get(&v->global_of, (uint64_t)f, x->parent_ref & PXN_ID_MASK);
   }
   return g ? (int64_t)*g - 1 : -1;
 }
 
 /* The next global event number, remembered by (file, id). */
-static uint64_t number_event(view_data *v, const rec *r, size_t file) {
+static uint64_t number_event(view_data *v, const item_facts *x, size_t file) {
   uint64_t g = v->ev_global++;
-  if (v->tiles && r->has_id &&
-      !pair_map_put(&v->global_of, file, r->id, g + 1, NULL))
+  if (v->tiles && x->has_id &&
+      !pair_map_put(&v->global_of, file, x->id, g + 1, NULL))
     v->oom = true;
   return g;
 }
@@ -293,9 +307,9 @@ static uint8_t end_code(const rec *r) {
 }
 
 /* An event beyond the page's detail, into the open tile. */
-static bool tile_event(view_data *v, const rec *r, size_t file, long track,
-                       int64_t start, int64_t end, int64_t seq,
-                       int64_t origin_pid, bool plain_stop) {
+static bool tile_event(view_data *v, const rec *r, const item_facts *x,
+                       size_t file, long track, int64_t start, int64_t end,
+                       bool plain_stop) {
   view_tiles *t = v->tiles;
   FILE *out = view_tiles_extra(t, v->ev_global, v->tm_global);
   if (!out) {
@@ -304,24 +318,78 @@ static bool tile_event(view_data *v, const rec *r, size_t file, long track,
   }
   view_tile_event e;
   memset(&e, 0, sizeof e);
-  e.parent = global_parent(v, r, file, origin_pid);
-  number_event(v, r, file);
+  e.parent = global_parent(v, x, file);
+  number_event(v, x, file);
   e.start = start - v->base;
   e.dur = end - start;
-  e.id = r->has_id && r->id < (UINT64_C(1) << 53) ? (int64_t)r->id : -1;
+  e.id = x->has_id && x->id < (UINT64_C(1) << 53) ? (int64_t)x->id : -1;
   e.rank = r->rank;
-  e.seq = seq;
+  e.seq = x->seq;
   e.track = (uint32_t)track;
-  char name[160];
-  tl_event_name(r, &v->sc->sub, false, name, sizeof name);
-  e.name = str_id(v, name);
-  e.func = str_of(v, js_get(r->f, K_func));
-  e.type = (uint8_t)r->et;
+  e.name = x->name;
+  e.func = x->func;
+  e.type = x->type;
   e.end = end_code(r);
-  e.pk = (uint8_t)r->parent;
+  e.pk = (uint8_t)x->pk;
   e.line = extra_line(v, r, true, plain_stop, out, &t->lines, &t->extra_bytes);
   v->tiled_events++;
   return view_tiles_add_event(t, &e) && !v->oom;
+}
+
+/* An item of the events' columns (an event or a GPU activity) on the track
+ * of (file, ctx, os_tid): in the page, in a tile, or in the overview
+ * only. */
+static bool add_item(view_data *v, const rec *r, const item_facts *x,
+                     size_t file, int64_t ctx, int64_t os_tid, FILE *extra) {
+  int64_t start = r->start.ts, end = rec_end_time(r);
+  if (end == INT64_MIN || end < start)
+    end = start;
+  if (x->seq >= 0)
+    view_ov_note(&v->ov, start - v->base, end - start, x->seq, ctx,
+                 (uint32_t)file, x->func);
+  bool embed = in_detail(v, start);
+  if (!embed && !tiling(v)) {
+    v->dropped_events++;
+    return !v->ov.oom;
+  }
+  long track = tl_place(&v->tl, file, ctx, os_tid, start, end, 0, NULL, NULL);
+  if (track < 0)
+    return true; /* counted in tl.unplaced */
+  /* stop is implied (start + dur, same pid/tid) for a plain stopped event */
+  bool plain_stop = r->end == END_STOPPED && r->stop.present &&
+                    r->stop.pid == r->start.pid && r->stop.tid == r->start.tid;
+  if (!embed)
+    return tile_event(v, r, x, file, track, start, end, plain_stop);
+  if (!grow((void **)&v->ev, &v->cap_ev, v->nev, sizeof *v->ev))
+    return false;
+  int64_t gparent = v->tiles ? global_parent(v, x, file) : -1;
+  if (v->nev + v->ntm == 0) { /* the page's run starts here */
+    v->ev_base = v->ev_global;
+    v->tm_base = v->tm_global;
+  }
+  number_event(v, x, file);
+  view_event *e = &v->ev[v->nev++];
+  memset(e, 0, sizeof *e);
+  e->start = start - v->base;
+  e->dur = end - start;
+  e->rank = r->rank;
+  e->seq = x->seq;
+  e->has_id = x->has_id;
+  e->id = x->id;
+  e->pk = (uint8_t)x->pk;
+  e->parent_ref = x->parent_ref;
+  e->parent = -1;
+  e->gparent = gparent;
+  e->origin_pid = x->origin_pid;
+  e->track = (uint32_t)track;
+  e->file = (uint32_t)file;
+  e->name = x->name;
+  e->func = x->func;
+  e->type = x->type;
+  e->end = end_code(r);
+  e->line =
+      extra_line(v, r, true, plain_stop, extra, &v->lines, &v->extra_bytes);
+  return !v->oom;
 }
 
 static bool add_event(view_data *v, const rec *r, size_t file, FILE *extra) {
@@ -329,64 +397,43 @@ static bool add_event(view_data *v, const rec *r, size_t file, FILE *extra) {
     v->skipped++;
     return true;
   }
-  int64_t start = r->start.ts, end = rec_end_time(r);
-  if (end == INT64_MIN || end < start)
-    end = start;
-  int64_t seq = details_seq(v, r);
-  if (seq >= 0)
-    view_ov_note(&v->ov, start - v->base, end - start, seq,
-                 r->has_ctx ? r->ctx : -1, (uint32_t)file,
-                 str_of(v, js_get(r->f, K_func)));
-  bool embed = in_detail(v, start);
-  if (!embed && !tiling(v)) {
-    v->dropped_events++;
-    return !v->ov.oom;
-  }
-  long track = tl_place(&v->tl, file, r->has_ctx ? r->ctx : -1, r->start.tid,
-                        start, end, 0, NULL, NULL);
-  if (track < 0)
-    return true; /* counted in tl.unplaced */
-  int64_t origin_pid;
-  if (!js_to_i64(js_get(r->f, K_originPid), &origin_pid))
-    origin_pid = -1;
-  /* stop is implied (start + dur, same pid/tid) for a plain stopped event */
-  bool plain_stop = r->end == END_STOPPED && r->stop.present &&
-                    r->stop.pid == r->start.pid && r->stop.tid == r->start.tid;
-  if (!embed)
-    return tile_event(v, r, file, track, start, end, seq, origin_pid,
-                      plain_stop);
-  if (!grow((void **)&v->ev, &v->cap_ev, v->nev, sizeof *v->ev))
-    return false;
-  int64_t gparent = v->tiles ? global_parent(v, r, file, origin_pid) : -1;
-  if (v->nev + v->ntm == 0) { /* the page's run starts here */
-    v->ev_base = v->ev_global;
-    v->tm_base = v->tm_global;
-  }
-  number_event(v, r, file);
-  view_event *e = &v->ev[v->nev++];
-  memset(e, 0, sizeof *e);
-  e->start = start - v->base;
-  e->dur = end - start;
-  e->rank = r->rank;
-  e->seq = seq;
-  e->has_id = r->has_id;
-  e->id = r->id;
-  e->pk = (uint8_t)r->parent;
-  e->parent_ref = r->parent == PAR_LOCAL ? r->parent_id : r->parent_raw;
-  e->parent = -1;
-  e->gparent = gparent;
-  e->origin_pid = origin_pid;
-  e->track = (uint32_t)track;
-  e->file = (uint32_t)file;
+  item_facts x;
+  x.type = (uint8_t)r->et;
   char name[160];
   tl_event_name(r, &v->sc->sub, false, name, sizeof name);
-  e->name = str_id(v, name);
-  e->func = str_of(v, js_get(r->f, K_func));
-  e->type = (uint8_t)r->et;
-  e->end = end_code(r);
-  e->line =
-      extra_line(v, r, true, plain_stop, extra, &v->lines, &v->extra_bytes);
-  return !v->oom;
+  x.name = str_id(v, name);
+  x.func = str_of(v, js_get(r->f, K_func));
+  x.seq = details_seq(v, r);
+  x.has_id = r->has_id;
+  x.id = r->id;
+  x.pk = r->parent;
+  x.parent_ref = r->parent == PAR_LOCAL ? r->parent_id : r->parent_raw;
+  if (!js_to_i64(js_get(r->f, K_originPid), &x.origin_pid))
+    x.origin_pid = -1;
+  return add_item(v, r, &x, file, r->has_ctx ? r->ctx : -1, r->start.tid,
+                  extra);
+}
+
+/* A GPU activity (CUPTI kernel) on its GPU lane, linked to its
+ * KernelLaunch as to a parent. */
+static bool add_activity(view_data *v, const rec *r, size_t file, FILE *extra) {
+  if (!r->start.present || !r->stop.present) {
+    v->skipped++;
+    return true;
+  }
+  item_facts x;
+  memset(&x, 0, sizeof x);
+  x.type = VIEW_TYPE_GPU_ACTIVITY;
+  char name[256];
+  tl_activity_name(r, name, sizeof name);
+  x.name = str_id(v, name);
+  x.seq = -1;
+  x.origin_pid = -1;
+  x.pk = js_to_hex_u64(js_get(r->f, K_launchId), &x.parent_ref) ? PAR_LOCAL
+                                                                : PAR_NONE;
+  v->gpu_activities++;
+  return add_item(v, r, &x, file, r->has_ctx ? r->ctx : -1, tl_gpu_tid(r),
+                  extra);
 }
 
 /* The global number of a timing record's event among those read so far
@@ -505,6 +552,8 @@ bool view_data_add(view_data *v, const rec *r, size_t file, int64_t key,
     return add_event(v, r, file, extra);
   case RT_TIMING:
     return add_timing(v, r, file, extra);
+  case RT_GPU_ACTIVITY:
+    return add_activity(v, r, file, extra);
   case RT_MARK:
     return add_mark(v, r, file);
   case RT_STATE:
@@ -588,15 +637,24 @@ static void write_tracks(view_data *v, jsonw *w) {
     jw_i64(w, c ? c->nranks : -1);
     jw_key(w, "completion");
     jw_bool(w, tk->os_tid == TL_COMPLETION_TID);
+    bool gpu = tl_tid_is_gpu(tk->os_tid);
+    jw_key(w, "gpu"); /* a GPU lane: its name */
+    if (gpu) {
+      char lane_name[64];
+      tl_gpu_lane_name(tk->os_tid, lane_name, sizeof lane_name);
+      jw_str(w, lane_name);
+    } else {
+      jw_null(w);
+    }
     jw_key(w, "tid");
-    if (tk->os_tid == TL_COMPLETION_TID) {
+    if (tk->os_tid == TL_COMPLETION_TID || gpu) {
       jw_null(w);
     } else {
       jw_i64(w, tk->os_tid);
     }
     jw_key(w, "thread");
     const uint64_t *nm =
-        tk->os_tid == TL_COMPLETION_TID
+        tk->os_tid == TL_COMPLETION_TID || gpu
             ? NULL
             : pair_map_get(&t->thread_names, tk->file, (uint64_t)tk->os_tid);
     jw_str(w, nm ? intern_str(&t->names, (uint32_t)*nm) : "");
@@ -786,6 +844,8 @@ void view_data_write(view_data *v, const ord_reader *rd, FILE *out,
   jw_u64(w, v->skipped);
   jw_key(w, "lateStates");
   jw_u64(w, v->late_states);
+  jw_key(w, "gpuActivities");
+  jw_u64(w, v->gpu_activities);
   jw_obj_end(w);
   write_detail(v, w);
   jw_newline(w);
@@ -797,6 +857,7 @@ void view_data_write(view_data *v, const ord_reader *rd, FILE *out,
   jw_arr_begin(w);
   for (int t = 0; t < ET_COUNT; t++)
     jw_str(w, ev_type_short_name((ev_type)t));
+  jw_str(w, "GpuActivity"); /* VIEW_TYPE_GPU_ACTIVITY */
   jw_arr_end(w);
   jw_newline(w);
   jw_key(w, "strings");

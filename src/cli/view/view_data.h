@@ -5,7 +5,9 @@
  * Records are fed in exact start order (ordered_reader ORD_START). Each
  * event is placed on a track of timeline.h (file x communicator context x
  * thread x lane, so that the events of a track nest) and kept as one fixed
- * row of numbers; timing records go to a per-context "completion" track;
+ * row of numbers; timing records go to a per-context "completion" track,
+ * GPU activity records (CUPTI kernels) to a GPU lane per (GPU, stream) of
+ * their context, as items of the events' columns;
  * marks and communicator names are kept as they come. Whatever a details
  * panel needs beyond the columns (descriptor details, states, reclaim
  * reason, ...) is written at once, one JSON object per line, to the
@@ -33,6 +35,10 @@
 #include "view/view_overview.h"
 #include "view/view_tiles.h"
 
+/* The type code of GPU activity items (CUPTI kernels) in the events'
+ * columns: after NCCL's types and the lifecycle (`types` names it). */
+#define VIEW_TYPE_GPU_ACTIVITY ((uint8_t)ET_COUNT)
+
 typedef struct {
   int64_t start; /* ns since base */
   int64_t dur;   /* ns (end - start; 0 when the event has no end) */
@@ -48,7 +54,7 @@ typedef struct {
   uint32_t name; /* strings: display name ("AllReduce", "ProxyStep send") */
   uint32_t func; /* strings: func, 0 if none */
   uint32_t line; /* its line in the extra stream */
-  uint8_t type;  /* ev_type */
+  uint8_t type;  /* ev_type, or VIEW_TYPE_GPU_ACTIVITY */
   uint8_t end;   /* 0 stopped, 1 reclaimed, 2 inflight, 3 other */
   uint8_t pk;    /* parent_kind */
   bool has_id;
@@ -86,7 +92,8 @@ typedef struct {
   uint32_t lines;       /* lines written to the extra stream */
   uint64_t extra_bytes; /* bytes written to the extra stream */
   uint64_t late_states, skipped;
-  char *buf; /* one extra line being built */
+  uint64_t gpu_activities; /* GPU activity records placed on GPU lanes */
+  char *buf;               /* one extra line being built */
   size_t nbuf, cap_buf;
   bool oom;
   rec_scratch *sc;

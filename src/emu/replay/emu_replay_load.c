@@ -432,6 +432,9 @@ static bool read_file(emu_rp_process *p, proc_work *w, file_stops *stops,
     case RT_MARK:
       p->skips.marks++;
       break;
+    case RT_GPU_ACTIVITY:
+      p->skips.gpu_activity++;
+      break;
     default:
       break; /* timing (derived), processEnd, unknown record types */
     }
@@ -855,6 +858,8 @@ void emu_rp_plan_report(const emu_rp_plan *plan) {
              "late state(s) of events not in the file skipped");
     add_skip(buf, sizeof buf, k->marks,
              "control-API mark(s) not replayed (not profiler calls)");
+    add_skip(buf, sizeof buf, k->gpu_activity,
+             "GPU activity record(s) (CUPTI) skipped (not profiler calls)");
     add_skip(buf, sizeof buf, k->bad_lines,
              "line(s) that are not JSON skipped");
     add_skip(buf, sizeof buf, k->no_comm,

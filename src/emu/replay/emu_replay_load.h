@@ -101,6 +101,8 @@ typedef struct emu_rp_skips {
   size_t lost_parents;  /* parent named but not replayable (→ NULL) */
   size_t late_orphans;  /* late states of events not in the file */
   size_t marks;         /* control-API marks (not profiler calls) */
+  size_t gpu_activity;  /* GPU activity records, e.g. CUPTI kernels of a
+                           minimal_profiler file (not profiler calls) */
   size_t no_comm;       /* events whose communicator was guessed */
 } emu_rp_skips;
 
