@@ -43,6 +43,11 @@ typedef struct rp_shared {
   uint64_t next_call; /* index of the call whose turn it is */
   int abort;          /* a worker failed: the others stop waiting */
   uint64_t t0_ns;     /* CLOCK_MONOTONIC when the replay started */
+  /* --speed recorded: when the previous call was made (CLOCK_MONOTONIC)
+   * and its recorded time; written by the call's thread before it passes
+   * the turn, so the next call's thread reads them after its wait. */
+  uint64_t prev_call_ns;
+  int64_t prev_call_ts;
   int pids[EMU_MAX_WORKERS];
   uint64_t callbacks[EMU_MAX_WORKERS];
   uint64_t skipped[EMU_MAX_WORKERS]; /* states/stops on a NULL handle */
@@ -299,18 +304,29 @@ static void exec_call(rp_run *run, rp_worker_thread *t, const emu_rp_call *c) {
 
 /* ---------- threads ---------- */
 
+/* --speed recorded: a call is made no sooner after the previous one than
+ * it was recorded. Anchored on the previous call as made, not on the
+ * start: a call made late (a slow init, a loaded machine) delays the ones
+ * after it instead of letting them catch up, so every recorded gap, and
+ * the recorded span between any two calls, is kept as a lower bound. */
+static void pace_call(rp_shared *sh, uint64_t call, int64_t ts) {
+  if (call > 0 && ts > sh->prev_call_ts)
+    emu_sleep_until_ns(sh->prev_call_ns + (uint64_t)(ts - sh->prev_call_ts));
+  sh->prev_call_ns = emu_now_ns();
+  sh->prev_call_ts = ts;
+}
+
 static void *thread_main(void *arg) {
   rp_worker_thread *t = arg;
   rp_run *run = t->run;
   pthread_setname_np(pthread_self(), t->os_name);
   emu_thread_attach(&t->thr);
-  int64_t ts0 = run->plan->calls[0].ts;
   for (size_t i = 0; i < t->ncalls; i++) {
     uint64_t call = t->calls[i];
     const emu_rp_call *c = &run->plan->calls[call];
     wait_turn(run, t, call);
     if (run->opts->replay_speed == EMU_REPLAY_RECORDED)
-      emu_sleep_until_ns(run->sh->t0_ns + (uint64_t)(c->ts - ts0));
+      pace_call(run->sh, call, c->ts);
     exec_call(run, t, c);
     pass_turn(run, call);
   }
