@@ -194,6 +194,10 @@ void emu_options_help(void) {
       "  --blocking-launches   eager launches are blocking, so plans run\n"
       "                        their host callback on the cuda-cb thread;\n"
       "                        default off\n"
+      "  --profiler-stall N    every profiler thread stops polling after its\n"
+      "                        N-th KernelCh start (one that fell behind for\n"
+      "                        good): its communicators' destroys purge the\n"
+      "                        ops left, started ones included; default off\n"
       "\n"
       "Application:\n"
       "  --no-devices          load no emulated CUDA driver (by default each\n"
@@ -338,6 +342,7 @@ enum {
   OPT_SYMMETRIC,
   OPT_NO_DEVICES,
   OPT_BLOCKING_LAUNCHES,
+  OPT_PROFILER_STALL,
   OPT_STEP_MARKS,
   OPT_QUIET,
   OPT_NORMALIZE,
@@ -401,6 +406,7 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"symmetric", no_argument, NULL, OPT_SYMMETRIC},
       {"no-devices", no_argument, NULL, OPT_NO_DEVICES},
       {"blocking-launches", no_argument, NULL, OPT_BLOCKING_LAUNCHES},
+      {"profiler-stall", required_argument, NULL, OPT_PROFILER_STALL},
       {"step-marks", no_argument, NULL, OPT_STEP_MARKS},
       {"quiet", no_argument, NULL, OPT_QUIET},
       {"normalize", no_argument, NULL, OPT_NORMALIZE},
@@ -649,6 +655,9 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
     case OPT_BLOCKING_LAUNCHES:
       o->blocking_launches = true;
       break;
+    case OPT_PROFILER_STALL:
+      o->profiler_stall = parse_int("--profiler-stall", v, 1, 1000000000);
+      break;
     case OPT_STEP_MARKS:
       o->step_marks = true;
       break;
@@ -688,7 +697,10 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
   if (optind < argc)
     emu_die("unexpected argument '%s' (see --help)", argv[optind]);
   bool nccl_231 = o->host == EMU_HOST_NCCL && o->nccl_version >= 23100;
-  if ((o->symmetric || o->blocking_launches) && !nccl_231)
+  if ((o->symmetric || o->blocking_launches || o->profiler_stall > 0) &&
+      !nccl_231)
     emu_die("%s needs --nccl-version 2.31 or later (NVIDIA)",
-            o->symmetric ? "--symmetric" : "--blocking-launches");
+            o->symmetric           ? "--symmetric"
+            : o->blocking_launches ? "--blocking-launches"
+                                   : "--profiler-stall");
 }

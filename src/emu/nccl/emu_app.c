@@ -175,7 +175,8 @@ static void attach_proxy(emu_app *a, emu_comm *c) {
   if (emu_nccl_231(w->opts) && emu_loader_current() != NULL &&
       c->init_rc == 0) {
     c->proxy->profthread = emu_profthread_create(
-        w->index, c->local_slot, c->index, c->global_rank, w->opts->seed, w);
+        w->index, c->local_slot, c->index, c->global_rank, w->opts->seed,
+        (uint64_t)w->opts->profiler_stall, w);
     emu_profthread_start(c->proxy->profthread);
   }
   emu_proxy_start(c->proxy);
@@ -216,17 +217,39 @@ void emu_app_init_comms(emu_app *a, int ci) {
     attach_proxy(a, members[i]);
 }
 
+/* NCCL 2.31's ncclProfilerThreadDestroy, just before the comm's finalize:
+ * the ops of `c` its profiler thread has not finished are purged without
+ * a call (a started KernelCh never gets its stop, §12); the truth says how
+ * many. */
+static void purge_profiler_ops(emu_thread *t, emu_profthread *pt,
+                               const emu_comm *c) {
+  uint64_t started = 0;
+  uint64_t n = emu_profthread_purge(pt, c, &started);
+  emu_rec r;
+  if (n > 0 && emu_rec_begin(&r, t, "purge")) {
+    emu_rec_int(&r, "comm", c->index);
+    emu_rec_int(&r, "grank", c->global_rank);
+    emu_rec_ptr(&r, "ctx", c->profiler_context);
+    emu_rec_int(&r, "ops", (int64_t)n);
+    emu_rec_int(&r, "started", (int64_t)started);
+    emu_rec_str(&r, "quirk", "profiler_thread_purge");
+    emu_rec_str(&r, "quirk_ref", "docs/nccl-behaviour.md §12");
+    emu_rec_end(&r);
+  }
+}
+
 void emu_comm_destroy(emu_app *a, emu_comm *c) {
   if (c == NULL || c->destroyed || !c->initialized)
     return;
   emu_stream_sync(a);
   emu_thread *t = &a->thr;
   emu_proxy *px = c->proxy;
-  if (px != NULL && px->profthread != NULL)
-    emu_profthread_purge(px->profthread, c); /* this comm's ops, §12 */
-  if (px != NULL) {
-    if (--px->refs == 0) {
-      emu_proxy_join(px); /* the last user joins the proxy thread */
+  bool last_user = px != NULL && --px->refs == 0;
+  if (last_user)
+    emu_proxy_join(px); /* the last user joins the proxy thread */
+  if (px != NULL && px->profthread != NULL) {
+    purge_profiler_ops(t, px->profthread, c);
+    if (last_user) {
       emu_profthread_destroy(px->profthread);
       px->profthread = NULL;
     }

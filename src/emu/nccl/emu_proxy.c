@@ -51,6 +51,26 @@ static double chaos(const emu_proxy *p) {
   return p->worker->opts->chaos_level;
 }
 
+/* Chaos: a kernel that leaves an inner phase stamp out (AFTER_OPEN,
+ * BEFORE_CLOSE or both), so plugins meet NCCL's fold rule for missing
+ * boundaries (§12; emu_kernel_phase_spans). */
+static void drop_phase_stamps(emu_proxy *p, emu_kernel_stamps *s) {
+  if (p->profthread == NULL || chaos(p) <= 0 ||
+      !emu_rng_chance(&p->thr.rng, 0.1 * chaos(p)))
+    return;
+  switch (emu_rng_below(&p->thr.rng, 3)) {
+  case 0:
+    s->phase_end[0] = 0;
+    break;
+  case 1:
+    s->phase_end[1] = 0;
+    break;
+  default:
+    s->phase_end[0] = s->phase_end[1] = 0;
+    break;
+  }
+}
+
 /* ---------- queue ---------- */
 emu_proxy_work *emu_proxy_get_work(emu_proxy *p) {
   pthread_mutex_lock(&p->mu);
@@ -577,6 +597,7 @@ static bool advance_kernels(progress_ctx *c) {
     emu_kernel_stamps stamps;
     emu_kernel_phases(&stamps, b->gstart, emu_gpu_clock_at(clock, c->synced_rt),
                       b->gstop, clock->quantum_ns);
+    drop_phase_stamps(p, &stamps);
     for (int i = 0; i < c->n; i++) {
       emu_sub *k = c->subs[i];
       if (k->op.kind == EMU_OP_KERNEL && k->op.batch == b->batch &&

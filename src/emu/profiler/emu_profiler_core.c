@@ -396,8 +396,8 @@ static void emit_start(emu_thread *t, void *ctx, emu_slot *slot,
     emu_thread_count_callback(t);
     /* Slot-aware (§12): a fresh NULL local stays NULL, so leaving it
      * unwritten is harmless; recycled and uninitialised slots are not. */
-    const char *hazard =
-        emu_check_unwritten_hazard(emu_check_slot_kind(d->type));
+    const char *hazard = emu_check_unwritten_hazard(
+        info->fresh_slot ? EMU_SLOT_FRESH_NULL : emu_check_slot_kind(d->type));
     if (check_on && del.unwritten && p->abi >= 4 && hazard != NULL)
       emu_check_report(EMU_CHECK_UNWRITTEN,
                        "startEvent(%s) on thread %s left *eHandle unwritten: "
@@ -1010,6 +1010,7 @@ void emu_core_kernel_ch_start_op(emu_thread *t, const emu_proxy_op *op,
   op_info(&info, op);
   info.parent_id = op->task_id;
   info.anomaly = anomaly;
+  info.fresh_slot = op->on_profthread; /* 2.31: the op was cleared, §12 */
   if (anomaly != NULL)
     info.quirk = "ring_overwrite";
   emit_start(t, op->context, slot, &d, &info);

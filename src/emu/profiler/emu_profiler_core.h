@@ -32,6 +32,9 @@ typedef struct emu_start_info {
   const void *origin_parent_obj; /* idem */
   /* RCCL's v6 ProxyOp: the fields it appends (NULL otherwise) */
   const emu_rccl_proxy_extras *rccl_proxy;
+  /* NCCL's slot is a fresh NULL whatever the type (2.31's KernelCh op,
+   * cleared when posted): leaving it unwritten is harmless */
+  bool fresh_slot;
 } emu_start_info;
 
 /* ---------- emission: application side (T_api / T_async / T_cudacb) ---- */
