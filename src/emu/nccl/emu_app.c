@@ -410,6 +410,21 @@ static void push_send(op_list *l, const emu_proxy_op *op) {
   push_op(l, op);
 }
 
+/* One KernelCh carrier of task `i` on channel `ch`. */
+static void add_kernel_op(const emu_comm *c, const emu_task *task, int i,
+                          int ch, bool batched, op_list *l) {
+  emu_proxy_op op;
+  base_op(&op, c, task, EMU_OP_KERNEL, ch);
+  /* Work batches: small collectives of a plan share one batch per
+   * channel; a p2p send and recv on a channel share theirs (§6.11). */
+  op.batch = (task->is_p2p || batched) ? ch : 1000 + i * 64 + ch;
+  /* NCCL 2.31: the host callback posts the carrier to the profiler
+   * thread; the proxy only models the GPU for it (§12). */
+  if (c->proxy != NULL && c->proxy->profthread != NULL && l->n < l->cap)
+    emu_profthread_post(c->proxy->profthread, c, &op);
+  push_op(l, &op);
+}
+
 static void add_task_ops(emu_app *a, emu_app_plan *ap, int i, bool batched,
                          op_list *l) {
   emu_plan *plan = &ap->plan;
@@ -481,24 +496,15 @@ static void add_task_ops(emu_app *a, emu_app_plan *ap, int i, bool batched,
         push_op(l, &op);
       }
     }
-    if (kernel_ch) {
-      base_op(&op, c, task, EMU_OP_KERNEL, ch);
-      /* Work batches: small collectives of a plan share one batch per
-       * channel; a p2p send and recv on a channel share theirs (§6.11). */
-      op.batch = (task->is_p2p || batched) ? ch : 1000 + i * 64 + ch;
-      if (task->is_sym) { /* posted against the plan's first task (§12) */
-        const emu_task *first = &plan->tasks[0];
-        op.task_handle = first->event.handle;
-        op.task_id = first->event.handle != NULL ? first->event.id : 0;
-        op.origin_task_handle = op.task_handle;
-      }
-      /* NCCL 2.31: the host callback posts the carrier to the profiler
-       * thread; the proxy only models the GPU for it (§12). */
-      if (c->proxy != NULL && c->proxy->profthread != NULL && l->n < l->cap)
-        emu_profthread_post(c->proxy->profthread, c, &op);
-      push_op(l, &op);
-    }
+    if (kernel_ch && !task->is_sym)
+      add_kernel_op(c, task, i, ch, batched, l);
   }
+  /* A symmetric plan is one kernel: its head posts one KernelCh op per
+   * channel of the plan, the other symmetric tasks none (§12). */
+  int sym_channels = 0;
+  if (kernel_ch && task->is_sym && emu_core_sym_head(plan, &sym_channels) == i)
+    for (int ch = 0; ch < sym_channels; ch++)
+      add_kernel_op(c, task, i, ch, batched, l);
   if (!any_net)
     l->kernel_ns +=
         emu_model_intra_ns(opts_of(a), task->func, task->bytes, c->nranks);
@@ -990,8 +996,9 @@ static void coll_task_append_end(emu_app *a) {
 
 /* NCCL 2.31 with --symmetric: collectives inside one node run a symmetric
  * kernel, and their Coll says so (§12): isSymColl, the kernel variant,
- * algo = the variant's suffix, no proto, nChannels = the channel mask's
- * population count. */
+ * algo = the variant's suffix, no proto. task->nChannels stays the
+ * channels the kernel uses (the channel mask's population count); what
+ * the Coll says is the plan head's rule (emu_core_sym_head). */
 static void use_symmetric_kernel(emu_app *a, const emu_comm *c,
                                  emu_task *task) {
   static const struct {

@@ -656,6 +656,35 @@ void emu_core_group_stop(emu_thread *t, emu_plan *plan) {
     emit_stop(t, &plan->group, NULL);
 }
 
+int emu_core_sym_head(const emu_plan *plan, int *nchannels) {
+  int head = -1, n = 0;
+  for (int i = 0; i < plan->ntasks; i++) {
+    const emu_task *task = &plan->tasks[i];
+    if (!task->is_sym)
+      continue;
+    if (head < 0)
+      head = i;
+    if (task->nChannels > n) /* masks from channel 0 up: the union */
+      n = task->nChannels;
+  }
+  *nchannels = n;
+  return head;
+}
+
+/* Coll nChannels: a symmetric task's own count is 0 in NCCL; only the
+ * plan's head says how many KernelCh its ops cover, and only when its
+ * mask has KernelCh (§12). */
+static uint8_t coll_nchannels(const emu_plan *plan, int i) {
+  const emu_task *task = &plan->tasks[i];
+  if (!task->is_sym)
+    return task->nChannels;
+  int nchannels = 0;
+  if (emu_core_sym_head(plan, &nchannels) != i ||
+      !(task->mask & ncclProfileKernelCh))
+    return 0;
+  return (uint8_t)nchannels;
+}
+
 void emu_core_task_events_start(emu_thread *t, emu_plan *plan) {
   emu_comm *comm = plan->comm;
   bool loaded = emu_loader_current() != NULL;
@@ -677,7 +706,7 @@ void emu_core_task_events_start(emu_thread *t, emu_plan *plan) {
       d.coll.count = task->count;
       d.coll.root = task->root;
       d.coll.datatype = emu_datatype_name(task->datatype);
-      d.coll.nChannels = task->nChannels;
+      d.coll.nChannels = coll_nchannels(plan, i);
       d.coll.nWarps = task->nWarps;
       d.coll.algo = task->algo;
       d.coll.proto = task->proto;

@@ -57,6 +57,12 @@ void emu_core_kernel_launch_stop(emu_thread *t, emu_plan *plan);
 void emu_core_group_start(emu_thread *t, emu_plan *plan);
 void emu_core_group_stop(emu_thread *t, emu_plan *plan);
 /* Starts Coll/P2p events of the plan and advances comm->seqNumber. */
+/* NCCL 2.31's symmetric plans (ncclProfilerStartTaskEvents,
+ * profilerPostPlanWorkSym): the first symmetric task is the head; the
+ * plan's KernelCh ops cover its channels (the union of its symmetric
+ * tasks', *nchannels) and all go against the head. Returns the head's
+ * index, -1 when the plan has no symmetric task. */
+int emu_core_sym_head(const emu_plan *plan, int *nchannels);
 void emu_core_task_events_start(emu_thread *t, emu_plan *plan);
 void emu_core_task_events_stop(emu_thread *t, emu_plan *plan);
 /* Copy-engine collectives (v6+, §6.13); the global mask is re-read. */
