@@ -187,7 +187,7 @@ void emu_options_help(void) {
       "                        quarter; default), datatype (ncclFloat16) or\n"
       "                        func (AllGather instead of AllReduce)\n"
       "\n"
-      "NVIDIA NCCL 2.31 only (--nccl-version 2.31):\n"
+      "NCCL 2.31 (--nccl-version 2.31; the first two NVIDIA only):\n"
       "  --symmetric           AllReduce/AllGather/ReduceScatter inside one\n"
       "                        node run symmetric kernels (Coll isSymColl=1,\n"
       "                        kernelVariant, proto \"\"); default off\n"
@@ -697,10 +697,9 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
   if (optind < argc)
     emu_die("unexpected argument '%s' (see --help)", argv[optind]);
   bool nccl_231 = o->host == EMU_HOST_NCCL && o->nccl_version >= 23100;
-  if ((o->symmetric || o->blocking_launches || o->profiler_stall > 0) &&
-      !nccl_231)
+  if ((o->symmetric || o->blocking_launches) && !nccl_231)
     emu_die("%s needs --nccl-version 2.31 or later (NVIDIA)",
-            o->symmetric           ? "--symmetric"
-            : o->blocking_launches ? "--blocking-launches"
-                                   : "--profiler-stall");
+            o->symmetric ? "--symmetric" : "--blocking-launches");
+  if (o->profiler_stall > 0 && o->nccl_version < 23100)
+    emu_die("--profiler-stall needs --nccl-version 2.31 or later");
 }

@@ -29,8 +29,11 @@ static void test_version_gate(void **state) {
   assert_true(emu_nccl_231(&o));
   o.nccl_version = 23102;
   assert_true(emu_nccl_231(&o));
-  o.host = EMU_HOST_RCCL; /* RCCL has no profiler thread */
+  o.host = EMU_HOST_RCCL; /* RCCL 2.31: NVIDIA's 2.31 profiler core too */
   assert_false(emu_nccl_231(&o));
+  assert_true(emu_core_231(&o));
+  o.nccl_version = 23007;
+  assert_false(emu_core_231(&o));
 }
 
 static void test_mask_deps(void **state) {

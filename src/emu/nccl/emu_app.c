@@ -72,6 +72,12 @@ void emu_truth_load_record(emu_thread *t, const emu_plugin *p,
   emu_rec_end(&r);
 }
 
+/* A failed init unloads (and the finalize path unloads again): NVIDIA,
+ * and RCCL from 2.31 (§2, §12). */
+static bool unloads_on_failure(const emu_plugin *p) {
+  return !p->host_rccl || p->rccl_231;
+}
+
 static void comm_init(emu_thread *t, emu_comm *c, const char *quirk) {
   const emu_options *o = emu_self->opts;
   bool loaded_now = false;
@@ -103,25 +109,25 @@ static void comm_init(emu_thread *t, emu_comm *c, const char *quirk) {
   emu_thread_count_callback(t);
   EMU_STORE_RELEASE(&emu_self->shared->workers[emu_self->index].first_init_done,
                     1);
-  if (rc == 0 && emu_nccl_231(o)) /* ncclProfilerEnforceMaskDeps (§12) */
+  if (rc == 0 && emu_core_231(o)) /* ncclProfilerEnforceMaskDeps (§12) */
     EMU_STORE_RELAXED(
         &emu_activation_mask,
         emu_enforce_mask_deps(EMU_LOAD_RELAXED(&emu_activation_mask)));
   c->init_rc = rc;
   if (rc != 0) {
     /* NCCL: "Profiler init failed ... Continue without profiler", one
-     * unload; the context is not cleared (§2). RCCL does not unload (§12):
-     * no double decrement there. */
+     * unload; the context is not cleared (§2). RCCL before 2.31 does not
+     * unload (§12): no double decrement there. */
+    bool unloads = unloads_on_failure(p);
     if (o->check)
       emu_check_report(EMU_CHECK_INIT_ERROR,
                        "init returned %d for comm %d rank %d: %s; return "
                        "ncclSuccess instead",
                        rc, c->index, c->global_rank,
-                       p->host_rccl
-                           ? "RCCL continues without the profiler"
-                           : "NCCL then decrements the plugin refcount twice "
-                             "(dlclose while other comms live)");
-    if (!p->host_rccl)
+                       unloads ? "NCCL then decrements the plugin refcount "
+                                 "twice (dlclose while other comms live)"
+                               : "RCCL continues without the profiler");
+    if (unloads)
       emu_loader_release(NULL);
   }
   emu_rec r;
@@ -139,7 +145,8 @@ static void comm_init(emu_thread *t, emu_comm *c, const char *quirk) {
                 (uint64_t)(uint32_t)EMU_LOAD_RELAXED(&emu_activation_mask));
     emu_rec_int(&r, "refcount", emu_loader_refcount());
     emu_rec_int(&r, "abi", p->abi);
-    const char *q = rc != 0 && !p->host_rccl ? "init_failed_refcount" : quirk;
+    const char *q =
+        rc != 0 && unloads_on_failure(p) ? "init_failed_refcount" : quirk;
     if (q != NULL)
       emu_rec_str(&r, "quirk", q);
     emu_rec_end(&r);
@@ -170,9 +177,9 @@ static void attach_proxy(emu_app *a, emu_comm *c) {
     return;
   }
   c->proxy = emu_proxy_create(w, c, c->local_slot);
-  /* NCCL 2.31: a comm that loaded a profiler gets a profiler thread
-   * (shared like the proxy by splits that share resources, §12). */
-  if (emu_nccl_231(w->opts) && emu_loader_current() != NULL &&
+  /* 2.31 (NCCL and RCCL): a comm that loaded a profiler gets a profiler
+   * thread (shared like the proxy by splits that share resources, §12). */
+  if (emu_core_231(w->opts) && emu_loader_current() != NULL &&
       c->init_rc == 0) {
     c->proxy->profthread = emu_profthread_create(
         w->index, c->local_slot, c->index, c->global_rank, w->opts->seed,

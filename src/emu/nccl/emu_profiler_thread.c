@@ -8,7 +8,8 @@
  * end is stamped, the KernelPhase children (NCCL's fold rule for missing
  * boundaries; zero-length ones skipped; state and stop only for a handle
  * the plugin wrote) and the KernelCh stop. It also holds the 2.31 switches
- * (emu_nccl_231) and the mask dependency KernelPhase -> KernelCh.
+ * (emu_nccl_231, emu_core_231) and the mask dependency KernelPhase ->
+ * KernelCh.
  *
  * The thread polls every 1-10 us while ops are in flight, as NCCL's does
  * (until --profiler-stall stops it); with nothing posted it sleeps on a
@@ -33,6 +34,10 @@
 
 bool emu_nccl_231(const emu_options *o) {
   return o->host == EMU_HOST_NCCL && o->nccl_version >= 23100;
+}
+
+bool emu_core_231(const emu_options *o) {
+  return o->nccl_version >= 23100;
 }
 
 int emu_enforce_mask_deps(int mask) {
@@ -281,7 +286,9 @@ static bool poll_once(emu_profthread *pt) {
       p->started = true;
       did = true;
       if (++pt->kernel_starts == pt->stall_after) {
+        pthread_mutex_lock(&pt->mu);
         pt->stalled = true; /* --profiler-stall: nothing more from here */
+        pthread_mutex_unlock(&pt->mu);
         break;
       }
     }
@@ -309,10 +316,14 @@ static void wait_until(emu_profthread *pt, uint64_t deadline) {
   pthread_cond_timedwait(&pt->cv_work, &pt->mu, &ts);
 }
 
+static bool aborted(const emu_profthread *pt) {
+  return pt->worker != NULL && emu_worker_aborting(pt->worker);
+}
+
 /* An aborting run (NCCL's abort flag): the thread drops every queued op
  * without a call and ends (cleanupAndStop with drainStuck). */
 static bool drain_if_aborting(emu_profthread *pt) {
-  if (pt->worker == NULL || !emu_worker_aborting(pt->worker))
+  if (!aborted(pt))
     return false;
   pthread_mutex_lock(&pt->mu);
   while (pt->head != NULL) {
@@ -370,9 +381,32 @@ void emu_profthread_start(emu_profthread *pt) {
   pt->started = true;
 }
 
+/* Whether the thread still has an op of `comm` the GPU finished (mu held). */
+static bool has_finished_op(const emu_profthread *pt, const emu_comm *comm) {
+  for (const emu_prof_op *p = pt->head; p != NULL; p = p->next)
+    if (p->comm == comm && p->stamped_stop && !p->done)
+      return true;
+  return false;
+}
+
+static void timed_wait_done(emu_profthread *pt, uint64_t deadline) {
+  struct timespec ts = {(time_t)(deadline / 1000000000ULL),
+                        (long)(deadline % 1000000000ULL)};
+  pthread_cond_timedwait(&pt->cv_done, &pt->mu, &ts);
+}
+
 uint64_t emu_profthread_purge(emu_profthread *pt, const emu_comm *comm,
                               uint64_t *started) {
   pthread_mutex_lock(&pt->mu);
+  /* The rest of NCCL's teardown before the purge (proxy stop and join,
+   * channels, transports) takes time in which its thread keeps polling:
+   * a thread that keeps up has handled what the GPU finished. One that is
+   * stalled, aborting, or still behind after EMU_PROF_TEARDOWN_NS loses
+   * the rest. */
+  uint64_t until = emu_realtime_ns() + EMU_PROF_TEARDOWN_NS;
+  while (pt->started && !pt->stalled && !aborted(pt) &&
+         has_finished_op(pt, comm) && emu_realtime_ns() < until)
+    timed_wait_done(pt, emu_realtime_ns() + 1000000ULL);
   /* A pass may be calling the plugin for this comm's ops right now: the
    * comm's finalize must come after it (NCCL waits for iterationActive). */
   while (pt->in_pass)

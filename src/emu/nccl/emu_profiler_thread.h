@@ -2,7 +2,8 @@
  * src/emu/nccl/emu_profiler_thread.h — NCCL 2.31's "Profiler Thread"
  * (nccl-behaviour §12): one per proxy state (so shared by split comms that
  * share resources), created at comm init when a profiler is loaded and the
- * emulated release is NVIDIA NCCL >= 2.31, joined when the last comm using
+ * emulated release is 2.31 or later (NVIDIA or RCCL), joined when the last
+ * comm using
  * it is destroyed. The launch's host callback posts one op per KernelCh
  * carrier; the emulated GPU (the device model in emu_proxy.c) stamps the
  * op's start and end; the thread polls the ops and emits KernelCh start,
@@ -24,6 +25,10 @@
  * enqueueing so that every KernelCh stays paired with its task (§12). */
 #define EMU_PROF_SOFT_CAP 16384
 #define EMU_PROF_CHUNK 1024 /* ops allocated at a time; they never move */
+/* At comm destroy the thread gets this long to handle what the GPU
+ * finished before the purge: the rest of NCCL's teardown that comes first
+ * (emu_profthread_purge). */
+#define EMU_PROF_TEARDOWN_NS 50000000ULL
 #define EMU_KERNEL_PHASES 3
 
 /* Where the device model found each boundary of one channel's kernel, on
@@ -90,19 +95,22 @@ typedef struct emu_profthread {
   uint64_t purged, purged_started; /* ops purged at destroy (started) */
   bool stop;
   bool in_pass; /* the thread works on copied views (purge waits) */
+  bool stalled; /* --profiler-stall reached: it polls no more */
   /* the thread's own */
   emu_prof_view *views;
   size_t view_cap;
   uint64_t kernel_starts; /* KernelCh starts it emitted */
   uint64_t stall_after;   /* --profiler-stall: stop polling after this many
                              KernelCh starts; 0 = never */
-  bool stalled;
   const struct emu_worker *worker; /* aborting: stop waiting */
 } emu_profthread;
 
-/* Whether this run pretends NVIDIA NCCL >= 2.31 (profiler thread,
- * KernelPhase, symmetric Colls, mask dependencies). */
+/* Whether this run pretends NVIDIA NCCL >= 2.31 (what only NVIDIA's has
+ * here: symmetric Colls, blocking launches on the callback thread). */
 bool emu_nccl_231(const emu_options *o);
+/* Whether this run pretends a 2.31 profiler core, NVIDIA's or RCCL's
+ * (profiler thread, KernelPhase, mask dependency; §12). */
+bool emu_core_231(const emu_options *o);
 /* ncclProfilerEnforceMaskDeps: KernelPhase needs KernelCh. */
 int emu_enforce_mask_deps(int mask);
 
@@ -125,10 +133,12 @@ void emu_profthread_device_start(emu_profthread *pt, int slot, uint32_t gen,
                                  const char *anomaly);
 void emu_profthread_device_stop(emu_profthread *pt, int slot, uint32_t gen,
                                 const emu_kernel_stamps *stamps);
-/* ncclProfilerThreadDestroy's purge: waits for the pass in progress, then
- * drops every op of `comm` the thread has not finished, without calling
- * the plugin (a started KernelCh never gets its stop). Returns how many
- * were dropped; *started (may be NULL) how many of them had started. */
+/* ncclProfilerThreadDestroy's purge: gives a thread that keeps up up to
+ * EMU_PROF_TEARDOWN_NS to handle what the GPU finished, waits for the pass
+ * in progress, then drops every op of `comm` the thread has not finished,
+ * without calling the plugin (a started KernelCh never gets its stop).
+ * Returns how many were dropped; *started (may be NULL) how many of them
+ * had started. */
 uint64_t emu_profthread_purge(emu_profthread *pt, const emu_comm *comm,
                               uint64_t *started);
 /* Whether the op at `slot`, generation `gen`, is still queued; *done (may

@@ -109,8 +109,9 @@ int emu_probe_order(int nccl_version, emu_host host, int forced_abi,
     return 1;
   }
   int top = emu_max_abi_for_version(nccl_version);
-  if (host == EMU_HOST_RCCL && top > 6)
-    top = 6; /* RCCL never probes v7, even where it has a v7 header */
+  /* RCCL probes v7 only from 2.31, though older trees have a v7 header */
+  if (host == EMU_HOST_RCCL && top > 6 && nccl_version < 23100)
+    top = 6;
   int n = 0;
   for (int v = top; v >= 1; v--)
     versions[n++] = v;
@@ -275,11 +276,14 @@ static bool load_library(void) {
     return false;
   }
   plugin_storage.lib = lib;
-  plugin_storage.usertag_valid = plugin_storage.abi >= 7 &&
-                                 loader_options->host == EMU_HOST_NCCL &&
-                                 pretended_version >= 23100;
+  plugin_storage.usertag_valid =
+      plugin_storage.abi >= 7 && pretended_version >= 23100;
   plugin_storage.host_rccl = loader_options->host == EMU_HOST_RCCL;
   plugin_storage.rccl_v6 = plugin_storage.host_rccl && plugin_storage.abi == 6;
+  plugin_storage.rccl_231 =
+      plugin_storage.host_rccl && pretended_version >= 23100;
+  plugin_storage.rccl_v7 = plugin_storage.rccl_231 && plugin_storage.abi == 7;
+  plugin_storage.rccl_layout = plugin_storage.rccl_v6 || plugin_storage.rccl_v7;
   load_proxy_trace_sibling();
   return true;
 }

@@ -31,10 +31,15 @@ typedef struct emu_plugin {
   void *lib;      /* dlopen handle */
   char path[512]; /* what was opened ("main program" for STATIC) */
   char symbol_name[32];
-  bool usertag_valid;   /* v7: deliver userTag (NCCL >= 2.31, not RCCL) */
+  bool usertag_valid;   /* v7: deliver userTag (2.31 or later) */
   bool from_net_plugin; /* found in the net plugin library (fallback) */
   bool host_rccl;       /* --host rccl: no unload on a failed init */
   bool rccl_v6;         /* RCCL's v6 layout (profiler_rccl_v6.h) */
+  /* RCCL 2.31 (§12): v7 probed first, in its own layout (rccl_v7,
+   * profiler_rccl_v7.h); ProxyDiag on 1 << 16 and state 32 */
+  bool rccl_231;
+  bool rccl_v7;
+  bool rccl_layout; /* rccl_v6 || rccl_v7: RCCL's descriptors and args */
   emu_proxy_trace proxy_trace;
 } emu_plugin;
 
