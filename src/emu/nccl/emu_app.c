@@ -61,14 +61,14 @@ void emu_truth_load_record(emu_thread *t, const emu_plugin *p,
   if (replay)
     emu_rec_bool(&r, "replay", true);
   if (p->proxy_trace.wanted) { /* RCCL_ENABLE_PROXY_TRACE (§12) */
-    emu_rec_str(&r, "proxytrace_path",
-                p->proxy_trace.lib != NULL ? p->proxy_trace.path
-                                           : EMU_PROXY_TRACE_LIB);
-    emu_rec_bool(&r, "proxytrace_loaded", p->proxy_trace.lib != NULL);
-    emu_rec_bool(&r, "proxytrace_dump", p->proxy_trace.dump != NULL);
+    emu_rec_str(&r, "proxytrace_path", p->proxy_trace.path);
+    emu_rec_bool(&r, "proxytrace_tried", p->proxy_trace.tried);
+    emu_rec_bool(&r, "proxytrace_loaded", p->proxy_trace.loaded);
     if (p->proxy_trace.error[0] != '\0')
       emu_rec_str(&r, "proxytrace_error", p->proxy_trace.error);
   }
+  if (p->host_rccl) /* looked up with or without the variable */
+    emu_rec_bool(&r, "proxytrace_dump", p->proxy_trace.dump != NULL);
   emu_rec_end(&r);
 }
 

@@ -9,15 +9,20 @@
 
 #include "emu_options.h"
 
-/* RCCL's proxy-trace sibling (RCCL_ENABLE_PROXY_TRACE, §12). */
+/* RCCL's proxy-trace library and dump function (§12): with
+ * RCCL_ENABLE_PROXY_TRACE set and no profiler library opened, RCCL opens
+ * EMU_PROXY_TRACE_LIB from the folder of its own library (here: ncclemu's)
+ * as the plugin; in whichever library it loaded it looks up
+ * EMU_PROXY_TRACE_DUMP, with or without the variable. */
 #define EMU_PROXY_TRACE_LIB "librccl-profiler-proxytrace.so"
 #define EMU_PROXY_TRACE_DUMP "ncclProfilerProxyTraceDump"
 typedef struct emu_proxy_trace {
   bool wanted;     /* host rccl and RCCL_ENABLE_PROXY_TRACE set */
-  void *lib;       /* dlopen handle, NULL when absent */
-  void *dump;      /* ncclProfilerProxyTraceDump, NULL when absent */
-  char path[512];  /* what was opened */
-  char error[256]; /* why not ("" when loaded with its symbol) */
+  bool tried;      /* ... and no profiler library opened: RCCL tried it */
+  bool loaded;     /* ... and it opened: it is the plugin's library */
+  void *dump;      /* ncclProfilerProxyTraceDump in the plugin's library */
+  char path[512];  /* where RCCL looks for it (the core's folder) */
+  char error[256]; /* why it did not open ("" otherwise) */
 } emu_proxy_trace;
 
 /* The loaded plugin: one per process, like NCCL's `ncclProfiler`. */
