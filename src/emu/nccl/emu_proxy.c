@@ -203,10 +203,13 @@ static void sock_dispatch(emu_proxy *p, emu_sub *s, int step, uint64_t bytes,
                           int op) {
   emu_net_parent current;
   emu_core_net_parent_from_sub(&current, s, step);
-  /* Helper threads captured the pInfo of the first request slot once: they
-   * attribute to whichever step last used it (§6.12). */
-  if (step % EMU_NCCL_STEPS == 0)
-    p->sock_first_slot = current;
+  /* NCCL's helper threads keep the pInfo of the request slot of this
+   * connection that created them and read its pHandle when a task starts:
+   * the ProxyStep now in that slot — modelled as this sub's pHandles[0],
+   * the step that last took the first request slot — or NULL once that
+   * step stopped (§6.12). */
+  emu_net_parent first_slot;
+  emu_core_net_parent_from_sub(&first_slot, s, 0);
   int ntasks = bytes > 64 * 1024 ? 2 : 1;
   s->sock_expected[step % EMU_NCCL_STEPS] = ntasks;
   for (int k = 0; k < ntasks; k++) {
@@ -219,8 +222,9 @@ static void sock_dispatch(emu_proxy *p, emu_sub *s, int step, uint64_t bytes,
       pthread_mutex_lock(&h->mu);
     }
     emu_sock_task *task = &h->ring[h->tail % EMU_SOCK_RING];
-    task->parent = p->sock_first_slot;
-    task->unreliable_parent = p->sock_first_slot.step.id != current.step.id;
+    task->parent = first_slot;
+    task->unreliable_parent =
+        first_slot.step.handle == NULL || first_slot.step.id != current.step.id;
     task->fd = 40 + 2 * s->op.channel + k;
     task->op = op;
     task->length = bytes / (size_t)ntasks;
