@@ -122,7 +122,8 @@ static const char *const state_names[31] = {"ProxyOpSendPosted",
                                             "CeSyncComplete",
                                             "CeBatchStart",
                                             "CeBatchComplete"};
-/* 31: one value, two meanings (nccl_names.h). */
+/* 31: one value, two meanings; RCCL 2.31 moves its ProxyDiagUpdate to 32
+ * (nccl_names.h). */
 static const char *const state_31_nccl = "KernelPhaseStop";
 static const char *const state_31_rccl = "ProxyDiagUpdate";
 
@@ -132,9 +133,11 @@ const char *nccl_state_name(int state, int abi, bool rccl) {
   if (state == 31) {
     if (rccl && abi <= 6)
       return state_31_rccl;
-    if (!rccl && abi >= 7)
+    if (abi >= 7) /* NVIDIA 2.31, RCCL 2.31 (the only RCCL with v7) */
       return state_31_nccl;
   }
+  if (state == 32 && rccl && abi >= 6) /* RCCL 2.31's ProxyDiagUpdate */
+    return state_31_rccl;
   return NULL;
 }
 

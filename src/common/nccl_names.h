@@ -72,11 +72,14 @@ enum {
   NCCL_STATE_STEP_SEND_PEER_WAIT = 20,
 };
 /* The state as the trace names it ("SendGPUWait", "ProxyCtrlIdle"), or
- * NULL for a value not known. 31 means KernelPhaseStop in NCCL's v7 and
- * ProxyDiagUpdate in RCCL up to v6: `abi` and `rccl` decide. */
+ * NULL for a value not known. 31 means KernelPhaseStop in v7 (NVIDIA and
+ * RCCL 2.31) and ProxyDiagUpdate in RCCL before 2.31 (v6 and older); RCCL
+ * 2.31 sends its ProxyDiagUpdate as 32 (to v6 and v7): `abi` and `rccl`
+ * decide. */
 const char *nccl_state_name(int state, int abi, bool rccl);
 /* The state named s[0..n) (any ABI; 31 as KernelPhaseStop or
- * ProxyDiagUpdate), or -1. */
+ * ProxyDiagUpdate, whose number RCCL 2.31 changed to 32: read a trace's
+ * "id" for it), or -1. */
 int nccl_state_from_name(const char *s, size_t n);
 /* The same for a name as NCCL's enum spells it, which other tracers write:
  * "ncclProfilerProxyStepSendWait", "ncclProfilerProxyOpInProgress_v4",
@@ -85,7 +88,7 @@ int nccl_state_from_name(const char *s, size_t n);
  * unknown. */
 int nccl_state_from_any_name(const char *s, size_t n);
 /* One past the highest state number nccl_state_name knows. */
-#define NCCL_STATES 32
+#define NCCL_STATES 33
 
 /* ---- functions and datatypes ---- */
 /* ncclFunc_t value -> "AllReduce" etc.; NULL out of range. Values 0..7

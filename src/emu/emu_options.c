@@ -115,10 +115,14 @@ void emu_options_help(void) {
       "                        order, ncclGetVersion(); default 2.30.7\n"
       "  --abi N               call ncclProfiler_vN only (error if absent)\n"
       "  --host nccl|rccl      rccl: RCCL's v6 (proxyOp extras, ProxyDiag\n"
-      "                        updates, 24-byte state args), probes v6..v1,\n"
-      "                        no unload on a failed init, the proxy-trace\n"
-      "                        sibling with RCCL_ENABLE_PROXY_TRACE,\n"
-      "                        CCLSCOPE_HOST=rccl; default nccl\n"
+      "                        updates, 24-byte state args), probes v6..v1\n"
+      "                        (2.31: its v7 first, NVIDIA's 2.31 core,\n"
+      "                        ProxyDiag on bit 16 / state 32), no unload\n"
+      "                        on a failed init before 2.31, with\n"
+      "                        RCCL_ENABLE_PROXY_TRACE and no plugin found\n"
+      "                        librccl-profiler-proxytrace.so from\n"
+      "                        ncclemu's folder, CCLSCOPE_HOST=rccl;\n"
+      "                        default nccl\n"
       "  --mask M              force the activation mask after every init, as\n"
       "                        if the plugin wrote M (number or names such as\n"
       "                        coll,proxystep,kernelch or 'all'); default: "
@@ -187,13 +191,17 @@ void emu_options_help(void) {
       "                        quarter; default), datatype (ncclFloat16) or\n"
       "                        func (AllGather instead of AllReduce)\n"
       "\n"
-      "NVIDIA NCCL 2.31 only (--nccl-version 2.31):\n"
+      "NCCL 2.31 (--nccl-version 2.31; the first two NVIDIA only):\n"
       "  --symmetric           AllReduce/AllGather/ReduceScatter inside one\n"
       "                        node run symmetric kernels (Coll isSymColl=1,\n"
       "                        kernelVariant, proto \"\"); default off\n"
       "  --blocking-launches   eager launches are blocking, so plans run\n"
       "                        their host callback on the cuda-cb thread;\n"
       "                        default off\n"
+      "  --profiler-stall N    every profiler thread stops polling after its\n"
+      "                        N-th KernelCh start (one that fell behind for\n"
+      "                        good): its communicators' destroys purge the\n"
+      "                        ops left, started ones included; default off\n"
       "\n"
       "Application:\n"
       "  --no-devices          load no emulated CUDA driver (by default each\n"
@@ -338,6 +346,7 @@ enum {
   OPT_SYMMETRIC,
   OPT_NO_DEVICES,
   OPT_BLOCKING_LAUNCHES,
+  OPT_PROFILER_STALL,
   OPT_STEP_MARKS,
   OPT_QUIET,
   OPT_NORMALIZE,
@@ -401,6 +410,7 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"symmetric", no_argument, NULL, OPT_SYMMETRIC},
       {"no-devices", no_argument, NULL, OPT_NO_DEVICES},
       {"blocking-launches", no_argument, NULL, OPT_BLOCKING_LAUNCHES},
+      {"profiler-stall", required_argument, NULL, OPT_PROFILER_STALL},
       {"step-marks", no_argument, NULL, OPT_STEP_MARKS},
       {"quiet", no_argument, NULL, OPT_QUIET},
       {"normalize", no_argument, NULL, OPT_NORMALIZE},
@@ -649,6 +659,9 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
     case OPT_BLOCKING_LAUNCHES:
       o->blocking_launches = true;
       break;
+    case OPT_PROFILER_STALL:
+      o->profiler_stall = parse_int("--profiler-stall", v, 1, 1000000000);
+      break;
     case OPT_STEP_MARKS:
       o->step_marks = true;
       break;
@@ -691,4 +704,6 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
   if ((o->symmetric || o->blocking_launches) && !nccl_231)
     emu_die("%s needs --nccl-version 2.31 or later (NVIDIA)",
             o->symmetric ? "--symmetric" : "--blocking-launches");
+  if (o->profiler_stall > 0 && o->nccl_version < 23100)
+    emu_die("--profiler-stall needs --nccl-version 2.31 or later");
 }

@@ -123,6 +123,9 @@ typedef struct emu_options {
   bool symmetric;         /* intra-node collectives run symmetric kernels */
   bool blocking_launches; /* eager launches are blocking: plans then run
                              their host callback on the cuda-cb thread */
+  /* every profiler thread stops polling after its profiler_stall-th
+   * KernelCh start (one that fell behind for good); 0 = never */
+  int profiler_stall;
   /* no emulated CUDA driver: the plugin finds no device or GPU UUID */
   bool no_devices;
   /* a training loop's control calls */

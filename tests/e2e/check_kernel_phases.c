@@ -15,6 +15,9 @@
  *   no KernelCh and no KernelPhase at all;
  *   with --symmetric: symmetric collectives have a Coll with isSymColl, a
  *   kernelVariant whose suffix is algo, no proto, and the trace says so;
+ *   every symmetric Coll has nChannels 0 except its plan's first when
+ *   KernelCh is on, which names the channels of the plan's KernelCh — all
+ *   of which are its children;
  *   with --eager-cudacb: every Coll of the (eager, blocking) launches was
  *   started on the CUDA callback thread, none as a graph replay.
  *
@@ -214,6 +217,26 @@ int main(int argc, char **argv) {
     fail("no KernelPhase in the truth (%zu starts, %zu ends)", phases,
          phase_states);
 
+  /* KernelCh per parent task: how many, and the channels they name. */
+  cs_u64map ch_children, ch_span;
+  cs_u64map_init(&ch_children, 1024);
+  cs_u64map_init(&ch_span, 1024);
+  for (size_t i = 0; i < nlines; i++) {
+    const cJSON *o = lines[i];
+    if (!str_is(o, "call", "start") || !str_is(o, "type", "KernelCh") ||
+        !str_of(o, "parent"))
+      continue;
+    uint64_t parent = hex_of(o, "parent");
+    uintptr_t n = (uintptr_t)cs_u64map_get(&ch_children, parent);
+    cs_u64map_put(&ch_children, parent, (void *)(n + 1));
+    uintptr_t span = (uintptr_t)num_of(o, "channel") + 1;
+    if (span > (uintptr_t)cs_u64map_get(&ch_span, parent))
+      cs_u64map_put(&ch_span, parent, (void *)span);
+  }
+  /* The head of a symmetric plan: its first symmetric Coll, per group. */
+  cs_u64map sym_head;
+  cs_u64map_init(&sym_head, 1024);
+
   /* Colls: symmetric ones, and where they were started. */
   size_t sym_colls = 0, colls = 0;
   for (size_t i = 0; i < nlines; i++) {
@@ -240,6 +263,30 @@ int main(int argc, char **argv) {
     if (!str_is(o, "proto", ""))
       fail("symmetric Coll %s: proto \"%s\", not empty", str_of(o, "id"),
            str_of(o, "proto"));
+    /* nChannels: the channel count only on the plan's head, and only when
+     * KernelCh is on; 0 otherwise. All the plan's KernelCh go to the head,
+     * on channels below its nChannels (§12). */
+    uint64_t id = hex_of(o, "id");
+    uint64_t group =
+        (uint64_t)num_of(o, "pid") << 48 ^ hex_of(o, "parent_group");
+    bool head =
+        !str_of(o, "parent_group") || cs_u64map_get(&sym_head, group) == NULL;
+    if (head && str_of(o, "parent_group"))
+      cs_u64map_put(&sym_head, group, (void *)(uintptr_t)1);
+    int nch = (int)num_of(o, "nChannels");
+    uintptr_t children = (uintptr_t)cs_u64map_get(&ch_children, id);
+    uintptr_t span = (uintptr_t)cs_u64map_get(&ch_span, id);
+    if (!head && (nch != 0 || children != 0))
+      fail("symmetric Coll %s is not its plan's first: nChannels %d and %zu "
+           "KernelCh, want 0 and none",
+           str_of(o, "id"), nch, (size_t)children);
+    if (head && kernel_ch == 0 && nch != 0)
+      fail("symmetric Coll %s: nChannels %d without KernelCh, want 0",
+           str_of(o, "id"), nch);
+    if (head && kernel_ch > 0 && (nch == 0 || span > (uintptr_t)nch))
+      fail("symmetric Coll %s (its plan's first): nChannels %d, its KernelCh "
+           "reach channel %zu",
+           str_of(o, "id"), nch, (size_t)span);
   }
   if (symmetric && sym_colls == 0)
     fail("no symmetric Coll in the truth");
@@ -320,6 +367,9 @@ int main(int argc, char **argv) {
          kernel_ch, phases, phase_states, sym_colls, colls, trace_phases,
          trace_sym, timings_with_phases, timings, failures);
   cs_u64map_free(&starts);
+  cs_u64map_free(&ch_children);
+  cs_u64map_free(&ch_span);
+  cs_u64map_free(&sym_head);
   for (size_t i = 0; i < nlines; i++)
     cJSON_Delete(lines[i]);
   free(lines);

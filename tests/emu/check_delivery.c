@@ -33,6 +33,16 @@ static int abi;
 static int version_code;
 static bool host_rccl;
 
+/* RCCL's own layouts: its v6, and its v7 from 2.31 (profiler_rccl_v7.h). */
+static bool rccl_layout(void) {
+  return host_rccl && (abi == 6 || (abi == 7 && version_code >= 23100));
+}
+
+/* The state RCCL records its ProxyDiagUpdate as: 31, 32 from 2.31. */
+static int rccl_diag_state(void) {
+  return version_code >= 23100 ? 32 : 31;
+}
+
 static size_t descr_size(int v) {
   static const size_t sizes[8] = {0, 120, 128, 120, 104, 112, 112, 136};
   return sizes[v];
@@ -91,8 +101,8 @@ static bool state_allowed(int s) {
     return step || ctrl || (s >= 19 && s <= 22);
   case 5:
     return step || ctrl || (s >= 19 && s <= 24);
-  case 6: /* RCCL's v6 adds 31, ProxyDiagUpdate */
-    return (s >= 8 && s <= 30) || (host_rccl && s == 31);
+  case 6: /* RCCL's v6 adds ProxyDiagUpdate: 31, 32 from 2.31 */
+    return (s >= 8 && s <= 30) || (host_rccl && s == rccl_diag_state());
   default:
     return true;
   }
@@ -112,7 +122,9 @@ static size_t union_used_end(uint64_t type) {
   }
 }
 
-/* RCCL's v6 proxyOp tail (profiler_rccl_v6.h) holds what the truth says. */
+/* RCCL's proxyOp tail (profiler_rccl_v6.h; its v7 has the same) holds what
+ * the truth says: the model's values with ProxyDiag in the mask, zeros
+ * without (RCCL fills it only for its proxy trace). */
 static void check_rccl_proxy_op(const unsigned char *b,
                                 const char *truth_line) {
   rcclProfilerEventDescr_v6_t d;
@@ -128,15 +140,15 @@ static void check_rccl_proxy_op(const unsigned char *b,
   json_get_i64(truth_line, "traceTotalBytes", &total);
   json_get_i64(truth_line, "proxyNbytes", &nbytes);
   json_get_i64(truth_line, "rawProxyNsteps", &raw);
-  if (hash == 0 || d.proxyOp.commHash != hash ||
-      d.proxyOp.opCount != op_count || d.proxyOp.traceFuncIdx != func ||
-      d.proxyOp.traceProtocol != proto || d.proxyOp.tracePattern != pattern ||
+  if (d.proxyOp.commHash != hash || d.proxyOp.opCount != op_count ||
+      d.proxyOp.traceFuncIdx != func || d.proxyOp.traceProtocol != proto ||
+      d.proxyOp.tracePattern != pattern ||
       d.proxyOp.traceTotalBytes != (uint64_t)total ||
       d.proxyOp.proxyNbytes != (uint64_t)nbytes ||
       d.proxyOp.rawProxyNsteps != raw)
-    fail("RCCL v6 ProxyOp extras differ from the truth: %.300s", truth_line);
-  if (d.proxyOp.rawProxyNsteps < d.proxyOp.nSteps)
-    fail("RCCL v6 ProxyOp: rawProxyNsteps %d below nSteps %d",
+    fail("RCCL ProxyOp extras differ from the truth: %.300s", truth_line);
+  if (hash != 0 && d.proxyOp.rawProxyNsteps < d.proxyOp.nSteps)
+    fail("RCCL ProxyOp: rawProxyNsteps %d below nSteps %d",
          d.proxyOp.rawProxyNsteps, d.proxyOp.nSteps);
 }
 
@@ -165,9 +177,9 @@ static int diag_cmp(const void *a, const void *b) {
 
 static void check_diags(diag_list *rec, diag_list *truth, int64_t pid,
                         int proxy_ops) {
-  if (host_rccl && abi == 6 && proxy_ops > 0 && truth->n == 0)
-    fail("pid %lld: RCCL v6 with %d ProxyOps but no ProxyDiagUpdate",
-         (long long)pid, proxy_ops);
+  if (rccl_layout() && proxy_ops > 0 && truth->n == 0)
+    fail("pid %lld: RCCL v%d with %d ProxyOps but no ProxyDiagUpdate",
+         (long long)pid, abi, proxy_ops);
   if (rec->n != truth->n)
     fail("pid %lld: %d ProxyDiagUpdate args recorded, %d in the truth",
          (long long)pid, rec->n, truth->n);
@@ -181,7 +193,7 @@ static void check_diags(diag_list *rec, diag_list *truth, int64_t pid,
            (long long)pid, rec->items[i], truth->items[i]);
       break;
     }
-  if (host_rccl && abi == 6)
+  if (rccl_layout())
     printf("pid %lld: %d ProxyDiagUpdate args compared\n", (long long)pid,
            truth->n);
   free(rec->items);
@@ -228,11 +240,11 @@ static void check_descriptor(const rec_start *rs, const char *truth_line) {
     if (used && !all_bytes(b, used, size < 112 ? size : 112, 0))
       fail("v%d: unused descriptor bytes of type %llu are not zero", abi,
            (unsigned long long)rs->type);
-    if (abi == 6 && host_rccl && rs->type == ncclProfileProxyOp)
+    if (rccl_layout() && rs->type == ncclProfileProxyOp)
       check_rccl_proxy_op(b, truth_line);
     if (abi == 7 && rs->type == ncclProfileCollApi) {
       uint64_t tag = u64_at(b, 72);
-      bool valid = version_code >= 23100 && !host_rccl;
+      bool valid = version_code >= 23100; /* RCCL 2.31's v7 has it too */
       if (!valid && tag != 0xA5A5A5A5A5A5A5A5ULL)
         fail("v7 CollApi userTag should be garbage without NCCL 2.31 "
              "(got %#llx)",
@@ -314,12 +326,12 @@ static void check_worker(const char *truth_path, const char *rec_dir) {
         fail("v4: InProgress args must be an uninitialised (0xA5) local");
       if (abi <= 3 && s >= 8 && s <= 12 && strspn(args, "0") != strlen(args))
         fail("v%d: ProxyStep state args must be zeroed", abi);
-      if (abi == 6 && host_rccl && !null_args) {
+      if (rccl_layout() && !null_args) {
         unsigned char raw[24];
         if (parse_hex(args, raw, sizeof raw) != sizeof raw)
-          fail("RCCL v6: state args of %zu bytes, expected 24",
+          fail("RCCL v%d: state args of %zu bytes, expected 24", abi,
                strlen(args) / 2);
-        else if (s == 31) {
+        else if (s == rccl_diag_state()) {
           rcclProfilerEventStateArgs_v6_t a;
           memcpy(&a, raw, sizeof a);
           diag_add(&rec_diags, a.proxyDiag.counterKind, a.proxyDiag.flags,

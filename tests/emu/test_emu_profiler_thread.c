@@ -2,8 +2,10 @@
  * tests/emu/test_emu_profiler_thread.c — the NCCL 2.31 pieces of ncclemu
  * (nccl-behaviour §12) on their own: which runs are 2.31, the mask
  * dependency, the KernelPhase model (a straggler's initial_sync is short,
- * its peers' long), the slot-aware unwritten-handle rule, and the profiler
- * thread's ring with a real thread (posting, stamping, purge, drops).
+ * its peers' long), NCCL's fold rule for missing phase boundaries, the
+ * slot-aware unwritten-handle rule, and the profiler thread's queue with a
+ * real thread (posting, stamping, the purge at destroy, no drops past the
+ * soft cap).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,8 +29,11 @@ static void test_version_gate(void **state) {
   assert_true(emu_nccl_231(&o));
   o.nccl_version = 23102;
   assert_true(emu_nccl_231(&o));
-  o.host = EMU_HOST_RCCL; /* RCCL has no profiler thread */
+  o.host = EMU_HOST_RCCL; /* RCCL 2.31: NVIDIA's 2.31 profiler core too */
   assert_false(emu_nccl_231(&o));
+  assert_true(emu_core_231(&o));
+  o.nccl_version = 23007;
+  assert_false(emu_core_231(&o));
 }
 
 static void test_mask_deps(void **state) {
@@ -86,72 +91,144 @@ static void test_slot_kinds(void **state) {
   assert_int_equal(emu_check_slot_kind(ncclProfileProxyStep),
                    EMU_SLOT_RECYCLED);
   assert_int_equal(emu_check_slot_kind(ncclProfileKernelPhase),
-                   EMU_SLOT_RECYCLED);
+                   EMU_SLOT_FRESH_NULL);
   assert_null(emu_check_unwritten_hazard(EMU_SLOT_FRESH_NULL));
   assert_non_null(emu_check_unwritten_hazard(EMU_SLOT_UNINITIALISED));
   assert_non_null(emu_check_unwritten_hazard(EMU_SLOT_RECYCLED));
 }
 
-/* The ring with its thread (no plugin loaded: the thread calls nothing,
- * but it polls, retires and wakes the purge exactly as with one). */
-static void test_ring(void **state) {
+/* NCCL's fold rule for the phase stamps (profilerFireKernelPhaseEvents). */
+static void assert_span(const emu_phase_span *s, int phase, uint64_t from,
+                        uint64_t to) {
+  assert_int_equal(s->phase, phase);
+  assert_int_equal(s->from, from);
+  assert_int_equal(s->to, to);
+}
+
+static void test_phase_spans(void **state) {
+  (void)state;
+  emu_phase_span out[EMU_KERNEL_PHASES];
+  emu_kernel_stamps all = {100, {200, 700, 800}};
+  assert_int_equal(emu_kernel_phase_spans(&all, out), 3);
+  assert_span(&out[0], 0, 100, 200);
+  assert_span(&out[1], 1, 200, 700);
+  assert_span(&out[2], 2, 700, 800);
+  /* AFTER_OPEN missing: folded onto BEGIN, so no initial_sync and compute
+   * from the kernel's start */
+  emu_kernel_stamps no_open = {100, {0, 700, 800}};
+  assert_int_equal(emu_kernel_phase_spans(&no_open, out), 2);
+  assert_span(&out[0], 1, 100, 700);
+  assert_span(&out[1], 2, 700, 800);
+  /* BEFORE_CLOSE missing: folded onto END, so compute runs to the end and
+   * there is no final_sync (not a final_sync from AFTER_OPEN) */
+  emu_kernel_stamps no_close = {100, {200, 0, 800}};
+  assert_int_equal(emu_kernel_phase_spans(&no_close, out), 2);
+  assert_span(&out[0], 0, 100, 200);
+  assert_span(&out[1], 1, 200, 800);
+  /* neither inner boundary: the kernel did not instrument phases */
+  emu_kernel_stamps none = {100, {0, 0, 800}};
+  assert_int_equal(emu_kernel_phase_spans(&none, out), 0);
+  /* zero-length phases are skipped */
+  emu_kernel_stamps empty_compute = {100, {500, 500, 800}};
+  assert_int_equal(emu_kernel_phase_spans(&empty_compute, out), 2);
+  assert_span(&out[0], 0, 100, 500);
+  assert_span(&out[1], 2, 500, 800);
+}
+
+/* Waits (bounded) until the thread retired the op: it emitted its stop. */
+static bool wait_retired(emu_profthread *pt, const emu_proxy_op *op) {
+  for (int i = 0; i < 20000; i++) {
+    if (!emu_profthread_op_queued(pt, op->prof_slot, op->prof_gen, NULL))
+      return true;
+    emu_sleep_ns(100000);
+  }
+  return false;
+}
+
+/* The queue with its thread (no plugin loaded: the thread calls nothing,
+ * but it polls and retires exactly as with one). At destroy NCCL purges
+ * what the thread has not finished — started or not — without waiting. */
+static void test_purge_at_destroy(void **state) {
   (void)state;
   emu_comm comm_a, comm_b;
   memset(&comm_a, 0, sizeof comm_a);
   memset(&comm_b, 0, sizeof comm_b);
-  emu_profthread *pt = emu_profthread_create(0, 0, 0, 0, 1, NULL);
+  emu_profthread *pt = emu_profthread_create(0, 0, 0, 0, 1, 0, NULL);
   emu_profthread_start(pt);
-  emu_proxy_op ops[3];
-  for (int i = 0; i < 3; i++) {
+  emu_proxy_op ops[4];
+  for (int i = 0; i < 4; i++) {
     memset(&ops[i], 0, sizeof ops[i]);
     ops[i].kind = EMU_OP_KERNEL;
     ops[i].channel = (uint8_t)i;
-    emu_profthread_post(pt, i < 2 ? &comm_a : &comm_b, &ops[i]);
+    emu_profthread_post(pt, i < 3 ? &comm_a : &comm_b, &ops[i]);
     assert_true(ops[i].on_profthread);
   }
   assert_int_not_equal(ops[0].prof_gen, ops[1].prof_gen);
   emu_kernel_stamps s;
   emu_kernel_phases(&s, 1000, 1000, 50000, 1000);
-  for (int i = 0; i < 2; i++) {
-    emu_profthread_device_start(pt, ops[i].prof_slot, ops[i].prof_gen, 1000,
-                                1000, NULL);
-    emu_profthread_device_stop(pt, ops[i].prof_slot, ops[i].prof_gen, &s);
-  }
-  /* A stale generation is ignored (the op is not that carrier's). */
-  emu_profthread_device_stop(pt, ops[2].prof_slot, ops[2].prof_gen + 7, &s);
-  emu_profthread_purge(pt, &comm_a); /* returns once both were handled */
-  pthread_mutex_lock(&pt->mu);
-  assert_true(pt->ring[ops[0].prof_slot].done);
-  assert_true(pt->ring[ops[1].prof_slot].done);
-  assert_false(pt->ring[ops[2].prof_slot].done);
-  assert_false(pt->ring[ops[2].prof_slot].stamped_stop);
-  pthread_mutex_unlock(&pt->mu);
-  emu_profthread_device_start(pt, ops[2].prof_slot, ops[2].prof_gen, 1000, 1000,
+  /* op 1 only starts; op 0 starts and ends after it, so the pass that
+   * retires op 0 has seen op 1's start; op 2 never starts */
+  emu_profthread_device_start(pt, ops[1].prof_slot, ops[1].prof_gen, 1000, 1000,
                               NULL);
+  emu_profthread_device_start(pt, ops[0].prof_slot, ops[0].prof_gen, 1000, 1000,
+                              NULL);
+  emu_profthread_device_stop(pt, ops[0].prof_slot, ops[0].prof_gen, &s);
+  assert_true(wait_retired(pt, &ops[0]));
+  /* A stale generation is ignored (the op is not that carrier's). */
+  emu_profthread_device_stop(pt, ops[3].prof_slot, ops[3].prof_gen + 7, &s);
+  uint64_t started = 0;
+  assert_int_equal(emu_profthread_purge(pt, &comm_a, &started), 2);
+  assert_int_equal(started, 1); /* op 1: its KernelCh stop never comes */
+  assert_false(
+      emu_profthread_op_queued(pt, ops[1].prof_slot, ops[1].prof_gen, NULL));
+  assert_false(
+      emu_profthread_op_queued(pt, ops[2].prof_slot, ops[2].prof_gen, NULL));
+  /* the other comm's op stays, and its stamps still arrive */
+  assert_true(
+      emu_profthread_op_queued(pt, ops[3].prof_slot, ops[3].prof_gen, NULL));
+  /* stamps for a purged op are ignored */
   emu_profthread_device_stop(pt, ops[2].prof_slot, ops[2].prof_gen, &s);
-  emu_profthread_purge(pt, &comm_b);
-  pthread_mutex_lock(&pt->mu);
-  assert_true(pt->ring[ops[2].prof_slot].done);
-  pthread_mutex_unlock(&pt->mu);
+  emu_profthread_device_start(pt, ops[3].prof_slot, ops[3].prof_gen, 1000, 1000,
+                              NULL);
+  emu_profthread_device_stop(pt, ops[3].prof_slot, ops[3].prof_gen, &s);
+  assert_true(wait_retired(pt, &ops[3]));
+  assert_int_equal(emu_profthread_purge(pt, &comm_b, &started), 0);
+  assert_int_equal(started, 0);
+  assert_int_equal(pt->purged, 2);
+  assert_int_equal(pt->purged_started, 1);
   emu_profthread_destroy(pt);
 }
 
-static void test_ring_full_drops(void **state) {
+/* NCCL keeps enqueueing past its soft cap (it only logs): nothing is
+ * dropped, the ops stay in posting order and in flight. */
+static void test_enqueue_past_soft_cap(void **state) {
   (void)state;
   emu_comm comm;
   memset(&comm, 0, sizeof comm);
-  emu_profthread *pt = emu_profthread_create(0, 0, 1, 0, 1, NULL);
-  /* not started: nothing retires, so the ring fills */
+  emu_profthread *pt = emu_profthread_create(0, 0, 1, 0, 1, 0, NULL);
+  /* not started: nothing retires, so the queue only grows */
   emu_proxy_op op;
-  for (int i = 0; i < EMU_PROF_RING; i++) {
+  emu_proxy_op first;
+  for (int i = 0; i < EMU_PROF_SOFT_CAP + 5; i++) {
     memset(&op, 0, sizeof op);
     emu_profthread_post(pt, &comm, &op);
     assert_true(op.on_profthread);
+    if (i == 0)
+      first = op;
   }
-  memset(&op, 0, sizeof op);
-  emu_profthread_post(pt, &comm, &op);
-  assert_false(op.on_profthread); /* beyond the soft limit: dropped */
-  assert_int_equal(pt->dropped, 1);
+  assert_int_equal(pt->inflight, EMU_PROF_SOFT_CAP + 5);
+  assert_int_equal(pt->max_inflight, EMU_PROF_SOFT_CAP + 5);
+  assert_int_equal(pt->over_cap, 5);
+  assert_true(
+      emu_profthread_op_queued(pt, first.prof_slot, first.prof_gen, NULL));
+  assert_true(emu_profthread_op_queued(pt, op.prof_slot, op.prof_gen, NULL));
+  assert_int_equal(pt->head->gen, first.prof_gen);
+  assert_int_equal(pt->tail->gen, op.prof_gen);
+  uint64_t started = 7;
+  assert_int_equal(emu_profthread_purge(pt, &comm, &started),
+                   EMU_PROF_SOFT_CAP + 5);
+  assert_int_equal(started, 0);
+  assert_int_equal(pt->inflight, 0);
   emu_profthread_destroy(pt);
 }
 
@@ -161,8 +238,9 @@ int main(void) {
       cmocka_unit_test(test_mask_deps),
       cmocka_unit_test(test_phase_model),
       cmocka_unit_test(test_slot_kinds),
-      cmocka_unit_test(test_ring),
-      cmocka_unit_test(test_ring_full_drops),
+      cmocka_unit_test(test_phase_spans),
+      cmocka_unit_test(test_purge_at_destroy),
+      cmocka_unit_test(test_enqueue_past_soft_cap),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

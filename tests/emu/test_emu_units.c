@@ -83,8 +83,12 @@ static void test_probe_order(void **state) {
   int v[7];
   assert_int_equal(emu_probe_order(23007, EMU_HOST_NCCL, 4, v), 1);
   assert_int_equal(v[0], 4);
-  /* RCCL probes v6 down, never v7, whatever release is pretended (§12) */
-  assert_int_equal(emu_probe_order(23102, EMU_HOST_RCCL, 0, v), 6);
+  /* RCCL probes v7 first from 2.31 only; before, v6 down even where its
+   * tree has a v7 header (§12) */
+  assert_int_equal(emu_probe_order(23102, EMU_HOST_RCCL, 0, v), 7);
+  assert_int_equal(v[0], 7);
+  assert_int_equal(v[6], 1);
+  assert_int_equal(emu_probe_order(23007, EMU_HOST_RCCL, 0, v), 6);
   assert_int_equal(v[0], 6);
   assert_int_equal(v[5], 1);
   assert_int_equal(emu_probe_order(22804, EMU_HOST_RCCL, 0, v), 5);

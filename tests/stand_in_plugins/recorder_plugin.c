@@ -10,7 +10,9 @@
  * Handles are unique fake addresses (never dereferenced). The activation
  * mask is RECORDER_MASK (default 0xFFFF), stored atomically. Under
  * CCLSCOPE_HOST=rccl the v6 descriptor and state args are RCCL's
- * (include/nccl/profiler_rccl_v6.h): the args are recorded as 24 bytes.
+ * (include/nccl/profiler_rccl_v6.h), and so are v7's when ncclGetVersion()
+ * says 2.31 or later (profiler_rccl_v7.h): the args are recorded as 24
+ * bytes.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -64,6 +66,13 @@ static void rec_line(const char *line) {
   pthread_mutex_unlock(&rec_mutex);
 }
 
+static int rec_host_version = -1; /* ncclGetVersion() at the first init */
+
+static bool rec_host_rccl(void) {
+  const char *host = getenv("CCLSCOPE_HOST");
+  return host != NULL && strcmp(host, "rccl") == 0;
+}
+
 static int rec_mask(void) {
   const char *env = getenv("RECORDER_MASK");
   return env ? (int)strtol(env, NULL, 0) : 0xFFFF;
@@ -82,6 +91,7 @@ static ncclResult_t rec_init(int v, void **context, int *mask, const char *name,
       (ncclResult_t(*)(int *))dlsym(RTLD_DEFAULT, "ncclGetVersion");
   if (get_version != NULL)
     get_version(&version);
+  __atomic_store_n(&rec_host_version, version, __ATOMIC_RELAXED);
   const char *host = getenv("CCLSCOPE_HOST");
   const char *hostname = getenv("CCLSCOPE_HOSTNAME");
   char line[1024];
@@ -191,7 +201,6 @@ VERSION_FUNCS(2)
 VERSION_FUNCS(3)
 VERSION_FUNCS(4)
 VERSION_FUNCS(5)
-VERSION_FUNCS(7)
 
 /* v6: RCCL hands a 24-byte args union (read as such only under RCCL). */
 static ncclResult_t start_v6(void *c, void **h,
@@ -201,10 +210,24 @@ static ncclResult_t start_v6(void *c, void **h,
 }
 static ncclResult_t state_v6(void *h, ncclProfilerEventState_v6_t s,
                              ncclProfilerEventStateArgs_v6_t *a) {
-  const char *host = getenv("CCLSCOPE_HOST");
-  bool rccl = host != NULL && strcmp(host, "rccl") == 0;
   return rec_state(6, h, (int)s, a,
-                   rccl ? sizeof(rcclProfilerEventStateArgs_v6_t) : sizeof *a);
+                   rec_host_rccl() ? sizeof(rcclProfilerEventStateArgs_v6_t)
+                                   : sizeof *a);
+}
+
+/* v7: RCCL 2.31 hands its 24-byte args union too (profiler_rccl_v7.h). */
+static ncclResult_t start_v7(void *c, void **h,
+                             ncclProfilerEventDescr_v7_t *d) {
+  return rec_start(7, c, h, d, sizeof *d, (uint64_t)d->type, d->parentObj,
+                   d->rank);
+}
+static ncclResult_t state_v7(void *h, ncclProfilerEventState_v7_t s,
+                             ncclProfilerEventStateArgs_v7_t *a) {
+  bool rccl_231 = rec_host_rccl() &&
+                  __atomic_load_n(&rec_host_version, __ATOMIC_RELAXED) >= 23100;
+  return rec_state(7, h, (int)s, a,
+                   rccl_231 ? sizeof(rcclProfilerEventStateArgs_v7_t)
+                            : sizeof *a);
 }
 
 ncclProfiler_v1_t ncclProfiler_v1 = {"recorder", init_v1,  start_v1,

@@ -422,6 +422,8 @@ emu_slot_kind emu_check_slot_kind(uint64_t event_type) {
   case ncclProfileCeSync:
   case ncclProfileCeBatch:
     return EMU_SLOT_FRESH_NULL; /* ce_coll.cc: `void* h = NULL;` per call */
+  case ncclProfileKernelPhase:  /* 2.31 profiler.cc: a NULL local per phase */
+    return EMU_SLOT_FRESH_NULL;
   case ncclProfileProxyCtrl:
     return EMU_SLOT_UNINITIALISED; /* proxy.cc: a local never set */
   default:

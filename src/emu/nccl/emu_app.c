@@ -61,15 +61,21 @@ void emu_truth_load_record(emu_thread *t, const emu_plugin *p,
   if (replay)
     emu_rec_bool(&r, "replay", true);
   if (p->proxy_trace.wanted) { /* RCCL_ENABLE_PROXY_TRACE (§12) */
-    emu_rec_str(&r, "proxytrace_path",
-                p->proxy_trace.lib != NULL ? p->proxy_trace.path
-                                           : EMU_PROXY_TRACE_LIB);
-    emu_rec_bool(&r, "proxytrace_loaded", p->proxy_trace.lib != NULL);
-    emu_rec_bool(&r, "proxytrace_dump", p->proxy_trace.dump != NULL);
+    emu_rec_str(&r, "proxytrace_path", p->proxy_trace.path);
+    emu_rec_bool(&r, "proxytrace_tried", p->proxy_trace.tried);
+    emu_rec_bool(&r, "proxytrace_loaded", p->proxy_trace.loaded);
     if (p->proxy_trace.error[0] != '\0')
       emu_rec_str(&r, "proxytrace_error", p->proxy_trace.error);
   }
+  if (p->host_rccl) /* looked up with or without the variable */
+    emu_rec_bool(&r, "proxytrace_dump", p->proxy_trace.dump != NULL);
   emu_rec_end(&r);
+}
+
+/* A failed init unloads (and the finalize path unloads again): NVIDIA,
+ * and RCCL from 2.31 (§2, §12). */
+static bool unloads_on_failure(const emu_plugin *p) {
+  return !p->host_rccl || p->rccl_231;
 }
 
 static void comm_init(emu_thread *t, emu_comm *c, const char *quirk) {
@@ -103,25 +109,25 @@ static void comm_init(emu_thread *t, emu_comm *c, const char *quirk) {
   emu_thread_count_callback(t);
   EMU_STORE_RELEASE(&emu_self->shared->workers[emu_self->index].first_init_done,
                     1);
-  if (rc == 0 && emu_nccl_231(o)) /* ncclProfilerEnforceMaskDeps (§12) */
+  if (rc == 0 && emu_core_231(o)) /* ncclProfilerEnforceMaskDeps (§12) */
     EMU_STORE_RELAXED(
         &emu_activation_mask,
         emu_enforce_mask_deps(EMU_LOAD_RELAXED(&emu_activation_mask)));
   c->init_rc = rc;
   if (rc != 0) {
     /* NCCL: "Profiler init failed ... Continue without profiler", one
-     * unload; the context is not cleared (§2). RCCL does not unload (§12):
-     * no double decrement there. */
+     * unload; the context is not cleared (§2). RCCL before 2.31 does not
+     * unload (§12): no double decrement there. */
+    bool unloads = unloads_on_failure(p);
     if (o->check)
       emu_check_report(EMU_CHECK_INIT_ERROR,
                        "init returned %d for comm %d rank %d: %s; return "
                        "ncclSuccess instead",
                        rc, c->index, c->global_rank,
-                       p->host_rccl
-                           ? "RCCL continues without the profiler"
-                           : "NCCL then decrements the plugin refcount twice "
-                             "(dlclose while other comms live)");
-    if (!p->host_rccl)
+                       unloads ? "NCCL then decrements the plugin refcount "
+                                 "twice (dlclose while other comms live)"
+                               : "RCCL continues without the profiler");
+    if (unloads)
       emu_loader_release(NULL);
   }
   emu_rec r;
@@ -139,7 +145,8 @@ static void comm_init(emu_thread *t, emu_comm *c, const char *quirk) {
                 (uint64_t)(uint32_t)EMU_LOAD_RELAXED(&emu_activation_mask));
     emu_rec_int(&r, "refcount", emu_loader_refcount());
     emu_rec_int(&r, "abi", p->abi);
-    const char *q = rc != 0 && !p->host_rccl ? "init_failed_refcount" : quirk;
+    const char *q =
+        rc != 0 && unloads_on_failure(p) ? "init_failed_refcount" : quirk;
     if (q != NULL)
       emu_rec_str(&r, "quirk", q);
     emu_rec_end(&r);
@@ -170,12 +177,13 @@ static void attach_proxy(emu_app *a, emu_comm *c) {
     return;
   }
   c->proxy = emu_proxy_create(w, c, c->local_slot);
-  /* NCCL 2.31: a comm that loaded a profiler gets a profiler thread
-   * (shared like the proxy by splits that share resources, §12). */
-  if (emu_nccl_231(w->opts) && emu_loader_current() != NULL &&
+  /* 2.31 (NCCL and RCCL): a comm that loaded a profiler gets a profiler
+   * thread (shared like the proxy by splits that share resources, §12). */
+  if (emu_core_231(w->opts) && emu_loader_current() != NULL &&
       c->init_rc == 0) {
     c->proxy->profthread = emu_profthread_create(
-        w->index, c->local_slot, c->index, c->global_rank, w->opts->seed, w);
+        w->index, c->local_slot, c->index, c->global_rank, w->opts->seed,
+        (uint64_t)w->opts->profiler_stall, w);
     emu_profthread_start(c->proxy->profthread);
   }
   emu_proxy_start(c->proxy);
@@ -216,17 +224,39 @@ void emu_app_init_comms(emu_app *a, int ci) {
     attach_proxy(a, members[i]);
 }
 
+/* NCCL 2.31's ncclProfilerThreadDestroy, just before the comm's finalize:
+ * the ops of `c` its profiler thread has not finished are purged without
+ * a call (a started KernelCh never gets its stop, §12); the truth says how
+ * many. */
+static void purge_profiler_ops(emu_thread *t, emu_profthread *pt,
+                               const emu_comm *c) {
+  uint64_t started = 0;
+  uint64_t n = emu_profthread_purge(pt, c, &started);
+  emu_rec r;
+  if (n > 0 && emu_rec_begin(&r, t, "purge")) {
+    emu_rec_int(&r, "comm", c->index);
+    emu_rec_int(&r, "grank", c->global_rank);
+    emu_rec_ptr(&r, "ctx", c->profiler_context);
+    emu_rec_int(&r, "ops", (int64_t)n);
+    emu_rec_int(&r, "started", (int64_t)started);
+    emu_rec_str(&r, "quirk", "profiler_thread_purge");
+    emu_rec_str(&r, "quirk_ref", "docs/nccl-behaviour.md §12");
+    emu_rec_end(&r);
+  }
+}
+
 void emu_comm_destroy(emu_app *a, emu_comm *c) {
   if (c == NULL || c->destroyed || !c->initialized)
     return;
   emu_stream_sync(a);
   emu_thread *t = &a->thr;
   emu_proxy *px = c->proxy;
-  if (px != NULL && px->profthread != NULL)
-    emu_profthread_purge(px->profthread, c); /* this comm's ops, §12 */
-  if (px != NULL) {
-    if (--px->refs == 0) {
-      emu_proxy_join(px); /* the last user joins the proxy thread */
+  bool last_user = px != NULL && --px->refs == 0;
+  if (last_user)
+    emu_proxy_join(px); /* the last user joins the proxy thread */
+  if (px != NULL && px->profthread != NULL) {
+    purge_profiler_ops(t, px->profthread, c);
+    if (last_user) {
       emu_profthread_destroy(px->profthread);
       px->profthread = NULL;
     }
@@ -387,6 +417,21 @@ static void push_send(op_list *l, const emu_proxy_op *op) {
   push_op(l, op);
 }
 
+/* One KernelCh carrier of task `i` on channel `ch`. */
+static void add_kernel_op(const emu_comm *c, const emu_task *task, int i,
+                          int ch, bool batched, op_list *l) {
+  emu_proxy_op op;
+  base_op(&op, c, task, EMU_OP_KERNEL, ch);
+  /* Work batches: small collectives of a plan share one batch per
+   * channel; a p2p send and recv on a channel share theirs (§6.11). */
+  op.batch = (task->is_p2p || batched) ? ch : 1000 + i * 64 + ch;
+  /* NCCL 2.31: the host callback posts the carrier to the profiler
+   * thread; the proxy only models the GPU for it (§12). */
+  if (c->proxy != NULL && c->proxy->profthread != NULL && l->n < l->cap)
+    emu_profthread_post(c->proxy->profthread, c, &op);
+  push_op(l, &op);
+}
+
 static void add_task_ops(emu_app *a, emu_app_plan *ap, int i, bool batched,
                          op_list *l) {
   emu_plan *plan = &ap->plan;
@@ -458,24 +503,15 @@ static void add_task_ops(emu_app *a, emu_app_plan *ap, int i, bool batched,
         push_op(l, &op);
       }
     }
-    if (kernel_ch) {
-      base_op(&op, c, task, EMU_OP_KERNEL, ch);
-      /* Work batches: small collectives of a plan share one batch per
-       * channel; a p2p send and recv on a channel share theirs (§6.11). */
-      op.batch = (task->is_p2p || batched) ? ch : 1000 + i * 64 + ch;
-      if (task->is_sym) { /* posted against the plan's first task (§12) */
-        const emu_task *first = &plan->tasks[0];
-        op.task_handle = first->event.handle;
-        op.task_id = first->event.handle != NULL ? first->event.id : 0;
-        op.origin_task_handle = op.task_handle;
-      }
-      /* NCCL 2.31: the host callback posts the carrier to the profiler
-       * thread; the proxy only models the GPU for it (§12). */
-      if (c->proxy != NULL && c->proxy->profthread != NULL && l->n < l->cap)
-        emu_profthread_post(c->proxy->profthread, c, &op);
-      push_op(l, &op);
-    }
+    if (kernel_ch && !task->is_sym)
+      add_kernel_op(c, task, i, ch, batched, l);
   }
+  /* A symmetric plan is one kernel: its head posts one KernelCh op per
+   * channel of the plan, the other symmetric tasks none (§12). */
+  int sym_channels = 0;
+  if (kernel_ch && task->is_sym && emu_core_sym_head(plan, &sym_channels) == i)
+    for (int ch = 0; ch < sym_channels; ch++)
+      add_kernel_op(c, task, i, ch, batched, l);
   if (!any_net)
     l->kernel_ns +=
         emu_model_intra_ns(opts_of(a), task->func, task->bytes, c->nranks);
@@ -965,8 +1001,9 @@ static void coll_task_append_end(emu_app *a) {
 
 /* NCCL 2.31 with --symmetric: collectives inside one node run a symmetric
  * kernel, and their Coll says so (§12): isSymColl, the kernel variant,
- * algo = the variant's suffix, no proto, nChannels = the channel mask's
- * population count. */
+ * algo = the variant's suffix, no proto. task->nChannels stays the
+ * channels the kernel uses (the channel mask's population count); what
+ * the Coll says is the plan head's rule (emu_core_sym_head). */
 static void use_symmetric_kernel(emu_app *a, const emu_comm *c,
                                  emu_task *task) {
   static const struct {

@@ -120,8 +120,8 @@ typedef struct emu_proxy_op {
   int batch;         /* KernelCh: same batch -> same timestamps */
   uint64_t model_ns; /* modelled duration of this op's data movement */
   /* NCCL >= 2.31: the KernelCh carrier was posted to the comm's profiler
-   * thread (emu_profiler_thread.h) at ring slot prof_slot, generation
-   * prof_gen; the proxy then only models the GPU and calls nothing. */
+   * thread (emu_profiler_thread.h) as op prof_slot, generation prof_gen;
+   * the proxy then only models the GPU and calls nothing. */
   bool on_profthread;
   int prof_slot;
   uint32_t prof_gen;

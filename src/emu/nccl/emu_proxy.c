@@ -51,6 +51,26 @@ static double chaos(const emu_proxy *p) {
   return p->worker->opts->chaos_level;
 }
 
+/* Chaos: a kernel that leaves an inner phase stamp out (AFTER_OPEN,
+ * BEFORE_CLOSE or both), so plugins meet NCCL's fold rule for missing
+ * boundaries (§12; emu_kernel_phase_spans). */
+static void drop_phase_stamps(emu_proxy *p, emu_kernel_stamps *s) {
+  if (p->profthread == NULL || chaos(p) <= 0 ||
+      !emu_rng_chance(&p->thr.rng, 0.1 * chaos(p)))
+    return;
+  switch (emu_rng_below(&p->thr.rng, 3)) {
+  case 0:
+    s->phase_end[0] = 0;
+    break;
+  case 1:
+    s->phase_end[1] = 0;
+    break;
+  default:
+    s->phase_end[0] = s->phase_end[1] = 0;
+    break;
+  }
+}
+
 /* ---------- queue ---------- */
 emu_proxy_work *emu_proxy_get_work(emu_proxy *p) {
   pthread_mutex_lock(&p->mu);
@@ -183,10 +203,13 @@ static void sock_dispatch(emu_proxy *p, emu_sub *s, int step, uint64_t bytes,
                           int op) {
   emu_net_parent current;
   emu_core_net_parent_from_sub(&current, s, step);
-  /* Helper threads captured the pInfo of the first request slot once: they
-   * attribute to whichever step last used it (§6.12). */
-  if (step % EMU_NCCL_STEPS == 0)
-    p->sock_first_slot = current;
+  /* NCCL's helper threads keep the pInfo of the request slot of this
+   * connection that created them and read its pHandle when a task starts:
+   * the ProxyStep now in that slot — modelled as this sub's pHandles[0],
+   * the step that last took the first request slot — or NULL once that
+   * step stopped (§6.12). */
+  emu_net_parent first_slot;
+  emu_core_net_parent_from_sub(&first_slot, s, 0);
   int ntasks = bytes > 64 * 1024 ? 2 : 1;
   s->sock_expected[step % EMU_NCCL_STEPS] = ntasks;
   for (int k = 0; k < ntasks; k++) {
@@ -199,8 +222,9 @@ static void sock_dispatch(emu_proxy *p, emu_sub *s, int step, uint64_t bytes,
       pthread_mutex_lock(&h->mu);
     }
     emu_sock_task *task = &h->ring[h->tail % EMU_SOCK_RING];
-    task->parent = p->sock_first_slot;
-    task->unreliable_parent = p->sock_first_slot.step.id != current.step.id;
+    task->parent = first_slot;
+    task->unreliable_parent =
+        first_slot.step.handle == NULL || first_slot.step.id != current.step.id;
     task->fd = 40 + 2 * s->op.channel + k;
     task->op = op;
     task->length = bytes / (size_t)ntasks;
@@ -577,6 +601,7 @@ static bool advance_kernels(progress_ctx *c) {
     emu_kernel_stamps stamps;
     emu_kernel_phases(&stamps, b->gstart, emu_gpu_clock_at(clock, c->synced_rt),
                       b->gstop, clock->quantum_ns);
+    drop_phase_stamps(p, &stamps);
     for (int i = 0; i < c->n; i++) {
       emu_sub *k = c->subs[i];
       if (k->op.kind == EMU_OP_KERNEL && k->op.batch == b->batch &&

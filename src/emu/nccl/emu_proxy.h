@@ -58,7 +58,7 @@ typedef struct emu_sock_task {
   int op; /* 0 send, 1 recv */
   size_t length;
   int *data_done;         /* proxy's per-step counter (atomic increments) */
-  bool unreliable_parent; /* parent snapshot is not this step's */
+  bool unreliable_parent; /* parent is not this step (or NULL) */
   bool late_update;       /* chaos: Update after the stop (external plugin) */
 } emu_sock_task;
 
@@ -105,7 +105,6 @@ typedef struct emu_proxy {
   int nhelpers;
   uint64_t sock_posted;           /* proxy thread only */
   uint64_t sock_finished;         /* helpers: atomic increments */
-  emu_net_parent sock_first_slot; /* pInfo captured by helper threads */
   struct emu_pxn_record *pxn_rec; /* receive buffer for PXN records */
   /* NCCL >= 2.31: the profiler thread of the comms sharing this proxy
    * (emu_profiler_thread.h); NULL otherwise. */

@@ -10,11 +10,13 @@
  *   - fallback to the net plugin library when nothing opened;
  *   - symbol probe from the pretended release's newest ABI down to v1
  *     (2.23: v1; 2.24/2.25: v2; 2.26: v3; 2.27: v4; 2.28: v5; 2.29/2.30: v6;
- *     2.31: v7 — from NCCL's git history) or only --abi N; RCCL probes
- *     v6 down to v1 whatever release is pretended (§12);
- *   - RCCL with RCCL_ENABLE_PROXY_TRACE: also opens the sibling
- *     librccl-profiler-proxytrace.so and looks up ncclProfilerProxyTraceDump
- *     (absent: harmless);
+ *     2.31: v7 — from NCCL's git history) or only --abi N; RCCL before
+ *     2.31 probes v6 down to v1 whatever release is pretended (§12);
+ *   - RCCL with RCCL_ENABLE_PROXY_TRACE and no profiler library opened:
+ *     opens librccl-profiler-proxytrace.so from the core's own folder
+ *     (ncclemu's) as the plugin, before the net plugin fallback; RCCL looks
+ *     up ncclProfilerProxyTraceDump in whichever library it loaded, with or
+ *     without the variable (absent: harmless);
  *   - refcount +1 per communicator, dlclose when it drops to 0.
  * Also exports ncclGetVersion() and the logger handed to init.
  */
@@ -109,8 +111,9 @@ int emu_probe_order(int nccl_version, emu_host host, int forced_abi,
     return 1;
   }
   int top = emu_max_abi_for_version(nccl_version);
-  if (host == EMU_HOST_RCCL && top > 6)
-    top = 6; /* RCCL never probes v7, even where it has a v7 header */
+  /* RCCL probes v7 only from 2.31, though older trees have a v7 header */
+  if (host == EMU_HOST_RCCL && top > 6 && nccl_version < 23100)
+    top = 6;
   int n = 0;
   for (int v = top; v >= 1; v--)
     versions[n++] = v;
@@ -198,38 +201,45 @@ static void record_path(void *lib, const char *fallback) {
     snprintf(plugin_storage.path, sizeof plugin_storage.path, "%s", lm->l_name);
 }
 
-/* RCCL with RCCL_ENABLE_PROXY_TRACE set (not "0"): its proxy-trace
- * library, opened beside the profiler; its dump function is looked up. A
- * missing library or symbol only leaves the feature off (§12). */
-static void load_proxy_trace_sibling(void) {
-  emu_proxy_trace *pt = &plugin_storage.proxy_trace;
-  memset(pt, 0, sizeof *pt);
+/* RCCL_ENABLE_PROXY_TRACE set (not "0") under --host rccl. */
+static bool proxy_trace_wanted(void) {
   const char *env = getenv("RCCL_ENABLE_PROXY_TRACE");
-  if (loader_options->host != EMU_HOST_RCCL || env == NULL || env[0] == '\0' ||
-      strcmp(env, "0") == 0)
-    return;
-  pt->wanted = true;
-  pt->lib = dlopen(EMU_PROXY_TRACE_LIB, RTLD_NOW | RTLD_LOCAL);
-  if (pt->lib == NULL) {
-    const char *e = dlerror();
-    snprintf(pt->error, sizeof pt->error, "%s", e ? e : "dlopen failed");
-    return;
-  }
-  pt->dump = dlsym(pt->lib, EMU_PROXY_TRACE_DUMP);
-  if (pt->dump == NULL)
-    snprintf(pt->error, sizeof pt->error, "no %s", EMU_PROXY_TRACE_DUMP);
-  struct link_map *lm = NULL;
-  if (dlinfo(pt->lib, RTLD_DI_LINKMAP, &lm) == 0 && lm != NULL &&
-      lm->l_name != NULL)
-    snprintf(pt->path, sizeof pt->path, "%s", lm->l_name);
+  return loader_options->host == EMU_HOST_RCCL && env != NULL &&
+         env[0] != '\0' && strcmp(env, "0") != 0;
 }
 
-static void unload_proxy_trace_sibling(void) {
+/* RCCL's ncclProfilerProxyTraceSiblingPath: the proxy-trace library in
+ * the folder of the library that holds RCCL's code — ncclemu's own. */
+static void proxy_trace_path(char *out, size_t n) {
+  char exe[512];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0) {
+    snprintf(out, n, "%s", EMU_PROXY_TRACE_LIB);
+    return;
+  }
+  exe[len] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash != NULL)
+    *slash = '\0';
+  snprintf(out, n, "%.400s/%s", exe, EMU_PROXY_TRACE_LIB);
+}
+
+/* No profiler library opened and RCCL_ENABLE_PROXY_TRACE: RCCL opens the
+ * proxy-trace library as the plugin (§12). Returns its handle or NULL. */
+static void *open_proxy_trace(void) {
   emu_proxy_trace *pt = &plugin_storage.proxy_trace;
-  if (pt->lib != NULL)
-    dlclose(pt->lib);
-  pt->lib = NULL;
-  pt->dump = NULL;
+  if (!pt->wanted)
+    return NULL;
+  pt->tried = true;
+  void *lib = dlopen(pt->path, RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL) {
+    const char *e = dlerror();
+    snprintf(pt->error, sizeof pt->error, "%s", e ? e : "dlopen failed");
+    return NULL;
+  }
+  pt->loaded = true;
+  record_path(lib, pt->path);
+  return lib;
 }
 
 /* One full load attempt; returns false with load_error set. */
@@ -257,6 +267,13 @@ static bool load_library(void) {
              e ? e : "unknown dlopen error");
   }
   plugin_storage.from_net_plugin = false;
+  emu_proxy_trace *pt = &plugin_storage.proxy_trace;
+  memset(pt, 0, sizeof *pt);
+  pt->wanted = proxy_trace_wanted();
+  if (pt->wanted)
+    proxy_trace_path(pt->path, sizeof pt->path);
+  if (lib == NULL)
+    lib = open_proxy_trace();
   if (lib == NULL && net_plugin_lib != NULL) {
     lib = net_plugin_lib; /* NCCL reuses the net plugin library */
     plugin_storage.from_net_plugin = true;
@@ -275,12 +292,17 @@ static bool load_library(void) {
     return false;
   }
   plugin_storage.lib = lib;
-  plugin_storage.usertag_valid = plugin_storage.abi >= 7 &&
-                                 loader_options->host == EMU_HOST_NCCL &&
-                                 pretended_version >= 23100;
+  plugin_storage.usertag_valid =
+      plugin_storage.abi >= 7 && pretended_version >= 23100;
   plugin_storage.host_rccl = loader_options->host == EMU_HOST_RCCL;
   plugin_storage.rccl_v6 = plugin_storage.host_rccl && plugin_storage.abi == 6;
-  load_proxy_trace_sibling();
+  plugin_storage.rccl_231 =
+      plugin_storage.host_rccl && pretended_version >= 23100;
+  plugin_storage.rccl_v7 = plugin_storage.rccl_231 && plugin_storage.abi == 7;
+  plugin_storage.rccl_layout = plugin_storage.rccl_v6 || plugin_storage.rccl_v7;
+  /* RCCL looks the dump up in whichever library it loaded (§12) */
+  if (plugin_storage.host_rccl)
+    pt->dump = dlsym(lib, EMU_PROXY_TRACE_DUMP);
   return true;
 }
 
@@ -326,7 +348,7 @@ void emu_loader_release(bool *closed) {
       if (!plugin_storage.from_net_plugin)
         dlclose(plugin_storage.lib);
       plugin_storage.lib = NULL;
-      unload_proxy_trace_sibling();
+      plugin_storage.proxy_trace.dump = NULL;
     }
     load_status = EMU_LOAD_READY;
   }

@@ -9,15 +9,20 @@
 
 #include "emu_options.h"
 
-/* RCCL's proxy-trace sibling (RCCL_ENABLE_PROXY_TRACE, §12). */
+/* RCCL's proxy-trace library and dump function (§12): with
+ * RCCL_ENABLE_PROXY_TRACE set and no profiler library opened, RCCL opens
+ * EMU_PROXY_TRACE_LIB from the folder of its own library (here: ncclemu's)
+ * as the plugin; in whichever library it loaded it looks up
+ * EMU_PROXY_TRACE_DUMP, with or without the variable. */
 #define EMU_PROXY_TRACE_LIB "librccl-profiler-proxytrace.so"
 #define EMU_PROXY_TRACE_DUMP "ncclProfilerProxyTraceDump"
 typedef struct emu_proxy_trace {
   bool wanted;     /* host rccl and RCCL_ENABLE_PROXY_TRACE set */
-  void *lib;       /* dlopen handle, NULL when absent */
-  void *dump;      /* ncclProfilerProxyTraceDump, NULL when absent */
-  char path[512];  /* what was opened */
-  char error[256]; /* why not ("" when loaded with its symbol) */
+  bool tried;      /* ... and no profiler library opened: RCCL tried it */
+  bool loaded;     /* ... and it opened: it is the plugin's library */
+  void *dump;      /* ncclProfilerProxyTraceDump in the plugin's library */
+  char path[512];  /* where RCCL looks for it (the core's folder) */
+  char error[256]; /* why it did not open ("" otherwise) */
 } emu_proxy_trace;
 
 /* The loaded plugin: one per process, like NCCL's `ncclProfiler`. */
@@ -31,10 +36,15 @@ typedef struct emu_plugin {
   void *lib;      /* dlopen handle */
   char path[512]; /* what was opened ("main program" for STATIC) */
   char symbol_name[32];
-  bool usertag_valid;   /* v7: deliver userTag (NCCL >= 2.31, not RCCL) */
+  bool usertag_valid;   /* v7: deliver userTag (2.31 or later) */
   bool from_net_plugin; /* found in the net plugin library (fallback) */
   bool host_rccl;       /* --host rccl: no unload on a failed init */
   bool rccl_v6;         /* RCCL's v6 layout (profiler_rccl_v6.h) */
+  /* RCCL 2.31 (§12): v7 probed first, in its own layout (rccl_v7,
+   * profiler_rccl_v7.h); ProxyDiag on 1 << 16 and state 32 */
+  bool rccl_231;
+  bool rccl_v7;
+  bool rccl_layout; /* rccl_v6 || rccl_v7: RCCL's descriptors and args */
   emu_proxy_trace proxy_trace;
 } emu_plugin;
 

@@ -345,7 +345,7 @@ static void truth_start(emu_thread *t, const emu_plugin *p, void *ctx,
   if (info->global_rank >= 0)
     emu_rec_int(&r, "grank", info->global_rank);
   rec_descr(&r, d, p->usertag_valid);
-  if (p->rccl_v6 && info->rccl_proxy != NULL)
+  if (p->rccl_layout && info->rccl_proxy != NULL)
     rec_rccl_proxy(&r, info->rccl_proxy);
   if (info->foreign) {
     emu_rec_bool(&r, "foreign", true);
@@ -378,9 +378,9 @@ static void emit_start(emu_thread *t, void *ctx, emu_slot *slot,
   uint64_t id = emu_thread_new_id(t);
   if (check_on)
     emu_thread_enter_call(t, EMU_CALL_START, emu_event_type_bit(d->type));
-  emu_delivery del = p->rccl_v6 ? emu_shim_start_rccl(p, ctx, &slot->handle, d,
-                                                      info->rccl_proxy)
-                                : emu_shim_start(p, ctx, &slot->handle, d);
+  emu_delivery del = p->rccl_layout ? emu_shim_start_rccl(p, ctx, &slot->handle,
+                                                          d, info->rccl_proxy)
+                                    : emu_shim_start(p, ctx, &slot->handle, d);
   if (check_on)
     emu_thread_leave_call(t);
   /* Did the slot change? v4+ adapters and plugins that do not write leave
@@ -396,8 +396,8 @@ static void emit_start(emu_thread *t, void *ctx, emu_slot *slot,
     emu_thread_count_callback(t);
     /* Slot-aware (§12): a fresh NULL local stays NULL, so leaving it
      * unwritten is harmless; recycled and uninitialised slots are not. */
-    const char *hazard =
-        emu_check_unwritten_hazard(emu_check_slot_kind(d->type));
+    const char *hazard = emu_check_unwritten_hazard(
+        info->fresh_slot ? EMU_SLOT_FRESH_NULL : emu_check_slot_kind(d->type));
     if (check_on && del.unwritten && p->abi >= 4 && hazard != NULL)
       emu_check_report(EMU_CHECK_UNWRITTEN,
                        "startEvent(%s) on thread %s left *eHandle unwritten: "
@@ -450,8 +450,8 @@ static void emit_record_diag(emu_thread *t, emu_slot *slot, int state,
   if (check_on)
     emu_thread_enter_call(t, EMU_CALL_STATE, 0);
   emu_delivery del =
-      p->rccl_v6 ? emu_shim_record_rccl(p, slot->handle, state, args, diag)
-                 : emu_shim_record(p, slot->handle, state, args);
+      p->rccl_layout ? emu_shim_record_rccl(p, slot->handle, state, args, diag)
+                     : emu_shim_record(p, slot->handle, state, args);
   if (check_on)
     emu_thread_leave_call(t);
   if (del.kind == EMU_DELIVERED)
@@ -461,10 +461,10 @@ static void emit_record_diag(emu_thread *t, emu_slot *slot, int state,
     emu_rec_id(&r, "id", slot->handle != NULL ? slot->id : 0);
     rec_handle(&r, "handle", slot->handle);
     emu_rec_int(&r, "state", state);
+    const char *rccl_name =
+        p->host_rccl ? nccl_state_name(state, p->abi, true) : NULL;
     emu_rec_str(&r, "state_name",
-                p->host_rccl && state == rcclProfilerProxyDiagUpdate
-                    ? nccl_state_name(state, 6, true)
-                    : emu_state_name(state));
+                rccl_name != NULL ? rccl_name : emu_state_name(state));
     if (diag != NULL) {
       emu_rec_int(&r, "counterKind", diag->counter_kind);
       emu_rec_int(&r, "flags", diag->flags);
@@ -656,6 +656,35 @@ void emu_core_group_stop(emu_thread *t, emu_plan *plan) {
     emit_stop(t, &plan->group, NULL);
 }
 
+int emu_core_sym_head(const emu_plan *plan, int *nchannels) {
+  int head = -1, n = 0;
+  for (int i = 0; i < plan->ntasks; i++) {
+    const emu_task *task = &plan->tasks[i];
+    if (!task->is_sym)
+      continue;
+    if (head < 0)
+      head = i;
+    if (task->nChannels > n) /* masks from channel 0 up: the union */
+      n = task->nChannels;
+  }
+  *nchannels = n;
+  return head;
+}
+
+/* Coll nChannels: a symmetric task's own count is 0 in NCCL; only the
+ * plan's head says how many KernelCh its ops cover, and only when its
+ * mask has KernelCh (§12). */
+static uint8_t coll_nchannels(const emu_plan *plan, int i) {
+  const emu_task *task = &plan->tasks[i];
+  if (!task->is_sym)
+    return task->nChannels;
+  int nchannels = 0;
+  if (emu_core_sym_head(plan, &nchannels) != i ||
+      !(task->mask & ncclProfileKernelCh))
+    return 0;
+  return (uint8_t)nchannels;
+}
+
 void emu_core_task_events_start(emu_thread *t, emu_plan *plan) {
   emu_comm *comm = plan->comm;
   bool loaded = emu_loader_current() != NULL;
@@ -677,7 +706,7 @@ void emu_core_task_events_start(emu_thread *t, emu_plan *plan) {
       d.coll.count = task->count;
       d.coll.root = task->root;
       d.coll.datatype = emu_datatype_name(task->datatype);
-      d.coll.nChannels = task->nChannels;
+      d.coll.nChannels = coll_nchannels(plan, i);
       d.coll.nWarps = task->nWarps;
       d.coll.algo = task->algo;
       d.coll.proto = task->proto;
@@ -829,8 +858,19 @@ void emu_core_ce_child_stop(emu_thread *t, emu_slot *child) {
 }
 
 /* ---------- proxy side ---------- */
+/* The op's mask asks for RCCL's ProxyDiag (its bit in this release): RCCL
+ * then also starts ProxyOps and ProxySteps, and fills the proxyOp tail. */
+static bool diag_in_mask(const emu_plugin *p, int mask) {
+  if (p == NULL || !p->rccl_layout)
+    return false;
+  return (mask & (p->rccl_231 ? rcclProfileProxyDiag_v7
+                              : rcclProfileProxyDiag_v6)) != 0;
+}
+
 void emu_core_proxy_op_start(emu_thread *t, emu_sub *sub, int slice_steps) {
-  if (emu_loader_current() == NULL || !(sub->op.mask & MASK_PROXY_OP))
+  const emu_plugin *p = emu_loader_current();
+  bool diag = diag_in_mask(p, sub->op.mask);
+  if (p == NULL || !((sub->op.mask & MASK_PROXY_OP) || diag))
     return;
   ncclProfilerEventDescr_v7_t d;
   memset(&d, 0, sizeof d);
@@ -855,6 +895,8 @@ void emu_core_proxy_op_start(emu_thread *t, emu_sub *sub, int slice_steps) {
       .trace_total_bytes = (uint32_t)sub->op.bytes,
       .proxy_nbytes = (uint32_t)sub->op.step_bytes,
       .raw_proxy_nsteps = sub->op.nsteps};
+  if (!diag) /* RCCL fills its tail only for ProxyDiag */
+    memset(&extras, 0, sizeof extras);
   info.rccl_proxy = &extras;
   if (sub->op.foreign)
     info.origin_parent_obj = sub->op.origin_task_handle;
@@ -863,17 +905,17 @@ void emu_core_proxy_op_start(emu_thread *t, emu_sub *sub, int slice_steps) {
   emit_start(t, sub->op.context, &sub->op_event, &d, &info);
 }
 
-/* RCCL's proxy diagnostics (§12): ProxyDiagUpdate (31) on the ProxyOp's own
- * handle, when the op's captured mask has ProxyDiag. The counters are the
- * emulator's model, not RCCL's list: kind 0 steps posted, 1 steps
- * transmitted (send) or received (recv), 2 steps done; value = steps,
- * value2 = bytes; flag 1 = stamp the counter's time. */
+/* RCCL's proxy diagnostics (§12): ProxyDiagUpdate (31; 32 from RCCL 2.31)
+ * on the ProxyOp's own handle, when the op's captured mask has ProxyDiag
+ * (1 << 15; 1 << 16 from 2.31). The counters are the emulator's model, not
+ * RCCL's list: kind 0 steps posted, 1 steps transmitted (send) or received
+ * (recv), 2 steps done; value = steps, value2 = bytes; flag 1 = stamp the
+ * counter's time. */
 enum { DIAG_POSTED = 0, DIAG_TRANSMITTED = 1, DIAG_DONE = 2 };
 
 static bool diag_wanted(const emu_sub *sub) {
   const emu_plugin *p = emu_loader_current();
-  return p != NULL && p->rccl_v6 && sub->op_event.handle != NULL &&
-         (sub->op.mask & rcclProfileProxyDiag_v6) != 0;
+  return sub->op_event.handle != NULL && diag_in_mask(p, sub->op.mask);
 }
 
 static void emit_diag(emu_thread *t, emu_sub *sub, uint8_t kind, uint16_t flags,
@@ -881,8 +923,11 @@ static void emit_diag(emu_thread *t, emu_sub *sub, uint8_t kind, uint16_t flags,
   emu_rccl_proxy_diag diag = {kind, flags, value, value2};
   ncclProfilerEventStateArgs_v7_t a;
   memset(&a, 0, sizeof a);
-  emit_record_diag(t, &sub->op_event, rcclProfilerProxyDiagUpdate, &a, &diag,
-                   NULL);
+  const emu_plugin *p = emu_loader_current();
+  emit_record_diag(t, &sub->op_event,
+                   p != NULL && p->rccl_231 ? rcclProfilerProxyDiagUpdate_v7
+                                            : rcclProfilerProxyDiagUpdate,
+                   &a, &diag, NULL);
 }
 
 /* At the op's stop: every counter reaches its final value. */
@@ -921,7 +966,9 @@ void emu_core_proxy_op_record(emu_thread *t, emu_sub *sub, int state) {
 void emu_core_proxy_step_start(emu_thread *t, emu_sub *sub, int step,
                                const char *quirk) {
   emu_step_handle *ph = &sub->pHandles[step % EMU_NCCL_STEPS];
-  if (emu_loader_current() != NULL && (sub->op.mask & MASK_PROXY_STEP)) {
+  const emu_plugin *p = emu_loader_current();
+  if (p != NULL &&
+      ((sub->op.mask & MASK_PROXY_STEP) || diag_in_mask(p, sub->op.mask))) {
     ncclProfilerEventDescr_v7_t d;
     memset(&d, 0, sizeof d);
     d.type = ncclProfileProxyStep;
@@ -1010,6 +1057,7 @@ void emu_core_kernel_ch_start_op(emu_thread *t, const emu_proxy_op *op,
   op_info(&info, op);
   info.parent_id = op->task_id;
   info.anomaly = anomaly;
+  info.fresh_slot = op->on_profthread; /* 2.31: the op was cleared, §12 */
   if (anomaly != NULL)
     info.quirk = "ring_overwrite";
   emit_start(t, op->context, slot, &d, &info);

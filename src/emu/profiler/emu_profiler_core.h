@@ -32,6 +32,9 @@ typedef struct emu_start_info {
   const void *origin_parent_obj; /* idem */
   /* RCCL's v6 ProxyOp: the fields it appends (NULL otherwise) */
   const emu_rccl_proxy_extras *rccl_proxy;
+  /* NCCL's slot is a fresh NULL whatever the type (2.31's KernelCh op,
+   * cleared when posted): leaving it unwritten is harmless */
+  bool fresh_slot;
 } emu_start_info;
 
 /* ---------- emission: application side (T_api / T_async / T_cudacb) ---- */
@@ -54,6 +57,12 @@ void emu_core_kernel_launch_stop(emu_thread *t, emu_plan *plan);
 void emu_core_group_start(emu_thread *t, emu_plan *plan);
 void emu_core_group_stop(emu_thread *t, emu_plan *plan);
 /* Starts Coll/P2p events of the plan and advances comm->seqNumber. */
+/* NCCL 2.31's symmetric plans (ncclProfilerStartTaskEvents,
+ * profilerPostPlanWorkSym): the first symmetric task is the head; the
+ * plan's KernelCh ops cover its channels (the union of its symmetric
+ * tasks', *nchannels) and all go against the head. Returns the head's
+ * index, -1 when the plan has no symmetric task. */
+int emu_core_sym_head(const emu_plan *plan, int *nchannels);
 void emu_core_task_events_start(emu_thread *t, emu_plan *plan);
 void emu_core_task_events_stop(emu_thread *t, emu_plan *plan);
 /* Copy-engine collectives (v6+, §6.13); the global mask is re-read. */

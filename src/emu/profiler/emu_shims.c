@@ -16,7 +16,10 @@
  *   v7:     direct; userTag is filled by the core (poison when the pretended
  *           host has no userTag).
  *   RCCL v6: direct, in RCCL's own layout (profiler_rccl_v6.h): proxyOp with
- *           its eight extra fields, 24-byte state args (proxyDiag for 31).
+ *           its eight extra fields, 24-byte state args (proxyDiag for 31;
+ *           for 32 from RCCL 2.31, whose v6 adapter drops KernelPhase).
+ *   RCCL v7 (2.31): NVIDIA's v7 with RCCL's proxyOp tail and 24-byte state
+ *           args (profiler_rccl_v7.h).
  * The sentinel written into *eHandle right before the plugin's startEvent
  * detects a plugin that leaves the slot unwritten; the previous content is
  * put back so NCCL's stale-slot behaviour is unchanged.
@@ -484,8 +487,8 @@ int emu_shim_init(const emu_plugin *p, void **context, uint64_t commId,
                     logfn);
     force_mask(mask, forced_mask);
     /* NCCL >= 2.31 clears the v7-only KernelPhase bit for older plugins;
-     * under RCCL that bit is its own ProxyDiag (§12). */
-    if (rc == 0 && mask != NULL && !p->host_rccl)
+     * under RCCL before 2.31 that bit is its own ProxyDiag (§12). */
+    if (rc == 0 && mask != NULL && (!p->host_rccl || p->rccl_231))
       EMU_STORE_RELAXED(mask, EMU_LOAD_RELAXED(mask) & ~ncclProfileKernelPhase);
     break;
   default:
@@ -704,14 +707,40 @@ int emu_shim_finalize(const emu_plugin *p, void *context) {
   return p->finalize(context);
 }
 
-/* ---------- RCCL's v6 (§12) ---------- */
+/* ---------- RCCL's v6 and, from 2.31, v7 (§12) ---------- */
+
+static void fill_rccl_proxy_tail(rcclProfilerEventDescr_v6_t *r,
+                                 const emu_rccl_proxy_extras *extras) {
+  memset((char *)r + offsetof(rcclProfilerEventDescr_v6_t, proxyOp.commHash), 0,
+         sizeof *r - offsetof(rcclProfilerEventDescr_v6_t, proxyOp.commHash));
+  if (extras == NULL)
+    return;
+  r->proxyOp.commHash = extras->comm_hash;
+  r->proxyOp.opCount = extras->op_count;
+  r->proxyOp.traceFuncIdx = extras->trace_func_idx;
+  r->proxyOp.traceProtocol = extras->trace_protocol;
+  r->proxyOp.tracePattern = extras->trace_pattern;
+  r->proxyOp.traceTotalBytes = extras->trace_total_bytes;
+  r->proxyOp.proxyNbytes = extras->proxy_nbytes;
+  r->proxyOp.rawProxyNsteps = extras->raw_proxy_nsteps;
+}
 
 emu_delivery emu_shim_start_rccl(const emu_plugin *p, void *context,
                                  void **eHandle,
                                  const ncclProfilerEventDescr_v7_t *d,
                                  const emu_rccl_proxy_extras *extras) {
   emu_delivery del = {EMU_DELIVERED, false, 0};
-  if (d->type == ncclProfileKernelPhase) { /* NVIDIA's; RCCL has none */
+  if (p->abi == 7) { /* RCCL 2.31: NVIDIA's v7 with RCCL's proxyOp tail */
+    rcclProfilerEventDescr_v7_t r;
+    r.v7 = *d;
+    if (d->type == ncclProfileProxyOp)
+      fill_rccl_proxy_tail(&r.rccl, extras);
+    void *before = prefill_slot(eHandle, use_sentinel);
+    del.rc = ((rcclProfiler_v7_t *)p->symbol)->startEvent(context, eHandle, &r);
+    settle_slot(eHandle, before, use_sentinel, &del);
+    return del;
+  }
+  if (d->type == ncclProfileKernelPhase) { /* v7-only: the v6 adapter */
     *eHandle = NULL;
     del.kind = EMU_DROPPED_NULLED;
     return del;
@@ -719,21 +748,8 @@ emu_delivery emu_shim_start_rccl(const emu_plugin *p, void *context,
   /* The v6 prefix of the v7 descriptor, then RCCL's proxyOp tail. */
   rcclProfilerEventDescr_v6_t r;
   memcpy(&r, d, sizeof r);
-  if (d->type == ncclProfileProxyOp) {
-    memset((char *)&r + offsetof(rcclProfilerEventDescr_v6_t, proxyOp.commHash),
-           0,
-           sizeof r - offsetof(rcclProfilerEventDescr_v6_t, proxyOp.commHash));
-    if (extras != NULL) {
-      r.proxyOp.commHash = extras->comm_hash;
-      r.proxyOp.opCount = extras->op_count;
-      r.proxyOp.traceFuncIdx = extras->trace_func_idx;
-      r.proxyOp.traceProtocol = extras->trace_protocol;
-      r.proxyOp.tracePattern = extras->trace_pattern;
-      r.proxyOp.traceTotalBytes = extras->trace_total_bytes;
-      r.proxyOp.proxyNbytes = extras->proxy_nbytes;
-      r.proxyOp.rawProxyNsteps = extras->raw_proxy_nsteps;
-    }
-  }
+  if (d->type == ncclProfileProxyOp)
+    fill_rccl_proxy_tail(&r, extras);
   void *before = prefill_slot(eHandle, use_sentinel);
   del.rc = ((rcclProfiler_v6_t *)p->symbol)->startEvent(context, eHandle, &r);
   settle_slot(eHandle, before, use_sentinel, &del);
@@ -744,6 +760,8 @@ emu_delivery emu_shim_record_rccl(const emu_plugin *p, void *eHandle, int state,
                                   const ncclProfilerEventStateArgs_v7_t *args,
                                   const emu_rccl_proxy_diag *diag) {
   emu_delivery del = {EMU_DELIVERED, false, 0};
+  if (p->abi == 6 && p->rccl_231 && state == ncclProfilerKernelPhaseStop)
+    return del; /* RCCL 2.31's v6 adapter drops the v7-only state */
   rcclProfilerEventStateArgs_v6_t a;
   memset(&a, 0, sizeof a);
   if (args != NULL)
@@ -754,8 +772,15 @@ emu_delivery emu_shim_record_rccl(const emu_plugin *p, void *eHandle, int state,
     a.proxyDiag.value = diag->value;
     a.proxyDiag.value2 = diag->value2;
   }
-  del.rc = ((rcclProfiler_v6_t *)p->symbol)
-               ->recordEventState(eHandle, (ncclProfilerEventState_v6_t)state,
-                                  args != NULL || diag != NULL ? &a : NULL);
+  rcclProfilerEventStateArgs_v6_t *pa =
+      args != NULL || diag != NULL ? &a : NULL;
+  if (p->abi == 7)
+    del.rc =
+        ((rcclProfiler_v7_t *)p->symbol)
+            ->recordEventState(eHandle, (ncclProfilerEventState_v7_t)state, pa);
+  else
+    del.rc =
+        ((rcclProfiler_v6_t *)p->symbol)
+            ->recordEventState(eHandle, (ncclProfilerEventState_v6_t)state, pa);
   return del;
 }

@@ -46,8 +46,9 @@ emu_delivery emu_shim_record(const emu_plugin *p, void *eHandle, int state,
 emu_delivery emu_shim_stop(const emu_plugin *p, void *eHandle);
 int emu_shim_finalize(const emu_plugin *p, void *context);
 
-/* RCCL's v6 (p->rccl_v6, include/nccl/profiler_rccl_v6.h, §12): the
- * proxyOp fields RCCL appends, filled from the model ... */
+/* RCCL's own layouts (p->rccl_layout: its v6, profiler_rccl_v6.h, and from
+ * 2.31 its v7, profiler_rccl_v7.h; §12): the proxyOp fields RCCL appends,
+ * filled from the model ... */
 typedef struct emu_rccl_proxy_extras {
   uint64_t comm_hash;
   int64_t op_count;
@@ -58,7 +59,8 @@ typedef struct emu_rccl_proxy_extras {
   uint32_t proxy_nbytes;
   int32_t raw_proxy_nsteps;
 } emu_rccl_proxy_extras;
-/* ... and the proxyDiag arm of its 24-byte state args (state 31). */
+/* ... and the proxyDiag arm of its 24-byte state args (state 31, 32 from
+ * RCCL 2.31). */
 typedef struct emu_rccl_proxy_diag {
   uint8_t counter_kind;
   uint16_t flags;
@@ -66,7 +68,8 @@ typedef struct emu_rccl_proxy_diag {
   int64_t value2;
 } emu_rccl_proxy_diag;
 
-/* startEvent in RCCL's layout; `extras` only for ProxyOp (else NULL). */
+/* startEvent in RCCL's layout of p->abi; `extras` only for ProxyOp (else
+ * NULL). */
 emu_delivery emu_shim_start_rccl(const emu_plugin *p, void *context,
                                  void **eHandle,
                                  const ncclProfilerEventDescr_v7_t *d,

@@ -1,9 +1,10 @@
 /*
- * src/plugin/hot/abi_rccl.c — RCCL's v6 extensions, on NCCL's (RCCL's)
- * threads: the ProxyOp start that copies RCCL's eight extra proxyOp fields
- * into a 2-unit record, and ProxyDiagUpdate (state 31) with its 24-byte
- * proxyDiag args. Both take the slow half's path (emit_slow.c): they are
- * RCCL-only, and the NVIDIA fast path stays as it is.
+ * src/plugin/hot/abi_rccl.c — RCCL's extensions of v6 (and, from RCCL 2.31,
+ * of v7), on NCCL's (RCCL's) threads: the ProxyOp start that copies RCCL's
+ * eight extra proxyOp fields into a 2-unit record, and ProxyDiagUpdate
+ * (state 31; 32 from RCCL 2.31) with its 24-byte proxyDiag args. Both take the
+ * slow half's path (emit_slow.c): they are RCCL-only, and the NVIDIA fast path
+ * stays as it is.
  */
 #include "abi_rccl.h"
 
@@ -55,14 +56,13 @@ ncclResult_t cs_rccl_proxy_op_start(void *context, void **eHandle,
 }
 
 /* The same gates as cs_emit_state (emit.h), then the slow half's checks. */
-void cs_rccl_emit_state_31(void *eHandle, const void *args) {
+void cs_rccl_emit_diag_state(void *eHandle, int state, const void *args) {
   if (!atomic_load_explicit(&cs_session_host_rccl, memory_order_relaxed)) {
-    cs_emit_state(eHandle, rcclProfilerProxyDiagUpdate, args);
+    cs_emit_state(eHandle, state, args);
     return;
   }
   uint64_t v = (uint64_t)(uintptr_t)eHandle;
-  if ((atomic_load_explicit(&cs_quiet_states, memory_order_relaxed) >>
-       rcclProfilerProxyDiagUpdate) &
+  if ((atomic_load_explicit(&cs_quiet_states, memory_order_relaxed) >> state) &
       1u)
     return;
   if (cs_handle_is_quiet(v))
@@ -73,7 +73,7 @@ void cs_rccl_emit_state_31(void *eHandle, const void *args) {
   cs_unit *u = cs_state_unit_reserve(r, v);
   if (!u)
     return;
-  cs_fill_state(u, v, rcclProfilerProxyDiagUpdate, 0, cs_clock_now());
+  cs_fill_state(u, v, (uint32_t)state, 0, cs_clock_now());
   if (args) {
     /* RCCL's union is 24 bytes: copied as such here, and only here. */
     const rcclProfilerEventStateArgs_v6_t *a = args;

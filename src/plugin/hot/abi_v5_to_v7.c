@@ -302,12 +302,14 @@ static ncclResult_t v6_start(void *context, void **eHandle, d6 *eDescr) {
                         fill_modern, v6_start_slow);
 }
 
-/* State 31 reaches a v6 plugin only from RCCL (ProxyDiagUpdate, 24-byte
- * args); NVIDIA's KernelPhaseStop is v7-only. */
+/* State 31 reaches a v6 plugin only from RCCL before 2.31, 32 only from
+ * RCCL 2.31 (ProxyDiagUpdate, 24-byte args); NVIDIA's KernelPhaseStop is
+ * v7-only. */
 static ncclResult_t v6_state(void *eHandle, ncclProfilerEventState_v6_t state,
                              ncclProfilerEventStateArgs_v6_t *args) {
-  if (CS_UNLIKELY((int)state == rcclProfilerProxyDiagUpdate)) {
-    cs_rccl_emit_state_31(eHandle, args);
+  if (CS_UNLIKELY((int)state == rcclProfilerProxyDiagUpdate ||
+                  (int)state == rcclProfilerProxyDiagUpdate_v7)) {
+    cs_rccl_emit_diag_state(eHandle, (int)state, args);
     return ncclSuccess;
   }
   cs_emit_state(eHandle, (int)state, args);
@@ -331,13 +333,23 @@ v7_start_slow(void *context, void **eHandle, const void *d) {
                         fill_modern, NULL);
 }
 
+/* RCCL 2.31's v7 ProxyOp continues as its v6 one (profiler_rccl_v7.h). */
 static ncclResult_t v7_start(void *context, void **eHandle, d7 *eDescr) {
+  if (CS_UNLIKELY(cs_rccl_is_proxy_op(eDescr)))
+    return cs_rccl_proxy_op_start(
+        context, eHandle, &((const rcclProfilerEventDescr_v7_t *)eDescr)->rccl);
   return cs_start_event(context, eHandle, eDescr, CS_TYPES_V7, 7, read_modern,
                         fill_modern, v7_start_slow);
 }
 
+/* State 32 is RCCL 2.31's ProxyDiagUpdate (24-byte args); 31 is
+ * KernelPhaseStop under both hosts. */
 static ncclResult_t v7_state(void *eHandle, ncclProfilerEventState_v7_t state,
                              ncclProfilerEventStateArgs_v7_t *args) {
+  if (CS_UNLIKELY((int)state == rcclProfilerProxyDiagUpdate_v7)) {
+    cs_rccl_emit_diag_state(eHandle, (int)state, args);
+    return ncclSuccess;
+  }
   cs_emit_state(eHandle, (int)state, args);
   return ncclSuccess;
 }

@@ -37,9 +37,11 @@ extern _Atomic pid_t cs_session_pid;
 /* Whether v7 descriptors may be read up to `userTag` (host NCCL >= 2.31). */
 extern _Atomic bool cs_session_user_tag_ok;
 
-/* Whether the host library is RCCL: its v6 descriptor and state args carry
- * more (include/nccl/profiler_rccl_v6.h), and bit 15 / state 31 mean
- * ProxyDiag, not KernelPhase (docs/nccl-behaviour.md §12). */
+/* Whether the host library is RCCL: its v6 descriptor and state args (and
+ * from 2.31 its v7 ones) carry more (include/nccl/profiler_rccl_v6.h,
+ * profiler_rccl_v7.h), and before 2.31 bit 15 / state 31 mean ProxyDiag,
+ * not KernelPhase; from 2.31 ProxyDiag is bit 16 / state 32
+ * (docs/nccl-behaviour.md §12). */
 extern _Atomic bool cs_session_host_rccl;
 
 #endif

@@ -507,11 +507,9 @@ static char *cur_state(cs_trace_sink *t, char *p, const cs_state_rec *s,
     p = CS_CUR_LIT(p, ",\"pTimer\":");
     p = cs_cur_u64(p, s->arg);
     break;
-  case 31:
-    if (abi >= 7 && t->env.host->kind != CS_HOST_RCCL) {
-      p = CS_CUR_LIT(p, ",\"pTimer\":");
-      p = cs_cur_u64(p, s->arg);
-    } else if (s->has_diag) { /* RCCL's ProxyDiagUpdate */
+  case 31:             /* v7: KernelPhaseStop (RCCL's from 2.31 too) */
+  case 32:             /* RCCL 2.31: ProxyDiagUpdate */
+    if (s->has_diag) { /* RCCL's ProxyDiagUpdate: 31 before 2.31, then 32 */
       p = CS_CUR_LIT(p, ",\"counterKind\":");
       p = cs_cur_u64(p, s->arg & 0xFF);
       p = CS_CUR_LIT(p, ",\"flags\":");
@@ -520,6 +518,9 @@ static char *cur_state(cs_trace_sink *t, char *p, const cs_state_rec *s,
       p = cs_cur_i64(p, (int64_t)s->arg2);
       p = CS_CUR_LIT(p, ",\"value2\":");
       p = cs_cur_i64(p, (int64_t)s->arg3);
+    } else if (s->state == 31 && abi >= 7) {
+      p = CS_CUR_LIT(p, ",\"pTimer\":");
+      p = cs_cur_u64(p, s->arg);
     }
     break;
   default:
