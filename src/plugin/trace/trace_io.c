@@ -194,12 +194,14 @@ static void *io_main(void *arg) {
       continue;
     }
     io->busy = true;
+    io->writing = j; /* reachable while unlocked, for a fork child */
     bool refused = io->direct_refused;
     pthread_mutex_unlock(&io->lock);
     job_result r = {0};
     if (!discard)
       r = write_job(io, j, refused);
     pthread_mutex_lock(&io->lock);
+    io->writing = NULL;
     finish_job(io, j, discard, &r);
     io->busy = false;
     pthread_cond_broadcast(&io->idle);
@@ -375,7 +377,14 @@ void cs_io_atfork_parent(cs_trace_io *io) {
 
 void cs_io_abandon_in_child(cs_trace_io *io) {
   /* The thread is the parent's; the queue is consistent (the parent held
-   * the lock across fork) and its bytes are the parent's to write. */
+   * the lock across fork) and its bytes are the parent's to write. The
+   * chunk its thread was writing is ours to free too: nothing else here
+   * points at it once that thread is gone. */
+  if (io->writing) {
+    free(io->writing->data);
+    free(io->writing);
+    io->writing = NULL;
+  }
   while (io->head) {
     cs_io_job *j = io->head;
     io->head = j->next;
