@@ -1,8 +1,9 @@
 /*
  * tests/plugin/test_lifecycle.c — the plugin's life inside someone else's
  * process: unload and reload, exit without finalize, SIGKILL, fork() (also
- * while the writer is busy), a ring too small for a burst. Each scenario that
- * ends a process runs in a child, and the parent reads what it left behind.
+ * while the writer is busy, or an OTLP push in flight), a ring too small
+ * for a burst. Each scenario that ends a process runs in a child, and the
+ * parent reads what it left behind.
  * Also run under valgrind by the suite (tests/plugin/CMakeLists.txt).
  */
 #include <setjmp.h>
@@ -12,10 +13,14 @@
 
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -420,6 +425,63 @@ static void test_fork_while_writing(void **state) {
   driver_cleanup(&d);
 }
 
+/* A collector that accepts connections and never answers. */
+static int silent_collector(int *port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  assert_true(fd >= 0);
+  struct sockaddr_in a = {.sin_family = AF_INET,
+                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t alen = sizeof a;
+  assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+  assert_int_equal(listen(fd, 64), 0);
+  assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+  *port = ntohs(a.sin_port);
+  return fd;
+}
+
+/* fork() while an OTLP push is in flight (the collector never answers):
+ * the payload being pushed and the parent's curl handles are the parent's;
+ * a child that exits leaves nothing behind, one that goes on using NCCL
+ * starts its own exporter. */
+static void test_fork_while_pushing(void **state) {
+  (void)state;
+  int port;
+  int collector = silent_collector(&port);
+  char url[64];
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/metrics", port);
+  setenv("CCLSCOPE_MODE", "metrics", 1);
+  setenv("CCLSCOPE_OTLP_ENDPOINT", url, 1);
+  setenv("CCLSCOPE_METRICS_WINDOW", "0.05", 1);
+  setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "600000", 1); /* in flight for good */
+  setenv("CCLSCOPE_EXIT_DEADLINE", "0", 1);          /* cut at exit */
+  driver_t d;
+  driver_open(&d);
+  int mask = 0;
+  void *ctx = NULL;
+  d.v6->init(&ctx, 14, &mask, "fork-push", 1, 1, 0, NULL);
+  one_collective(d.v6, ctx, true);
+  /* The first push reaches the collector: from now on one is in flight
+   * (libcurl4 is a test dependency: without it no push ever comes). */
+  struct pollfd pfd = {.fd = collector, .events = POLLIN};
+  if (poll(&pfd, 1, 240 * 1000) != 1)
+    fail_msg("no OTLP push reached %s within 240 s", url);
+  int conn = accept(collector, NULL, NULL);
+  assert_true(conn >= 0);
+
+  int failed = fork_busy_children(d.v6, ctx, 100);
+  d.v6->finalize(ctx);
+  driver_close(&d);
+  close(conn);
+  close(collector);
+  unsetenv("CCLSCOPE_MODE");
+  unsetenv("CCLSCOPE_OTLP_ENDPOINT");
+  unsetenv("CCLSCOPE_METRICS_WINDOW");
+  unsetenv("OTEL_EXPORTER_OTLP_TIMEOUT");
+  unsetenv("CCLSCOPE_EXIT_DEADLINE");
+  assert_int_equal(failed, 0);
+  driver_cleanup(&d);
+}
+
 /* A ring too small for a burst drops records and says so. */
 static void test_full_ring_drops_and_counts(void **state) {
   (void)state;
@@ -463,6 +525,7 @@ int main(void) {
       cmocka_unit_test(test_sigkill_during_fast_writing),
       cmocka_unit_test(test_fork_child_writes_own_file),
       cmocka_unit_test(test_fork_while_writing),
+      cmocka_unit_test(test_fork_while_pushing),
       cmocka_unit_test(test_full_ring_drops_and_counts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
