@@ -274,6 +274,22 @@ static void atfork_parent(void) {
   pthread_mutex_unlock(&session.lock);
 }
 
+/* Only the forking thread exists in the child. Whatever the parent's
+ * threads held (rings, the writer's queue, the trace file's buffer, its
+ * queued chunks and the one being written, the exporters' payloads) is
+ * freed here, and none of it is written or sent: it is the parent's, and
+ * its own threads write it, once. (The OTLP push's libcurl handle alone is
+ * kept: see export_otlp.h.) Here rather than lazily (at the child's
+ * first callback or at its exit): a child that never calls the plugin
+ * again would otherwise carry the parent's chunks (up to 32 MiB,
+ * CS_IO_MAX_QUEUED in trace_io.h) until it exits or execs, and its exit
+ * path would need the same pass. POSIX allows only async-signal-safe calls
+ * in the child of a multi-threaded process; we rely on glibc, whose fork()
+ * holds malloc's locks across the fork and resets them in the child before
+ * the child handlers run, so free() and pthread_*_init are usable here.
+ * Our own locks were taken by atfork_prepare (among them the ones the I/O
+ * and OTLP threads hold while they compress or call libcurl), so every
+ * structure freed is consistent. */
 static void atfork_child(void) {
   cs_ring_atfork_child();
   cs_writer_atfork_child();

@@ -1,8 +1,9 @@
 /*
  * tests/plugin/test_lifecycle.c — the plugin's life inside someone else's
- * process: unload and reload, exit without finalize, SIGKILL, fork(), a
- * ring too small for a burst. Each scenario that ends a process runs in a
- * child, and the parent reads what it left behind.
+ * process: unload and reload, exit without finalize, SIGKILL, fork() (also
+ * while the writer is busy, or an OTLP push in flight), a ring too small
+ * for a burst. Each scenario that ends a process runs in a child, and the
+ * parent reads what it left behind.
  * Also run under valgrind by the suite (tests/plugin/CMakeLists.txt).
  */
 #include <setjmp.h>
@@ -12,10 +13,14 @@
 
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -313,6 +318,170 @@ static void test_fork_child_writes_own_file(void **state) {
   driver_cleanup(&d);
 }
 
+#define BUSY_FORK_CHILDREN 15
+#ifdef CCLSCOPE_TSAN_BUILD
+/* TSan cannot follow threads created in a fork child of a multi-threaded
+ * process (see test_fork_child_writes_own_file): its children only exit. */
+#define BUSY_FORK_RESTARTS 0
+#else
+#define BUSY_FORK_RESTARTS 5 /* children that go on using NCCL */
+#endif
+
+/* Fork BUSY_FORK_CHILDREN children, each right after a burst of `burst`
+ * collectives (so that the writer has lines to format and hand to the I/O
+ * thread while fork() runs). The first BUSY_FORK_RESTARTS children
+ * record 20 collectives of their own (the plugin starts again for them),
+ * then each calls exit(): destructors, then LeakSanitizer in the ASan
+ * build, which makes the exit code 1 for any leak. Returns how many did
+ * not exit with 0. */
+static int fork_busy_children(ncclProfiler_v6_t *p, void *ctx, int burst) {
+  pid_t children[BUSY_FORK_CHILDREN];
+  for (int i = 0; i < BUSY_FORK_CHILDREN; i++) {
+    for (int k = 0; k < burst; k++)
+      one_collective(p, ctx, true);
+    children[i] = fork();
+    assert_true(children[i] >= 0);
+    if (children[i] == 0) {
+      if (i < BUSY_FORK_RESTARTS)
+        for (int k = 0; k < 20; k++)
+          one_collective(p, ctx, true);
+      exit(0);
+    }
+  }
+  int failed = 0;
+  for (int i = 0; i < BUSY_FORK_CHILDREN; i++) {
+    int status;
+    assert_int_equal(waitpid(children[i], &status, 0), children[i]);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      print_error("child %d (pid %d) ended with status 0x%x\n", i,
+                  (int)children[i], status);
+      failed++;
+    }
+  }
+  return failed;
+}
+
+/* Decompress every trace_*.jsonl.zst in `dir` into its .jsonl (zstd is a
+ * test dependency, as for the e2e tests of compressed traces). */
+static void decompress_traces(const char *dir) {
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "zstd -q -d --rm '%s'/trace_*.jsonl.zst", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* fork() while the plugin writes: the parent's queued chunks and the one
+ * its I/O thread is writing are the parent's. A child that just exits
+ * must leave nothing behind; a child that goes on using NCCL writes its
+ * own file. Nothing of the parent's reaches a file twice. Compressed at
+ * level 6, so that the I/O thread (which compresses) falls behind the
+ * writer: most forks find a chunk being written and more queued (9 to 12
+ * of the 15 children leaked them before the fix), and the files stay
+ * small. */
+static void test_fork_while_writing(void **state) {
+  (void)state;
+  setenv("CCLSCOPE_COMPRESS", "zstd:6", 1);
+  driver_t d;
+  driver_open(&d);
+  int mask = 0;
+  void *ctx = NULL;
+  d.v6->init(&ctx, 13, &mask, "fork-busy", 1, 1, 0, NULL);
+  int failed = fork_busy_children(d.v6, ctx, 300);
+  d.v6->finalize(ctx);
+  driver_close(&d);
+  unsetenv("CCLSCOPE_COMPRESS");
+  assert_int_equal(failed, 0);
+  decompress_traces(d.dir);
+
+  char paths[BUSY_FORK_RESTARTS + 2][4096];
+  assert_int_equal(trace_find_files(d.dir, paths, BUSY_FORK_RESTARTS + 2),
+                   BUSY_FORK_RESTARTS + 1);
+  int child_files = 0;
+  for (int i = 0; i < BUSY_FORK_RESTARTS + 1; i++) {
+    trace_t t;
+    assert_true(trace_load(&t, paths[i]));
+    assert_int_equal(t.bad_lines, 0);
+    const cJSON *proc = trace_find_record(&t, "process");
+    const cJSON *end = end_record(&t);
+    const cJSON *counters = json_obj(end, "counters");
+    assert_identity(counters);
+    /* Every event line once: a child that wrote the parent's queued
+     * chunks again would add lines no counter accounts for. */
+    size_t lines = trace_count_events(&t, "ncclProfileColl") +
+                   trace_count_events(&t, "ncclProfileProxyOp") +
+                   trace_count_events(&t, "ncclProfileProxyStep");
+    assert_int_equal(lines, (size_t)(json_num(counters, "stopped") +
+                                     json_num(counters, "reclaimed")));
+    if (cJSON_IsTrue(json_obj(proc, "forkedChild"))) {
+      child_files++;
+      assert_int_equal(trace_count_events(&t, "ncclProfileColl"), 20);
+      assert_string_equal(json_str(end, "reason"), "exit");
+    } else {
+      assert_true(trace_count_events(&t, "ncclProfileColl") > 0);
+      assert_string_equal(json_str(end, "reason"), "finalize");
+    }
+    trace_free(&t);
+  }
+  assert_int_equal(child_files, BUSY_FORK_RESTARTS);
+  driver_cleanup(&d);
+}
+
+/* A collector that accepts connections and never answers. */
+static int silent_collector(int *port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  assert_true(fd >= 0);
+  struct sockaddr_in a = {.sin_family = AF_INET,
+                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t alen = sizeof a;
+  assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+  assert_int_equal(listen(fd, 64), 0);
+  assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+  *port = ntohs(a.sin_port);
+  return fd;
+}
+
+/* fork() while an OTLP push is in flight (the collector never answers):
+ * the payload being pushed and the parent's curl handles are the parent's;
+ * a child that exits leaves nothing behind, one that goes on using NCCL
+ * starts its own exporter. */
+static void test_fork_while_pushing(void **state) {
+  (void)state;
+  int port;
+  int collector = silent_collector(&port);
+  char url[64];
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/metrics", port);
+  setenv("CCLSCOPE_MODE", "metrics", 1);
+  setenv("CCLSCOPE_OTLP_ENDPOINT", url, 1);
+  setenv("CCLSCOPE_METRICS_WINDOW", "0.05", 1);
+  setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "600000", 1); /* in flight for good */
+  setenv("CCLSCOPE_EXIT_DEADLINE", "0", 1);          /* cut at exit */
+  driver_t d;
+  driver_open(&d);
+  int mask = 0;
+  void *ctx = NULL;
+  d.v6->init(&ctx, 14, &mask, "fork-push", 1, 1, 0, NULL);
+  one_collective(d.v6, ctx, true);
+  /* The first push reaches the collector: from now on one is in flight
+   * (libcurl4 is a test dependency: without it no push ever comes). */
+  struct pollfd pfd = {.fd = collector, .events = POLLIN};
+  if (poll(&pfd, 1, 240 * 1000) != 1)
+    fail_msg("no OTLP push reached %s within 240 s", url);
+  int conn = accept(collector, NULL, NULL);
+  assert_true(conn >= 0);
+
+  int failed = fork_busy_children(d.v6, ctx, 100);
+  d.v6->finalize(ctx);
+  driver_close(&d);
+  close(conn);
+  close(collector);
+  unsetenv("CCLSCOPE_MODE");
+  unsetenv("CCLSCOPE_OTLP_ENDPOINT");
+  unsetenv("CCLSCOPE_METRICS_WINDOW");
+  unsetenv("OTEL_EXPORTER_OTLP_TIMEOUT");
+  unsetenv("CCLSCOPE_EXIT_DEADLINE");
+  assert_int_equal(failed, 0);
+  driver_cleanup(&d);
+}
+
 /* A ring too small for a burst drops records and says so. */
 static void test_full_ring_drops_and_counts(void **state) {
   (void)state;
@@ -355,6 +524,8 @@ int main(void) {
       cmocka_unit_test(test_sigkill_leaves_complete_lines),
       cmocka_unit_test(test_sigkill_during_fast_writing),
       cmocka_unit_test(test_fork_child_writes_own_file),
+      cmocka_unit_test(test_fork_while_writing),
+      cmocka_unit_test(test_fork_while_pushing),
       cmocka_unit_test(test_full_ring_drops_and_counts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,12 +92,18 @@ typedef enum {
 
 typedef struct {
   pthread_mutex_t lock; /* everything below but the thread's own */
+  /* Held by the thread while it works on a payload (encoding, libcurl
+   * calls), not while it waits (network poll, back-off, next payload):
+   * fork() takes it, so a child never finds libcurl's or the encoder's
+   * memory half-changed. Taken before `lock`, never under it. */
+  pthread_mutex_t busy_lock;
   pthread_cond_t cond;
   bool running;
   bool stopping;
   int64_t stop_deadline_ns; /* CLOCK_MONOTONIC; NO_DEADLINE until stopping */
   char *pending;            /* newest payload not yet sent */
   size_t pending_len;
+  char *sending; /* the payload the thread took from pending and pushes */
   char url[1024];
   long timeout_ms;
   cs_otlp_encoding encoding;
@@ -111,7 +117,15 @@ typedef struct {
   cs_otlp_counters counters;
 } otlp_state;
 
+/* A fork child's copy of its parent's multi handle (with the transfer in
+ * progress on it), kept, untouched, never freed: see cs_otlp_atfork_child.
+ * Volatile: only ever written, and the compiler must not drop the store,
+ * the only reference left. One generation: a grandchild of a child that
+ * pushed again forgets its grandparent's. */
+static void *volatile parents_multi;
+
 static otlp_state otlp = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                          .busy_lock = PTHREAD_MUTEX_INITIALIZER,
                           .cond = PTHREAD_COND_INITIALIZER,
                           .stop_deadline_ns = NO_DEADLINE};
 
@@ -248,7 +262,9 @@ static int run_transfer(void *easy) {
       wait_ms = (deadline - now) / 1000000 + 1;
     if (!c->multi_wakeup && wait_ms > DEADLINE_POLL_MS)
       wait_ms = DEADLINE_POLL_MS;
+    pthread_mutex_unlock(&otlp.busy_lock); /* waiting: a fork may come */
     c->multi_poll(otlp.multi, NULL, 0, (int)wait_ms, NULL);
+    pthread_mutex_lock(&otlp.busy_lock);
   }
   c->multi_remove_handle(otlp.multi, easy);
   return code;
@@ -338,7 +354,10 @@ static void send_payload(const wire_body *body) {
       if (retry_after_s > wait_s)
         wait_s = retry_after_s < MAX_RETRY_AFTER_S ? retry_after_s
                                                    : MAX_RETRY_AFTER_S;
-      if (!back_off((int)wait_s))
+      pthread_mutex_unlock(&otlp.busy_lock); /* waiting: a fork may come */
+      bool go_on = back_off((int)wait_s);
+      pthread_mutex_lock(&otlp.busy_lock);
+      if (!go_on)
         return;
     }
     long status = 0;
@@ -420,9 +439,11 @@ static void *otlp_main(void *arg) {
     size_t len = otlp.pending_len;
     bool stopping = otlp.stopping;
     otlp.pending = NULL;
+    otlp.sending = body; /* reachable while we push, for a fork child */
     pthread_mutex_unlock(&otlp.lock);
     if (!body)
       break; /* stopping and nothing to send */
+    pthread_mutex_lock(&otlp.busy_lock);
     if (!stopping || final_push_wanted()) {
       wire_body wire = encode(body, len);
       send_payload(&wire);
@@ -431,6 +452,10 @@ static void *otlp_main(void *arg) {
       otlp.counters.dropped++;
       pthread_mutex_unlock(&otlp.lock);
     }
+    pthread_mutex_unlock(&otlp.busy_lock);
+    pthread_mutex_lock(&otlp.lock);
+    otlp.sending = NULL;
+    pthread_mutex_unlock(&otlp.lock);
     free(body);
   }
   return NULL;
@@ -550,13 +575,38 @@ cs_otlp_counters cs_otlp_get_counters(void) {
   return c;
 }
 
+void cs_otlp_atfork_prepare(void) {
+  pthread_mutex_lock(&otlp.busy_lock);
+  pthread_mutex_lock(&otlp.lock);
+}
+
+void cs_otlp_atfork_parent(void) {
+  pthread_mutex_unlock(&otlp.lock);
+  pthread_mutex_unlock(&otlp.busy_lock);
+}
+
 void cs_otlp_atfork_child(void) {
   pthread_mutex_init(&otlp.lock, NULL);
+  pthread_mutex_init(&otlp.busy_lock, NULL);
   pthread_cond_init(&otlp.cond, NULL);
   if (otlp.running) {
+    /* Both locks were held across the fork: everything is whole. The
+     * payloads (queued, being pushed) and the encode buffers are ours;
+     * nobody here sends them. */
     free(otlp.pending);
     otlp.pending = NULL;
-    otlp.running = false; /* its libcurl handles stay with the parent */
+    free(otlp.sending);
+    otlp.sending = NULL;
+    free(otlp.proto.data);
+    free(otlp.gz.data);
+    memset(&otlp.proto, 0, sizeof otlp.proto);
+    memset(&otlp.gz, 0, sizeof otlp.gz);
+    /* Cleaning up the multi handle would close the parent's connections
+     * on their way (a TLS one with a close_notify written into the
+     * parent's stream): it is kept aside instead. A push started again
+     * here gets its own. */
+    parents_multi = otlp.multi;
+    otlp.running = false;
     otlp.multi = NULL;
     otlp.curl.lib = NULL;
   }

@@ -45,7 +45,14 @@ void cs_otlp_stop(int64_t deadline_ns);
 
 cs_otlp_counters cs_otlp_get_counters(void);
 
-/* In a fork child: the thread is the parent's; forget it. */
+/* fork(): the prepare/parent pair holds the exporter still across the
+ * fork (a fork waits while the thread encodes or calls libcurl, never
+ * while it waits for the network). In the child the thread is the
+ * parent's: the payloads (queued, being pushed) and the encode buffers
+ * are freed, unsent; the parent's libcurl handle is kept, unused
+ * (cleaning it up would close the parent's connections). */
+void cs_otlp_atfork_prepare(void);
+void cs_otlp_atfork_parent(void);
 void cs_otlp_atfork_child(void);
 
 #endif

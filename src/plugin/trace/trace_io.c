@@ -78,7 +78,10 @@ static job_result write_frame(cs_trace_io *io, const cs_io_job *j) {
   const char *frame;
   size_t frame_len, done = 0;
   uint64_t at = io->file_end;
-  if (!cs_tz_frame(io->zstd, j->data, j->len, &frame, &frame_len)) {
+  pthread_mutex_lock(&io->zstd_lock); /* never half-made across a fork */
+  bool made = cs_tz_frame(io->zstd, j->data, j->len, &frame, &frame_len);
+  pthread_mutex_unlock(&io->zstd_lock);
+  if (!made) {
     r.failed = true; /* nothing was written */
     r.compress_failed = true;
     r.error = errno;
@@ -305,12 +308,14 @@ static void *io_main(void *arg) {
       continue;
     }
     io->busy = true;
+    io->writing = j; /* reachable while unlocked, for a fork child */
     bool refused = io->direct_refused;
     pthread_mutex_unlock(&io->lock);
     job_result r = {0};
     if (!discard)
       r = write_job(io, j, refused);
     pthread_mutex_lock(&io->lock);
+    io->writing = NULL;
     finish_job(io, j, discard, &r);
     io->busy = false;
     pthread_cond_broadcast(&io->idle);
@@ -326,6 +331,7 @@ void cs_io_start(cs_trace_io *io, int fd, int direct_fd, cs_trace_zstd *zstd) {
   io->zstd = zstd;
   io->write = pwrite;
   pthread_mutex_init(&io->lock, NULL);
+  pthread_mutex_init(&io->zstd_lock, NULL);
   pthread_cond_init(&io->work, NULL);
   pthread_cond_init(&io->idle, NULL);
   io->running = pthread_create(&io->thread, NULL, io_main, io) == 0;
@@ -540,15 +546,25 @@ void cs_io_stop(cs_trace_io *io) {
 
 void cs_io_atfork_prepare(cs_trace_io *io) {
   pthread_mutex_lock(&io->lock);
+  pthread_mutex_lock(&io->zstd_lock);
 }
 
 void cs_io_atfork_parent(cs_trace_io *io) {
+  pthread_mutex_unlock(&io->zstd_lock);
   pthread_mutex_unlock(&io->lock);
 }
 
 void cs_io_abandon_in_child(cs_trace_io *io) {
-  /* The thread is the parent's; the queue is consistent (the parent held
-   * the lock across fork) and its bytes are the parent's to write. */
+  /* The thread is the parent's; the queue and the compression context
+   * are consistent (the parent held both locks across fork) and the
+   * queue's bytes are the parent's to write. The chunk its thread was
+   * writing is ours to free too: nothing else here points at it once
+   * that thread is gone. */
+  if (io->writing) {
+    free(io->writing->data);
+    free(io->writing);
+    io->writing = NULL;
+  }
   while (io->head) {
     cs_io_job *j = io->head;
     io->head = j->next;
@@ -561,6 +577,7 @@ void cs_io_abandon_in_child(cs_trace_io *io) {
   io->busy = false;
   io->queued_bytes = 0;
   pthread_mutex_init(&io->lock, NULL);
+  pthread_mutex_init(&io->zstd_lock, NULL);
   pthread_cond_init(&io->work, NULL);
   pthread_cond_init(&io->idle, NULL);
 }

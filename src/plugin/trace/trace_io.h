@@ -72,9 +72,11 @@ typedef struct {
   bool started;         /* ... and runs io_main */
   pthread_t thread;
   pthread_mutex_t lock;
-  pthread_cond_t work; /* to the thread: a job, or stop */
-  pthread_cond_t idle; /* to the writer: a job finished */
+  pthread_mutex_t zstd_lock; /* held by the thread while it compresses */
+  pthread_cond_t work;       /* to the thread: a job, or stop */
+  pthread_cond_t idle;       /* to the writer: a job finished */
   cs_io_job *head, *tail;
+  cs_io_job *writing;  /* taken off the queue, being written (busy) */
   size_t queued_bytes; /* in jobs not yet finished */
   bool busy;           /* the thread is writing a job */
   bool stop;
@@ -159,8 +161,11 @@ void cs_io_get_counters(cs_trace_io *io, cs_io_counters *c);
  * caller's). */
 void cs_io_stop(cs_trace_io *io);
 
-/* fork(): the prepare/parent pair keeps the queue consistent across
- * fork; in the child (no thread) everything is freed, nothing written. */
+/* fork(): the prepare/parent pair keeps the queue and the compression
+ * context consistent across fork (a fork waits for a chunk being
+ * compressed); in the child (no thread) everything is freed, nothing
+ * written: the queued chunks, the one the parent's thread is writing, the
+ * spares. */
 void cs_io_atfork_prepare(cs_trace_io *io);
 void cs_io_atfork_parent(cs_trace_io *io);
 void cs_io_abandon_in_child(cs_trace_io *io);

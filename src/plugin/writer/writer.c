@@ -773,9 +773,13 @@ void cs_writer_atfork_prepare(void) {
   if (writer.running &&
       writer.trace_open) /* the I/O thread's queue, consistent */
     cs_trace_atfork_prepare(&writer.trace);
+  if (writer.running && writer.otlp_on) /* the OTLP payloads, consistent */
+    cs_otlp_atfork_prepare();
 }
 
 void cs_writer_atfork_parent(void) {
+  if (writer.running && writer.otlp_on)
+    cs_otlp_atfork_parent();
   if (writer.running && writer.trace_open)
     cs_trace_atfork_parent(&writer.trace);
   pthread_mutex_unlock(&writer.ctl_lock);
