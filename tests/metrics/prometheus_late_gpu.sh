@@ -27,6 +27,11 @@ stop_job() {
   if [ -n "$job_pid" ]; then
     kill -TERM -- "-$job_pid" 2>/dev/null || true
     wait "$job_pid" 2>/dev/null || true
+    # its workers too (a sanitized process takes a while to die), 20 s at most
+    for _ in $(seq 80); do
+      kill -0 -- "-$job_pid" 2>/dev/null || break
+      sleep 0.25
+    done
     job_pid=""
   fi
 }
@@ -49,15 +54,18 @@ promtool check rules "$work/rules.yml" >/dev/null
 
 # One emulated node of 4 GPUs, one process each: the plugin serves
 # /metrics on the base port plus its local rank (docs/configuration.md).
+# Each job has its own 4 ports: none waits for the last job's to be free.
 base=$((20000 + RANDOM % 20000))
 pport=$((40000 + RANDOM % 20000))
+targets="'127.0.0.1:$base'"
+for k in 1 2 3 4 5 6 7; do targets="$targets, '127.0.0.1:$((base + k))'"; done
 cat >"$work/prometheus.yml" <<CFG
 global: {scrape_interval: 1s, evaluation_interval: 1s}
 rule_files: ['$work/rules.yml']
 scrape_configs:
   - job_name: nccl
     static_configs:
-      - targets: ['127.0.0.1:$base', '127.0.0.1:$((base + 1))', '127.0.0.1:$((base + 2))', '127.0.0.1:$((base + 3))']
+      - targets: [$targets]
 CFG
 prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
   --web.listen-address="127.0.0.1:$pport" --log.level=warn >"$work/prom.log" 2>&1 &
@@ -83,11 +91,12 @@ except (ValueError, KeyError):
     pass' || true
 }
 
-# job RUN_ID NCCLEMU_ARGS...: start an emulated job in the background.
+# job RUN_ID PORT NCCLEMU_ARGS...: start an emulated job in the background,
+# its ranks serving /metrics on PORT + local rank.
 job() {
-  local run=$1
-  shift
-  CCLSCOPE_MODE=metrics CCLSCOPE_METRICS_WINDOW=1 CCLSCOPE_PROM_PORT=$base \
+  local run=$1 port=$2
+  shift 2
+  CCLSCOPE_MODE=metrics CCLSCOPE_METRICS_WINDOW=1 CCLSCOPE_PROM_PORT=$port \
     CCLSCOPE_JOB_ID=$run CCLSCOPE_DIR="$work/out-$run" \
     "$emu" --plugin "$plugin" --scenario multi-node --nodes 1 --ranks-per-node 4 \
     --nccl-version "$nccl_version" --duration 90 --quiet "$@" >"$work/$run.log" 2>&1 &
@@ -99,7 +108,7 @@ firing() { query "ALERTS{alertname=\"CclscopeLateGPU\",alertstate=\"firing\",run
 late=late-$$ even=even-$$
 
 # --- 1. the planted late GPU -------------------------------------------------
-job "$late" --delay-rank "$LATE" --delay-us 500
+job "$late" "$base" --delay-rank "$LATE" --delay-us 500
 alerts=""
 for _ in $(seq 240); do
   alerts=$(firing "$late")
@@ -123,7 +132,7 @@ for want in "global_rank=$LATE," "rank=$LATE," "comm_name=world," "span=$evidenc
 done
 
 # --- 2. the same job, no plant -------------------------------------------------
-job "$even"
+job "$even" $((base + 4))
 covered=""
 for _ in $(seq 240); do
   # every rank's lateness evaluated for the last 18 s: longer than `for`
