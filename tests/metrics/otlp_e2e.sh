@@ -89,6 +89,13 @@ for (const [name, r] of Object.entries(reports)) {
 }
 // The same metrics, kinds, units, attribute keys and values both ways.
 const a = reports.json.metrics, b = reports.protobuf.metrics;
+// The rank span points carry the job rank when the launcher gave one
+// (SLURM_PROCID in the protobuf phase) and leave it out when unknown.
+for (const k of ["cclscope.rank.collective.time", "cclscope.rank.collectives"]) {
+  if (!b[k]?.attributes.includes("cclscope.global_rank")) fail(`${k}: no cclscope.global_rank though SLURM_PROCID is set`);
+  if (a[k]?.attributes.includes("cclscope.global_rank")) fail(`${k}: cclscope.global_rank sent though unknown`);
+  b[k].attributes = b[k].attributes.filter((key) => key !== "cclscope.global_rank");
+}
 if (JSON.stringify(Object.keys(a).sort()) !== JSON.stringify(Object.keys(b).sort()))
   fail("JSON and protobuf carry different metrics");
 for (const k of Object.keys(a)) {

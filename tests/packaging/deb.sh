@@ -25,6 +25,7 @@ for f in usr/lib/libnccl-profiler-cclscope.so usr/bin/cclscope usr/bin/ncclemu \
   usr/include/cclscope/control.h usr/lib/pkgconfig/cclscope.pc \
   usr/lib/cmake/cclscope/cclscopeConfig.cmake usr/share/man/man1/cclscope.1 \
   usr/share/bash-completion/completions/cclscope \
+  usr/share/cclscope/prometheus/cclscope-rules.yml \
   usr/share/doc/cclscope/README.md; do
   [ -e "$root/$f" ] || fail "$f not in the package"
 done

@@ -19,6 +19,7 @@ for f in lib/libnccl-profiler-cclscope.so bin/cclscope bin/ncclemu \
   share/man/man1/cclscope.1 share/man/man1/cclscope-check.1 \
   share/man/man1/cclscope-summary.1 share/man/man1/ncclemu.1 \
   share/bash-completion/completions/cclscope \
+  share/cclscope/prometheus/cclscope-rules.yml \
   share/doc/cclscope/README.md share/doc/cclscope/docs/deploy.md; do
   [ -e "$f" ] || fail "$prefix/$f missing"
 done

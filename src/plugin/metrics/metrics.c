@@ -37,7 +37,7 @@ typedef struct {
 /* Per-table hash indexes, private to this file. */
 typedef struct {
   op_transfers ops[OP_TRANSFER_SLOTS];
-  cs_u64map colls, links, channels;
+  cs_u64map colls, links, channels, rank_spans;
   pxn_entry pxn[PXN_CACHE];
   unsigned pxn_next; /* round-robin replacement */
 } metrics_index;
@@ -82,12 +82,14 @@ cs_metrics *cs_metrics_create(const cs_metrics_config *cfg, int64_t now_ns) {
   m->colls = calloc(m->cfg.max_series, sizeof *m->colls);
   m->links = calloc(m->cfg.max_series, sizeof *m->links);
   m->channels = calloc(m->cfg.max_series, sizeof *m->channels);
+  m->rank_spans = calloc(m->cfg.max_series, sizeof *m->rank_spans);
   cs_jbuf_init(&m->prom);
   cs_jbuf_init(&m->otlp);
-  if (!m->colls || !m->links || !m->channels ||
+  if (!m->colls || !m->links || !m->channels || !m->rank_spans ||
       !cs_u64map_init(&b->idx.colls, 64) ||
       !cs_u64map_init(&b->idx.links, 64) ||
-      !cs_u64map_init(&b->idx.channels, 64)) {
+      !cs_u64map_init(&b->idx.channels, 64) ||
+      !cs_u64map_init(&b->idx.rank_spans, 64)) {
     cs_metrics_destroy(m);
     return NULL;
   }
@@ -101,9 +103,11 @@ void cs_metrics_destroy(cs_metrics *m) {
   cs_u64map_free(&x->colls);
   cs_u64map_free(&x->links);
   cs_u64map_free(&x->channels);
+  cs_u64map_free(&x->rank_spans);
   free(m->colls);
   free(m->links);
   free(m->channels);
+  free(m->rank_spans);
   cs_jbuf_free(&m->prom);
   cs_jbuf_free(&m->otlp);
   free(m); /* the block starts with m */
@@ -201,6 +205,28 @@ static cs_channel_series *channel_series(cs_metrics *m, uint32_t ctx,
   return s;
 }
 
+static cs_rank_series *rank_series(cs_metrics *m, uint32_t ctx,
+                                   cs_rank_span span) {
+  uint64_t h = hash_u64(hash_u64(0x1b873593ull, ctx), (uint64_t)span) | 1;
+  for (int probe = 0; probe < 8; probe++, h = hash_u64(h, 4) | 1) {
+    uintptr_t at = (uintptr_t)cs_u64map_get(&idx(m)->rank_spans, h);
+    if (!at)
+      break;
+    cs_rank_series *s = &m->rank_spans[at - 1];
+    if (s->ctx == ctx && s->span == span)
+      return s;
+  }
+  if (m->nrank_spans >= m->cfg.max_series) {
+    m->series_dropped++;
+    return NULL;
+  }
+  cs_rank_series *s = &m->rank_spans[m->nrank_spans++];
+  s->ctx = ctx;
+  s->span = (uint8_t)span;
+  cs_u64map_put(&idx(m)->rank_spans, h, (void *)(uintptr_t)m->nrank_spans);
+  return s;
+}
+
 /* ---- feeding ---- */
 
 void cs_metrics_step(cs_metrics *m, int64_t step, int64_t ts_ns) {
@@ -217,7 +243,35 @@ static op_transfers *op_slot(cs_metrics *m, uint64_t op_id) {
   return &idx(m)->ops[hash_u64(0x51ed27ull, op_id) % OP_TRANSFER_SLOTS];
 }
 
+static void rank_span_add(cs_metrics *m, uint32_t ctx, cs_rank_span span,
+                          int64_t ns) {
+  cs_rank_series *r = rank_series(m, ctx, span);
+  if (!r)
+    return;
+  r->collectives++;
+  r->seconds += ns > 0 ? (double)ns / 1e9 : 0.0;
+}
+
+/* A collective's spans on this rank's GPU: what the rank measures alone
+ * of its arrival (docs/metrics.md, "Which GPU is late"). Only collectives
+ * (every rank of the communicator runs them; a P2P waits for one peer)
+ * with GPU stamps and all their channels, in communicators of two ranks or
+ * more. When NCCL reports KernelPhases, initial_sync is counted for every
+ * such collective, as 0 when that phase was not reported (zero length): a
+ * late rank that does not wait at all must not drop out of the comparison. */
+static void rank_spans_of(cs_metrics *m, const cs_timing *t) {
+  if (t->etype != CS_EV_COLL || t->source != CS_TIMING_GPU || t->incomplete ||
+      t->nranks < 2)
+    return;
+  rank_span_add(m, t->ctx, CS_RANK_SPAN_ALL, t->gpu_stop_ns - t->gpu_start_ns);
+  if (t->phase_valid)
+    rank_span_add(
+        m, t->ctx, CS_RANK_SPAN_INITIAL_SYNC,
+        t->phase_valid & 1u ? t->phase_stop_ns[0] - t->phase_start_ns[0] : 0);
+}
+
 void cs_metrics_timing(cs_metrics *m, const cs_timing *t) {
+  rank_spans_of(m, t);
   cs_coll_series *s = coll_series(m, t);
   op_transfers *o = op_slot(m, t->event_id);
   if (o->op_id == t->event_id) {
@@ -382,6 +436,8 @@ static cs_metrics_snapshot snapshot_of(const cs_metrics *m) {
                                .nlinks = m->nlinks,
                                .channels = m->channels,
                                .nchannels = m->nchannels,
+                               .rank_spans = m->rank_spans,
+                               .nrank_spans = m->nrank_spans,
                                .series_dropped = m->series_dropped,
                                .health = &m->health,
                                .steps = &m->steps};

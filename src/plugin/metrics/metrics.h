@@ -13,6 +13,10 @@
  *                transfer of each size (mode min);
  *   channels     per (communicator, channel): transfers, bytes, average
  *                transfer size and time over the window;
+ *   rank spans   per (communicator, rank): the GPU time of its collectives
+ *                and, on NCCL 2.31, of their initial_sync phase, summed
+ *                (the evidence of a late GPU, compared across ranks by
+ *                Prometheus rules, never inside the plugin);
  *   plugin       the plugin's own health: callbacks, drops, reclaims,
  *                in-flight events, ring high-water mark, timings.
  *
@@ -65,6 +69,8 @@ typedef struct {
   size_t nlinks;
   cs_channel_series *channels;
   size_t nchannels;
+  cs_rank_series *rank_spans;
+  size_t nrank_spans;
   uint64_t series_dropped;
   cs_metrics_health health;
   cs_metrics_steps steps;

@@ -444,6 +444,49 @@ static void render_channels(const cs_metrics_snapshot *snap, int64_t now_ns,
   }
 }
 
+/* The rank span series (docs/metrics.md, "Which GPU is late"): the
+ * communicator's attributes, the span, and the process's job rank (always
+ * here, when known: these series exist to name a GPU). */
+static void rank_span_attrs(const cs_metrics_snapshot *snap, cs_jbuf *b,
+                            const cs_rank_series *r) {
+  CS_JLIT(b, "\"attributes\":[");
+  comm_attrs(b, r->ctx, -1);
+  kv_str(b, "cclscope.span",
+         r->span == CS_RANK_SPAN_INITIAL_SYNC ? "initial_sync" : "all", false);
+  if (snap->global_rank >= 0)
+    kv_int(b, "cclscope.global_rank", snap->global_rank, false);
+  cs_jbuf_putc(b, ']');
+}
+
+static void render_rank_spans(const cs_metrics_snapshot *snap, int64_t now_ns,
+                              cs_jbuf *b, bool *first) {
+  if (!snap->nrank_spans)
+    return;
+  for (int which = 0; which < 2; which++) {
+    if (which == 0)
+      metric_head(b, first, "cclscope.rank.collective.time", "s",
+                  "GPU time of this rank's collectives in the communicator, "
+                  "summed (span all or initial_sync). Shortest on a late "
+                  "rank.");
+    else
+      metric_head(b, first, "cclscope.rank.collectives", "1",
+                  "Collectives summed in cclscope.rank.collective.time.");
+    sum_open(b);
+    for (size_t i = 0; i < snap->nrank_spans; i++) {
+      const cs_rank_series *r = &snap->rank_spans[i];
+      if (i)
+        cs_jbuf_putc(b, ',');
+      cs_jbuf_putc(b, '{');
+      rank_span_attrs(snap, b, r);
+      times(b, snap, now_ns);
+      point_value(b, which == 0 ? r->seconds : (double)r->collectives,
+                  which == 1);
+      cs_jbuf_putc(b, '}');
+    }
+    CS_JLIT(b, "]}}");
+  }
+}
+
 /* A monotonic sum with one string attribute per point (the plugin's own
  * counters by kind, reason or source). */
 static void plugin_counter_by(const cs_metrics_snapshot *snap, int64_t now_ns,
@@ -564,6 +607,7 @@ void cs_metrics_render_otlp(const cs_metrics_snapshot *snap, int64_t now_ns,
   render_collectives(snap, now_ns, b, &first);
   render_links(snap, now_ns, b, &first);
   render_channels(snap, now_ns, b, &first);
+  render_rank_spans(snap, now_ns, b, &first);
   render_plugin(snap, now_ns, b, &first);
   CS_JLIT(b, "]}]}]}");
 }

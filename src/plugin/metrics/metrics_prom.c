@@ -61,10 +61,12 @@ static void head(cs_jbuf *b, const char *name, const char *type,
   cs_jbuf_putc(b, '\n');
 }
 
-/* global_rank (opt-in, docs/metrics.md): the process's rank in the job. */
-static void global_rank_label(const cs_metrics_snapshot *snap, cs_jbuf *b) {
+/* global_rank (docs/metrics.md): the process's rank in the job; opt-in,
+ * except on the rank span series (`always`), which exist to name a GPU. */
+static void global_rank_label(const cs_metrics_snapshot *snap, cs_jbuf *b,
+                              bool always) {
   char v[16] = "";
-  if (!snap->label_global_rank)
+  if (!snap->label_global_rank && !always)
     return;
   if (snap->global_rank >= 0)
     snprintf(v, sizeof v, "%d", snap->global_rank);
@@ -72,9 +74,10 @@ static void global_rank_label(const cs_metrics_snapshot *snap, cs_jbuf *b) {
 }
 
 /* run, and the communicator's rank, comm, comm_name, gpu (and the
- * opt-in global_rank). */
+ * opt-in global_rank, or always with `global_rank`). */
 static void comm_labels(const cs_metrics_snapshot *snap, cs_jbuf *b,
-                        uint32_t ctx, int rank_override, bool with_rank) {
+                        uint32_t ctx, int rank_override, bool with_rank,
+                        bool global_rank) {
   char id[24], rank[16];
   const cs_context *c = cs_ctx_get(ctx);
   label(b, "run", snap->run_id, true);
@@ -92,7 +95,7 @@ static void comm_labels(const cs_metrics_snapshot *snap, cs_jbuf *b,
     label(b, "rank", rank, false);
   }
   label(b, "gpu", c ? c->gpu_uuid : "", false);
-  global_rank_label(snap, b);
+  global_rank_label(snap, b, global_rank);
 }
 
 static const char *source_name(uint8_t s) {
@@ -102,7 +105,7 @@ static const char *source_name(uint8_t s) {
 static void coll_labels(const cs_metrics_snapshot *snap, cs_jbuf *b,
                         const cs_coll_series *s) {
   char size[16];
-  comm_labels(snap, b, s->ctx, -1, true);
+  comm_labels(snap, b, s->ctx, -1, true, false);
   label(b, "func", s->func, false);
   label(b, "algo", s->algo, false);
   label(b, "proto", s->proto, false);
@@ -205,7 +208,7 @@ static void render_collectives(const cs_metrics_snapshot *snap, cs_jbuf *b) {
 static void link_labels(const cs_metrics_snapshot *snap, cs_jbuf *b,
                         const cs_link_series *l, const char *mode) {
   char r[16];
-  comm_labels(snap, b, l->ctx, -1, false);
+  comm_labels(snap, b, l->ctx, -1, false, false);
   snprintf(r, sizeof r, "%d", (int)l->src);
   label(b, "src_rank", r, false);
   snprintf(r, sizeof r, "%d", (int)l->dst);
@@ -300,7 +303,7 @@ static void render_links(const cs_metrics_snapshot *snap, cs_jbuf *b) {
 static void channel_labels(const cs_metrics_snapshot *snap, cs_jbuf *b,
                            const cs_channel_series *c) {
   char ch[8];
-  comm_labels(snap, b, c->ctx, c->rank, true);
+  comm_labels(snap, b, c->ctx, c->rank, true, false);
   snprintf(ch, sizeof ch, "%u", c->channel);
   label(b, "channel", ch, false);
 }
@@ -369,6 +372,38 @@ static void render_channels(const cs_metrics_snapshot *snap, cs_jbuf *b) {
       channel_labels(snap, b, c);
       CS_JLIT(b, "} ");
       number(b, which ? c->fit.bandwidth_bps : c->fit.latency_s);
+      cs_jbuf_putc(b, '\n');
+    }
+  }
+}
+
+static const char *rank_span_name(uint8_t span) {
+  return span == CS_RANK_SPAN_INITIAL_SYNC ? "initial_sync" : "all";
+}
+
+/* The rank span series (label set R, docs/metrics.md): the evidence a
+ * Prometheus rule compares across the ranks of one communicator to name a
+ * late GPU (packaging/prometheus/cclscope-rules.yml). */
+static void render_rank_spans(const cs_metrics_snapshot *snap, cs_jbuf *b) {
+  if (!snap->nrank_spans)
+    return;
+  static const char *const names[] = {"cclscope_rank_collective_seconds_total",
+                                      "cclscope_rank_collectives_total"};
+  static const char *const help[] = {
+      ("GPU time of this rank's collectives in the communicator, summed: "
+       "span all = first KernelCh start to last stop, initial_sync = NCCL "
+       "2.31's wait for the peers' launch. Shortest on a late rank."),
+      "Collectives summed in cclscope_rank_collective_seconds_total."};
+  for (int which = 0; which < 2; which++) {
+    head(b, names[which], "counter", help[which]);
+    for (size_t i = 0; i < snap->nrank_spans; i++) {
+      const cs_rank_series *r = &snap->rank_spans[i];
+      cs_jbuf_put(b, names[which], strlen(names[which]));
+      cs_jbuf_putc(b, '{');
+      comm_labels(snap, b, r->ctx, -1, true, true);
+      label(b, "span", rank_span_name(r->span), false);
+      CS_JLIT(b, "} ");
+      number(b, which == 0 ? r->seconds : (double)r->collectives);
       cs_jbuf_putc(b, '\n');
     }
   }
@@ -486,5 +521,6 @@ void cs_metrics_render_prometheus(const cs_metrics_snapshot *snap,
   render_collectives(snap, out);
   render_links(snap, out);
   render_channels(snap, out);
+  render_rank_spans(snap, out);
   render_plugin(snap, out);
 }

@@ -76,6 +76,25 @@ typedef struct {
   net_fit_result fit; /* last window with transfers */
 } cs_channel_series;
 
+/* Which span of a rank's collectives a cs_rank_series sums. */
+typedef enum {
+  CS_RANK_SPAN_ALL = 0,          /* first KernelCh start -> last stop */
+  CS_RANK_SPAN_INITIAL_SYNC = 1, /* NCCL 2.31's KernelPhase initial_sync */
+  CS_RANK_SPANS = 2
+} cs_rank_span;
+
+/* The arrival evidence of one (communicator, rank): its GPU's time in the
+ * communicator's collectives, summed, so that a Prometheus rule can set
+ * the ranks of one communicator side by side (docs/metrics.md, "Which GPU
+ * is late"). A rank that arrives late waits least: its spans are the
+ * shortest of its communicator. Measured by this rank alone. */
+typedef struct {
+  uint32_t ctx;         /* the communicator and this rank in it */
+  uint8_t span;         /* cs_rank_span */
+  uint64_t collectives; /* collectives summed (cumulative) */
+  double seconds;       /* their spans, summed (cumulative) */
+} cs_rank_series;
+
 typedef struct {
   uint64_t callbacks;
   uint64_t dropped_starts, dropped_states, dropped_stops;
@@ -119,6 +138,8 @@ typedef struct {
   size_t nlinks;
   const cs_channel_series *channels;
   size_t nchannels;
+  const cs_rank_series *rank_spans;
+  size_t nrank_spans;
   uint64_t series_dropped; /* series that did not fit a table */
   const cs_metrics_health *health;
   const cs_metrics_steps *steps;
