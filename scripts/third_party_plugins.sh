@@ -203,7 +203,8 @@ first_lines() {
   printf '%s' "$lines" | cut -c1-300
 }
 
-declare -A result=() # plugin|host|scenario -> pass / FAIL
+declare -A result=() # plugin|host|scenario -> pass / FAIL / INERT
+declare -A symbol=() # plugin|host -> the interface ncclemu loaded (truth)
 failures=()          # plugin|host|scenario
 for p in "${built[@]}"; do
   for h in "${host_list[@]}"; do
@@ -235,6 +236,10 @@ for p in "${built[@]}"; do
       no_context=$(cat "$dir"/truth* 2>/dev/null | grep '"call":"init"' |
         grep -c '"ctx":"0x0000000000000000"' || true)
       outputs=$(find "$dir" -type f ! -name 'truth*' | wc -l)
+      if [ -z "${symbol[$p|$h]:-}" ]; then
+        symbol[$p|$h]=$(cat "$dir"/truth* 2>/dev/null | grep -o -m1 '"symbol":"[^"]*"' |
+          cut -d'"' -f4 || true)
+      fi
       if [ $rc -ne 0 ]; then
         result[$p|$h|$s]=FAIL
         failures+=("$p|$h|$s|exit $rc")
@@ -257,6 +262,15 @@ report=$build/report.md
   echo
   echo "NCCL checkout: commit \`$commit\` ($commit_date), release $nccl_release; run $(date -u +%Y-%m-%d)."
   echo "ncclemu: cclscope commit \`$(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)\`, --check, --timeout $timeout."
+  echo
+  loaded=()
+  for p in "${built[@]}"; do
+    for h in "${host_list[@]}"; do
+      loaded+=("$p $h: \`${symbol[$p|$h]:-none}\`")
+    done
+  done
+  joined=$(IFS=';' && echo "${loaded[*]}")
+  echo "Interfaces loaded: ${joined//;/, }."
   echo
   header="| scenario |"
   rule="|---|"
