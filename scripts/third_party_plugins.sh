@@ -133,9 +133,14 @@ build_example() {
   local src=$plugin_root/example out=$build/example
   mkdir -p "$out"
   # The example's Makefile: $(CXX) -Inccl -I$(CUDA_INC) -fPIC -shared (plus
-  # -g here, for readable backtraces).
-  "$cxx" -g -I"$src/nccl" -I"$src" -I"$stub_src" -fPIC -shared \
-    -o "$out/libnccl-profiler-example.so" "$src"/*.cc >"$out/build.log" 2>&1
+  # -g here, for readable backtraces); releases before 2.27 wrote it in C.
+  local compiler=$cxx sources=("$src"/*.cc)
+  if [ ! -f "${sources[0]}" ]; then
+    compiler=$cc
+    sources=("$src"/*.c)
+  fi
+  "$compiler" -g -I"$src/nccl" -I"$src" -I"$stub_src" -fPIC -shared \
+    -o "$out/libnccl-profiler-example.so" "${sources[@]}" >"$out/build.log" 2>&1
 }
 build_inspector() {
   local src=$plugin_root/inspector out=$build/inspector
@@ -205,7 +210,7 @@ first_lines() {
 
 declare -A result=() # plugin|host|scenario -> pass / FAIL / INERT
 declare -A symbol=() # plugin|host -> the interface ncclemu loaded (truth)
-failures=()          # plugin|host|scenario
+failures=()          # plugin|host|scenario|why
 for p in "${built[@]}"; do
   for h in "${host_list[@]}"; do
     for s in "${scenario_list[@]}"; do
