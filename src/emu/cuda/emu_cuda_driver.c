@@ -7,7 +7,10 @@
  * for an already loaded CUDA driver (dlopen("libcuda.so.1", RTLD_NOLOAD))
  * finds this one. The worker sets the calling thread's current device
  * before each communicator init (emu_cuda_set_device), as an application
- * calls cudaSetDevice before ncclCommInitRank. Nothing else of CUDA is here.
+ * calls cudaSetDevice before ncclCommInitRank. Besides those: cuDeviceGet
+ * and cuGetErrorString, which NVIDIA's Inspector plugin looks up with the
+ * UUID call and without which it switches itself off. Nothing else of CUDA
+ * is here.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -31,6 +34,8 @@ void emu_cuda_set_device(int node, int device);
 int cuCtxGetDevice(int *device);
 int cuDeviceGetUuid(emu_cu_uuid *uuid, int device);
 int cuDeviceGetUuid_v2(emu_cu_uuid *uuid, int device);
+int cuDeviceGet(int *device, int ordinal);
+int cuGetErrorString(int error, const char **description);
 
 /* The current device of each thread that set one, by kernel thread id.
  * A table, not thread-local variables: thread-local storage in a library
@@ -91,6 +96,39 @@ int cuCtxGetDevice(int *device) {
   if (!current(&node, device))
     return CUDA_ERROR_INVALID_CONTEXT;
   return CUDA_SUCCESS;
+}
+
+/* The device of an ordinal is the ordinal: any the UUIDs accept. */
+int cuDeviceGet(int *device, int ordinal) {
+  if (device == NULL)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (ordinal < 0 || ordinal > 0xffff)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
+  return CUDA_SUCCESS;
+}
+
+/* The driver's descriptions of the codes returned here; an unknown code
+ * gives NULL and CUDA_ERROR_INVALID_VALUE, as the driver documents. */
+int cuGetErrorString(int error, const char **description) {
+  if (description == NULL)
+    return CUDA_ERROR_INVALID_VALUE;
+  switch (error) {
+  case CUDA_SUCCESS:
+    *description = "no error";
+    return CUDA_SUCCESS;
+  case CUDA_ERROR_INVALID_VALUE:
+    *description = "invalid argument";
+    return CUDA_SUCCESS;
+  case CUDA_ERROR_INVALID_DEVICE:
+    *description = "invalid device ordinal";
+    return CUDA_SUCCESS;
+  case CUDA_ERROR_INVALID_CONTEXT:
+    *description = "invalid device context";
+    return CUDA_SUCCESS;
+  }
+  *description = NULL;
+  return CUDA_ERROR_INVALID_VALUE;
 }
 
 /* A stable UUID per (node, device): "GPU-e4d00000-NNNN-DDDD-..." */
