@@ -501,12 +501,7 @@ static void put_lifecycle(seed_conv *c, const seed_line *s, const char *line,
   }
   if (synthesized || !stop.present)
     stop = start;
-  seed_text_str(t, ",\"start\":");
-  seed_text_point(t, &start);
-  seed_text_str(t, ",\"stop\":");
-  seed_text_point(t, &stop);
-  seed_text_str(t, ",\"duration\":");
-  seed_text_ts(t, stop.ts - start.ts);
+  seed_text_span(t, &start, &stop);
   seed_text_str(t, ",\"details\":");
   if (synthesized)
     seed_text_str(t, "{\"synthesized\":true}");
@@ -1156,12 +1151,7 @@ static bool convert_activity(seed_conv *c, const seed_line *s, const char *line,
     seed_text_str(t, ",\"launchId\":null,\"ctx\":null,\"commId\":null,"
                      "\"rank\":-1");
   }
-  seed_text_str(t, ",\"start\":");
-  seed_text_point(t, &start);
-  seed_text_str(t, ",\"stop\":");
-  seed_text_point(t, &stop);
-  seed_text_str(t, ",\"duration\":");
-  seed_text_ts(t, stop.ts - start.ts);
+  seed_text_span(t, &start, &stop);
   seed_text_str(t, ",\"details\":");
   if (s->details.type == JS_OBJECT)
     seed_text_value(t, &s->details);

@@ -103,3 +103,13 @@ void seed_text_point(seed_text *t, const rec_point *p) {
   seed_text_ts(t, p->ts);
   seed_text_fmt(t, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64 "}", p->pid, p->tid);
 }
+
+void seed_text_span(seed_text *t, const rec_point *start,
+                    const rec_point *stop) {
+  seed_text_str(t, ",\"start\":");
+  seed_text_point(t, start);
+  seed_text_str(t, ",\"stop\":");
+  seed_text_point(t, stop);
+  seed_text_str(t, ",\"duration\":");
+  seed_text_ts(t, stop->ts - start->ts);
+}

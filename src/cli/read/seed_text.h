@@ -36,5 +36,8 @@ void seed_text_json_str(seed_text *t, const char *s);
 void seed_text_ts(seed_text *t, int64_t ns);
 /* {"ts":…,"pid":…,"tid":…} */
 void seed_text_point(seed_text *t, const rec_point *p);
+/* ,"start":{…},"stop":{…},"duration":… */
+void seed_text_span(seed_text *t, const rec_point *start,
+                    const rec_point *stop);
 
 #endif

@@ -127,6 +127,17 @@ static emu_prof_op *alloc_op(emu_profthread *pt) {
   return p;
 }
 
+/* Takes `p`, whose predecessor is `prev` (NULL: the head), out of the
+ * queue. */
+static void unlink_op(emu_profthread *pt, emu_prof_op *prev, emu_prof_op *p) {
+  if (prev != NULL)
+    prev->next = p->next;
+  else
+    pt->head = p->next;
+  if (pt->tail == p)
+    pt->tail = prev;
+}
+
 static void free_op(emu_profthread *pt, emu_prof_op *p) {
   p->queued = false;
   p->next = pt->free_ops;
@@ -256,12 +267,7 @@ static void retire_done(emu_profthread *pt) {
   while (p != NULL) {
     emu_prof_op *next = p->next;
     if (p->done) {
-      if (prev != NULL)
-        prev->next = next;
-      else
-        pt->head = next;
-      if (pt->tail == p)
-        pt->tail = prev;
+      unlink_op(pt, prev, p);
       free_op(pt, p);
     } else {
       prev = p;
@@ -416,12 +422,7 @@ uint64_t emu_profthread_purge(emu_profthread *pt, const emu_comm *comm,
   while (p != NULL) {
     emu_prof_op *next = p->next;
     if (p->comm == comm) { /* profilerPurgeByContext: no call at all */
-      if (prev != NULL)
-        prev->next = next;
-      else
-        pt->head = next;
-      if (pt->tail == p)
-        pt->tail = prev;
+      unlink_op(pt, prev, p);
       n++;
       if (p->started && !p->done)
         nstarted++;
