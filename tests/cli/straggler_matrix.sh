@@ -28,19 +28,22 @@
 # 2-core machine, so one pass of 16 in 10 or so).
 #
 # usage: straggler_matrix.sh EMU PLUGIN CCLSCOPE [--repeats N] [--attempts N]
-#          [--delay-us X] [--net model|free] [--report-only] [--keep DIR]
+#          [--delay-us X] [--net model|free] [--sizes LIST] [--report-only]
+#          [--keep DIR]
 #   --repeats N   runs of each kind per cell (default 2: 16 runs a pass)
+#   --sizes LIST  message sizes (ncclemu --sizes; default 64K)
 #   --report-only print the tally, assert nothing (calibration)
 set -euo pipefail
 emu=$1 plugin=$2 cs=$3
 shift 3
-repeats=2 attempts=3 delay=200 net=free assert=1 keep=
+repeats=2 attempts=3 delay=200 net=free assert=1 keep= sizes=64K
 while [ $# -gt 0 ]; do
   case $1 in
   --repeats) repeats=$2; shift 2 ;;
   --attempts) attempts=$2; shift 2 ;;
   --delay-us) delay=$2; shift 2 ;;
   --net) net=$2; shift 2 ;;
+  --sizes) sizes=$2; shift 2 ;;
   --report-only) assert=0; shift ;;
   --keep) keep=$2; shift 2 ;;
   *) echo "straggler_matrix.sh: unknown option $1" >&2; exit 2 ;;
@@ -85,7 +88,7 @@ pass() {
         seed=$((base + run * 7))
         dir=$work/run$run
         local args=(--scenario "$scenario" --nodes "$nodes" --ranks-per-node "$rpn"
-          --ranks-per-process "$rpn" --threads "$rpn" --sizes 64K --ops "$ops"
+          --ranks-per-process "$rpn" --threads "$rpn" --sizes "$sizes" --ops "$ops"
           --seed "$seed"
           "${net_opts[@]}")
         want=-1
