@@ -495,6 +495,7 @@
     overview: () => (V.ov ? {
       rows: V.ov.nr, labels: V.ov.labels.slice(), straggler: V.ov.O.straggler,
       stragglerRank: V.ov.O.straggler >= 0 ? V.ov.O.rows[V.ov.O.straggler].globalRank : null,
+      verdict: V.ov.O.verdict,
       rowH: ovRowH(V), instances: V.ov.O.instancesTotal, embedded: V.ov.inst !== null,
       stats: V.ovStats ? { ...V.ovStats } : null, expanded: V.expanded === undefined ? -1 : V.expanded,
       firstStart: V.ov.inst ? V.ov.inst.start[0] : null,

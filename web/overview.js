@@ -1,8 +1,10 @@
 /* web/overview.js — the overview of ranks x time: one row per GPU (by
  * global rank), its collectives coloured by arrival lateness (this GPU's
  * start minus the earliest start of the same collective on any rank; green
- * on time, red the latest of the trace), the straggler's row marked (the
- * GPU `cclscope view` found latest in all). Two levels of detail come from
+ * on time, red the latest of the trace), the straggler's row marked: the
+ * GPU the straggler verdict of `cclscope summary` names (O.straggler, with
+ * O.verdict; the page takes that verdict and judges nothing itself, so it
+ * never names another GPU than the summary). Two levels of detail come from
  * the page's data (web/README.md, "overview"): per-row time buckets, drawn
  * when zoomed out (shade = how busy, colour = the most lateness in the
  * bucket), and the collectives one by one when zoomed in enough and the
@@ -175,7 +177,7 @@ function drawOverview(V) {
     if (r % every && !strag) continue;
     ctx.fillStyle = strag ? '#b71c1c' : '#37474f';
     ctx.font = (strag ? 'bold ' : '') + '11px system-ui, sans-serif';
-    const text = (strag ? '⚠ straggler · ' : '') + ov.labels[r];
+    const text = (strag ? '⚠ straggler' + verdictConfidence(ov) + ' · ' : '') + ov.labels[r];
     ctx.fillText(fitText(ctx, text, LABEL_W - 10), 10, y + rh / 2 + 4);
   }
   ctx.restore();
@@ -203,10 +205,17 @@ function drawOverview(V) {
   if (V.frameTimes.length > 600) V.frameTimes.shift();
 }
 
+/* " (high)": the confidence of the verdict that named the straggler. */
+function verdictConfidence(ov) {
+  const v = ov.O.verdict;
+  return v && v.confidence ? ' (' + v.confidence + ')' : '';
+}
+
 /* One line about row r for the status bar. */
 function ovRowText(V, r) {
   const row = V.ov.O.rows[r];
   const mean = row.count ? row.lateSum / row.count : 0;
+  const strag = r === V.ov.O.straggler ? ' · straggler, confidence ' + V.ov.O.verdict.confidence : '';
   return V.ov.labels[r] + ' · ' + row.count + ' collectives · mean lateness ' + fmtDur(mean) +
-    ' · most ' + fmtDur(row.lateMax) + (r === V.ov.O.straggler ? ' · straggler' : '') + ' · click: its lanes';
+    ' · most ' + fmtDur(row.lateMax) + strag + ' · click: its lanes';
 }

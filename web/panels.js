@@ -318,6 +318,13 @@ function commOf(r) {
   return r.commName || r.commId || '(unknown)';
 }
 
+/* "rank 5 · node1:4242 · dev 1": a GPU of the summary's straggler tables */
+function gpuName(r) {
+  return (r.globalRank !== null && r.globalRank !== undefined ? 'rank ' + r.globalRank : 'rank ?') +
+    (r.host ? ' · ' + r.host + (r.pid !== null && r.pid !== undefined ? ':' + r.pid : '') : '') +
+    (r.device !== null && r.device !== undefined ? ' · dev ' + r.device : '');
+}
+
 function buildSummary(V) {
   const S = V.M.summary;
   const body = document.getElementById('summary-body');
@@ -345,6 +352,17 @@ function buildSummary(V) {
     ['mean µs', (r) => r.meanUs], ['min µs', (r) => r.minUs], ['max µs', (r) => r.maxUs], ['algBw GB/s', (r) => r.algBwGBs ?? '-'],
     ['busBw GB/s', (r) => r.busBwGBs ?? '-'], ['algo', (r) => r.algo, 'l'], ['proto', (r) => r.proto, 'l']], C.rows || []));
   const G = S.stragglers || {};
+  const Vd = G.verdict;
+  if (Vd) {
+    add('Straggler verdict', (Vd.verdict === 'gpu' && Vd.gpu
+      ? gpuName(Vd.gpu) + ' is the straggler (confidence ' + Vd.confidence + '): '
+      : 'No GPU stands out (confidence ' + Vd.confidence + '): ') + Vd.reason + '.', null);
+  }
+  add('Stragglers (by GPU)', 'Most wait caused first (a first operation\'s wait is startup skew, not counted); own = late by itself, ' +
+    'inherited = late because its previous operation ended late.',
+  gridTable([['GPU', gpuName, 'l'], ['comms', (r) => r.comms], ['instances', (r) => r.instances], ['times last', (r) => r.timesLast],
+    ['wait caused µs', (r) => r.waitCausedUs], ['own µs', (r) => r.ownWaitUs], ['inherited µs', (r) => r.inheritedWaitUs],
+    ['startup µs', (r) => r.unattributedWaitUs], ['max wait µs', (r) => r.maxWaitUs]], G.gpus || []));
   add('Stragglers (by rank)', (G.instances || 0) + ' instances matched across ranks (' + (G.basis || '?') + '), ' + (G.incomplete || 0) + ' incomplete, ' + (G.singleRank || 0) + ' seen on one rank.',
     gridTable([['comm', commOf, 'l'], ['rank', (r) => r.rank], ['instances', (r) => r.instances], ['times last', (r) => r.timesLast],
       ['% last', (r) => (100 * r.lastFraction).toFixed(1)], ['mean wait µs', (r) => r.meanWaitUs], ['max wait µs', (r) => r.maxWaitUs],

@@ -1,8 +1,8 @@
 /*
  * tests/cli/test_stats.c — the numbers behind `summary`: the log-bucket
  * histogram's error bound, the bus-bandwidth
- * factors; and the containers: pair_map (with deletions), intern tables,
- * lane placement.
+ * factors, the binomial tail of the straggler verdict; and the containers:
+ * pair_map (with deletions), intern tables, lane placement.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -18,6 +18,7 @@
 #include "convert/lanes.h"
 #include "summary/log_hist.h"
 #include "summary/nccl_model.h"
+#include "summary/summary.h"
 #include "util/intern.h"
 #include "util/pair_map.h"
 
@@ -218,6 +219,51 @@ static void lanes_nest_and_overflow(void **state) {
   lane_group_free(&g);
 }
 
+/* The exact tail, summed term by term in doubles (small n only). */
+static double exact_tail(int n, int k, double p) {
+  double sum = 0;
+  for (int j = k; j <= n; j++) {
+    double c = 1;
+    for (int i = 0; i < j; i++)
+      c = c * (n - i) / (i + 1);
+    sum += c * pow(p, j) * pow(1 - p, n - j);
+  }
+  return sum;
+}
+
+/* log10 P(X >= k), X ~ Binomial(n, p), as the verdict computes it: exact
+ * against a direct sum, 0 at or below the mean, far tails without
+ * underflow. */
+static void binomial_tail(void **state) {
+  (void)state;
+  static const struct {
+    int n, k;
+    double p;
+  } cases[] = {{10, 8, 0.5},    {10, 10, 0.5}, {20, 9, 0.125}, {60, 30, 0.25},
+               {99, 40, 0.125}, {40, 40, 0.5}, {7, 3, 0.1}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    double want = log10(exact_tail(cases[i].n, cases[i].k, cases[i].p));
+    double got = strag_log10_binomial_tail((uint64_t)cases[i].n,
+                                           (uint64_t)cases[i].k, cases[i].p);
+    assert_true(fabs(got - want) < 1e-9 * (1 + fabs(want)));
+  }
+  /* at or below the mean: no evidence */
+  assert_true(strag_log10_binomial_tail(100, 50, 0.5) == 0.0);
+  assert_true(strag_log10_binomial_tail(100, 3, 0.125) == 0.0);
+  assert_true(strag_log10_binomial_tail(100, 0, 0.3) == 0.0);
+  /* impossible counts */
+  assert_true(isinf(strag_log10_binomial_tail(10, 11, 0.5)));
+  assert_true(isinf(strag_log10_binomial_tail(10, 1, 0.0)));
+  /* last in every one of 10^6 instances of 16 ranks: 10^6 * log10(1/16),
+   * far below what a double holds, still a finite log */
+  double far = strag_log10_binomial_tail(1000000, 1000000, 1.0 / 16);
+  assert_true(fabs(far - 1e6 * log10(1.0 / 16)) < 1e-3);
+  /* a large count a little beyond the mean: between 0 and the normal
+   * approximation's order of magnitude (z = 5: about 3e-7) */
+  double mid = strag_log10_binomial_tail(1000000, 62500 + 1210, 1.0 / 16);
+  assert_true(mid < -5.5 && mid > -7.5);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(histogram_error_bound),
@@ -226,6 +272,7 @@ int main(void) {
       cmocka_unit_test(map_insert_remove),
       cmocka_unit_test(intern_ids),
       cmocka_unit_test(lanes_nest_and_overflow),
+      cmocka_unit_test(binomial_tail),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
 # tests/e2e/demo.sh — the README's main job (scripts/demo.sh) on the
 # build under test: it must finish, its traces must pass `cclscope check`,
 # the summary must name rank 5 (delayed by 400 us at every operation) as
-# the rank that arrives last in the world communicator, and the timeline,
+# the rank that arrives last in the world communicator and its verdict
+# must name it as the straggler, and the timeline,
 # Perfetto trace and metrics files must exist.
 # usage: demo.sh BUILD_DIR [timing|no-timing]
 #   no-timing (sanitizer builds): every callback is several times slower
@@ -20,8 +21,9 @@ run_demo() {
     { echo "FAIL: scripts/demo.sh failed:"; tail -40 "$work/log"; exit 1; }
 }
 # World rank 5's lastFraction (-1: no row), and 1 when the first GPU of
-# the "By GPU" rows is global rank 5 named with host, pid and device and
-# node 0's GPUs are told as inheriting their lateness (else 0). Every (comm, rank) row is in the JSON output, and each must carry its
+# the "By GPU" rows is global rank 5 named with host, pid and device, the
+# straggler verdict names it, and node 0's GPUs are told as inheriting
+# their lateness (else 0). Every (comm, rank) row is in the JSON output, and each must carry its
 # globalRank (ncclemu gives every rank a device: all can be named).
 rank5_last() {
   "$build/cclscope" -q summary --json "$work/out/traces" >"$work/summary.json" ||
@@ -44,9 +46,14 @@ victims = [x for x in gpus if x.get("globalRank") in (0, 1, 2, 3) and
 inherited = all(x["ownWaitUs"] < x["inheritedWaitUs"] for x in victims)
 if not inherited:
     print("note: own wait above inherited on node 0:", victims, file=sys.stderr)
+v = st["verdict"]
+named = v["gpu"]["globalRank"] if v["verdict"] == "gpu" else None
+if named != 5:
+    print("note: the verdict:", v["verdict"], named, v["confidence"], v["reason"],
+          file=sys.stderr)
 first = int(g.get("globalRank") == 5 and bool(g.get("host")) and
             g.get("pid") is not None and g.get("device") is not None and
-            inherited)
+            inherited and named == 5)
 print(world[0]["lastFraction"] if world else -1, first)' "$work/summary.json"
 }
 run_demo
@@ -76,7 +83,7 @@ if [ "$timing" = timing ]; then
   awk -v f="$last" 'BEGIN { exit !(f >= 0.8) }' ||
     { echo "FAIL: world rank 5 was last in a fraction $last of its collectives in $runs runs"; exit 1; }
   [ "$first" = 1 ] ||
-    { echo "FAIL: the first GPU of the summary is not global rank 5 (with host, pid, device), or node 0's GPUs own their lateness, in $runs runs"; exit 1; }
+    { echo "FAIL: the first GPU of the summary is not global rank 5 (with host, pid, device), the verdict does not name it, or node 0's GPUs own their lateness, in $runs runs"; exit 1; }
   echo "ok: world rank 5 was last in a fraction $last of its collectives, and is the first GPU (run $runs)"
 else
   [ "$last" != -1 ] || { echo "FAIL: no straggler row for world rank 5"; exit 1; }

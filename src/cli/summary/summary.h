@@ -95,6 +95,24 @@ typedef struct {
   inst_rank *ranks;
 } instance;
 
+/* What the verdict tests (summary_verdict.c), over the "tested" instances
+ * of a rank or GPU: those whose arrivals differ (spread > 0) and whose wait
+ * is not start-up skew (not unattributed). Beside each count, how many
+ * chance alone would give if lateness fell on any rank alike: the sum over
+ * those instances of 1/n (last), of (ranks after the median arrival)/n
+ * (after the median) and, where the ranks' gaps are known (timing basis),
+ * of (ranks whose gap exceeds the median gap)/(ranks with a gap). */
+typedef struct {
+  uint64_t tested;
+  uint64_t last;         /* of them, it arrived last */
+  uint64_t after_median; /* of them, it arrived after the median arrival */
+  uint64_t gap_tested;   /* of them, those where its gap is known */
+  uint64_t gap_longer;   /* of those, its gap exceeded the median gap */
+  double chance_last;
+  double chance_after;
+  double chance_gap;
+} strag_evidence;
+
 /* Straggler aggregates of one rank of one communicator. */
 typedef struct {
   uint64_t comm_id;
@@ -119,8 +137,9 @@ typedef struct {
    * on the GPU and made the others wait median - shortest. */
   uint64_t gpu_instances;
   uint64_t gpu_times_last;
-  int64_t gpu_wait_sum;   /* its own initial_sync, summed (ns) */
-  int64_t gpu_caused_sum; /* when last on the GPU: median - its own */
+  int64_t gpu_wait_sum;    /* its own initial_sync, summed (ns) */
+  int64_t gpu_caused_sum;  /* when last on the GPU: median - its own */
+  strag_evidence evidence; /* for the verdict (summary_verdict.c) */
 } rank_row;
 
 #define WORST_KEEP 10
@@ -294,11 +313,60 @@ typedef struct {
   int64_t wait_sum, own_wait_sum, unattributed_wait_sum, wait_max;
   uint64_t gpu_instances, gpu_times_last; /* KernelPhase, see rank_row */
   int64_t gpu_wait_sum, gpu_caused_sum;
+  strag_evidence evidence;
 } gpu_row;
-/* The rows of one basis summed per GPU, most wait caused by itself first
- * (own_wait_sum, then wait_sum; caller frees). A rank whose GPU cannot be
- * told apart stays a row of its own. */
+/* The rows of one basis summed per GPU, in blame order (strag_blame_order:
+ * most wait caused first; caller frees). A rank whose GPU cannot be told
+ * apart stays a row of its own. */
 gpu_row *gpu_rows(const summary *s, bool timing, size_t *n);
+
+/* summary_verdict.c: does a GPU stand out from noise? */
+typedef enum {
+  STRAG_CONF_LOW,
+  STRAG_CONF_MEDIUM,
+  STRAG_CONF_HIGH
+} strag_confidence;
+
+/* The three tests of one GPU: log10 of one-sided binomial p-values of its
+ * counts against chance, times the GPUs compared (Bonferroni), at most 0. */
+typedef struct {
+  double last;     /* times last */
+  double after;    /* after the median arrival */
+  double gap;      /* gap longer than the median (0 when not tested) */
+  bool gap_tested; /* timing basis: the GPU's gaps were known */
+  double floor;    /* the p-value had it been last every time: what the
+                      data could say at most */
+} strag_tests;
+
+typedef struct {
+  bool timing;                 /* the basis compared (strag_basis_timing) */
+  size_t ngpus;                /* GPU rows with tested instances */
+  bool stands_out;             /* `gpu` is named; else "no GPU stands out" */
+  strag_confidence confidence; /* of the verdict, named or not */
+  /* named: the first GPU in blame order that passes every test; else the
+   * first GPU in blame order (what the evidence was about); valid when
+   * ngpus >= 1 */
+  gpu_row gpu;
+  strag_tests tests; /* of `gpu` */
+  bool gpu_is_first; /* `gpu` is also the first in blame order */
+  gpu_row first;     /* the first in blame order (ngpus >= 1) */
+  /* Another GPU that passes every test too (when named), the one last
+   * most often beyond chance, and how many times further beyond chance
+   * (times last - chance) `gpu` was: HUGE_VAL without a rival. */
+  bool have_rival;
+  gpu_row rival;
+  double dominance;
+  const char *reason; /* one phrase: why named, or why not */
+} strag_verdict;
+
+/* Which basis the straggler analysis uses: the timing records' when any
+ * instance was matched from them, else the enqueue events'. */
+bool strag_basis_timing(const summary *s);
+/* The verdict of the analysis (docs/cli.md, Stragglers: the verdict). */
+void strag_verdict_of(const summary *s, strag_verdict *v);
+const char *strag_confidence_name(strag_confidence c);
+/* log10 P(X >= k) for X ~ Binomial(n, p); 0 (p = 1) when k <= n p. */
+double strag_log10_binomial_tail(uint64_t n, uint64_t k, double p);
 
 /* summary_colls.c */
 void colls_add_timing(summary *s, const rec *r, rec_scratch *sc);
@@ -329,12 +397,18 @@ typedef struct {
 void gaps_add(summary *s, const gap_report *r);
 /* Let every queued report go (called by strag_finish). */
 void gaps_finish(summary *s);
+/* Free every GPU's queue and history (summary_free). */
+void gaps_free(summary *s);
 void strag_finish(summary *s); /* flush instances still waiting */
 /* Who is blamed first, for (comm, rank) rows and GPU rows alike: the most
- * own wait, then the most wait caused, then the most times last. Negative
- * when x comes first, positive when y does, 0 when they tie. */
-int strag_blame_order(int64_t own_x, int64_t wait_x, uint64_t last_x,
-                      int64_t own_y, int64_t wait_y, uint64_t last_y);
+ * wait caused (strag_caused), then the most times last, then the most own
+ * wait. Negative when x comes first, positive when y does, 0 when they
+ * tie. */
+int strag_blame_order(int64_t caused_x, uint64_t last_x, int64_t own_x,
+                      int64_t caused_y, uint64_t last_y, int64_t own_y);
+/* The wait a rank caused: its waits when last, start-up skew
+ * (unattributed) left out; own + inherited. */
+int64_t strag_caused(int64_t wait, int64_t unattributed);
 /* The inherited part of a wait: neither own nor unattributed. */
 int64_t strag_inherited(int64_t wait, int64_t own, int64_t unattributed);
 

@@ -258,7 +258,7 @@ void summary_free(summary *s) {
   pair_map_free(&s->strag.index);
   free(s->strag.ranks);
   pair_map_free(&s->strag.rank_index);
-  free(s->strag.history);
+  gaps_free(s);
   pair_map_free(&s->strag.history_index);
   for (size_t i = 0; i < s->net.nlinks; i++)
     lhist_free(&s->net.links[i].step_mbps);

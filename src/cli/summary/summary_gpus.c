@@ -5,9 +5,10 @@
  * one communicator waiting; a GPU is a rank of several communicators (world,
  * data-, tensor-, pipeline-parallel groups). Here the rows of one basis are
  * summed per GPU — the process that initialised them and the GPU's rank in
- * the job (gpu_global_rank) — so the GPU that costs the job the most wait
- * of its own making comes first (summary_stragglers.c: own or inherited),
- * whichever communicators it was late in.
+ * the job (gpu_global_rank) — so the GPU that caused the job the most
+ * wait comes first (strag_blame_order; own or inherited, see
+ * summary_stragglers.c, explains it but does not order it), whichever
+ * communicators it was late in.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,10 @@
 
 static int cmp_gpus(const void *a, const void *b) {
   const gpu_row *x = a, *y = b;
-  int blame = strag_blame_order(x->own_wait_sum, x->wait_sum, x->times_last,
-                                y->own_wait_sum, y->wait_sum, y->times_last);
+  int blame = strag_blame_order(
+      strag_caused(x->wait_sum, x->unattributed_wait_sum), x->times_last,
+      x->own_wait_sum, strag_caused(y->wait_sum, y->unattributed_wait_sum),
+      y->times_last, y->own_wait_sum);
   if (blame != 0)
     return blame;
   if (x->global_rank != y->global_rank)
@@ -65,6 +68,14 @@ gpu_row *gpu_rows(const summary *s, bool timing, size_t *n) {
     row->gpu_times_last += r->gpu_times_last;
     row->gpu_wait_sum += r->gpu_wait_sum;
     row->gpu_caused_sum += r->gpu_caused_sum;
+    row->evidence.tested += r->evidence.tested;
+    row->evidence.last += r->evidence.last;
+    row->evidence.after_median += r->evidence.after_median;
+    row->evidence.chance_last += r->evidence.chance_last;
+    row->evidence.chance_after += r->evidence.chance_after;
+    row->evidence.gap_tested += r->evidence.gap_tested;
+    row->evidence.gap_longer += r->evidence.gap_longer;
+    row->evidence.chance_gap += r->evidence.chance_gap;
   }
   qsort(rows, *n, sizeof *rows, cmp_gpus);
   return rows;

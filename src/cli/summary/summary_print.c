@@ -4,6 +4,7 @@
  * describes every column and key.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,12 +77,15 @@ static int cmp_colls(const void *a, const void *b) {
   return (int)x->source - (int)y->source;
 }
 
-/* Who cost the others the most time first: the wait of its own making
- * caused when arriving last, the total wait, then how often it was last. */
+/* Who cost the others the most time first: the wait caused when arriving
+ * last (start-up skew left out), then how often it was last, then the own
+ * share (strag_blame_order). */
 static int cmp_ranks(const void *a, const void *b) {
   const rank_row *x = *(rank_row *const *)a, *y = *(rank_row *const *)b;
-  int blame = strag_blame_order(x->own_wait_sum, x->wait_sum, x->times_last,
-                                y->own_wait_sum, y->wait_sum, y->times_last);
+  int blame = strag_blame_order(
+      strag_caused(x->wait_sum, x->unattributed_wait_sum), x->times_last,
+      x->own_wait_sum, strag_caused(y->wait_sum, y->unattributed_wait_sum),
+      y->times_last, y->own_wait_sum);
   if (blame != 0)
     return blame;
   if (x->comm_id != y->comm_id)
@@ -193,10 +197,6 @@ static void prepare(summary *s) {
   pair_map_clear(&s->coll_index);
   pair_map_clear(&s->net.link_index);
   pair_map_clear(&s->net.channel_index);
-}
-
-static bool straggler_basis_timing(const summary *s) {
-  return s->strag.matched[1] > 0;
 }
 
 /* Rows of the collectives table that are shown: those of timing records,
@@ -372,6 +372,163 @@ static void gpu_measured_cells(table *t, uint64_t instances, uint64_t last,
   table_cell(t, "%.3f", mean_us(wait_sum, instances));
 }
 
+/* ---- the verdict (summary_verdict.c) ---- */
+
+/* A p-value given as its log10, for people: "0.03", "2e-41", "< 1e-300". */
+static const char *p_text(char *buf, size_t n, double log10_p) {
+  if (log10_p < -300)
+    snprintf(buf, n, "< 1e-300");
+  else if (log10_p > -3)
+    snprintf(buf, n, "%.2g", pow(10.0, log10_p));
+  else
+    snprintf(buf, n, "%.0e", pow(10.0, log10_p));
+  return buf;
+}
+
+static const char *gpu_row_text(char *buf, size_t n, const gpu_row *g) {
+  return gpu_text(buf, n, g->health, g->global_rank, g->source, g->device);
+}
+
+/* "last in 94 of 99 tested instances (chance 12.4; p = 2e-41 over 8
+ * GPUs), after the median arrival in 98 (chance 49.5; p = 4e-27), gap
+ * longer than the median in 97 of 99 (chance 49.5; p = 3e-25)": the
+ * counts of the GPU the verdict is about, each with its chance and p. */
+static void print_evidence_text(const strag_verdict *v) {
+  const strag_evidence *e = &v->gpu.evidence;
+  const strag_tests *t = &v->tests;
+  char pl[32], pa[32], pg[32];
+  printf("last in %" PRIu64 " of %" PRIu64
+         " tested instances (chance %.1f; p = %s over %zu GPUs), after the "
+         "median arrival in %" PRIu64 " (chance %.1f; p = %s)",
+         e->last, e->tested, e->chance_last, p_text(pl, sizeof pl, t->last),
+         v->ngpus, e->after_median, e->chance_after,
+         p_text(pa, sizeof pa, t->after));
+  if (t->gap_tested)
+    printf(", gap longer than the median in %" PRIu64 " of %" PRIu64
+           " (chance %.1f; p = %s)",
+           e->gap_longer, e->gap_tested, e->chance_gap,
+           p_text(pg, sizeof pg, t->gap));
+}
+
+/* The verdict: a line that says it and why, then the numbers behind it. */
+static void print_verdict_text(const summary *s) {
+  strag_verdict v;
+  strag_verdict_of(s, &v);
+  char gb[160], rb[160];
+  const char *conf = strag_confidence_name(v.confidence);
+  if (v.ngpus < 2) {
+    printf("  Verdict: no GPU stands out (confidence %s): %s\n", conf,
+           v.reason);
+    return;
+  }
+  if (!v.stands_out) {
+    printf("  Verdict: no GPU stands out (confidence %s): %s\n", conf,
+           v.reason);
+    printf("    the first by wait caused, %s, was ",
+           gpu_row_text(gb, sizeof gb, &v.gpu));
+    print_evidence_text(&v);
+    printf("\n");
+    return;
+  }
+  printf("  Verdict: %s is the straggler (confidence %s): %s\n",
+         gpu_row_text(gb, sizeof gb, &v.gpu), conf, v.reason);
+  printf("    ");
+  print_evidence_text(&v);
+  printf("\n    wait caused %.3f us",
+         us(strag_caused(v.gpu.wait_sum, v.gpu.unattributed_wait_sum)));
+  if (!v.gpu_is_first)
+    printf(" (first by wait caused: %s, %.3f us, last in %" PRIu64 ")",
+           gpu_row_text(rb, sizeof rb, &v.first),
+           us(strag_caused(v.first.wait_sum, v.first.unattributed_wait_sum)),
+           v.first.evidence.last);
+  if (!v.have_rival)
+    printf("; no other GPU stands out\n");
+  else
+    printf("; another GPU stands out too: %s, last in %" PRIu64
+           " (chance %.1f): %.1fx less far beyond chance\n",
+           gpu_row_text(rb, sizeof rb, &v.rival), v.rival.evidence.last,
+           v.rival.evidence.chance_last, v.dominance);
+}
+
+static void json_evidence(jsonw *w, const strag_evidence *e) {
+  jw_key(w, "testedInstances");
+  jw_u64(w, e->tested);
+  jw_key(w, "testedLast");
+  jw_u64(w, e->last);
+  jw_key(w, "chanceLast");
+  jw_double(w, e->chance_last, 3);
+  jw_key(w, "afterMedian");
+  jw_u64(w, e->after_median);
+  jw_key(w, "chanceAfterMedian");
+  jw_double(w, e->chance_after, 3);
+  jw_key(w, "gapTested");
+  jw_u64(w, e->gap_tested);
+  jw_key(w, "gapLonger");
+  jw_u64(w, e->gap_longer);
+  jw_key(w, "chanceGapLonger");
+  jw_double(w, e->chance_gap, 3);
+}
+
+/* A GPU of the verdict: who, its wait caused and its counts. */
+static void json_verdict_gpu(jsonw *w, const gpu_row *g) {
+  jw_obj_begin(w);
+  json_gpu_members(w, g->health, g->global_rank, g->source, g->device);
+  jw_key(w, "waitCausedUs");
+  jw_double(w, us(strag_caused(g->wait_sum, g->unattributed_wait_sum)), 3);
+  json_evidence(w, &g->evidence);
+  jw_obj_end(w);
+}
+
+static void json_verdict(jsonw *w, const summary *s) {
+  strag_verdict v;
+  strag_verdict_of(s, &v);
+  jw_key(w, "verdict");
+  jw_obj_begin(w);
+  jw_key(w, "verdict");
+  jw_str(w, v.stands_out ? "gpu" : "none");
+  jw_key(w, "confidence");
+  jw_str(w, strag_confidence_name(v.confidence));
+  jw_key(w, "reason");
+  jw_str(w, v.reason);
+  jw_key(w, "gpusCompared");
+  jw_u64(w, v.ngpus);
+  jw_key(w, "gpu"); /* the GPU named */
+  if (v.stands_out)
+    json_verdict_gpu(w, &v.gpu);
+  else
+    jw_null(w);
+  jw_key(w, "tested"); /* the GPU the tests below are of */
+  if (v.ngpus >= 1)
+    json_verdict_gpu(w, &v.gpu);
+  else
+    jw_null(w);
+  jw_key(w, "log10PLast");
+  jw_double(w, v.tests.last, 2);
+  jw_key(w, "log10PAfterMedian");
+  jw_double(w, v.tests.after, 2);
+  jw_key(w, "log10PGapLonger");
+  if (v.tests.gap_tested)
+    jw_double(w, v.tests.gap, 2);
+  else
+    jw_null(w); /* the enqueue basis has no gaps */
+  jw_key(w, "log10PFloor");
+  jw_double(w, v.tests.floor, 2);
+  jw_key(w, "first"); /* the first by wait caused */
+  if (v.ngpus >= 1)
+    json_verdict_gpu(w, &v.first);
+  else
+    jw_null(w);
+  jw_key(w, "rival");
+  if (v.have_rival)
+    json_verdict_gpu(w, &v.rival);
+  else
+    jw_null(w);
+  jw_key(w, "dominance");
+  jw_double(w, v.dominance, 3); /* null without a rival */
+  jw_obj_end(w);
+  jw_newline(w);
+}
+
 static void print_gpus_text(const summary *s, bool timing) {
   size_t n;
   gpu_row *g = gpu_rows(s, timing, &n);
@@ -380,19 +537,20 @@ static void print_gpus_text(const summary *s, bool timing) {
     return;
   }
   bool gpu_measured = have_gpu_measured(s, timing);
-  printf("  By GPU (every communicator it is a rank of; own = late by itself, "
-         "inherited = late because its previous operation ended late, a "
-         "first operation's wait is neither):\n");
+  printf("  By GPU (every communicator it is a rank of; most wait caused "
+         "first; own = late by itself, inherited = late because its previous "
+         "operation ended late; startup = a first operation's wait, not "
+         "counted as caused):\n");
   table t;
   if (gpu_measured)
-    table_init(&t, "lrrrrrrrrrr", "GPU (global rank host:pid device)", "comms",
+    table_init(&t, "lrrrrrrrrrrr", "GPU (global rank host:pid device)", "comms",
                "instances", "last", "wait caused us", "own us", "inherited us",
-               "max wait us", "GPU last", "GPU wait caused us",
+               "startup us", "max wait us", "GPU last", "GPU wait caused us",
                "mean initial_sync us");
   else
-    table_init(&t, "lrrrrrrr", "GPU (global rank host:pid device)", "comms",
+    table_init(&t, "lrrrrrrrr", "GPU (global rank host:pid device)", "comms",
                "instances", "last", "wait caused us", "own us", "inherited us",
-               "max wait us");
+               "startup us", "max wait us");
   size_t shown = n < (size_t)s->top ? n : (size_t)s->top;
   for (size_t i = 0; i < shown; i++) {
     char gb[160];
@@ -402,11 +560,13 @@ static void print_gpus_text(const summary *s, bool timing) {
     table_cell(&t, "%d", g[i].comms);
     table_cell(&t, "%" PRIu64, g[i].instances);
     table_cell(&t, "%" PRIu64, g[i].times_last);
-    table_cell(&t, "%.3f", us(g[i].wait_sum));
+    table_cell(&t, "%.3f",
+               us(strag_caused(g[i].wait_sum, g[i].unattributed_wait_sum)));
     table_cell(&t, "%.3f", us(g[i].own_wait_sum));
     table_cell(&t, "%.3f",
                us(strag_inherited(g[i].wait_sum, g[i].own_wait_sum,
                                   g[i].unattributed_wait_sum)));
+    table_cell(&t, "%.3f", us(g[i].unattributed_wait_sum));
     table_cell(&t, "%.3f", us(g[i].wait_max));
     if (gpu_measured)
       gpu_measured_cells(&t, g[i].gpu_instances, g[i].gpu_times_last,
@@ -455,7 +615,8 @@ static void json_gpus(jsonw *w, const summary *s, bool timing) {
     jw_key(w, "timesLast");
     jw_u64(w, g[i].times_last);
     jw_key(w, "waitCausedUs");
-    jw_double(w, us(g[i].wait_sum), 3);
+    jw_double(w, us(strag_caused(g[i].wait_sum, g[i].unattributed_wait_sum)),
+              3);
     jw_key(w, "ownWaitUs");
     jw_double(w, us(g[i].own_wait_sum), 3);
     jw_key(w, "inheritedWaitUs");
@@ -467,6 +628,7 @@ static void json_gpus(jsonw *w, const summary *s, bool timing) {
     jw_double(w, us(g[i].unattributed_wait_sum), 3);
     jw_key(w, "maxWaitUs");
     jw_double(w, us(g[i].wait_max), 3);
+    json_evidence(w, &g[i].evidence);
     json_gpu_measured(w, g[i].gpu_instances, g[i].gpu_times_last,
                       g[i].gpu_caused_sum, g[i].gpu_wait_sum);
     jw_obj_end(w);
@@ -476,7 +638,7 @@ static void json_gpus(jsonw *w, const summary *s, bool timing) {
 }
 
 static void print_stragglers_text(const summary *s) {
-  bool timing = straggler_basis_timing(s);
+  bool timing = strag_basis_timing(s);
   const straggler_state *st = &s->strag;
   printf("\nStragglers (arrival = %s, completion = %s)\n",
          timing ? "apiTs of timing records" : "start of the Coll event",
@@ -485,6 +647,7 @@ static void print_stragglers_text(const summary *s) {
          "func, seqNumber); %" PRIu64 " incomplete (a rank missing), %" PRIu64
          " seen on one rank only\n",
          st->matched[timing], st->incomplete[timing], st->single[timing]);
+  print_verdict_text(s);
   size_t n;
   rank_row **rows = sorted_ranks(s, timing, &n);
   if (!rows || n == 0) {
@@ -518,7 +681,8 @@ static void print_stragglers_text(const summary *s) {
     table_cell(&t, "%" PRIu64, r->instances);
     table_cell(&t, "%" PRIu64, r->times_last);
     table_cell(&t, "%.1f", 100.0 * (double)r->times_last / inst);
-    table_cell(&t, "%.3f", us(r->wait_sum));
+    table_cell(&t, "%.3f",
+               us(strag_caused(r->wait_sum, r->unattributed_wait_sum)));
     table_cell(&t, "%.3f", us(r->own_wait_sum));
     table_cell(&t, "%.3f",
                r->times_last ? us(r->wait_sum) / (double)r->times_last : 0.0);
@@ -904,7 +1068,7 @@ static void json_colls(jsonw *w, const summary *s) {
 }
 
 static void json_stragglers(jsonw *w, const summary *s) {
-  bool timing = straggler_basis_timing(s);
+  bool timing = strag_basis_timing(s);
   const straggler_state *st = &s->strag;
   jw_key(w, "stragglers");
   jw_obj_begin(w);
@@ -920,6 +1084,7 @@ static void json_stragglers(jsonw *w, const summary *s) {
   jw_u64(w, st->duplicates);
   jw_key(w, "waitingHighWater");
   jw_u64(w, st->waiting_high_water);
+  json_verdict(w, s);
   json_gpus(w, s, timing);
   jw_key(w, "ranks");
   jw_arr_begin(w);
@@ -950,7 +1115,7 @@ static void json_stragglers(jsonw *w, const summary *s) {
     jw_key(w, "meanCompletionOffsetUs");
     jw_double(w, us(r->completion_off_sum) / inst, 3);
     jw_key(w, "waitCausedUs");
-    jw_double(w, us(r->wait_sum), 3);
+    jw_double(w, us(strag_caused(r->wait_sum, r->unattributed_wait_sum)), 3);
     jw_key(w, "ownWaitUs");
     jw_double(w, us(r->own_wait_sum), 3);
     jw_key(w, "inheritedWaitUs");

@@ -23,7 +23,16 @@
  * last rank's own share of its wait is how much its gap exceeds the
  * instance's median gap, at most the wait; the rest is inherited. Where the
  * gaps cannot be compared (a GPU's first operation: startup skew) the wait
- * is unattributed; on the enqueue basis, which has no gaps, it is own.
+ * is unattributed; on the enqueue basis, which has no gaps, it is own,
+ * except in a communicator's first call of a function (seqNumber 0), where
+ * the processes' launch skew shows: unattributed.
+ *
+ * Evidence for the verdict (summary_verdict.c): in every instance whose
+ * arrivals differ and whose wait is attributable, each rank counts whether
+ * it was last, whether it arrived after the median arrival and whether its
+ * gap exceeded the median gap (by more than GAP_TOLERANCE_NS), beside the
+ * chance of each if lateness fell on any rank alike (1/n, and the share of
+ * ranks after each median).
  *
  * GPU-measured wait (NCCL 2.31 KernelPhase): each rank's initial_sync is how
  * long its kernel waited for the peers. The rank with the shortest one
@@ -146,6 +155,45 @@ static void score_gpu_wait(straggler_state *st, const instance *in,
   }
 }
 
+/* A gap counts as longer than the instance's median gap only by more than
+ * this: gaps end at GPU times converted to the host's clock, which can be
+ * off by tens of us for one GPU all along (summary_gaps.c), and a thread
+ * that drives several GPUs calls for the second a few us after the first;
+ * neither is a GPU that is late by its own doing. */
+#define GAP_TOLERANCE_NS 50000
+
+/* The verdict's counts of one tested instance, for every rank of it
+ * (med_gap: the median of the known gaps, when have_gaps). */
+static void add_evidence(straggler_state *st, const instance *in, int last,
+                         int64_t med_a, bool have_gaps, int64_t med_gap) {
+  int n = in->nseen, after = 0, gaps = 0, longer = 0;
+  for (int i = 0; i < n; i++) {
+    const inst_rank *x = &in->ranks[i];
+    after += x->arrival > med_a;
+    if (have_gaps && x->gap != STRAG_UNKNOWN) {
+      gaps++;
+      longer += x->gap > med_gap + GAP_TOLERANCE_NS;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    const inst_rank *x = &in->ranks[i];
+    rank_row *row = rank_row_for(st, in->comm_id, x->rank, in->timing);
+    if (!row)
+      continue;
+    strag_evidence *e = &row->evidence;
+    e->tested++;
+    e->last += i == last;
+    e->after_median += x->arrival > med_a;
+    e->chance_last += 1.0 / n;
+    e->chance_after += (double)after / n;
+    if (have_gaps && x->gap != STRAG_UNKNOWN) {
+      e->gap_tested++;
+      e->gap_longer += x->gap > med_gap + GAP_TOLERANCE_NS;
+      e->chance_gap += (double)longer / gaps;
+    }
+  }
+}
+
 static void score(straggler_state *st, const instance *in) {
   int n = in->nseen;
   bool t = in->timing;
@@ -171,7 +219,7 @@ static void score(straggler_state *st, const instance *in) {
       first_arrival = in->ranks[i].arrival;
   }
   int64_t med_a = median(arr, n), med_c = median(comp, n);
-  int64_t med_gap;
+  int64_t med_gap = 0;
   bool have_gaps = known_median(in, offsetof(inst_rank, gap), arr, &med_gap);
   score_gpu_wait(st, in, arr);
   free(arr);
@@ -189,13 +237,17 @@ static void score(straggler_state *st, const instance *in) {
   int64_t wait = in->ranks[last].arrival - med_a;
   rank_row *row = rank_row_for(st, in->comm_id, in->ranks[last].rank, t);
   int64_t own = wait, unattributed = 0;
+  bool attributable = true;
   if (have_gaps && in->ranks[last].gap != STRAG_UNKNOWN) {
     own = in->ranks[last].gap - med_gap;
     own = own < 0 ? 0 : own > wait ? wait : own;
-  } else if (t) { /* a first operation: startup skew, neither */
+  } else if (t || in->seq == 0) { /* a first operation: startup skew */
     own = 0;
     unattributed = wait;
+    attributable = false;
   }
+  if (attributable)
+    add_evidence(st, in, last, med_a, have_gaps, med_gap);
   if (row) {
     row->times_last++;
     row->wait_sum += wait;
@@ -275,15 +327,19 @@ void strag_finish(summary *s) {
   pair_map_clear(&st->index);
 }
 
-int strag_blame_order(int64_t own_x, int64_t wait_x, uint64_t last_x,
-                      int64_t own_y, int64_t wait_y, uint64_t last_y) {
-  if (own_x != own_y)
-    return own_x > own_y ? -1 : 1;
-  if (wait_x != wait_y)
-    return wait_x > wait_y ? -1 : 1;
+int strag_blame_order(int64_t caused_x, uint64_t last_x, int64_t own_x,
+                      int64_t caused_y, uint64_t last_y, int64_t own_y) {
+  if (caused_x != caused_y)
+    return caused_x > caused_y ? -1 : 1;
   if (last_x != last_y)
     return last_x > last_y ? -1 : 1;
+  if (own_x != own_y)
+    return own_x > own_y ? -1 : 1;
   return 0;
+}
+
+int64_t strag_caused(int64_t wait, int64_t unattributed) {
+  return wait - unattributed;
 }
 
 int64_t strag_inherited(int64_t wait, int64_t own, int64_t unattributed) {

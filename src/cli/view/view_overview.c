@@ -230,25 +230,48 @@ static bool compute_lateness(view_overview *o, const timeline *tl,
   return true;
 }
 
-/* The row with the most lateness in all (first collectives of each
- * communicator left out), when it stands out: at least twice the mean of
- * the rows, and over a microsecond per instance. */
-static long pick_straggler(const ov_result *res) {
-  if (res->nrows < 2)
+/* The row of the GPU the straggler verdict names (summary_verdict.c; the
+ * page does not judge lateness itself), -1 when it names none: the row of
+ * its process, and of its global rank when the process has several. */
+static long verdict_row(const ov_result *res, const summary *sum,
+                        const strag_verdict *v) {
+  if (!sum || !v->stands_out || !v->gpu.health)
     return -1;
-  long best = 0;
-  double total = 0;
+  size_t file = (size_t)(v->gpu.health - sum->health);
+  long found = -1;
+  int candidates = 0;
   for (size_t k = 0; k < res->nrows; k++) {
-    total += (double)res->rows[k].late_sum;
-    if (res->rows[k].late_sum > res->rows[best].late_sum)
-      best = (long)k;
+    if (res->rows[k].file != file)
+      continue;
+    candidates++;
+    if (found < 0 || res->rows[k].global_rank == v->gpu.global_rank)
+      found = (long)k;
   }
-  const ov_row *b = &res->rows[best];
-  double mean = total / (double)res->nrows;
-  if (b->count == 0 || (double)b->late_sum < 2 * mean ||
-      b->late_sum / (int64_t)b->count < 1000)
-    return -1;
-  return best;
+  if (candidates > 1 &&
+      (found < 0 || res->rows[found].global_rank != v->gpu.global_rank))
+    return -1; /* several GPUs in the process and none is the one named */
+  return found;
+}
+
+static void write_verdict(const strag_verdict *v, bool have, jsonw *w) {
+  jw_key(w, "verdict");
+  if (!have) {
+    jw_null(w); /* no analysis (--no-summary, or it failed) */
+    return;
+  }
+  jw_obj_begin(w);
+  jw_key(w, "verdict");
+  jw_str(w, v->stands_out ? "gpu" : "none");
+  jw_key(w, "confidence");
+  jw_str(w, strag_confidence_name(v->confidence));
+  jw_key(w, "reason");
+  jw_str(w, v->reason);
+  jw_key(w, "globalRank");
+  if (v->stands_out && v->gpu.global_rank >= 0)
+    jw_i64(w, v->gpu.global_rank);
+  else
+    jw_null(w);
+  jw_obj_end(w);
 }
 
 /* ---- buckets ---- */
@@ -409,10 +432,15 @@ void view_ov_write(view_overview *o, const timeline *tl, const ord_reader *rd,
   if (!ok) {
     jw_null(w); /* out of memory: the page shows the lanes only */
   } else {
-    res.straggler = pick_straggler(&res);
+    strag_verdict v;
+    memset(&v, 0, sizeof v);
+    if (sum)
+      strag_verdict_of(sum, &v);
+    res.straggler = sum ? verdict_row(&res, sum, &v) : -1;
     jw_obj_begin(w);
     jw_key(w, "straggler");
     jw_i64(w, res.straggler);
+    write_verdict(&v, sum != NULL, w);
     jw_key(w, "lateMax");
     jw_i64(w, res.late_max);
     jw_key(w, "instancesTotal");

@@ -1,7 +1,9 @@
 /*
  * src/cli/view/view_overview.h — the page's overview of ranks x time: one
  * row per GPU, its collectives coloured by how late this GPU arrived at
- * each, and the GPU that arrived late the most marked as the straggler.
+ * each, and the GPU that the straggler verdict of `cclscope summary`
+ * names (summary_verdict.c) marked as the straggler: one analysis, one
+ * answer; the page does not judge lateness itself.
  *
  * Every Coll/CeColl event with a seqNumber is noted (view_ov_note), also
  * those beyond the detail budget of the page, as a small fixed record.
@@ -51,7 +53,8 @@ void view_ov_note(view_overview *o, int64_t start, int64_t dur, int64_t seq,
                   int64_t ctx, uint32_t file, uint32_t func);
 
 /* Writes the key "overview" and its object. `sum` (NULL when the summary
- * failed) names each communicator rank's GPU. */
+ * failed or was not run) names each communicator rank's GPU and gives the
+ * straggler verdict; without it no GPU is marked. */
 void view_ov_write(view_overview *o, const timeline *tl, const ord_reader *rd,
                    const summary *sum, jsonw *w);
 
