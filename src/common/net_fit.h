@@ -20,7 +20,14 @@
  *     throughput (bytes / time) of any of its transfers: the transfers are
  *     latency-bound and do not measure bandwidth;
  *   - the bandwidth is above NET_FIT_MAX_BANDWIDTH (no network link is that
- *     fast; NCCL records no steps for intra-node transports).
+ *     fast; NCCL records no steps for intra-node transports);
+ *   - the points do not support the latency: the half-width of its 95 %
+ *     confidence interval (Student's t with points - 2 degrees of freedom
+ *     times the intercept's standard error, from the residuals) is larger
+ *     than the latency and than NET_FIT_LATENCY_TOLERANCE_S. A latency is
+ *     the line's value at zero bytes: when the points scatter, or when they
+ *     all lie where the bytes dominate the time, it is an extrapolation the
+ *     points do not pin down (7 us fitted for 1 us, at R² 0.98).
  * docs/cli.md "Network" and docs/metrics.md "Links" explain the choices.
  */
 #ifndef CCLSCOPE_NET_FIT_H
@@ -50,6 +57,7 @@ typedef enum {
   NET_FIT_NEGATIVE_LATENCY,
   NET_FIT_LATENCY_BOUND,
   NET_FIT_ABOVE_CEILING,
+  NET_FIT_LATENCY_UNSUPPORTED,
   NET_FIT_STATUS_COUNT
 } net_fit_status;
 
@@ -58,7 +66,10 @@ typedef struct {
   double latency_s;     /* >= 0 when NET_FIT_OK, else 0 */
   double bandwidth_bps; /* bytes per second, > 0 when NET_FIT_OK, else 0 */
   double r2;            /* when the line could be computed, else 0 */
-  uint32_t points;      /* distinct sizes */
+  /* half-width of the latency's 95 % confidence interval (s), when the
+   * line could be computed, else 0 */
+  double latency_ci_s;
+  uint32_t points; /* distinct sizes */
 } net_fit_result;
 
 void net_fit_init(net_fit_acc *a);

@@ -2,8 +2,8 @@
  * tests/common/test_net_fit.c — the shared link fit (src/common/net_fit.c):
  * it recovers a known latency and bandwidth from the fastest transfer per
  * size, including when slower (queued) transfers exist, and every check
- * that keeps an unphysical fit out of the outputs rejects what it should
- * and nothing else.
+ * that keeps an unphysical or unsupported fit out of the outputs rejects
+ * what it should and nothing else.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -160,6 +160,58 @@ static void bandwidth_ceiling(void **state) {
   assert_true(r.bandwidth_bps == 0);
 }
 
+/* A latency the points do not support: four sizes where the bytes
+ * dominate the time, scattered by queueing (R² 0.981), give 7.5 us for a
+ * link of 1 us + bytes / 12.5 GB/s; its 95 % interval is +-42 us. */
+static void latency_not_supported(void **state) {
+  (void)state;
+  net_fit_acc a;
+  net_fit_init(&a);
+  net_fit_add(&a, 262144, 40.7e-6);
+  net_fit_add(&a, 524288, 43.1e-6);
+  net_fit_add(&a, 1048576, 88.4e-6);
+  net_fit_add(&a, 2097152, 187.7e-6);
+  net_fit_result r = net_fit_solve(&a);
+  assert_true(r.r2 > 0.98 && r.r2 < 0.982);
+  assert_int_equal(r.status, NET_FIT_LATENCY_UNSUPPORTED);
+  assert_true(r.latency_s == 0 && r.bandwidth_bps == 0);
+  assert_true(r.latency_ci_s > 40e-6 && r.latency_ci_s < 45e-6);
+  assert_string_equal(net_fit_status_name(r.status), "latency-unsupported");
+}
+
+/* Small noise, but a small latency against it: 1.2 us +- 1.5 us (three
+ * sizes: t = 12.7) could be 0; not a measured latency. */
+static void latency_within_its_noise(void **state) {
+  (void)state;
+  net_fit_acc a;
+  net_fit_init(&a);
+  net_fit_add(&a, 1048576, 1.2e-6 + 1048576 / 12.5e9 + 0.1e-6);
+  net_fit_add(&a, 4194304, 1.2e-6 + 4194304 / 12.5e9 - 0.15e-6);
+  net_fit_add(&a, 16777216, 1.2e-6 + 16777216 / 12.5e9 + 0.05e-6);
+  net_fit_result r = net_fit_solve(&a);
+  assert_int_equal(r.status, NET_FIT_LATENCY_UNSUPPORTED);
+}
+
+/* The same shapes that the points do support stay: the model itself at
+ * sizes where the bytes dominate (the line is exact), and a latency well
+ * above its interval (the queueing test above, 2 us). */
+static void latency_supported(void **state) {
+  (void)state;
+  double big[] = {1048576, 4194304, 16777216};
+  net_fit_result r = fit_sizes(big, 3, model);
+  assert_int_equal(r.status, NET_FIT_OK);
+  assert_true(fabs(r.latency_s - 2e-6) < 1e-9);
+  assert_true(r.latency_ci_s < 1e-9);
+  net_fit_acc a;
+  net_fit_init(&a);
+  double jitter[] = {0.3e-6, -0.2e-6, 0.1e-6, -0.3e-6, 0.2e-6, 0};
+  for (int i = 0; i < 6; i++)
+    net_fit_add(&a, step_sizes[i], model(step_sizes[i]) + jitter[i]);
+  r = net_fit_solve(&a);
+  assert_int_equal(r.status, NET_FIT_OK);
+  assert_true(r.latency_ci_s > 0 && r.latency_ci_s < r.latency_s);
+}
+
 static void names_and_reasons(void **state) {
   (void)state;
   for (int s = 0; s < NET_FIT_STATUS_COUNT; s++) {
@@ -181,6 +233,9 @@ int main(void) {
       cmocka_unit_test(poor_r2),
       cmocka_unit_test(bandwidth_beyond_the_transfers),
       cmocka_unit_test(bandwidth_ceiling),
+      cmocka_unit_test(latency_not_supported),
+      cmocka_unit_test(latency_within_its_noise),
+      cmocka_unit_test(latency_supported),
       cmocka_unit_test(names_and_reasons),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

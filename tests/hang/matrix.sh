@@ -6,12 +6,19 @@
 #                 names a process, that process drives the hung rank) and
 #                 the verdict's hangClass is the class that was emulated
 #   cannot tell   confidence none
+#   culprit only  the right culprit, class unknown: the evidence names the
+#                 rank but not what stopped in it (counted apart)
 #   wrong         another rank or process, with the confidence said
 #   wrong class   the right culprit, another class (counted apart)
 # A class that cannot occur in a topology (network or proxy on one node:
 # no network transfers) is skipped and said so; a class this ncclemu does
 # not emulate is skipped too. The mismatch class takes turns over its
 # kinds (count, datatype, func) from one run to the next.
+# Beyond the documented topologies: PXN (`pxn`: sends run in a node-mate's
+# proxy), and fewer channels than GPUs per node (`c1`: one channel; `s64K`:
+# a 64 KiB message, which uses fewer channels), where a network-class
+# stall of a rank without a link to another node stops a link inside its
+# node, which NCCL does not profile.
 # Prints one line per run and a Markdown table (docs/hang.md keeps the last
 # one measured). Exit 1 when a wrong culprit or a wrong class was named
 # with "high", or when a cell given with --require is not right in every
@@ -19,10 +26,12 @@
 # usage: tests/hang/matrix.sh BUILD_DIR [--classes "gpu never-called mismatch"]
 #        [--masks "default default,proxystep"] [--duration S] [--timeout S]
 #        [--jobs N] [--cell CLASS/MASK/TOPO[/RANK]]... [--require CLASS/MASK/TOPO]...
-#        [--require-culprit CLASS/MASK/TOPO]...
+#        [--require-culprit CLASS/MASK/TOPO]... [--require-honest CLASS/MASK/TOPO]...
 #   --cell     run only these cells (RANK: default the topology's middle one)
 #   --require  glob patterns (e.g. 'mismatch/*/*') of cells that must be right
 #   --require-culprit  ... that must name the right culprit (any class)
+#   --require-honest   ... that must be right or say it cannot tell (the
+#              culprit, or its class), never wrong at any confidence
 set -euo pipefail
 build=$(cd "$1" && pwd)
 shift
@@ -39,6 +48,7 @@ while [ $# -gt 0 ]; do
   --cell) cells+=("$2"); shift 2 ;;
   --require) required+=("right:$2"); shift 2 ;;
   --require-culprit) required+=("culprit:$2"); shift 2 ;;
+  --require-honest) required+=("honest:$2"); shift 2 ;;
   *) echo "matrix.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -58,6 +68,11 @@ topologies=(
   "4x2|--nodes 4 --ranks-per-node 2|0 3 6"
   "8x1|--nodes 8 --ranks-per-node 1|0 5 7"
   "2x8p2|--nodes 2 --ranks-per-node 8 --ranks-per-process 2|0 9 15"
+  "2x4pxn|--nodes 2 --ranks-per-node 4 --pxn|0 5 7"
+  "2x8p2pxn|--nodes 2 --ranks-per-node 8 --ranks-per-process 2 --pxn|0 9 15"
+  "2x4c1|--nodes 2 --ranks-per-node 4 --channels 1|0 5 7"
+  "2x4s64K|--nodes 2 --ranks-per-node 4 --sizes 64K|0 5 7"
+  "2x8p2c1|--nodes 2 --ranks-per-node 8 --ranks-per-process 2 --channels 1|0 9 15"
 )
 mismatch_kinds=(count datatype func)
 mismatch_runs=0 # the kinds take turns over the mismatch runs
@@ -171,7 +186,12 @@ else:
     ok = first["rank"] == want
     who = "rank:%d" % first["rank"]
 got = g.get("hangClass", "unknown")
-outcome = "wrong" if not ok else ("right" if got == want_class else "wrong-class")
+if not ok:
+    outcome = "wrong"
+elif got == want_class:
+    outcome = "right"
+else:
+    outcome = "culprit-only" if got == "unknown" else "wrong-class"
 print(outcome, conf, who, "class:" + got)
 PY
 )
@@ -219,19 +239,21 @@ for line in open(sys.argv[1]):
     if outcome in ("wrong", "wrong-class") and conf == "high":
         wrong_high += 1
         c[outcome + "-high"] += 1
-print("| class | mask | topology (nodes x GPUs) | right | cannot tell | wrong culprit (high) | right culprit, wrong class (high) |")
-print("|---|---|---|---|---|---|---|")
+print("| class | mask | topology (nodes x GPUs) | right | cannot tell | right culprit, class cannot tell | wrong culprit (high) | right culprit, wrong class (high) |")
+print("|---|---|---|---|---|---|---|---|")
 total = collections.Counter()
 for (cls, mask, topo), c in cells.items():
     if c["n"] == 0:
         why = skipped_why.get((cls, mask, topo), "")
-        print(f"| {cls} | `{mask}` | {topo} | skipped: {why} | | | |")
+        print(f"| {cls} | `{mask}` | {topo} | skipped: {why} | | | | |")
         total["skipped"] += c["skipped"]
         continue
     print(f"| {cls} | `{mask}` | {topo} | {c['right']} of {c['n']} | {c['cannot-tell']} | "
+          f"{c['culprit-only']} | "
           f"{c['wrong']} ({c['wrong-high']}) | {c['wrong-class']} ({c['wrong-class-high']}) |")
     total.update(c)
 print(f"\n{total['right']} of {total['n']} right, {total['cannot-tell']} cannot tell, "
+      f"{total['culprit-only']} right culprit with the class left open, "
       f"{total['wrong']} wrong culprit, {total['wrong-class']} right culprit with a wrong class "
       f"({wrong_high} of them with high confidence); {total['skipped']} runs skipped")
 failed = wrong_high > 0
@@ -241,10 +263,14 @@ for req in sys.argv[2:]:
     if not matched:
         print(f"REQUIRED {pattern}: no cell ran"); failed = True
     for k, c in matched:
-        good = c["right"] + (c["wrong-class"] if what == "culprit" else 0)
+        if what == "culprit":
+            good, said = c["right"] + c["wrong-class"] + c["culprit-only"], "with the right culprit"
+        elif what == "honest":
+            good, said = c["right"] + c["cannot-tell"] + c["culprit-only"], "right or cannot tell"
+        else:
+            good, said = c["right"], "right"
         if good != c["n"]:
-            print(f"REQUIRED {'/'.join(k)}: {good} of {c['n']} "
-                  f"{'with the right culprit' if what == 'culprit' else 'right'}")
+            print(f"REQUIRED {'/'.join(k)}: {good} of {c['n']} {said}")
             failed = True
 if wrong_high:
     print(f"FAIL: {wrong_high} verdicts with high confidence are wrong")

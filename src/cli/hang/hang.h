@@ -58,6 +58,13 @@ typedef struct {
   double idle_s;       /* in this state for (at the snapshot) */
   int64_t since_ns;    /* entered this state (epoch ns) */
   int steps_in_flight; /* of this pipeline */
+  int64_t runner_pid;  /* PXN: the process whose proxy runs this pipeline
+                          for the rank (a node-mate's); -1: its own */
+  /* when its snapshot was taken, and the last sign of life of its
+   * operation then (epoch ns): evidence from two ends of a link holds only
+   * when each snapshot was taken after the other end had moved */
+  int64_t seen_ns;
+  int64_t op_last_ns;
 } hang_head;
 
 typedef struct {
@@ -74,12 +81,18 @@ typedef struct {
   char datatype[HANG_FUNC];
   bool hung;
   double age_s, idle_s;
+  int64_t last_progress_ns;   /* its last sign of life (epoch ns; 0: unknown) */
   char waiting[HANG_WAITING]; /* the plugin's own sentence */
   size_t events_in_flight;
   size_t events_listed;
   int proxy_ops, proxy_steps, kernel_chs;
   hang_head *heads;
   size_t nheads;
+  /* newest state change of its listed ProxySteps other than the arrival
+   * of a pipeline's first step (step 0 in RecvFlushWait or RecvGPUWait):
+   * what its proxy did besides seeing first data come in (epoch ns;
+   * INT64_MIN: none) */
+  int64_t last_other_step_ns;
   bool pxn; /* a ProxyOp run here for another process (originPid) */
   int64_t origin_pid;
 } hang_op;
@@ -220,6 +233,20 @@ typedef struct {
   size_t reach;      /* stuck ranks whose waits lead here */
   bool node_mates;   /* other ranks of the communicator on its host */
   size_t waited_by;  /* ranks waiting on it directly */
+  /* HE_GPU_CONSUME, HE_GPU_PRODUCE: the evidence's channel continues
+   * inside its node (no network transfer on the other side), so a GPU of
+   * its node or a link between them, neither profiled, may cause it */
+  bool inside_node;
+  /* HE_GPU_IDLE: its proxy recorded nothing after that data arrived, so a
+   * proxy thread that stopped right then looks the same */
+  bool proxy_quiet;
+  /* HE_PROXY seen on a send its proxy runs for a node-mate (PXN): that
+   * node-mate, the sender; else -1 */
+  int64_t proxy_for;
+  /* HE_NEVER_STARTED read from a snapshot in which nothing of its process
+   * hangs, taken less than a hang timeout after the others started the
+   * collective: it may have been on its way to it (a slow rank) */
+  bool behind_briefly;
 } hang_rank;
 
 typedef struct {
@@ -246,6 +273,11 @@ typedef struct {
   char mismatch[HANG_WAITING * 2];
   int64_t *cycle; /* when every stuck rank waits on another */
   size_t ncycle;
+  /* evidence from both ends of a link set aside because the snapshot of
+   * the end that waits is older than what the other end did (the last
+   * one: stale_rank's snapshot, its peer stale_peer) */
+  size_t nstale;
+  int64_t stale_rank, stale_peer;
   double max_idle_s;
 } hang_group;
 

@@ -325,6 +325,10 @@ static const hang_group *sort_group; /* qsort has no context argument */
 static int by_likelihood(const void *x, const void *y) {
   const hang_rank *a = &sort_group->ranks[*(const int64_t *)x];
   const hang_rank *b = &sort_group->ranks[*(const int64_t *)y];
+  if (a->inside_node != b->inside_node) /* the evidence that says more */
+    return a->inside_node ? 1 : -1;
+  if (a->behind_briefly != b->behind_briefly)
+    return a->behind_briefly ? 1 : -1;
   if (a->reach != b->reach)
     return a->reach > b->reach ? -1 : 1;
   int64_t sa = a->evidence_head ? a->evidence_head->since_ns : INT64_MAX;
@@ -362,6 +366,56 @@ static void mark_node_mates(hang_group *g) {
   free(idx);
 }
 
+/* Whether anything of the process of snapshot `src` hangs. */
+static bool process_hangs(const hang_db *db, const hang_source *src) {
+  for (size_t i = 0; i < db->nmembers; i++) {
+    const hang_member *m = &db->members[i];
+    if (&db->sources[m->source] != src)
+      continue;
+    for (size_t k = 0; k < m->nops; k++)
+      if (m->ops[k].hung)
+        return true;
+  }
+  for (size_t i = 0; i < src->norphans; i++)
+    if (src->orphans[i].hung)
+      return true;
+  return false;
+}
+
+/* A rank that never started the collective by a snapshot in which its
+ * process hangs nowhere (written when something it reported moved again,
+ * or by cclscope_dump()) was between collectives at that moment. When that
+ * moment came less than a hang timeout after the others started this one
+ * (their stuck operations' start), it may simply have been slow to get
+ * there (a loaded machine), and went on after: not evidence enough for
+ * `high`. A trace covers the rank to its end; a snapshot in which the
+ * process hangs elsewhere shows where it is held. */
+static void mark_behind_briefly(const hang_db *db, hang_group *g) {
+  int64_t first_start = INT64_MAX;
+  double timeout_s = 0;
+  for (int64_t r = 0; r < g->nranks; r++) {
+    const hang_rank *hr = &g->ranks[r];
+    if (hr->status != HS_STUCK || !hr->stuck || !hr->stuck->has_seq ||
+        !g->has_newest || hr->stuck->seq != g->newest || hr->src->is_trace)
+      continue;
+    int64_t start = hr->src->ts_ns - (int64_t)(hr->stuck->age_s * 1e9);
+    if (start < first_start)
+      first_start = start;
+    if (hr->src->timeout_s > timeout_s)
+      timeout_s = hr->src->timeout_s;
+  }
+  if (first_start == INT64_MAX)
+    return;
+  for (int64_t r = 0; r < g->nranks; r++) {
+    hang_rank *hr = &g->ranks[r];
+    if (hr->evidence != HE_NEVER_STARTED || !hr->src || hr->src->is_trace ||
+        process_hangs(db, hr->src))
+      continue;
+    hr->behind_briefly =
+        (double)(hr->src->ts_ns - first_start) < timeout_s * 1e9;
+  }
+}
+
 /* Whether several culprits that never started the collective are all
  * ranks of one process (one snapshot or trace names them all). */
 static bool one_process(const hang_group *g) {
@@ -382,23 +436,34 @@ static hang_confidence confidence_of(const hang_group *g) {
   bool ahead = single || first->reach > g->ranks[g->culprits[1]].reach;
   switch (g->top) {
   case HE_NEVER_STARTED: /* one rank, or one process; else which first? */
+    if (first->behind_briefly)
+      return HC_MEDIUM; /* maybe only slow to get there */
     return single || g->culprit_process ? HC_HIGH : HC_MEDIUM;
   case HE_SILENT:
     return HC_MEDIUM;
-  case HE_LINK:     /* both ends of one link say it */
-  case HE_GPU_IDLE: /* nothing taken: no node-mate holds it up */
+  case HE_LINK: /* both ends of one link say it */
     return single ? HC_HIGH : HC_LOW;
+  case HE_GPU_IDLE: /* nothing taken: no node-mate holds it up; its proxy
+                       may have stopped right after the data arrived */
+    if (!single)
+      return HC_LOW;
+    return first->proxy_quiet ? HC_MEDIUM : HC_HIGH;
   case HE_PROXY: /* indirect: step counters of two ranks */
     return single ? HC_MEDIUM : HC_LOW;
-  case HE_GPU_HELD: /* the node's other channels narrowed it to one rank */
-    return single ? HC_MEDIUM : HC_LOW;
+  case HE_GPU_HELD: /* a GPU of the node or a link between two of them:
+                       nothing inside a node is profiled */
+    return HC_NONE;
   case HE_GPU_CONSUME:
+    if (first->inside_node)
+      return HC_NONE; /* held up inside its node, maybe */
     if (!ahead)
       return HC_LOW;
     return single && !first->node_mates ? HC_HIGH : HC_MEDIUM;
   case HE_NETWORK:
     return ahead ? HC_MEDIUM : HC_LOW;
   case HE_GPU_PRODUCE:
+    if (first->inside_node)
+      return HC_NONE; /* its input comes from inside its node */
     return single && !first->node_mates ? HC_MEDIUM : HC_LOW;
   case HE_QUIET: /* every stuck rank waits on it: medium */
     return single && first->reach == g->nstuck ? HC_MEDIUM : HC_LOW;
@@ -455,6 +520,7 @@ static bool analyze_group(const actx *a, hang_group *g) {
     set_status(a->db, g, &g->ranks[r], moving[r]);
   free(moving);
   mark_node_mates(g);
+  mark_behind_briefly(a->db, g);
   hang_ring_evidence(g);
   hang_graph gr = {NULL, NULL};
   bool ok = hang_graph_build(g, &gr) && pick_culprits(g);

@@ -15,7 +15,8 @@ hang_class hang_class_of(const hang_group *g) {
     return HK_MISMATCH;
   case HE_NEVER_STARTED:
     return HK_NEVER_CALLED;
-  case HE_GPU_IDLE:
+  case HE_GPU_IDLE: /* or its proxy, when that went quiet with it */
+    return g->ranks[g->culprits[0]].proxy_quiet ? HK_UNKNOWN : HK_GPU;
   case HE_GPU_CONSUME:
   case HE_GPU_HELD:
   case HE_GPU_PRODUCE:

@@ -344,7 +344,29 @@ static void why_ring(const hang_group *g, const hang_rank *hr, hang_text *b) {
         head, other);
     break;
   case HE_PROXY:
-    if (h && h->is_send)
+    if (h && h->is_send && hr->proxy_for >= 0)
+      hang_text_add(b,
+                    "rank %" PRId64 ": its process runs rank %" PRId64
+                    "'s sends through its NIC (PXN), and the one to rank "
+                    "%" PRId64 " (%s) %s: the proxy thread (\"NCCL "
+                    "Progress\") that serves rank %" PRId64
+                    " is in rank %" PRId64 "'s process, and it no longer "
+                    "progresses its transfers.",
+                    hr->rank, hr->proxy_for, other, head,
+                    h->wait == HW_NETWORK
+                        ? "was received, yet it is still in SendWait"
+                        : "waits in SendPeerWait for a buffer the receiver "
+                          "posted (its receive of that step is in RecvWait)",
+                    hr->proxy_for, hr->rank);
+    else if (h && h->is_send && h->wait == HW_PEER_BUFFER)
+      hang_text_add(b,
+                    "rank %" PRId64 ": its send to rank %" PRId64 " waits in "
+                    "SendPeerWait (%s) for a buffer rank %" PRId64
+                    " posted (its "
+                    "receive of that step is in RecvWait): its proxy thread "
+                    "(\"NCCL Progress\") no longer polls its transfers.",
+                    hr->rank, other, head, other);
+    else if (h && h->is_send)
       hang_text_add(
           b,
           "rank %" PRId64 ": its send to rank %" PRId64 " is still in "
@@ -362,13 +384,20 @@ static void why_ring(const hang_group *g, const hang_rank *hr, hang_text *b) {
           hr->rank, other, head, other);
     break;
   case HE_GPU_IDLE:
-    hang_text_add(b,
-                  "rank %" PRId64 ": the first data from rank %" PRId64
-                  " arrived "
-                  "(%s) and its GPU took none of it. A kernel held up by a "
-                  "node-mate has taken steps first, so this GPU itself (or a "
-                  "kernel before this one on its stream) is stuck.",
-                  hr->rank, h ? h->peer : -1, head);
+    hang_text_add(
+        b,
+        "rank %" PRId64 ": the first data from rank %" PRId64 " arrived "
+        "(%s) and its GPU took none of it. A kernel held up by a "
+        "node-mate has taken steps first, so %s.",
+        hr->rank, h ? h->peer : -1, head,
+        hr->proxy_quiet ? "this rank is stuck; but its proxy recorded nothing "
+                          "after that arrival, and a proxy thread (\"NCCL "
+                          "Progress\") that stopped right after it saw the "
+                          "data leaves the same picture as a GPU (or a kernel "
+                          "before this one on its stream) that never takes it"
+                        : "this GPU itself (or a kernel before this one on its "
+                          "stream) is stuck: its proxy went on recording "
+                          "transfers after that arrival");
     break;
   default: { /* HE_GPU_HELD */
     int64_t cands[64];
@@ -530,6 +559,17 @@ void hang_advice(const hang_group *g, const hang_rank *hr, char *buf,
              where);
     break;
   case HE_GPU_IDLE:
+    if (hr->proxy_quiet) {
+      snprintf(buf, cap,
+               "Look at both on %s: the GPU (nvidia-smi: a kernel that does "
+               "not finish; dmesg | grep -i xid) and the proxy thread "
+               "(\"NCCL Progress\"; gdb -p, thread apply all bt, or py-spy "
+               "dump --native --pid: blocked in a network plugin call, a "
+               "lock, a page fault?).",
+               where);
+      break;
+    }
+    /* fall through */
   case HE_GPU_HELD:
   case HE_GPU_CONSUME:
   case HE_GPU_PRODUCE:
@@ -576,6 +616,44 @@ void hang_advice(const hang_group *g, const hang_rank *hr, char *buf,
   (void)g;
 }
 
+/* Whether the answer is "inside a node": the data stops in a node (its
+ * GPUs or the links between them) and nothing there is profiled. */
+static bool inside_a_node(const hang_group *g) {
+  if (g->nculprits == 0)
+    return false;
+  return g->top == HE_GPU_HELD || g->ranks[g->culprits[0]].inside_node;
+}
+
+/* "No rank stands out: the data stops inside node X (ranks ...) ..." */
+static void why_inside_node(const hang_group *g, char *buf, size_t cap) {
+  const hang_rank *first = &g->ranks[g->culprits[0]];
+  const char *host = first->src ? first->src->hostname : "?";
+  int64_t mates[64];
+  size_t n = 0;
+  for (int64_t r = 0; r < g->nranks && n < 64; r++)
+    if (g->ranks[r].src && strcmp(g->ranks[r].src->hostname, host) == 0)
+      mates[n++] = r;
+  char list[256];
+  hang_ranges(mates, n, list, sizeof list);
+  const hang_head *h = first->evidence_head;
+  char channel[48] = "";
+  if (h && first->inside_node)
+    snprintf(channel, sizeof channel, ", on channel %" PRId64, h->channel);
+  snprintf(
+      buf, cap,
+      "No rank stands out: the data stops inside node %s (ranks %s%s), "
+      "whose transfers NCCL does not profile (NVLink, PCIe, shared memory): "
+      "a GPU of that node that stopped and a link between two of its GPUs "
+      "that stopped look the same from the ProxySteps at the node's edges. "
+      "What would decide it: the node's GPUs and links themselves "
+      "(nvidia-smi: one GPU busy in a kernel that does not end, or an Xid "
+      "in dmesg, names a GPU; nvidia-smi nvlink --status and its error "
+      "counters name a link), or the ring of each channel inside the node "
+      "(NCCL_DEBUG=INFO prints them): the GPUs and links shared by the "
+      "channels that stopped",
+      host, list, channel);
+}
+
 /* Whether every stuck rank has kernels in flight and no network operation:
  * all its transfers are inside its node. */
 static bool all_inside_nodes(const hang_group *g) {
@@ -591,7 +669,34 @@ static bool all_inside_nodes(const hang_group *g) {
   return stuck > 0;
 }
 
+void hang_stale_note(const hang_group *g, char *buf, size_t cap) {
+  if (g->nstale == 0) {
+    if (cap)
+      buf[0] = '\0';
+    return;
+  }
+  snprintf(buf, cap,
+           "Set aside: %zu pair%s of ProxySteps from both ends of a link "
+           "(e.g. rank %" PRId64 " waiting on rank %" PRId64 "), because "
+           "the snapshot of the end that waits is older than what the other "
+           "end did (snapshots are taken at each rank's own warning; a slow "
+           "rank may move after its own): new snapshots would decide it "
+           "(the next warning, or cclscope_dump())",
+           g->nstale, g->nstale == 1 ? "" : "s", g->stale_rank, g->stale_peer);
+}
+
+static void confidence_why(const hang_group *g, char *buf, size_t cap);
+
 void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
+  confidence_why(g, buf, cap);
+  size_t len = strlen(buf);
+  if (g->nstale == 0 || len + 3 >= cap)
+    return;
+  snprintf(buf + len, cap - len, ". ");
+  hang_stale_note(g, buf + len + 2, cap - len - 2);
+}
+
+static void confidence_why(const hang_group *g, char *buf, size_t cap) {
   const hang_rank *first = g->nculprits ? &g->ranks[g->culprits[0]] : NULL;
   switch (g->confidence) {
   case HC_HIGH:
@@ -622,9 +727,24 @@ void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
   case HC_MEDIUM:
     snprintf(
         buf, cap, "%s",
-        g->top == HE_MISMATCH
+        g->top == HE_GPU_IDLE
+            ? "its GPU took none of the data that arrived, but its proxy "
+              "recorded nothing after that arrival, so a proxy thread that "
+              "stopped right then looks the same: the rank is sure, what "
+              "stopped in it is not (what would decide it: a ProxyStep "
+              "its proxy recorded later, or the GPU and the proxy thread "
+              "themselves)"
+        : g->top == HE_MISMATCH
             ? "ranks of several processes called it differently from the "
               "majority"
+        : g->top == HE_NEVER_STARTED && first && first->behind_briefly
+            ? "its snapshot, in which nothing of its process hangs, was "
+              "taken less than a hang timeout after the others started the "
+              "collective: it may only have been slow to get there (a "
+              "loaded machine) and have started it since"
+        : g->top == HE_NEVER_STARTED
+            ? "ranks of several processes never started it: which of them "
+              "the others wait on first says little"
         : g->top == HE_SILENT
             ? "without a snapshot the rank says nothing for itself: its "
               "watchdog may also be off"
@@ -658,6 +778,10 @@ void hang_confidence_why(const hang_group *g, char *buf, size_t cap) {
                  : "the evidence is indirect");
     break;
   default:
+    if (!g->ncycle && inside_a_node(g)) {
+      why_inside_node(g, buf, cap);
+      break;
+    }
     snprintf(
         buf, cap, "%s",
         g->ncycle ? "every stuck rank waits on another rank"

@@ -46,7 +46,10 @@ void hang_waiters(const hang_group *g, const hang_rank *hr, char *buf,
 /* What to look at next. */
 void hang_advice(const hang_group *g, const hang_rank *hr, char *buf,
                  size_t cap);
-/* Why the confidence is what it is. */
+/* Why the confidence is what it is (with the stale note, if any). */
 void hang_confidence_why(const hang_group *g, char *buf, size_t cap);
+/* "Set aside: ..." when evidence from both ends of a link was set aside
+ * because one snapshot is older than what the other end did; "" if not. */
+void hang_stale_note(const hang_group *g, char *buf, size_t cap);
 
 #endif

@@ -222,6 +222,10 @@ static void print_culprit(const hang_db *db, const hang_group *g) {
                "collectives (called in a different order), or the transfers "
                "were lost.",
                chain);
+      char note[TEXT / 2];
+      hang_stale_note(g, note, sizeof note);
+      if (note[0])
+        snprintf(text + strlen(text), sizeof text - strlen(text), " %s.", note);
     } else {
       hang_confidence_why(g, text, sizeof text);
       strncat(text, ".", sizeof text - strlen(text) - 1);

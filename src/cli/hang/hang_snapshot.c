@@ -218,6 +218,15 @@ static bool same_pipe(const step_ev *s, const hang_head *h) {
 /* The head of each (channel, direction, peer): its lowest step in flight,
  * the one the pipeline waits for first. */
 static void make_heads(hang_op *op, const step_list *steps) {
+  op->last_other_step_ns = INT64_MIN;
+  for (size_t i = 0; i < steps->n; i++) {
+    const step_ev *s = &steps->v[i];
+    hang_wait w = hang_wait_of_state(s->state);
+    bool first_arrival =
+        s->step == 0 && (w == HW_GPU_CONSUME || w == HW_GPU_FLUSH);
+    if (!first_arrival && s->since_ns > op->last_other_step_ns)
+      op->last_other_step_ns = s->since_ns;
+  }
   if (steps->n == 0)
     return;
   op->heads = calloc(steps->n, sizeof *op->heads);
@@ -235,6 +244,7 @@ static void make_heads(hang_op *op, const step_list *steps) {
       h->peer = s->peer;
       h->is_send = s->is_send;
       h->step = INT64_MAX;
+      h->runner_pid = -1;
     }
     h->steps_in_flight++;
     if (s->step < h->step) {
@@ -292,6 +302,8 @@ static void read_operation(hang_db *db, size_t si, const ctx *c,
       js_to_i64(&v, &op.origin_pid);
     else if (key_is(&k, "age"))
       js_to_double(&v, &op.age_s);
+    else if (key_is(&k, "lastProgress"))
+      js_to_ns(&v, &op.last_progress_ns);
     else if (key_is(&k, "idle"))
       js_to_double(&v, &op.idle_s);
     else if (key_is(&k, "hung"))
@@ -325,6 +337,15 @@ static void read_operation(hang_db *db, size_t si, const ctx *c,
   make_heads(&op, steps);
   op.pxn = nccl_event_from_json_str(op.type) == NCCL_EV_PROXY_OP &&
            op.origin_pid >= 0;
+  const hang_source *src = &db->sources[si];
+  int64_t last = op.last_progress_ns ? op.last_progress_ns
+                                     : src->ts_ns - (int64_t)(op.idle_s * 1e9);
+  for (size_t i = 0; i < op.nheads; i++) {
+    if (op.pxn)
+      op.heads[i].runner_pid = src->pid; /* its proxy is ours */
+    op.heads[i].seen_ns = src->ts_ns;
+    op.heads[i].op_last_ns = last;
+  }
   if (op.hung)
     db->hung_ops++;
   bool ok;

@@ -527,14 +527,14 @@ static int pxn_origin_of(const emu_comm *c) {
 
 /* The hang scenario's hung AllReduce (the 2nd of the world communicator),
  * when a rank stops inside it (not --hang-class never-called): every rank
- * runs it on data dependencies (emu_flow.h). Not with PXN (the sends of a
- * rank would run in another rank's proxy). */
+ * runs it on data dependencies (emu_flow.h); with PXN a rank's network
+ * sends run in its node-mate's proxy, which reads and writes the rank's
+ * flow counters. */
 static bool is_flow_plan(const emu_comm *c, uint64_t seq) {
   const emu_options *o = emu_self->opts;
   return emu_self->scenario == &emu_scenario_hang &&
          o->hang_class != EMU_HANG_NEVER_CALLED &&
-         o->hang_class != EMU_HANG_MISMATCH && !o->pxn && c->index == 0 &&
-         seq == 2;
+         o->hang_class != EMU_HANG_MISMATCH && c->index == 0 && seq == 2;
 }
 
 /* The plan whose transfers stop: the hang rank's 2nd AllReduce, unless it

@@ -42,8 +42,10 @@ typedef struct emu_flow_channel {
 } emu_flow_channel;
 
 /* The local view the GPU needs of this channel's proxy subs: steps the
- * receive sub has delivered (RecvGPUWait or later) and steps the send sub
- * completed (its buffers free again). Ignored where the link is intra-node. */
+ * receive sub has delivered (RecvGPUWait or later) and steps its send
+ * completed (its buffers free again; emu_flow_link.send_done, written by
+ * the proxy that runs the send: its own, or with PXN a node-mate's).
+ * Ignored where the link is intra-node. */
 typedef struct emu_flow_local {
   int recv_delivered;
   int send_done;

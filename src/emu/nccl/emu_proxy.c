@@ -333,6 +333,9 @@ typedef struct progress_ctx {
   emu_flow_channel *flow_of_channel[EMU_MAX_CHANNELS];
   emu_sub *flow_send[EMU_MAX_CHANNELS], *flow_recv[EMU_MAX_CHANNELS];
   bool flow_has_net;
+  /* PXN: the sends this proxy runs for a node-mate (its origin), one per
+   * channel at most, each with the origin's view of its channel */
+  emu_flow_channel pxn_flow[EMU_MAX_CHANNELS];
 } progress_ctx;
 
 /* The modelled time of one step of `s` (sends go rank -> peer, receives
@@ -745,11 +748,20 @@ static emu_flow_link *flow_link(const progress_ctx *c, int rank, int ch) {
   return emu_flow_link_of(c->p->worker->shared, rank, ch);
 }
 
-/* The flow entry of a sub's channel (NULL: none). */
+/* Whether `s` is a PXN send this proxy runs for a node-mate (§6.14). */
+static bool is_pxn_sub(const progress_ctx *c, const emu_sub *s) {
+  return s->op.rank != c->w->comm->rank;
+}
+
+/* The flow entry of a sub's channel (NULL: none); a PXN send's is its
+ * origin's. */
 static const emu_flow_channel *flow_of(const progress_ctx *c,
                                        const emu_sub *s) {
-  return s->op.channel < EMU_MAX_CHANNELS ? c->flow_of_channel[s->op.channel]
-                                          : NULL;
+  if (s->op.channel >= EMU_MAX_CHANNELS)
+    return NULL;
+  if (is_pxn_sub(c, s))
+    return &c->pxn_flow[s->op.channel];
+  return c->flow_of_channel[s->op.channel];
 }
 
 static bool advance_send_flow(progress_ctx *c, emu_sub *s,
@@ -763,7 +775,10 @@ static bool advance_send_flow(progress_ctx *c, emu_sub *s,
     s->posted++;
     did = true;
   }
-  if (s->flow_ready < s->posted && f->produced > s->flow_ready) {
+  /* what the sending GPU produced (with PXN a node-mate's GPU) */
+  const emu_flow_link *me = flow_link(c, f->rank, f->channel);
+  int produced = me != NULL ? EMU_LOAD_ACQUIRE(&me->produced) : 0;
+  if (s->flow_ready < s->posted && produced > s->flow_ready) {
     emu_core_proxy_step_record(t, s, s->flow_ready,
                                ncclProfilerProxyStepSendPeerWait_v4);
     s->flow_ready++;
@@ -774,14 +789,17 @@ static bool advance_send_flow(progress_ctx *c, emu_sub *s,
       EMU_LOAD_ACQUIRE(&peer->recv_posted) > s->transmitted) {
     hand_to_network(c, s);
     /* a stalled link: what was handed to it never arrives, never completes */
-    emu_flow_link *me = flow_link(c, f->rank, f->channel);
-    if (me != NULL && !f->link_out_stalled)
-      EMU_STORE_RELEASE(&me->net_sent, s->transmitted);
+    emu_flow_link *out = flow_link(c, f->rank, f->channel);
+    if (out != NULL && !f->link_out_stalled)
+      EMU_STORE_RELEASE(&out->net_sent, s->transmitted);
     did = true;
   }
   if (s->done < s->transmitted && !f->link_out_stalled &&
       c->now >= s->done_ns[s->done % EMU_NCCL_STEPS]) {
     complete_send(c, s);
+    emu_flow_link *out = flow_link(c, f->rank, f->channel);
+    if (out != NULL) /* the sending GPU's buffer is free again */
+      EMU_STORE_RELEASE(&out->send_done, s->done);
     did = true;
   }
   if (s->done == s->nsteps)
@@ -820,11 +838,29 @@ static bool advance_recv_flow(progress_ctx *c, emu_sub *s,
   return did;
 }
 
+/* The origin's view of a PXN send's channel: its ring successor across
+ * nodes; its link stalls when the origin is the network class's hang rank
+ * (its data leaves through this node-mate's NIC). */
+static void prepare_pxn_flow(progress_ctx *c, const emu_sub *s) {
+  const emu_options *o = c->p->worker->opts;
+  emu_flow_channel *f = &c->pxn_flow[s->op.channel];
+  memset(f, 0, sizeof *f);
+  f->channel = s->op.channel;
+  f->rank = s->op.rank;
+  f->prev = -1;
+  f->next = s->op.peer;
+  f->next_net = true;
+  f->gpu_limit = -1;
+  f->link_out_stalled =
+      o->hang_class == EMU_HANG_NETWORK && s->op.global_rank == o->hang_rank;
+}
+
 /* Each channel's flow entry and subs; the hang rank's stall by class:
  * gpu — its GPU sends the first chunk and then stops (takes nothing);
  * network — what it sends to its ring successor across nodes never
  * arrives (inside a node when it has no such link in this plan);
- * proxy — handled by the loop (its proxy stops after its first pass). */
+ * proxy — handled by the loop (its proxy stops after its first pass, and
+ * with it the PXN sends it runs for a node-mate). */
 static void prepare_flow(progress_ctx *c) {
   emu_proxy_work *w = c->w;
   const emu_options *o = c->p->worker->opts;
@@ -840,7 +876,9 @@ static void prepare_flow(progress_ctx *c) {
     emu_sub *s = c->subs[i];
     if (s->op.channel >= EMU_MAX_CHANNELS)
       continue;
-    if (s->op.kind == EMU_OP_NET_SEND)
+    if (s->op.kind == EMU_OP_NET_SEND && is_pxn_sub(c, s))
+      prepare_pxn_flow(c, s);
+    else if (s->op.kind == EMU_OP_NET_SEND)
       c->flow_send[s->op.channel] = s;
     else if (s->op.kind == EMU_OP_NET_RECV)
       c->flow_recv[s->op.channel] = s;
@@ -912,9 +950,10 @@ static void run_flow_progress(progress_ctx *c) {
     for (int i = 0; i < c->w->nflow; i++) {
       emu_flow_channel *f = &c->w->flow_ch[i];
       const emu_sub *recv = c->flow_recv[f->channel];
-      const emu_sub *send = c->flow_send[f->channel];
+      const emu_flow_link *out = flow_link(c, f->rank, f->channel);
       emu_flow_local local = {recv != NULL ? recv->transmitted : 0,
-                              send != NULL ? send->done : 0};
+                              out != NULL ? EMU_LOAD_ACQUIRE(&out->send_done)
+                                          : 0};
       did |= emu_flow_gpu_advance(f, wk->shared, &local);
     }
     if (!proxy_stopped) {

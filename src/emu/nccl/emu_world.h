@@ -94,7 +94,8 @@ typedef struct emu_rank_progress {
 } emu_rank_progress;
 
 /* One rank's channel of the flow plan (emu_flow.h): what its GPU and
- * proxy did, for its ring neighbours to wait on. Written by that rank only. */
+ * proxy did, for its ring neighbours to wait on. Written by that rank only
+ * (with PXN its send counters by the node-mate whose proxy runs them). */
 typedef struct emu_flow_link {
   int produced;    /* steps its GPU produced for its ring successor */
   int taken;       /* steps its GPU took from its ring predecessor */
@@ -102,6 +103,7 @@ typedef struct emu_flow_link {
   int net_sent;    /* sends its proxy handed to the network: the data
                     * reaches the successor without its proxy's help
                     * (RDMA), unless the link stalled */
+  int send_done;   /* sends the network completed (its buffers free) */
 } emu_flow_link;
 
 typedef struct emu_worker_report {

@@ -182,6 +182,16 @@ void cs_watchdog_started(cs_watchdog *w, const cs_event *e) {
   }
 }
 
+void cs_watchdog_ended(cs_watchdog *w, const cs_event *e) {
+  /* only a stop says the GPU finished (a reclaimed one never stopped) */
+  if (e->etype != CS_EV_KERNEL_CH || e->end != CS_END_STOPPED ||
+      e->parent_kind != CS_PARENT_LOCAL || e->p.kernel_ch.channel_id >= 64)
+    return;
+  op_node *n = cs_u64map_get(&w->ops, e->parent);
+  if (n)
+    n->op.kernel_channels_done |= UINT64_C(1) << e->p.kernel_ch.channel_id;
+}
+
 static void forget_op(cs_watchdog *w, uint64_t id) {
   op_node *n = cs_u64map_remove(&w->ops, id);
   if (!n)

@@ -46,6 +46,9 @@ typedef struct {
   int64_t start_ns;
   bool timing_done;  /* its timing record was emitted (maybe timed out) */
   int64_t warned_ns; /* when reported as hung, 0 = never */
+  /* Channels (bit c, c < 64) whose KernelCh of this operation ended: the
+   * GPU did all its work there (produced every send, took every receive). */
+  uint64_t kernel_channels_done;
 } cs_wd_op;
 
 /* Per communicator and function: how far this rank got. */
@@ -92,8 +95,10 @@ typedef struct cs_watchdog cs_watchdog;
 cs_watchdog *cs_watchdog_create(double timeout_s, const cs_clock_cal *cal);
 void cs_watchdog_destroy(cs_watchdog *w);
 
-/* Fed by the writer: every started event, every timing record. */
+/* Fed by the writer: every started event, every ended event (a KernelCh
+ * that ended marks its channel done), every timing record. */
 void cs_watchdog_started(cs_watchdog *w, const cs_event *e);
+void cs_watchdog_ended(cs_watchdog *w, const cs_event *e);
 void cs_watchdog_timing(cs_watchdog *w, const cs_timing *t);
 
 /* Is a scan due? (the writer asks often; scans run every timeout/4,

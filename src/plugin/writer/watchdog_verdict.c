@@ -26,21 +26,22 @@ typedef struct {
 
 /* What a pipeline's head waits on, by its last state's name (the same
  * name whatever the ABI numbered it), as a verdict kind (NONE: nothing
- * definite, e.g. a receive step not posted yet). */
-static cs_wd_verdict_kind kind_of_head(const char *state) {
+ * definite, e.g. a receive step not posted yet). A wait on this GPU on a
+ * channel whose kernel ended is its proxy's: the GPU is done there. */
+static cs_wd_verdict_kind kind_of_head(const char *state, bool gpu_done) {
   if (state == NULL)
     return CS_WD_VERDICT_NONE;
   switch (nccl_state_from_name(state, strlen(state))) {
   case NCCL_STATE_STEP_RECV_GPU_WAIT:
   case NCCL_STATE_STEP_RECV_FLUSH_WAIT:
-    return CS_WD_VERDICT_GPU_TAKE;
+    return gpu_done ? CS_WD_VERDICT_PROXY : CS_WD_VERDICT_GPU_TAKE;
   case NCCL_STATE_STEP_SEND_WAIT:
     return CS_WD_VERDICT_NETWORK;
   case NCCL_STATE_STEP_RECV_WAIT:
   case NCCL_STATE_STEP_SEND_PEER_WAIT:
     return CS_WD_VERDICT_PEER;
   case NCCL_STATE_STEP_SEND_GPU_WAIT:
-    return CS_WD_VERDICT_GPU_PRODUCE;
+    return gpu_done ? CS_WD_VERDICT_PROXY : CS_WD_VERDICT_GPU_PRODUCE;
   default:
     return CS_WD_VERDICT_NONE;
   }
@@ -128,9 +129,12 @@ void cs_wd_verdict_of(const cs_wd_picture *pic, const cs_wd_root *root,
   size_t n = collect_heads(pic, root, pipes);
   int32_t self = root->op ? root->op->rank : -1;
   /* The strongest kind among the heads decides; PEER gathers its peers. */
+  uint64_t gpu_done = root->op ? root->op->kernel_channels_done : 0;
   for (size_t i = 0; i < n; i++) {
     const char *state = cs_watchdog_last_state(pipes[i].head);
-    cs_wd_verdict_kind k = kind_of_head(state);
+    bool done = pipes[i].channel < 64 &&
+                (gpu_done >> pipes[i].channel & UINT64_C(1)) != 0;
+    cs_wd_verdict_kind k = kind_of_head(state, done);
     if (k == CS_WD_VERDICT_GPU_TAKE && pipes[i].head->p.proxy_step.step > 0)
       k = CS_WD_VERDICT_GPU_HELD;
     if (k == CS_WD_VERDICT_NONE)
@@ -157,6 +161,8 @@ const char *cs_wd_verdict_class(const cs_wd_verdict *v) {
   switch (v->kind) {
   case CS_WD_VERDICT_NEVER_CALLED:
     return "never-called";
+  case CS_WD_VERDICT_PROXY:
+    return "proxy";
   case CS_WD_VERDICT_GPU_TAKE:
   case CS_WD_VERDICT_GPU_HELD:
   case CS_WD_VERDICT_GPU_PRODUCE:
@@ -190,6 +196,14 @@ void cs_wd_verdict_text(const cs_wd_verdict *v, char *out, size_t outlen) {
              "rank %d of this process never started it (its host thread is "
              "not calling NCCL): likely the cause",
              v->suspect);
+    break;
+  case CS_WD_VERDICT_PROXY:
+    snprintf(out, outlen,
+             "this GPU finished its work on channel %u (its KernelCh ended), "
+             "yet this rank's proxy still waits for it there (%s on step %d): "
+             "this rank's proxy thread (\"NCCL Progress\") no longer "
+             "progresses its transfers",
+             v->channel, v->state, v->step);
     break;
   case CS_WD_VERDICT_GPU_TAKE:
     snprintf(out, outlen,

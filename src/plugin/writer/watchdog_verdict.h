@@ -7,6 +7,9 @@
  * watchdog sees only this process. From that it can still tell:
  *   - another rank of the same communicator in this process never started
  *     the collective (its host thread stopped calling NCCL): never-called;
+ *   - its proxy thread stopped: the GPU finished a channel (its KernelCh
+ *     ended: every send produced, every receive taken), yet a head of that
+ *     channel still waits on the GPU; a live proxy would have seen it;
  *   - the head of a pipeline (the lowest ProxyStep in flight per channel,
  *     direction and peer) waits on this GPU (data arrived and is not taken:
  *     RecvGPUWait, RecvFlushWait; or data not produced: SendGPUWait), on the
@@ -28,6 +31,8 @@
 typedef enum {
   CS_WD_VERDICT_NONE = 0,
   CS_WD_VERDICT_NEVER_CALLED, /* a rank of this process never started it */
+  CS_WD_VERDICT_PROXY,        /* its GPU finished a channel whose steps still
+                                 wait on the GPU: the proxy stopped */
   CS_WD_VERDICT_GPU_TAKE,     /* its GPU took none of the data that arrived */
   CS_WD_VERDICT_NETWORK,      /* a send handed to the network never ends */
   CS_WD_VERDICT_PEER,         /* waits on one or more peers */
@@ -52,8 +57,8 @@ typedef struct {
 void cs_wd_verdict_of(const cs_wd_picture *pic, const cs_wd_root *root,
                       cs_wd_verdict *out);
 
-/* Its hang class, as `cclscope hang` names classes: "never-called", "gpu",
- * "network", "peer"; NULL for none. */
+/* Its hang class, as `cclscope hang` names classes: "never-called",
+ * "proxy", "gpu", "network", "peer"; NULL for none. */
 const char *cs_wd_verdict_class(const cs_wd_verdict *v);
 
 /* One sentence for the warning and the snapshot ("waits on rank 5 (RecvWait

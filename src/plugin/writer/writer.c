@@ -125,6 +125,7 @@ static void on_event(void *arg, const cs_event *e) {
   if (writer.trace_open)
     cs_trace_event(&writer.trace, e);
   cs_completion_ended(writer.completion, e);
+  cs_watchdog_ended(writer.watchdog, e);
   cs_metrics_event(writer.metrics, e, step_operation(e), &writer.cal);
 }
 
