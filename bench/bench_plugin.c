@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/bench_plugin.c — what a profiler plugin costs NCCL's threads.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/cli_jobs.sh — what -j/--jobs does to the CLI's commands: wall time,
 # CPU time and peak memory of main before threads, this build with -j 1 and
 # with -j 2 (or -j N), in interleaved rounds, and a calibration of how much

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench/clock_cost.c — what reading a clock costs on this machine: the
  * floor under the plugin's per-callback cost (every callback reads the

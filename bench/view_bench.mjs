@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/view_bench.mjs — how the page of `cclscope view` copes with a big
 // trace, in Debian's chromium (playwright-core from tests/browser):
 //

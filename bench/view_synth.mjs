@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench/view_synth.mjs — writes a large synthetic trace (docs/trace-format.md,
 // passes `cclscope check`) for benchmarking `cclscope view` and its page:
 //

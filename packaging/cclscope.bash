@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # packaging/cclscope.bash — bash completion for cclscope(1), installed as
 # share/bash-completion/completions/cclscope (packaging/README.md).
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # packaging/gen_man.sh — man pages from the programs' own --help texts, so
 # that the page and `--help` never disagree (packaging/README.md).
 #

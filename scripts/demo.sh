@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/demo.sh — the main job, end to end, on any Debian 12 machine (no GPU):
 #   1. install what the build needs and build cclscope (build/);
 #   2. run an emulated training step on 2 nodes x 4 GPUs (ncclemu's `mixed`

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/install-deps.sh — install what building and testing cclscope needs
 # on Debian 12 (bookworm). Idempotent: packages already installed are not
 # touched, so a second run takes a second. Uses sudo when not root.

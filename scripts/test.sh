@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/test.sh — the whole test suite, as CI runs it:
 #   gcc build (with valgrind runs), a clang Release build without test
 #   libraries (compile only), ASan+UBSan build, TSan build (clang); ctest in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/third_party_plugins.sh — NVIDIA's own profiler plugins under
 # ncclemu, as a regression check of the emulator (and of those plugins).
 #

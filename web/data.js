@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* web/data.js — reads the data blocks that `cclscope view` embedded
  * (layout: web/README.md) into typed arrays. Events and timing records
  * become one list of "items" (events first, then timing records), each with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # web/embed.cmake — turns the viewer's assets (web/*.html|css|js) into one C
 # file of byte arrays, so that `cclscope view` writes a page that needs
 # nothing else (src/cli/view/web_assets.h). Run at build time by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* web/layout.js — where things are on the timeline. Tracks (cclscope's
  * lanes: file x communicator context x thread x lane, so that the events of
  * a track nest) are grouped host -> process -> communicator rank -> thread;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* web/main.js — the page's state and input: zoom (wheel, + and -), pan
  * (drag, arrow keys), reset (0, Home), vertical scroll (wheel with Shift,
  * Page Up/Down, drag), hover and click on events, collapsing groups by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* web/overview.js — the overview of ranks x time: one row per GPU (by
  * global rank), its collectives coloured by arrival lateness (this GPU's
  * start minus the earliest start of the same collective on any rank; green

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* web/panels.js — everything around the canvas, built from DOM elements
  * whose text is set with textContent only: the hover tooltip, the details
  * panel (every field of the record, states with their times, the timing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* web/render.js — drawing the timeline on one canvas: the time axis, group
  * headers, rows of events (colour per type; reclaimed and in-flight events
  * faded with a dashed outline; states as red dots when there is room), step

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* web/tiles.js — the detail beyond the page's own: `cclscope view` wrote it
  * as tiles next to the page (PAGE.files/tile-000000.js, ...; the index is
  * the data's `tiles`, web/README.md), each a stretch of the trace's events

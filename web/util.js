@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* web/util.js — small helpers of the `cclscope view` page: colours per event
  * type (the study's visual language: green GroupApi, yellow KernelLaunch,
  * red ProxyCtrl, blue dotted parent links, red links between the ranks of a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """cclscope_control — drive the cclscope profiler plugin from Python.
 
 NCCL loads the plugin privately (RTLD_LOCAL), so its functions are not in

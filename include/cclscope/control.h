@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * include/cclscope/control.h — cclscope's runtime control API, for
  * frameworks and training scripts (docs/control.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * include/nccl/profiler.h — one include for every profiler ABI version
  * (v1..v7), RCCL's v6 and v7 and the network-plugin descriptors. Used by the

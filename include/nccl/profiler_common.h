@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * include/nccl/profiler_common.h — the parts of NCCL's profiler plugin ABI that
  * every version shares: result codes, the logger callback, event-type bits,

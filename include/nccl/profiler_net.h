@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * include/nccl/profiler_net.h — descriptors that NCCL's built-in network
  * plugins pass as netPlugin.data (IB QP events, socket events), version 1.

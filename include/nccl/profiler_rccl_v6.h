@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * include/nccl/profiler_rccl_v6.h — ROCm RCCL's profiler ABI v6: NVIDIA's v6
  * (profiler_v6.h) with two RCCL extensions, written from the facts in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * include/nccl/profiler_rccl_v7.h — ROCm RCCL 2.31's profiler ABI v7,
  * written from the facts in docs/nccl-behaviour.md §12: NVIDIA's v7

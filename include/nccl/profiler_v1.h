@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * include/nccl/profiler_v1.h — profiler ABI v1 (NCCL 2.23-era).
  * Coll/P2p carry uint8_t enums for func/datatype/algo/proto; 16-byte state

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * include/nccl/profiler_v2.h — profiler ABI v2: strings replace v1's enums;
  * coll keeps name/commHash/trafficBytes. State args as v1 (16 bytes).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * include/nccl/profiler_v3.h — profiler ABI v3: adds KernelCh (channel only,
  * no pTimer) and NetPlugin; drops coll.trafficBytes. State args as v1.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * include/nccl/profiler_v4.h — profiler ABI v4: coll/p2p lose name/commHash,
  * gain nChannels; KernelCh gets pTimer; 8-byte state args; init receives the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * include/nccl/profiler_v5.h — profiler ABI v5: 64-bit `type`; API events
  * (GroupApi, CollApi, P2pApi, KernelLaunch); Coll/P2p parent is the

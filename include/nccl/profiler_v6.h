@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * include/nccl/profiler_v6.h — profiler ABI v6 (NCCL 2.29/2.30): v5 plus the
  * copy-engine events CeColl, CeSync, CeBatch. State args are v5's (NVIDIA);

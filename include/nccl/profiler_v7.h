@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * include/nccl/profiler_v7.h — profiler ABI v7 (NVIDIA NCCL 2.31): v6 plus
  * KernelPhase (bit 1<<15, stop state 31), coll.kernelVariant/isSymColl and a

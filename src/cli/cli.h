@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/cli.h — what the subcommands share: exit statuses, global
  * options, the command entry points and usage-error helpers. Defined in

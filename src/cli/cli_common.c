@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/cli_common.c — state and helpers every subcommand shares: the
  * global options, the usage-error message and the "nothing to convert"

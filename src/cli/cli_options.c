@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/cli_options.c — reading a subcommand's command line (see
  * cli_options.h): getopt_long over the command's own options and the common

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/cli_options.h — the command line of one subcommand, read option by
  * option. What every command does the same way is done here once:

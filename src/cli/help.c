@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/help.c — the text of `cclscope --help`, `cclscope help CMD` and
  * `cclscope CMD --help`. docs/cli.md says the same at more length.

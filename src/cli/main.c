@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/main.c — `cclscope`: global options and dispatch to subcommands.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/common/nccl_names.c — the name tables of nccl_names.h: the only
  * place in the repository where NCCL's event types, states, functions and

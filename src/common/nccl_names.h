@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/common/nccl_names.h — NCCL's profiler vocabulary, spelled once for
  * the plugin, the CLI and ncclemu: event type names, the parents each type

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/common/net_fit.h — the network link model time = latency + bytes /
  * bandwidth, fitted by least squares on one point per distinct transfer

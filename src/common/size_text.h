@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/common/size_text.h — reading a byte size written by a person:
  * "65536", "64K", "4M", "1G", "1GiB", "1gb" (powers of 1024). Shared by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/common/zlib_abi.h — the few pieces of zlib's stable ABI that the
  * plugin (gzipping OTLP bodies) and the CLI (reading .jsonl.gz traces)

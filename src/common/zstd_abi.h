@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/common/zstd_abi.h — the few pieces of libzstd's stable ABI that the
  * plugin (compressing traces) and the CLI (reading them) use, declared here

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/emu_common.c — owns the shared helpers declared in emu_common.h:
  * splitmix64 random numbers, clocks, name tables, size parsing, messages.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/emu_common.h — small things every part of ncclemu shares: the
  * deterministic random generator, clocks, event/state names, NCCL function

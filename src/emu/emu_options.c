@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/emu_options.c — owns the command line: defaults, parsing with
  * getopt_long, --help (every option with its default), --list (one line

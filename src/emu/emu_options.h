@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/emu_options.h — every command-line option of ncclemu in one
  * struct, with its default. Parsed by emu_options.c, read everywhere else.

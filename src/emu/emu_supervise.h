@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/emu_supervise.h — the supervisor's wait for its worker
  * processes (emulated ranks, replayed traces): each exit reported as it

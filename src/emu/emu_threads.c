@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/emu_threads.c — owns emitting-thread bookkeeping (emu_thread: role,
  * id stream, rng, truth buffer) and OS thread creation with NCCL-like names

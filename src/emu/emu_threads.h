@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/emu_threads.h — one emitting thread as the emulator sees it: its
  * role (truth's "thr"), its deterministic event-id stream, its random

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/emu_worker.c — owns one emulated process: its environment
  * (CCLSCOPE_HOSTNAME, CCLSCOPE_HOST, NCCL_PROFILER_PLUGIN), its truth file,

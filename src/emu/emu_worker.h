@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/emu_worker.h — one emulated process (a "worker"): its ranks,
  * communicator instances, proxies, application threads and run-wide

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/main.c — owns the ncclemu command: parses options, applies the
  * scenario's defaults, checks the topology, builds the layout and shared

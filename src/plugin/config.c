@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/config.c — reading CCLSCOPE_* (and the few NCCL, OpenTelemetry
  * and launcher) variables into cs_config. Numbers go through the strict

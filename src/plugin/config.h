@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/config.h — cclscope's configuration, read from CCLSCOPE_*
  * environment variables once per session (docs/configuration.md lists them).

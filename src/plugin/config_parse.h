@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/config_parse.h — the strict readers behind every numeric
  * configuration value (docs/configuration.md, "How values are read").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/control.c — the runtime control API exported to frameworks
  * (include/cclscope/control.h, docs/control.md). Thin: each function turns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/debug_check.c — the failure path of CS_DEBUG_CHECK
  * (debug_check.h), present only in CCLSCOPE_DEBUG builds.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/debug_check.h — invariant checks that exist only in
  * CCLSCOPE_DEBUG builds (the sanitizer builds of scripts/test.sh turn it

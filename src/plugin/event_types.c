@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/event_types.c — the plugin's names for event types and states,
  * read from the shared vocabulary (src/common/nccl_names.h). Cold code:

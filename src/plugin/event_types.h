@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/event_types.h — cclscope's internal names for NCCL's event
  * types and states, and their JSON names.

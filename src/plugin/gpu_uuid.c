@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/gpu_uuid.c — cuCtxGetDevice + cuDeviceGetUuid(_v2) from
  * libcuda.so.1, or hipGetDevice + hipDeviceGetUuid from libamdhip64.

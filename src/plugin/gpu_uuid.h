@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/gpu_uuid.h — the UUID of the GPU the calling thread's CUDA/HIP
  * context uses, best effort. The driver libraries are only looked up if the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/host_info.c — finding ncclGetVersion and telling NCCL from RCCL.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/host_info.h — facts about the library that loaded us: NCCL or
  * RCCL, and which version. Looked up at run time (never linked): the version

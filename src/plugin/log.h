@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/log.h — every message cclscope prints goes through here.
  * Warnings: stderr, one line each, always (never NCCL's logger: it hides

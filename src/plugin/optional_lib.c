@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/optional_lib.c — finding an optional library at run time
  * (see optional_lib.h). Runs at session begin, never on NCCL's hot path.

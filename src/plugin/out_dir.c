@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/out_dir.c — see out_dir.h for the guarantees and the policy
  * on a symbolically linked folder.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/out_dir.h — an output folder opened once: files created in it
  * never follow links.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/run_name.c — the run id (from the launcher, else the first
  * communicator) and the stem of every file name. See run_name.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/run_name.h — what names a run (its folder) and this process's
  * files in it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/session.c — init/finalize bookkeeping, session start and end,
  * process exit, fork. See session.h for the lifecycle.

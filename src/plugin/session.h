@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/session.h — the plugin's lifecycle, shared by every ABI:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/abi/test_abi_layout.c — the ABI headers' layouts, checked at run time
  * too (the _Static_asserts in include/nccl/ already pin them at compile time;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/browser/gpu_lanes_test.mjs — GPU lanes of `cclscope view` in a real
 // browser: a minimal_profiler recording made on real NCCL (4 GPUs in one
 // process, one CUPTI kernel per GPU) opens offline without a script error,

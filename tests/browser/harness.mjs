@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/browser/harness.mjs — what every browser test does before it opens a
 // page: read its `--key value` arguments, find Debian's chromium and load
 // playwright-core from this folder's node_modules.

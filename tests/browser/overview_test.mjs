@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/browser/overview_test.mjs — the overview of `cclscope view` (one row
 // per GPU, collectives coloured by arrival lateness, the straggler marked) in
 // Debian's chromium, at 8 and at 256 emulated ranks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/browser/tiles_check.mjs — the tiles of `cclscope view` without a
 // browser: the page's own detail and its tiles together hold every event
 // and every timing record of the trace exactly once.

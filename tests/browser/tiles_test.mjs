@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/browser/tiles_test.mjs — `cclscope view` of a trace whose detail
 // does not fit the page: the page loads the tiles beside it
 // (PAGE.files/tile-*.js) for the window the user zooms into, in Debian's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/browser/verdict_test.mjs — one straggler verdict everywhere: the
 // README's demo (scripts/demo.sh: ncclemu's mixed scenario on 2 nodes x 4
 // GPUs, rank 5 late by 400 us at every operation) opened in Debian's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/browser/view_test.mjs — the page of `cclscope view` in a real browser
 // (Debian chromium driven by playwright-core), offline, against the traces it
 // was made from.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/cli/expect_run.c — run a command and check its exit status and
  * output precisely (ctest's PASS_REGULAR_EXPRESSION ignores the status).

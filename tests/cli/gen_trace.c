@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/cli/gen_trace.c — writes real cclscope traces for the CLI tests.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli/inputs.sh — what the CLI reads (docs/cli.md, "Inputs"):
 #  - .jsonl.zst and .jsonl.gz files (also multi-frame / multi-member ones,
 #    and in folders) give exactly the output of the plain file (check,

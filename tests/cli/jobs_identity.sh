@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli/jobs_identity.sh — the number of reading threads (-j/--jobs,
 # src/cli/read/read_ahead.h) changes nothing a command prints: check (text
 # and --json), summary (text and --json), merge (by start and by end time)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli/net_fits.sh — the network fits are trustworthy, end to end:
 # ncclemu (4 nodes, ring AllReduce over messages of 4K..64M, per-step model
 # LAT_US + bytes / 12.5 GB/s: 25 GB/s per rank over 2 channels) through the

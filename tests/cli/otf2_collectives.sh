@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli/otf2_collectives.sh — `cclscope otf2` writes one
 # MPI_COLLECTIVE_BEGIN/END pair per collective of the trace (counted here
 # from the JSONL itself), with its communicator, root and bytes: ncclemu's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli/pxn_killed.sh — `cclscope check` on a PXN run in which one
 # process was SIGKILLed: the survivors' PXN ProxyOps name parents (rank 0's
 # Colls) that the killed process never wrote, because they were in flight

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli/real_minimal_profiler.sh — a minimal_profiler recording made on
 # real NCCL (fixtures/real_minimal_profiler: one process driving 4 GPUs,
 # one 128 MiB float32 AllReduce per rank, CUPTI kernel activity

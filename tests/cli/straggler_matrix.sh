@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli/straggler_matrix.sh — the straggler verdict of `cclscope summary`
 # (docs/cli.md, Stragglers: the verdict) on emulated runs with and without
 # a planted late GPU: ncclemu's multi-node and mixed scenarios on 4x4 and

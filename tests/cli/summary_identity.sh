@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli/summary_identity.sh — summary names the GPU behind every
 # straggler row: a 2-node x 2-GPU ncclemu run (ncclemu launches as torchrun
 # does, so each process record has globalRank from RANK) with a split

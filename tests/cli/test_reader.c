@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/cli/test_reader.c — reading inputs: folder listing, line splitting
  * across buffer refills and longer than the buffer, an unterminated last

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/cli/test_scan.c — the JSONL scanner and record decoding
  * (src/cli/read/jsonl_scan.c, trace_record.c): spans, escapes, nesting, invalid

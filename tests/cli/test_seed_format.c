@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/cli/test_seed_format.c — minimal_profiler traces read through the
  * read layer (read/seed_format.h): the format is told by the first line,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/cli/test_seed_real.c — minimal_profiler files as its real writer
  * writes them (docs/trace-format.md "Reading minimal_profiler traces"),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/cli/test_stats.c — the numbers behind `summary`: the log-bucket
  * histogram's error bound, the bus-bandwidth

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/cli/verify.c — checks the outputs of `cclscope` subcommands against
  * the traces they came from and against the known truth of the generator.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/cli/verify_or_rerun.sh — verify a trace folder that an emulated run
 # wrote; when the verdict depends on wall-clock timing (a straggler 8 ms
 # late, a modelled bandwidth) and a busy machine spoiled it, record the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/common/test_nccl_names.c — the shared NCCL vocabulary
  * (src/common/nccl_names.h) and the programs that use it agree: every event

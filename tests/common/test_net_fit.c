@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/common/test_net_fit.c — the shared link fit (src/common/net_fit.c):
  * it recovers a known latency and bandwidth from the fastest transfer per

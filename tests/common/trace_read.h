@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/common/trace_read.h — loading cclscope JSONL traces in tests.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/bridges.sh — the NVTX, CUPTI and ROCTX bridges
 # (src/plugin/hot/bridge.h) through ncclemu, with
 # tests/stand_in_plugins/nvtx_recorder as the NVTX tool,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/e2e/check_bridges.c — what the bridges (src/plugin/hot/bridge.h) told
  * the tools, against the trace the plugin wrote in the same run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/e2e/check_inflight.c — validate the hang watchdog's in-flight
  * snapshots (inflight_*.json) of a run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/e2e/check_kernel_phases.c — what NCCL 2.31 changed for GPU events
  * (nccl-behaviour §12), judged from an ncclemu run's ground truth and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/e2e/check_model.c — do cclscope's derived numbers match the model
  * ncclemu paced the run with?

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/e2e/check_replay.c — did `ncclemu --replay` make the plugin record
  * what was recorded? Compares the traces of a recording with the traces

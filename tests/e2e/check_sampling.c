@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/e2e/check_sampling.c — consistent sampling across ranks.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/e2e/check_truth.c — does cclscope's trace say exactly what NCCL
  * (ncclemu) did? Compares the trace files of a run with ncclemu's ground

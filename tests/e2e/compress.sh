@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/compress.sh — CCLSCOPE_COMPRESS=zstd end to end (docs/trace-format.md,
 # "Compressed traces"):
 #  1. the same seeded ncclemu run, plain and compressed: the .jsonl.zst files

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/demo.sh — the README's main job (scripts/demo.sh) on the
 # build under test: it must finish, its traces must pass `cclscope check`,
 # the summary must name rank 5 (delayed by 400 us at every operation) as

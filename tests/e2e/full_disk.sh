@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/full_disk.sh — what a full disk and a failing compressor leave
 # behind, and where the loss is counted (docs/trace-format.md, "accounting";
 # docs/configuration.md, "A full disk"). The disk is filled with `ulimit -f`

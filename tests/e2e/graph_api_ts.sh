@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/graph_api_ts.sh — graph replays have no API call of their own.
 # usage: graph_api_ts.sh NCCLEMU PLUGIN
 # A replayed Coll names the capture-time CollApi as parent (real NCCL 2.28.9

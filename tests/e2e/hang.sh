@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/hang.sh — the hang watchdog against ncclemu.
 # usage: hang.sh NCCLEMU PLUGIN CHECK_INFLIGHT CASE
 #   detect        hang scenario, every event: each rank warns within the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/identity.sh — every trace says which process of the job it is:
 # ncclemu launches its workers as torchrun does (RANK, LOCAL_RANK,
 # WORLD_SIZE), and each process record must carry them as globalRank

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/overload.sh — traces stay structurally true under any drop
 # pattern and after SIGKILL: the plugin driven far faster than its writer
 # (a 4 KiB ring per thread: most records are dropped and counted), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/e2e/overload_driver.c — drives the plugin far faster than its
  * writer can follow: THREADS threads each emit, as fast as they can, a

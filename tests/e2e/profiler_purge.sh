@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/profiler_purge.sh — NCCL 2.31 purges a destroyed communicator's
 # profiler-thread ops without a call (nccl-behaviour §12), so a KernelCh it
 # started never gets its stop. One ncclemu run whose profiler threads stall

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/rccl.sh — the plugin under `ncclemu --host rccl`, loaded the way
 # RCCL loads it (docs/nccl-behaviour.md §12): the short name `cclscope`
 # resolves to libnccl-profiler-cclscope.so; before 2.31 ncclProfiler_v6 is

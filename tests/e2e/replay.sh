@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/replay.sh — a recorded trace replayed through the same plugin
 # records the same thing: record one ncclemu scenario with CCLSCOPE_MASK=all,
 # replay the traces (ncclemu --replay) into a second folder with --truth,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/replay_errors.sh — ncclemu --replay on bad input says what is
 # wrong and replays what can be replayed:
 #   a file that is not JSON, and a JSON file that is not a cclscope trace:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/replay_minimal.sh — traces in the minimal_profiler format (the
 # fixtures of tests/cli/fixtures/seed: two processes, reused pointers,
 # separate state records, a PXN ProxyOp) replayed through the plugin record

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/replay_real_minimal.sh — a minimal_profiler recording made on
 # real NCCL (tests/cli/fixtures/real_minimal_profiler: lifecycle lines
 # without recordType, CUPTI kernel records interleaved) replayed through

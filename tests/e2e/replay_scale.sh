@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/replay_scale.sh — ncclemu --replay on inputs no recording makes
 # but a hostile or broken file can: loading stays linear in its records and
 # --timeout bounds the load as well as the replay.

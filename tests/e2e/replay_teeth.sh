@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/replay_teeth.sh — check_replay must catch a replay that differs:
 # after a clean record + replay (which must pass), each edit of the replayed
 # trace must fail with the matching message: an event of another type, a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/run_check.sh — run ncclemu through the plugin, then a checker.
 # usage: run_check.sh NCCLEMU PLUGIN [ncclemu options...] -- CHECK [args...]
 # The plugin writes to @WORK@/traces (and, with metrics, @WORK@/prom);

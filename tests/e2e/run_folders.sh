@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/run_folders.sh — one folder per job (src/plugin/run_name.h)
 # without any launcher job id: two emulated jobs started together (NCCL
 # draws each job its own unique id: --unique-id) land in two folders, even

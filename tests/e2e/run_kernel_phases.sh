@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/run_kernel_phases.sh — one ncclemu run pretending NVIDIA NCCL
 # 2.31 through the real plugin: the traces must match the ground truth
 # (check_truth) and show 2.31's GPU events as NCCL emits them

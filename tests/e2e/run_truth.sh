@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/run_truth.sh — run one ncclemu scenario through the real plugin
 # and compare every trace with the emulator's ground truth (check_truth).
 # usage: run_truth.sh NCCLEMU PLUGIN CHECK_TRUTH [ncclemu options...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/run_truth_repeat.sh — run_truth.sh N times with the same
 # arguments. For runs whose interleaving of threads differs from run to run
 # (--pace none, several threads and ranks per process): one passing run

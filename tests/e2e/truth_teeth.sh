@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/e2e/truth_teeth.sh — check_truth must catch a wrong trace: after a
 # clean run (which must pass), each of these edits of one trace line must
 # make it fail with the matching message: a parent pointing at another

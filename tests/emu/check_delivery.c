@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/emu/check_delivery.c — runs ncclemu with recorder_plugin and
  * checks, per process, that

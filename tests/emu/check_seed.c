@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/emu/check_seed.c — two runs with the same --seed emit the same
  * sequence: runs ncclemu twice with seed 7 and once with seed 8, normalises

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/emu/emu_expect.c — runs a command and asserts its exit status and
  * output: `emu_expect --exit 1 --has 'crashed' [--lacks RE] [--env K=V]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/emu/emu_test_util.c — the helpers of emu_test_util.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/emu/emu_test_util.h — helpers shared by the emulator's test
  * drivers: run a command and capture its output and status, read files,

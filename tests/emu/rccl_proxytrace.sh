@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/emu/rccl_proxytrace.sh — RCCL's proxy-trace library is opened from
 # the folder of RCCL's own library (here: ncclemu's), and only when no
 # profiler library could be opened (docs/nccl-behaviour.md §12): a copy of

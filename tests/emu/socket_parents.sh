@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/emu/socket_parents.sh — the socket transport's NetPlugin parents
 # (docs/nccl-behaviour.md §6.12): NCCL's helper threads read the pHandle of
 # one request slot of their own connection, so the parent of a socket

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/emu/stress_chaos.sh — ncclemu never hangs at the end of a --duration
 # run: many short `chaos` runs (--pace none, 4 application threads, PXN),
 # several seeds, with the two process layouts whose PXN pairs can wait on

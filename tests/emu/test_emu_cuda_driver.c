@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/emu/test_emu_cuda_driver.c — ncclemu's emulated CUDA driver
  * (src/emu/cuda/emu_cuda_driver.c) as a plugin finds it: loaded by path,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/emu/test_emu_profiler_thread.c — the NCCL 2.31 pieces of ncclemu
  * (nccl-behaviour §12) on their own: which runs are 2.31, the mask

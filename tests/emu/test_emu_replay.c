@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/emu/test_emu_replay.c — cmocka unit tests of `ncclemu --replay`'s
  * reading side: a trace line's details back into the v7 descriptor (every

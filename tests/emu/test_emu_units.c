@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/emu/test_emu_units.c — cmocka unit tests of ncclemu's pieces:
  * loader name resolution and probe order per NCCL release, the version

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/emu/test_emu_watchdog.c — the --check watchdog judges what a
  * callback did, not wall time: the slow-call rule (pure), reading a

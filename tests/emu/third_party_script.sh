@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/emu/third_party_script.sh — scripts/third_party_plugins.sh works
 # without NCCL's source: its --help, its refusal of a folder that is not an
 # NCCL checkout, our stub CUDA headers compiling as C and C++ with every

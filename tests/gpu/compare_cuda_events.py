@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """compare_cuda_events.py — do cclscope's completion timings agree with CUDA
 events recorded around the same collectives?
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """graph_check.py — what the plugin recorded for CUDA graph replays.
 
 Usage: graph_check.py TRACE_DIR EVENTS_DIR

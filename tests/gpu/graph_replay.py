@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """graph_replay.py — one rank of the CUDA graph check (tests/gpu/run.sh).
 
 Run under torchrun with NCCL_PROFILER_PLUGIN pointing at cclscope. Makes

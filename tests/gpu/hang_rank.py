@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """hang_rank.py — one rank of the GPU hang check (tests/gpu/run.sh).
 
 Run under torchrun with NCCL_PROFILER_PLUGIN pointing at cclscope and a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/gpu/run.sh — the GPU suite: real NCCL through the cclscope plugin on
 # a machine with a CUDA GPU, PyTorch and its NCCL (not part of ctest: the
 # build machine has no GPU). Two runs of 2 ranks (one GPU is enough where

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """test_compare.py — compare_cuda_events.py on synthetic inputs (runs in
 ctest on any machine; the GPU run itself is tests/gpu/run.sh).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/hang/matrix.sh — how often `cclscope hang` names the right culprit
 # and the right class: ncclemu's hang scenario for every hang class x
 # topology x hung rank x mask, each judged from `cclscope hang --json`:

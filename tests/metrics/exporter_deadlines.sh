@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/metrics/exporter_deadlines.sh — a dead or hostile network peer never
 # holds the job: with an OTLP collector that accepts and never answers (and
 # a 60 s OTLP timeout), one that answers 500, a client trickling bytes to

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tests/metrics/hostile_peers.py — the network peers a job may meet, for
 tests/metrics/exporter_deadlines.sh:
 

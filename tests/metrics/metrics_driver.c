@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/metrics/metrics_driver.c — a process with known collectives for
  * the exporter tests: N AllReduces of 8 MiB on an 8-rank communicator,

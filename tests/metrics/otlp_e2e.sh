@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/metrics/otlp_e2e.sh — the plugin pushes OTLP/HTTP to a receiver that
 # decodes every payload with the official OpenTelemetry protobuf schema
 # (otlp_receiver.mjs): once as http/json, once as the default http/protobuf

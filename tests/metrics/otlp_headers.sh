@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/metrics/otlp_headers.sh — nothing the environment holds becomes a
 # line of its own in the OTLP request's head. A collector that records each
 # request's head byte for byte (hostile_peers.py capture) receives the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tests/metrics/otlp_receiver.mjs — an OTLP/HTTP metrics receiver for tests.
 // Every POST /v1/metrics body must be an ExportMetricsServiceRequest, as
 // its Content-Type says:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/metrics/prometheus_e2e.sh — a real Prometheus server (Debian's
 # package), started on loopback, scrapes the plugin's /metrics endpoint;
 # its query API must return the series and values the driver produced.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/metrics/prometheus_late_gpu.sh — the shipped late-GPU rules
 # (packaging/prometheus/cclscope-rules.yml) in a real Prometheus server
 # (Debian's package) that scrapes an emulated job's /metrics endpoints:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/metrics/prometheus_outputs.sh — every Prometheus output the plugin
 # produces passes `promtool check metrics` without a single remark, and
 # carries every series docs/metrics.md promises:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/metrics/prometheus_rules.sh — the shipped Prometheus rules
 # (packaging/prometheus/cclscope-rules.yml) pass `promtool check rules`,
 # and their unit tests (cclscope-rules.test.yml: a late rank fires, naming

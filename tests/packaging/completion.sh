@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/packaging/completion.sh PREFIX — the installed bash completion of
 # cclscope offers what packaging/cclscope.bash promises, for the installed
 # program: commands, each command's options (and only its own), an option's

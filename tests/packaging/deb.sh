@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/packaging/deb.sh BUILD WORK — `cpack -G DEB` in the Release build
 # makes cclscope_VERSION_ARCH.deb; unpacked with dpkg -x into a throwaway
 # root (never installed on the machine), its files are in /usr, and the
@@ -26,7 +27,8 @@ for f in usr/lib/libnccl-profiler-cclscope.so usr/bin/cclscope usr/bin/ncclemu \
   usr/lib/cmake/cclscope/cclscopeConfig.cmake usr/share/man/man1/cclscope.1 \
   usr/share/bash-completion/completions/cclscope \
   usr/share/cclscope/prometheus/cclscope-rules.yml \
-  usr/share/doc/cclscope/README.md; do
+  usr/share/doc/cclscope/README.md usr/share/doc/cclscope/copyright \
+  usr/share/doc/cclscope/LICENSE; do
   [ -e "$root/$f" ] || fail "$f not in the package"
 done
 [ ! -e "$root/usr/lib/libnccl-profiler.so" ] ||

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/packaging/find_package.sh PREFIX WORK CC [GENERATOR] — a project outside the
 # tree finds the installed cclscope with find_package(cclscope): it
 # compiles a file that includes cclscope/control.h through

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/packaging/install.sh BUILD PREFIX — `cmake --install BUILD --prefix
 # PREFIX` puts every product and file where packaging/CMakeLists.txt says,
 # the pkg-config file points at them from wherever the prefix is, the CLI
@@ -20,7 +21,8 @@ for f in lib/libnccl-profiler-cclscope.so bin/cclscope bin/ncclemu \
   share/man/man1/cclscope-summary.1 share/man/man1/ncclemu.1 \
   share/bash-completion/completions/cclscope \
   share/cclscope/prometheus/cclscope-rules.yml \
-  share/doc/cclscope/README.md share/doc/cclscope/docs/deploy.md; do
+  share/doc/cclscope/README.md share/doc/cclscope/docs/deploy.md \
+  share/doc/cclscope/copyright share/doc/cclscope/LICENSE; do
   [ -e "$f" ] || fail "$prefix/$f missing"
 done
 [ -L bin/ncclemu ] || fail "bin/ncclemu is not a link"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/packaging/man.sh PREFIX — the installed man pages (generated from
 # the --help texts by packaging/gen_man.sh) are troff that groff and man
 # render without a warning, one page per command the overview lists, each

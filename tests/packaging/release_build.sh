@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/packaging/release_build.sh SRC DIR CC WERROR [GENERATOR] — the build a GPU node
 # makes: Release, without the test libraries (PKG_CONFIG_LIBDIR pointing
 # nowhere hides cmocka, cJSON and libotf2), plugin + CLI + ncclemu. The

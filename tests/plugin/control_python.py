@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """tests/plugin/control_python.py — the documented Python example
 (docs/examples/cclscope_control.py) against the real plugin.
 

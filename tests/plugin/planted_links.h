@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/planted_links.h — the attack on a shared output folder, for
  * tests: a victim file outside the folder, a symbolic or hard link to it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/plugin_driver.h — loading the real plugin the way NCCL does
  * (dlopen RTLD_NOW|RTLD_LOCAL, dlsym ncclProfiler_vN) in a fresh output

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_abi.c — the real plugin, driven through each exported
  * ABI version with that version's own descriptor layout: what each version

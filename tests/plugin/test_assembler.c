@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_assembler.c — the writer's event model, fed with
  * synthetic ring records: exact or downgraded parents, owners inherited

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_bridge_roctx.c — the ROCTX bridge
  * (src/plugin/hot/bridge_roctx.c) through the real plugin, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_bridges.c — the bridges' threading rules (bridge.h)
  * in the cases NCCL's normal call sequences (and so ncclemu) do not

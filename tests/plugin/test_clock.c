@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_clock.c — the tick-to-nanosecond calibration
  * (src/plugin/hot/clock.c): a stamp converted late gets the nanoseconds it got

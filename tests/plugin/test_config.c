@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_config.c — cs_config_load over every variable it reads,
  * table-driven: each numeric or enumerated variable × each kind of bad value

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_control.c — the runtime control API
  * (include/cclscope/control.h) through the real library, found the way a

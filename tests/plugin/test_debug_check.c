@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_debug_check.c — CS_DEBUG_CHECK (src/plugin/
  * debug_check.h): in the sanitizer builds the checks are live and a broken

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_lifecycle.c — the plugin's life inside someone else's
  * process: unload and reload, exit without finalize, SIGKILL, fork() (also

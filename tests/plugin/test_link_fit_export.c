@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_link_fit_export.c — a link fit that failed the checks of
  * src/common/net_fit.h never reaches an exporter as a number: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_otlp_env.c — the OTLP push's settings
  * (src/plugin/metrics/otlp_env.c) and how messages quote what users give

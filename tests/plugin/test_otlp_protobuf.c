@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_otlp_protobuf.c — the OTLP JSON -> protobuf transcoder
  * (src/plugin/metrics/otlp_protobuf.c) against bytes worked out by hand from

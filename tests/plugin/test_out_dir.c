@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_out_dir.c — an output folder opened once (out_dir.h):
  * a new file is never created through a link or over an existing name; a

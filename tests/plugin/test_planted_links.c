@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_planted_links.c — the real plugin in a shared output
  * folder where someone planted links: at every name the plugin writes (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_rank_spans.c — the late-GPU evidence each rank exports
  * (docs/metrics.md, "Which GPU is late"): which collective timings feed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_ring.c — ring registration (src/plugin/hot/ring.c): a
  * thread's first callback takes a spare ring and never calls the allocator

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_run_name.c — the run id and file names
  * (src/plugin/run_name.c, cs_config_name_run): every launcher variable wins

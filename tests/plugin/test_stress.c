@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_stress.c — many threads, several communicators, and
  * every kind of bad handle at once: 8 producer threads on 2 contexts, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_timing.c — completion timing from first principles:
  * GPU-clock calibration against offset, drift, quantisation and a clock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_trace_file.c — the output file keeps only complete
  * lines: no line crosses a 4 KiB boundary (padding inside the previous

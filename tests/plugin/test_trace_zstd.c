@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_trace_zstd.c — compressed traces (CCLSCOPE_COMPRESS=zstd,
  * src/plugin/trace/trace_zstd.c): a chunk of lines becomes one frame whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_units.c — unit tests of the plugin's small tools:
  * the u64 map, JSON formatting, configuration parsing, handles.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_warnings_printable.c — no control character reaches
  * stderr, whatever the environment holds (docs/configuration.md, "How

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/plugin/test_watchdog_verdict.c — the watchdog's local verdict
  * (src/plugin/writer/watchdog_verdict.c): which of its pipelines' heads

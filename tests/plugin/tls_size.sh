@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/plugin/tls_size.sh — the plugin's thread-local storage stays tiny.
 # glibc serves a dlopen'ed library's TLS from a small static reserve
 # (512 bytes by default, shared by every library loaded later) only while

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/bad_deref_foreign.c — BREAKS nccl-behaviour §6.14:
  * reads through `context` and `parentObj` of proxy-side events without

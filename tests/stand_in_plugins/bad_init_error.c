@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/bad_init_error.c — BREAKS nccl-behaviour §2: returns
  * an error from init for every second communicator of the process. NCCL then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/bad_lock.c — BREAKS the hot-path rule (invariant 3,
  * docs/invariants.md) with a contended lock: startEvent for the first

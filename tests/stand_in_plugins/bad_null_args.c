@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/bad_null_args.c — BREAKS nccl-behaviour §3.4/§10.8:
  * reads eStateArgs for every state, but NCCL passes NULL for the GroupApi

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/bad_null_stop.c — BREAKS nccl-behaviour §3.2:
  * stopEvent reads through its handle without a NULL check. With the NetPlugin

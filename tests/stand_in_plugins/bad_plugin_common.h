@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/bad_plugin_common.h — the correct skeleton that every
  * deliberately broken test plugin starts from: a v6 plugin with real

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/bad_slow.c — BREAKS the hot-path rule (invariant 3,
  * docs/invariants.md): sleeps 150 ms inside startEvent for the first ProxyOp

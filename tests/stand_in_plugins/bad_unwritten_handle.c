@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/bad_unwritten_handle.c — leaves *eHandle unwritten
  * for some events of one type, chosen by BAD_UNWRITTEN:

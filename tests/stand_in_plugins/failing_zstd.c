@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/failing_zstd.c — a stand-in libzstd whose
  * compression always fails, for the tests of what a failing compressor

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/fake_cupti.c — a stand-in libcupti.so for tests of the
  * CUPTI bridge (src/plugin/hot/bridge_cupti.c). It exports the two functions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/fake_roctx.c — a stand-in libroctx64.so for tests
  * of the ROCTX bridge (src/plugin/hot/bridge_roctx.c). It exports the three

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/nop_plugin.c — a correct do-nothing profiler plugin:
  * exports ncclProfiler_v1 .. v7, enables every event (or NOP_PLUGIN_MASK),

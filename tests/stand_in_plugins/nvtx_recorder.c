@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/nvtx_recorder.c — an NVTX tool for tests: an injection
  * library that NVTX v3 loads from NVTX_INJECTION64_PATH, recording every

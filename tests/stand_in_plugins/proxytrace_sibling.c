@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/proxytrace_sibling.c — stands in for RCCL's
  * librccl-profiler-proxytrace.so (docs/nccl-behaviour.md §12): with

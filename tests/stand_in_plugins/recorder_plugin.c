@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tests/stand_in_plugins/recorder_plugin.c — a correct plugin that writes down
  * exactly what it receives, for the tests of what each ABI version is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/style/clang_format.sh — every tracked C file is formatted with the
 # repository's .clang-format (clang-format from Debian 12). Fails listing
 # the files that differ; fix with: clang-format -i FILE...

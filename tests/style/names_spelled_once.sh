@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/style/names_spelled_once.sh — NCCL's event type and state names are
 # spelled in one C table, src/common/nccl_names.c: no other C file under
 # src/ holds one of them as a string literal in code ("ncclProfileColl",

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/style/no_outside_refs.sh — the repository cites only itself.
 #
 # Fails when a tracked text file (outside node_modules, and other than this

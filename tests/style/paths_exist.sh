@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/style/paths_exist.sh — every path the repository names in its
 # documentation, build files, scripts and C comments exists.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/style/paths_exist_teeth.sh — paths_exist.sh finds what it must and
 # nothing else: it runs on a small made-up tree that names missing paths in
 # every kind of file it reads (each must be reported) and, beside them,

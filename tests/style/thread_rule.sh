@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/style/thread_rule.sh — nothing that runs on NCCL's threads reaches
 # writer-thread code (src/plugin/README.md, "Who runs the code").
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scripts/third_party/cuda_stub/cuda.h — the few CUDA driver API types
  * that NVIDIA's profiler plugins name, so that they compile on a machine

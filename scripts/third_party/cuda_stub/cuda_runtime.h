@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scripts/third_party/cuda_stub/cuda_runtime.h — the CUDA runtime API
  * declarations NVIDIA's profiler plugins use (the example plugin's CE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scripts/third_party/cuda_stub/cudart_stub.c — libcudart.so for running
  * NVIDIA's profiler plugins under ncclemu (scripts/third_party_plugins.sh):

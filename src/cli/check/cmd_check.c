@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/check/cmd_check.c — `cclscope check DIR|FILE...`: validate traces
  * against the invariants of docs/invariants.md and the format of

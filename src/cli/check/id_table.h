@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/check/id_table.h — what `check` remembers about each event id of the
  * file being checked: whether it was seen (duplicates), its type (parent

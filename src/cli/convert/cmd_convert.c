@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/convert/cmd_convert.c — `cclscope convert DIR|FILE... -o OUT`:
  * traces written in the minimal_profiler format rewritten in cclscope's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/convert/cmd_merge.c — `cclscope merge DIR|FILE... -o FILE`: one
  * time-ordered JSONL file from many processes.

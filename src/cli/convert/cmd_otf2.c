@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/convert/cmd_otf2.c — `cclscope otf2 DIR -o ARCHIVE`: an OTF2 archive
  * (Score-P's trace format, read by Vampir) written with libotf2.

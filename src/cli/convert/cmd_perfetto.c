@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/convert/cmd_perfetto.c — `cclscope perfetto DIR -o trace.json`:
  * Chrome trace-event JSON for ui.perfetto.dev and chrome://tracing.

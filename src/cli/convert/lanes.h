@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/convert/lanes.h — placing intervals on lanes so that each lane is a
  * properly nested call stack (what Perfetto's complete events and OTF2's

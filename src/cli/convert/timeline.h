@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/convert/timeline.h — the track layout shared by `perfetto` and
  * `otf2`.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/cmd_hang.c — `cclscope hang DIR|FILE...`: reads the in-flight
  * snapshots of all ranks and, for processes without one, their traces;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/hang.h — `cclscope hang`: the data model and the steps of the
  * command (docs/hang.md, docs/cli.md). The module's header: it declares the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/hang_analyze.c — who is behind: for every (communicator,
  * function) in which some rank has a hung operation, the status of each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/hang_class.c — what kind of hang a group is: from the
  * evidence of its most likely culprit, one of the classes of docs/hang.md

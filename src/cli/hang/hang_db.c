@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/hang_db.c — the arrays of `cclscope hang`'s data model (hang.h):
  * sources, (communicator, rank) members and their progress per function,

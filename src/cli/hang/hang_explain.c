@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/hang_explain.c — the sentences of `cclscope hang` (see
  * hang_explain.h). The state semantics are NCCL's (docs/nccl-behaviour.md

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/hang_explain.h — the sentences of `cclscope hang`: what a
  * waiting step means, why a rank is the culprit, who waits on it, what to

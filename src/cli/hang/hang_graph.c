@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/hang_graph.c — the wait-for graph of `cclscope hang`: an edge
  * from a stuck rank to each peer the head of one of its pipelines waits on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/hang_inputs.c — which files `cclscope hang` reads: in a folder,
  * its in-flight snapshots (inflight_*.json) and trace files (*.jsonl),

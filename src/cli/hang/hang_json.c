@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/hang_json.c — `cclscope hang --json`: the same conclusions as
  * the text report, as one JSON object (keys in docs/cli.md). Ids are hex

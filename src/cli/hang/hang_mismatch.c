@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/hang_mismatch.c — ranks that called the collective with
  * other arguments than the others (docs/hang.md, "What each class looks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/hang_print.c — the human report of `cclscope hang`: what was
  * read, then per (communicator, function) with a hung operation: where

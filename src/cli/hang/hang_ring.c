@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/hang_ring.c — evidence that needs both ends of a link or a
  * whole node of a ring channel, where one rank's own pipeline heads cannot

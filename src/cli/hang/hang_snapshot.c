@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/hang_snapshot.c — reading one in-flight snapshot
  * (inflight_*.json, docs/hang.md) into the hang data model with the CLI's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/hang/hang_trace.c — what the trace of a process without a snapshot
  * says about its ranks: the communicators it joined (ProfilerInit), per

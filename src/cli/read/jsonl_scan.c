@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/jsonl_scan.c — the streaming JSON scanner (see jsonl_scan.h).
  *

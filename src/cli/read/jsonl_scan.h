@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/jsonl_scan.h — a streaming JSON scanner for one JSONL line.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/ordered_reader.c — many files as one ordered stream: lock step,
  * or an external merge sort by start or end time (see ordered_reader.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/ptimer_fit.c — see ptimer_fit.h for the model.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/ptimer_fit.h — putting the GPU `pTimer` stamps of a
  * minimal_profiler file (KernelCh start and stop: %globaltimer ns, a clock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/read_ahead.c — reading and decoding trace files on a pool of
  * threads, ahead of the one thread that consumes the records (see

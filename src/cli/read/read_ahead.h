@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/read_ahead.h — the lines of many trace files, read and
  * decoded ahead by a pool of threads.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/seed_format.c — minimal_profiler traces read as cclscope
  * records (see seed_format.h; the mapping is documented in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/seed_format.h — reading traces written in the
  * `minimal_profiler` JSONL format (the format cclscope's own started from;

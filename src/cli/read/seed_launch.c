@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/seed_launch.c — see seed_launch.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/seed_launch.h — how a minimal_profiler file's GPU activity
  * records (CUPTI) meet its NCCL events (docs/trace-format.md "Reading

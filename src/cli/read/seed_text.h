@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/seed_text.h — the growing text into which the
  * minimal_profiler conversion (seed_format.c, seed_timing.c) writes the

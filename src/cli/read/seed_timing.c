@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/seed_timing.c — see seed_timing.h.
  */

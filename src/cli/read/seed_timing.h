@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/seed_timing.h — when the collectives of a minimal_profiler
  * file really ran: the `timing` records (docs/trace-format.md) that

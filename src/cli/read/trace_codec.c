@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/trace_codec.c — compressed trace files read as text (see
  * trace_codec.h). The libraries are looked up once, on the first file that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/trace_codec.h — compressed trace files, read as plain text.
  *

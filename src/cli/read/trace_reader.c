@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/trace_reader.c — input listing and buffered line reading;
  * a file in the minimal_profiler format is handed to its converter

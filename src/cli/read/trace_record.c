@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/trace_record.c — decoding trace lines into `rec` (see
  * trace_record.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/read/trace_record.h — one trace line as typed fields
  * (docs/trace-format.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/summary/cmd_summary.c — `cclscope summary DIR|FILE...`: options,
  * then summary_collect (summary_collect.c) reads the traces and

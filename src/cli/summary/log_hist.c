@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/summary/log_hist.c — the log-bucket histogram (see log_hist.h for the
  * error).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/summary/log_hist.h — quantiles of durations with bounded memory.
  *

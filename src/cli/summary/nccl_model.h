@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/summary/nccl_model.h — NCCL facts the analyses need: nccl-tests'
  * bus-bandwidth factors and message sizes (datatype sizes come from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/summary/summary.h — the data model of `cclscope summary`, shared
  * by its parts: summary_collect.c (reading, dispatch, communicators, file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/summary/summary_collect.c — reading traces into the summary's
  * data model (summary.h): every record once (files in lock step,

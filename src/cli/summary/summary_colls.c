@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/summary/summary_colls.c — per-collective statistics for `summary`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/summary/summary_gaps.c — each GPU's own time between operations:
  * the gap from the end of its previous operation (or its previous call,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/summary/summary_network.c — rank pairs and channels from ProxyStep
  * events (network proxies; intra-node transports have no steps), and what

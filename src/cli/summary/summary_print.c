@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/summary/summary_print.c — `summary` output: aligned tables for
  * people, JSON (--json) for machines. Both show the same numbers; docs/cli.md

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/summary/summary_verdict.c — the straggler verdict: which GPU,
  * taken in blame order (most wait caused first, gpu_rows), stands out from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/summary/table.h — aligned text tables for human-readable output.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/util/intern.h — small string tables: each distinct string gets a
  * stable small id (function names, datatypes, algorithms, host names...).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/util/jsonw.h — writing JSON to a stream (--json output, Perfetto).
  *

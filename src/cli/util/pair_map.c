@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/util/pair_map.c — see pair_map.h.
  */

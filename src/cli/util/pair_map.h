@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/util/pair_map.h — a hash map from a pair of 64-bit keys to a 64-bit
  * value (open addressing, linear probing, backward-shift deletion).

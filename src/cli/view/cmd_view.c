@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/view/cmd_view.c — `cclscope view DIR -o timeline.html`: one
  * self-contained HTML page with an interactive timeline of the traces.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/view/view_data.h — what `cclscope view` embeds in its page: the
  * events of the traces as columns, ready for the canvas timeline of web/.

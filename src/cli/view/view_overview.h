@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/view/view_overview.h — the page's overview of ranks x time: one
  * row per GPU, its collectives coloured by how late this GPU arrived at

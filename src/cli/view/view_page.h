@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/view/view_page.h — assembling the one-file page of `cclscope view`
  * from the embedded web/ assets (web_assets.h) and the trace data.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/view/view_tiles.c — see view_tiles.h.
  */

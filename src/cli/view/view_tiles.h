@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/view/view_tiles.h — the detail of `cclscope view` that does not
  * fit the page's budget, cut into tiles: small script files in a folder

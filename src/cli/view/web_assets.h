@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/view/web_assets.h — the viewer's files from web/ (HTML template,
  * style sheet, scripts), compiled into the binary by web/embed.cmake so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/check/emu_call_usage.c — owns looking at an emitting thread from the
  * --check watchdog (CPU clock, voluntary switches, run state) and the rule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/check/emu_call_usage.h — what the --check watchdog learns about a
  * thread that is inside a plugin call, and the rule that decides whether a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/check/emu_check.c — owns the --check violations (counters and
  * messages), the watchdog that finds slow callbacks (the rule:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/check/emu_check.h — strict checking mode (--check): violations the
  * emulator can see without knowing the plugin's internals — *eHandle left

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/check/emu_truth.c — owns the ground-truth file: per-thread record
  * buffers, the process-wide sequence counter, the final sort by "seq", and the

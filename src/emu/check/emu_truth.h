@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/check/emu_truth.h — the ground-truth file (--truth FILE): JSON Lines,
  * one flat object per plugin call, written from per-thread buffers (no lock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/cuda/emu_cuda_driver.c — the few CUDA driver calls a profiler
  * plugin makes to learn its GPU, for ncclemu's emulated processes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_app.c — owns the application side of NCCL: what happens
  * between the user's API call and the proxy (nccl-behaviour §6.1-§6.7,

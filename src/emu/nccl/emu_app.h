@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_app.h — an application thread (T_api) and the NCCL API it
  * calls: ncclGroupStart/End, collectives, send/recv, AllToAll, CE

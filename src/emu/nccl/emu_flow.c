@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_flow.c — the GPU side of the data-flow model (emu_flow.h):
  * one rank's ring program per channel, its inputs and buffers read from

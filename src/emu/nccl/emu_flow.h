@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_flow.h — data dependencies between the ranks of one ring
  * collective, as NCCL's kernels and proxies have them (used for the hang

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_model.c — owns the numbers: protocol/algorithm choice by
  * size, channel and warp counts, the ring step formulas of nccl-behaviour §8.3

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_model.h — realistic numbers: algorithm/protocol choice,
  * channels, warps, proxy step counts (nccl-behaviour §8.3 formulas), bytes

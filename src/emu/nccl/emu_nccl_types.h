@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_nccl_types.h — the NCCL objects the emulator keeps as
  * NCCL keeps them: the slots where NCCL stores a plugin handle (recycled,

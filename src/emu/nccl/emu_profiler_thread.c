@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_profiler_thread.c — owns NCCL 2.31's per-communicator
  * "Profiler Thread" (nccl-behaviour §12): the queue of ops the host callback

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_profiler_thread.h — NCCL 2.31's "Profiler Thread"
  * (nccl-behaviour §12): one per proxy state (so shared by split comms that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_proxy.c — owns the proxy progress thread of one proxy state
  * and its socket helper threads. For every posted work (one kernel plan):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_proxy.h — a proxy state and its progress thread ("NCCL
  * Progress NN"), shared by split communicators: the queue of posted work

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_pxn.c — owns the PXN mailboxes: shared-memory rings through
  * which an originating rank hands its network send ops (with its own process's

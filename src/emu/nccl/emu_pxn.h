@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_pxn.h — cross-process PXN (nccl-behaviour §6.14): a rank's
  * network send ops, with its own process's context and Coll/P2p handle

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_world.c — owns the run's layout (nodes, ranks, processes,
  * communicators and their hashes) and the cross-process meeting points in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/nccl/emu_world.h — who is where: nodes, ranks, worker processes, the
  * communicators of the run (world and splits, with NCCL-like hashes), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/profiler/emu_loader.c — owns plugin loading exactly as NCCL's
  * ncclProfilerPluginLoad/Unload do it (nccl-behaviour §2):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/profiler/emu_loader.h — the profiler plugin as NCCL holds it: which
  * library was opened, which ncclProfiler_vN symbol won the probe, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/profiler/emu_profiler_core.c — owns the equivalent of NCCL's profiler
  * wrapper (src/plugin/profiler.cc): for every NCCL emission point, the mask

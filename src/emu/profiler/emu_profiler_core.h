@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/profiler/emu_profiler_core.h — the equivalent of NCCL's profiler
  * wrapper (src/plugin/profiler.cc): one emission function per NCCL wrapper,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/profiler/emu_shims.c — owns the version adapters: what NCCL 2.30's
  * profiler_v1..v5 adapters (and the direct v6/v7 paths) deliver to a plugin,

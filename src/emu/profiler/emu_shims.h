@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/profiler/emu_shims.h — what NCCL's version adapters deliver to a
  * v1..v7 plugin (nccl-behaviour §7). The core always builds a v7 descriptor;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/replay/emu_replay.c — owns running a replay plan (emu_replay_load.h):
  * the supervisor forks one worker per recorded process; each worker sets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/replay/emu_replay.h — `ncclemu --replay FILE...`: drives a profiler
  * plugin with the calls recorded in cclscope traces, one emulated process

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/replay/emu_replay_descr.c — owns the way back from a trace line to a
  * plugin call's arguments: `details` → ncclProfilerEventDescr_v7_t (every

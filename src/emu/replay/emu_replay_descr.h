@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/replay/emu_replay_descr.h — a recorded event's `details` and `states`
  * (docs/trace-format.md) turned back into what NCCL passed: the v7

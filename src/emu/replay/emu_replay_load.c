@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/replay/emu_replay_load.c — owns reading trace files into a replay
  * plan (emu_replay_load.h): lines come from the CLI's read layer (trace_reader,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/replay/emu_replay_load.h — what `ncclemu --replay` replays: cclscope
  * trace files (docs/trace-format.md), read through the CLI's read layer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/emu_scenarios.c — owns the scenario registry (--list,
  * --scenario) and the helpers scenarios share: grouped "every rank of this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/emu_scenarios.h — what a scenario is: defaults for the
  * topology and options, the communicators it needs, and the step every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/scenario_basic.c — the plain collective sequences of
  * nccl-behaviour §8.1-§8.4: a single-rank communicator (no events), a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/scenario_ce.c — copy-engine collectives (v6+, §8.6, §6.13):
  * AllGather and AlltoAll with CTAPolicy ZERO on one NVLink node: GroupApi,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/scenario_chaos.c — randomised interleavings and every quirk
  * of nccl-behaviour §10, driven by the script rng (same operations on every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/scenario_graph.c — CUDA graph capture and replay (§8.7,
  * §10.11): a network AllReduce on the world comm and an intra-node AllReduce on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/scenario_hang.c — one rank hangs its second AllReduce
  * (for hang detection tests), in one of the ways of --hang-class:

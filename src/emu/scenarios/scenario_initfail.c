@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/scenario_initfail.c — two communicators per rank (world and
  * a split with the same members); the split is destroyed first. With a plugin

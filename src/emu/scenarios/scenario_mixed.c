@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/scenario_mixed.c — a realistic training step on N nodes x G
  * GPUs with tensor (tp), pipeline (pp) and data (dp) parallelism (Megatron rank

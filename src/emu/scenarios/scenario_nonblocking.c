@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/scenario_nonblocking.c — non-blocking communicators
  * (config.blocking = 0, §8.8): the application thread emits GroupApi,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/scenario_p2p.c — point-to-point sequences: send/recv
  * between nodes (network ProxyOps, one args for all channels), within a node

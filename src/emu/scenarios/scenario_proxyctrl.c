@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/scenario_proxyctrl.c — the ProxyCtrl lifecycle (§8.10,
  * §6.10): with the activation mask set to ProxyCtrl only (unless --mask is

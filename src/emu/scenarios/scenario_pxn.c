@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/scenario_pxn.c — PXN across processes (§8.9, §6.14,
  * §10.10): on each node, the rank of one process sends its network data through

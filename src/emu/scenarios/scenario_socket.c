@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/scenario_socket.c — the socket network transport (§6.12):
  * data moves on "NCCL Sock" helper threads that emit NetPlugin start/stop with

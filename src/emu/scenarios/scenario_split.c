@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/emu/scenarios/scenario_split.c — communicators created by ncclCommSplit
  * that share the parent's resources: one proxy thread per rank serves the world

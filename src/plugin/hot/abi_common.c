@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/abi_common.c — the entry points every ABI version shares:
  * stopEvent (the same in every version) and finalize (the lifecycle).

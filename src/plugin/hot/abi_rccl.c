@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/abi_rccl.c — RCCL's extensions of v6 (and, from RCCL 2.31,
  * of v7), on NCCL's (RCCL's) threads: the ProxyOp start that copies RCCL's

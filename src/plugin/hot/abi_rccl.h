@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/abi_rccl.h — what RCCL's v6 adds to the v6 adapter, and
  * RCCL 2.31's v7 to the v7 one (include/nccl/profiler_rccl_v6.h,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/abi_v1_to_v4.c — the exported ncclProfiler_v1 .. _v4.
  *

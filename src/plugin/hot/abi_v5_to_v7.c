@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/abi_v5_to_v7.c — the exported ncclProfiler_v5, _v6 and _v7.
  *

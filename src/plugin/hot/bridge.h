@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/bridge.h — bridges: NCCL's host-side events handed to another
  * tool while they happen, on the thread that issues them. This header is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/bridge_cupti.c — the CUPTI bridge (CCLSCOPE_CUPTI=1): around
  * each KernelLaunch (start -> stop on the launching thread) an external

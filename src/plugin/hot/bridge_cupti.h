@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/bridge_cupti.h — the CUPTI bridge (bridge_cupti.c;
  * CCLSCOPE_CUPTI=1): a CUPTI external correlation id (= the trace id)

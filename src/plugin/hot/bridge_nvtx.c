@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/bridge_nvtx.c — the NVTX bridge (CCLSCOPE_NVTX=1): NCCL's
  * host-side events become NVTX ranges, control-API marks become NVTX marks,

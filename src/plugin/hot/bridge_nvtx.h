@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/bridge_nvtx.h — the NVTX bridge (bridge_nvtx.c;
  * CCLSCOPE_NVTX=1): NVTX ranges and marks in the domain "cclscope". The

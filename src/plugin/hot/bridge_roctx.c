@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/bridge_roctx.c — the ROCTX bridge (CCLSCOPE_ROCTX=1 under
  * RCCL): the NVTX bridge's twin for ROCm. NCCL's host-side events become

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/bridge_roctx.h — the ROCTX bridge (bridge_roctx.c;
  * CCLSCOPE_ROCTX=1 under RCCL, CCLSCOPE_ROCTX=force on any host): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/clock.c — choosing the clock source and calibrating raw ticks
  * against CLOCK_MONOTONIC / CLOCK_REALTIME (see clock.h for the model).

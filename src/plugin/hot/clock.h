@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/clock.h — the one clock every timestamp comes from.
  *

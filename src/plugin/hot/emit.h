@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/emit.h — the hot path shared by every ABI adapter: turning one
  * startEvent / recordEventState / stopEvent call into one ring record.

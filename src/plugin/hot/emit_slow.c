@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/emit_slow.c — the out-of-line halves of emit.h's start,
  * state and stop, taken when the inline fast path cannot finish: a

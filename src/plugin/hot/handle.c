@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/handle.c — the per-session process tag behind every handle.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/handle.h — what cclscope hands to NCCL as event handles and
  * contexts, and how values coming back from NCCL are recognised.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/mode.c — the values the session publishes for NCCL's
  * threads (mode.h), and the bridges' flag (bridge.h).

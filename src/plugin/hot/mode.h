@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/mode.h — what the session publishes for NCCL's threads to
  * read on every callback: which event types and states the current mode

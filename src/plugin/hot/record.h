@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/record.h — the fixed-size binary records that NCCL's threads
  * copy into their rings (src/plugin/hot/ring.h) and the writer thread decodes.

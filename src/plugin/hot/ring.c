@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/ring.c — ring registration, id blocks, the full-ring slow path
  * and ring lifetime (spare rings, orphaning at thread exit, freeing). The

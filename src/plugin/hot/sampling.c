@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/sampling.c — sampling and size filters (see sampling.h).
  *

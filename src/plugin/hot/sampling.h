@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/hot/sampling.h — which operations are recorded when the user asks
  * for less than everything (docs/configuration.md, "Sampling"):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/export_http.h — a minimal HTTP server for Prometheus to
  * scrape: GET /metrics returns the latest exposition text. One thread serves up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/export_otlp.h — pushing metrics to an OpenTelemetry
  * Collector (OTLP/HTTP, protobuf or JSON as OTEL_EXPORTER_OTLP_PROTOCOL

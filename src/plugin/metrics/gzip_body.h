@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/gzip_body.h — gzip-compressing a request body
  * (OTEL_EXPORTER_OTLP_COMPRESSION=gzip) with zlib loaded at run time

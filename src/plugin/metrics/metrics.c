@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/metrics.c — aggregation and windows (see metrics.h).
  * Series are found by a 64-bit hash of their labels (kept in a small

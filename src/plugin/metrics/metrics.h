@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/metrics.h — aggregated metrics (docs/metrics.md), built by
  * the writer thread from the same event stream as the trace:

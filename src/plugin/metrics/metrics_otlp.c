@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/metrics_otlp.c — the metrics as one OTLP/HTTP JSON request
  * body (opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest

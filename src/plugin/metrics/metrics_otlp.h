@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/metrics_otlp.h — the metrics as one OTLP/HTTP JSON request
  * body (metrics_otlp.c). Reads a snapshot (metrics_snapshot.h), calls nothing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/metrics_prom.c — the metrics as Prometheus text exposition
  * (version 0.0.4): what the textfile and the HTTP /metrics endpoint serve.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/metrics_prom.h — the metrics as Prometheus text exposition
  * (version 0.0.4) (metrics_prom.c). Reads a snapshot (metrics_snapshot.h),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/metrics_snapshot.c — the size-bucket label the
  * renderers and the summary print (metrics_snapshot.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/metrics_snapshot.h — the metrics as the renderers see
  * them: the series tables metrics.c keeps (their types are declared here),

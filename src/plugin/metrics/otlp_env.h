@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/otlp_env.h — the OTLP push's settings from the
  * OpenTelemetry exporter variables (docs/metrics.md, "The OTLP push"), read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/otlp_protobuf.c — see otlp_protobuf.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/otlp_protobuf.h — OTLP/HTTP protobuf bodies, made by
  * transcoding the JSON body metrics_otlp.c renders (the protobuf JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/otlp_resource.h — the OTLP resource: who sends the
  * metrics, as OpenTelemetry semantic-convention attributes (docs/metrics.md,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/prom_textfile.c — see prom_textfile.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/prom_textfile.h — the Prometheus textfile
  * (docs/metrics.md, "The textfile"): where it goes, and replacing it after each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/stats.h — the statistic the metrics are made of:
  *

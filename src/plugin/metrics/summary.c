@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/metrics/summary.c — the end-of-run summary a process prints at its
  * last finalize (or exit): collectives by function and size with count,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/trace/cursor.c — tables and the out-of-line parts of cursor.h.
  */

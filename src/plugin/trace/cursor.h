@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/trace/cursor.h — writing text through a raw cursor (char *) into
  * memory the caller has already reserved. The writer thread formats lines

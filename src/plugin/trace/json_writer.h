@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/trace/json_writer.h — appending JSON text to a byte buffer, fast:
  * integers, hex ids, Unix-epoch nanoseconds as microseconds with three

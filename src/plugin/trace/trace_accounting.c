@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/trace/trace_accounting.c — the accounting record's text (see
  * trace_accounting.h). Key order is fixed, like every record's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/trace/trace_accounting.h — the trace file's `accounting` record
  * (docs/trace-format.md): what the file lost, kept where a full disk cannot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/trace/trace_file.c — see trace_file.h for the guarantees. The file
  * is created in its folder through out_dir.h (never through a link).

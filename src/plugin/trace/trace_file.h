@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/trace/trace_file.h — one per-process JSONL file, written so that
  * it only ever contains complete lines, even if the process is killed:

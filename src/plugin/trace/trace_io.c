@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/trace/trace_io.c — the trace file's I/O thread (see trace_io.h).
  */

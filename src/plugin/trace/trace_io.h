@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/trace/trace_io.h — the trace file's I/O thread: writes the chunks
  * of whole lines that trace_file.c hands it, in order, so that the writer

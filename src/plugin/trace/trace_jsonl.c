@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/trace/trace_jsonl.c — formatting trace records
  * (docs/trace-format.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/trace/trace_jsonl.h — the JSONL trace sink: where an ended event
  * (a ProxyStep, a Coll, ...) becomes one line of the per-process trace file.

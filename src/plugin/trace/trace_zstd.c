@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/trace/trace_zstd.c — compressed trace frames (see
  * trace_zstd.h). libzstd's functions are looked up by name; their

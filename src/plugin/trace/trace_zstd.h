@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/trace/trace_zstd.h — compressing the trace file's chunks with
  * libzstd, found at run time (CCLSCOPE_COMPRESS=zstd[:level]).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/writer/gpu_clock.c — see gpu_clock.h for the model.
  */

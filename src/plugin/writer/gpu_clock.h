@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/writer/gpu_clock.h — mapping a GPU's %globaltimer (KernelCh and
  * KernelPhase pTimers) onto the host clock of the trace.

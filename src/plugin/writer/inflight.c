@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/writer/inflight.c — writing the in-flight snapshot (see
  * inflight.h). The text is built in memory, written to a temporary file and

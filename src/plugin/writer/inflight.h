@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/writer/inflight.h — the in-flight snapshot: one JSON file per
  * process,

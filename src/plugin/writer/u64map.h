@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/writer/u64map.h — an open-addressing hash map from non-zero 64-bit
  * keys to pointers (Fibonacci hashing, linear probing, backward-shift

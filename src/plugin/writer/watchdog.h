@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/writer/watchdog.h — hang detection, in the writer thread (NCCL's
  * threads pay nothing for it).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/writer/watchdog_verdict.c — the local verdict on a hung
  * operation (see watchdog_verdict.h). Runs in the writer thread, on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/writer/watchdog_verdict.h — what one process can say, on its
  * own, about why one of its operations hangs (the "verdict" of the live

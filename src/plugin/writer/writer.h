@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/writer/writer.h — the background writer thread: the only consumer
  * of the per-thread rings, and the only place where records are assembled,
