@@ -95,24 +95,41 @@ set(CPACK_DEBIAN_PACKAGE_SOURCE cclscope)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${CCLSCOPE_PACKAGE_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/cclscope/cclscope")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-# Debug symbols: every unstripped ELF file is split by CPack (objcopy
+# Debug symbols, in a build compiled with -g (CMAKE_C_FLAGS=-g with
+# Release, or RelWithDebInfo): every ELF file is split by CPack (objcopy
 # --only-keep-debug into /usr/lib/debug/.build-id/XX/YYYY.debug of a
 # <package>-dbgsym .ddeb, then --strip-unneeded and a debuglink), so the
-# packaged programs are stripped and nothing is lost. Their debug
-# information is what the build had: -g (CMAKE_C_FLAGS, or the
-# RelWithDebInfo build type) makes the symbols packages useful to gdb.
-# packaging/debian_repack.cmake then corrects what CPack writes wrong
-# there (and the plugin's needless ldconfig scripts) with dpkg-deb; where
-# dpkg-deb is missing, the files keep their symbols, unstripped.
-set(CPACK_STRIP_FILES OFF)
+# packaged programs are stripped and nothing is lost. A build without -g
+# has no debug information to keep (a -dbgsym package of symbol tables
+# alone is one lintian refuses): its programs are packaged stripped, and
+# no -dbgsym package is made. packaging/debian_repack.cmake corrects with
+# dpkg-deb what CPack writes wrong (the -dbgsym packages, the plugin's
+# needless ldconfig scripts); without dpkg-deb, no -dbgsym packages and
+# the programs are packaged as built.
+string(TOUPPER "${CMAKE_BUILD_TYPE}" deb_build_type)
+set(deb_flags " ${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${deb_build_type}} ")
+if(deb_flags MATCHES " -g" AND NOT deb_flags MATCHES " -g0 ")
+  set(deb_debug_info ON)
+else()
+  set(deb_debug_info OFF)
+endif()
 find_program(CCLSCOPE_DPKG_DEB dpkg-deb)
+set(CPACK_DEBIAN_DEBUGINFO_PACKAGE OFF)
+set(CPACK_STRIP_FILES OFF)
 if(CCLSCOPE_DPKG_DEB)
-  set(CPACK_DEBIAN_DEBUGINFO_PACKAGE ON)
   set(CPACK_POST_BUILD_SCRIPTS ${CMAKE_CURRENT_SOURCE_DIR}/debian_repack.cmake)
   set(CPACK_CCLSCOPE_DPKG_DEB ${CCLSCOPE_DPKG_DEB})
+  if(deb_debug_info)
+    set(CPACK_DEBIAN_DEBUGINFO_PACKAGE ON)
+  else()
+    set(CPACK_STRIP_FILES ON)
+    message(STATUS "cclscope: built without -g: the Debian packages hold "
+                   "stripped programs and no -dbgsym packages "
+                   "(-DCMAKE_C_FLAGS=-g keeps the debug symbols there)")
+  endif()
 else()
-  message(STATUS "cclscope: no dpkg-deb: the Debian packages keep their "
-                 "debug symbols in the programs (no -dbgsym packages)")
+  message(STATUS "cclscope: no dpkg-deb: the Debian packages hold the "
+                 "programs as built, no -dbgsym packages")
 endif()
 # Depends from what the ELF files link, where dpkg-shlibdeps is there to
 # say (libc for the plugin; libc and libotf2 when the CLI was built with
