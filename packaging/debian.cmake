@@ -164,7 +164,8 @@ cclscope_deb_package(${deb_plugin} libs "${plugin_components}")
 set(CPACK_DEBIAN_${plugin_up}_DESCRIPTION
     "NCCL/RCCL profiler plugin that writes collective traces and metrics
 cclscope is a profiler plugin for NCCL and RCCL: each process loads
-/usr/${CMAKE_INSTALL_LIBDIR}/libnccl-profiler-cclscope.so when NCCL_PROFILER_PLUGIN names it,
+/usr/${CMAKE_INSTALL_LIBDIR}/libnccl-profiler-cclscope.so when \
+NCCL_PROFILER_PLUGIN names it,
 and writes a trace of its collectives and point-to-point operations and
 Prometheus or OpenTelemetry metrics. This package holds the plugin alone,
 which links nothing but the C library: what a GPU node needs. The tools
