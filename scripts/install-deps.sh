@@ -16,6 +16,7 @@ PACKAGES=(
   clang-format prometheus curl libcurl4 python3
   libopen-trace-format2-dev otf2-tools
   groff-base man-db
+  lintian # the Debian packages must be lintian clean (tests/packaging/deb.sh)
   zstd # tests of compressed traces (zstd -t, zstd -d)
 )
 # node and npm may come from Debian or from another node distribution that

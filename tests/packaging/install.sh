@@ -14,11 +14,11 @@ cmake --install "$build" --prefix "$prefix" >/dev/null || fail "cmake --install"
 cd "$prefix"
 for f in lib/libnccl-profiler-cclscope.so bin/cclscope bin/ncclemu \
   libexec/cclscope/ncclemu libexec/cclscope/libncclemu-cuda.so \
-  include/cclscope/control.h lib/pkgconfig/cclscope.pc \
+  include/cclscope/control.h share/pkgconfig/cclscope.pc \
   lib/cmake/cclscope/cclscopeConfig.cmake \
   lib/cmake/cclscope/cclscopeConfigVersion.cmake \
-  share/man/man1/cclscope.1 share/man/man1/cclscope-check.1 \
-  share/man/man1/cclscope-summary.1 share/man/man1/ncclemu.1 \
+  share/man/man1/cclscope.1.gz share/man/man1/cclscope-check.1.gz \
+  share/man/man1/cclscope-summary.1.gz share/man/man1/ncclemu.1.gz \
   share/bash-completion/completions/cclscope \
   share/cclscope/prometheus/cclscope-rules.yml \
   share/doc/cclscope/README.md share/doc/cclscope/docs/deploy.md \
@@ -31,13 +31,19 @@ done
 # NCCL's default name only on request; the emulated libcuda.so.1 never in lib/.
 [ ! -e lib/libnccl-profiler.so ] || fail "libnccl-profiler.so installed by default"
 [ ! -e lib/libncclemu-cuda.so ] || fail "the emulated CUDA driver is in lib/"
+# The Debian packages' own doc folders and lintian override are theirs
+# (packaging/debian.cmake), not a plain install's.
+for d in share/doc/libnccl-profiler-cclscope share/doc/cclscope-tools \
+  share/doc/cclscope-dev share/lintian; do
+  [ ! -e "$d" ] || fail "$d installed outside the Debian packages"
+done
 
 # pkg-config, relocated: the plugin path is inside this prefix.
-plugin=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig PKG_CONFIG_LIBDIR=/nonexistent \
+plugin=$(PKG_CONFIG_PATH=$prefix/share/pkgconfig PKG_CONFIG_LIBDIR=/nonexistent \
   pkg-config --variable=plugin cclscope) || fail "pkg-config cclscope"
 [ "$(realpath "$plugin")" = "$(realpath lib/libnccl-profiler-cclscope.so)" ] ||
   fail "pkg-config plugin = $plugin"
-cflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig PKG_CONFIG_LIBDIR=/nonexistent \
+cflags=$(PKG_CONFIG_PATH=$prefix/share/pkgconfig PKG_CONFIG_LIBDIR=/nonexistent \
   pkg-config --cflags cclscope)
 cflags=${cflags%% *}
 [ "$(realpath "${cflags#-I}")" = "$(realpath include)" ] || fail "cflags = $cflags"

@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: Apache-2.0
 # tests/packaging/release_build.sh SRC DIR CC WERROR [GENERATOR] — the build a GPU node
 # makes: Release, without the test libraries (PKG_CONFIG_LIBDIR pointing
-# nowhere hides cmocka, cJSON and libotf2), plugin + CLI + ncclemu. The
-# other packaging tests install and package this build. Incremental: a
-# second run only checks it is up to date.
+# nowhere hides cmocka, cJSON and libotf2), plugin + CLI + ncclemu. With
+# -g, as a distribution compiles: the optimised code is the same, and the
+# Debian packages' -dbgsym part has the debug information to keep
+# (tests/packaging/deb.sh). The other packaging tests install and package
+# this build. Incremental: a second run only checks it is up to date.
 set -euo pipefail
 src=$1 dir=$2 cc=$3 werror=$4 generator=${5:-Ninja}
 fail() { echo "FAIL: $*"; exit 1; }
 
 log=$(PKG_CONFIG_LIBDIR=/nonexistent cmake -S "$src" -B "$dir" -G "$generator" \
-  -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$cc" \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-g -DCMAKE_C_COMPILER="$cc" \
   -DCCLSCOPE_WERROR="$werror" 2>&1) || { echo "$log"; fail "configure"; }
 grep -q "test suite OFF" <<<"$log" || { echo "$log"; fail "the suite was not left out"; }
 grep -q "OTF2 support OFF" <<<"$log" || { echo "$log"; fail "OTF2 was found"; }
