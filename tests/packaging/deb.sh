@@ -91,6 +91,8 @@ for f in usr/bin/cclscope usr/bin/ncclemu usr/libexec/cclscope/ncclemu \
   usr/share/man/man1/cclscope-summary.1.gz usr/share/man/man1/ncclemu.1.gz \
   usr/share/bash-completion/completions/cclscope \
   usr/share/cclscope/prometheus/cclscope-rules.yml usr/share/doc/cclscope/README.md \
+  usr/share/cclscope/prometheus/scrape-slurm.yml usr/share/cclscope/prometheus/scrape-kubernetes.yml \
+  usr/share/cclscope/prometheus/cclscope-slurm-targets usr/share/cclscope/otel/otel-collector.yaml \
   usr/share/doc/cclscope-tools/copyright usr/share/doc/cclscope-tools/changelog.Debian.gz; do
   grep -qxF "$f" <<<"$tools_files" || fail "$f not in cclscope-tools"
 done

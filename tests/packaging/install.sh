@@ -21,6 +21,8 @@ for f in lib/libnccl-profiler-cclscope.so bin/cclscope bin/ncclemu \
   share/man/man1/cclscope-summary.1.gz share/man/man1/ncclemu.1.gz \
   share/bash-completion/completions/cclscope \
   share/cclscope/prometheus/cclscope-rules.yml \
+  share/cclscope/prometheus/scrape-slurm.yml share/cclscope/prometheus/cclscope-slurm-targets \
+  share/cclscope/otel/otel-collector.yaml \
   share/doc/cclscope/README.md share/doc/cclscope/docs/deploy.md \
   share/doc/cclscope/copyright share/doc/cclscope/LICENSE; do
   [ -e "$f" ] || fail "$prefix/$f missing"
