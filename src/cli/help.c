@@ -100,7 +100,7 @@ static const char help_check[] =
     "exit status: 0 no errors (notes allowed), 1 errors, 2 usage error.\n";
 
 static const char help_summary[] =
-    "usage: cclscope summary [--json] [--top N] DIR|FILE...\n"
+    "usage: cclscope summary [--json] [--wide] [--top N|all] DIR|FILE...\n"
     "\n"
     "Reads every record once (files in lock step, memory bounded by the\n"
     "number of distinct collectives, rank pairs and channels, not by the\n"
@@ -133,10 +133,17 @@ static const char help_summary[] =
     "  Drops          dropped starts/states/stops, reclaims by reason,\n"
     "                 events in flight at exit, lines lost, killed processes.\n"
     "Quantiles come from a log-bucket histogram: relative error <= 0.39 %.\n"
+    "The text fits the width: COLUMNS if set, else the terminal's, else\n"
+    "100 (a pipe, a file); a wider table is printed in blocks that each\n"
+    "begin with the columns naming a row, long sentences are wrapped.\n"
     "\n"
     "options:\n"
-    "  --json    the same as one JSON object (keys in docs/cli.md)\n"
-    "  --top N   rows of the \"worst\"/\"slowest\" lists (1-10, default 5)\n";
+    "  --json    the same as one JSON object (keys in docs/cli.md), every\n"
+    "            column whatever the width\n"
+    "  --wide    tables and sentences on one line each, however wide\n"
+    "  --top N   rows of the GPU, rank, worst and slowest lists: any number\n"
+    "            from 1, or 'all' (default 5; at most 10 worst instances\n"
+    "            are kept)\n";
 
 static const char help_merge[] =
     "usage: cclscope merge [--order start|end] [--memory-mb N] -o FILE "
