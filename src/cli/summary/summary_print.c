@@ -1002,7 +1002,7 @@ void summary_print_text(summary *s) {
   print_text(s);
   fclose(text_out);
   text_out = stdout;
-  text_wrapped(stdout, s->width, "%s", buf);
+  text_write_fitted(stdout, s->width, buf, len);
   free(buf);
 }
 

@@ -4,7 +4,6 @@
  */
 #include "summary/text_wrap.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -68,33 +67,12 @@ static void wrap_line(FILE *out, int width, const char *line, size_t len) {
   }
 }
 
-void text_wrapped(FILE *out, int width, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
+void text_write_fitted(FILE *out, int width, const char *text, size_t len) {
   if (width <= 0) {
-    vfprintf(out, fmt, ap);
-    va_end(ap);
+    fwrite(text, 1, len, out);
     return;
   }
-  char small[1024];
-  va_list copy;
-  va_copy(copy, ap);
-  int n = vsnprintf(small, sizeof small, fmt, copy);
-  va_end(copy);
-  char *text = small;
-  if (n >= (int)sizeof small) {
-    text = malloc((size_t)n + 1);
-    if (!text) { /* not wrapped rather than not said */
-      vfprintf(out, fmt, ap);
-      va_end(ap);
-      return;
-    }
-    vsnprintf(text, (size_t)n + 1, fmt, ap);
-  }
-  va_end(ap);
-  if (n < 0)
-    n = 0;
-  const char *p = text, *stop = text + n;
+  const char *p = text, *stop = text + len;
   while (p < stop) {
     const char *nl = memchr(p, '\n', (size_t)(stop - p));
     const char *end = nl ? nl : stop;
@@ -103,6 +81,4 @@ void text_wrapped(FILE *out, int width, const char *fmt, ...) {
       fputc('\n', out);
     p = nl ? nl + 1 : stop;
   }
-  if (text != small)
-    free(text);
 }

@@ -2,14 +2,15 @@
 /*
  * src/cli/summary/text_wrap.h — human-readable text that fits the width
  * of where it goes: which width that is (--wide: none; else COLUMNS when
- * set; else the terminal's when stdout is one; else 100), and sentences
- * printed wrapped at word boundaries. Tables fit the same width through
- * table.h (table_set_width).
+ * set; else the terminal's when stdout is one; else 100), and lines
+ * longer than that wrapped at word boundaries. Tables fit the same width
+ * through table.h (table_set_width).
  */
 #ifndef CCLSCOPE_CLI_TEXT_WRAP_H
 #define CCLSCOPE_CLI_TEXT_WRAP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* The width when stdout is not a terminal and COLUMNS is not set. */
@@ -22,11 +23,11 @@
  * terminal; else TEXT_DEFAULT_WIDTH. At least TEXT_MIN_WIDTH. */
 int text_width_for_stdout(bool wide);
 
-/* printf to `out`, wrapped at `width` columns (0: as printf). Each line
- * of the text keeps its leading spaces; the lines it is wrapped into are
- * indented two more. A word longer than the line stays whole. */
-void text_wrapped(FILE *out, int width, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Write text[0, len) to `out`, each line wider than `width` columns (0:
+ * none is) wrapped at spaces: the lines it is wrapped into are indented
+ * two more than it. A line that fits is written as it is; a word longer
+ * than the line stays whole. */
+void text_write_fitted(FILE *out, int width, const char *text, size_t len);
 
 /* Columns `s` takes on a terminal (UTF-8 code points). */
 size_t text_columns(const char *s, size_t len);
