@@ -51,6 +51,10 @@ grep -q "the file 'run/node1/again.jsonl' is the file 'run/node0/a.jsonl' again"
 if grep -q "c.jsonl\|notes.txt" out.run err.run; then fail "a hidden folder or a text file was read"; fi
 "$cs" check run >out.run 2>/dev/null || true
 grep -q "^cclscope check: 2 files," out.run || { cat out.run; fail "not 2 files"; }
+"$cs" summary --json run/ >out.run 2>/dev/null # "run/": no "run//node0"
+"$cs" summary --json flat >out.flat 2>/dev/null
+grep -q '"file":"run/node0/a.jsonl"' out.run || { cat out.run; fail "summary run/ names its files otherwise"; }
+same "summary --json run/"
 for cmd in merge perfetto view; do
   "$cs" -q $cmd -o flat.out flat >/dev/null 2>&1 || true
   "$cs" -q $cmd -o run.out run >/dev/null 2>&1 || true
