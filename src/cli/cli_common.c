@@ -47,7 +47,8 @@ bool nothing_to_convert(const char *cmd, const tr_inputs *in) {
     return false;
   fprintf(stderr,
           "cclscope %s: nothing to convert: no records in the %zu input "
-          "file%s (empty, or only blank or invalid lines); nothing written\n",
+          "file%s (empty, not traces, or only blank or invalid lines); "
+          "nothing written\n",
           cmd, in->n, in->n == 1 ? "" : "s");
   if (invalid > 0)
     fprintf(stderr,

@@ -35,14 +35,19 @@ static const char overview[] =
     "                  the same whatever N (docs/cli.md, Threads)\n"
     "  -h, --help      this text;  -V, --version  the version\n"
     "\n"
-    "Inputs: a folder (its *.jsonl, *.jsonl.zst and *.jsonl.gz files),\n"
-    "trace files (plain, zstd or gzip, told by their first bytes), or - for\n"
-    "standard input (every command but hang), in cclscope's format or the\n"
-    "minimal_profiler format (recognised per file by its first line and\n"
-    "converted while read; said once per file on stderr). A file whose\n"
-    "first line is not a trace record is not a trace: an error (exit 1).\n"
-    "A compressed file cut inside its last frame (writer killed) is read\n"
-    "up to that frame, with a note.\n"
+    "Inputs: a folder (its *.jsonl, *.jsonl.zst and *.jsonl.gz files and\n"
+    "those of its subfolders, e.g. run/node*/, in name order; names that\n"
+    "start with '.' left out), trace files (plain, zstd or gzip, told by\n"
+    "their first bytes), or - for standard input (every command but hang),\n"
+    "in cclscope's format or the minimal_profiler format (recognised per\n"
+    "file by its first line and converted while read; said once per file\n"
+    "on stderr). Each file is read once: one named twice, or also found in\n"
+    "a named folder or through a link, is left out the second time, with a\n"
+    "note. A file whose first line is not a trace record is not a trace,\n"
+    "nor is an empty file (or blank lines only): an error (exit 1). A\n"
+    "compressed file cut inside its last frame (writer killed) is read as\n"
+    "far as it can be decoded, with a note saying where the cut frame\n"
+    "starts and how much of it was read.\n"
     "Exit status: 0 ok, 1 findings or failure (merge, perfetto, otf2 and\n"
     "view: also when the inputs hold no record), 2 usage error.\n"
     "Documentation: docs/cli.md; the trace format: docs/trace-format.md.\n";
@@ -95,7 +100,7 @@ static const char help_check[] =
     "exit status: 0 no errors (notes allowed), 1 errors, 2 usage error.\n";
 
 static const char help_summary[] =
-    "usage: cclscope summary [--json] [--top N] DIR|FILE...\n"
+    "usage: cclscope summary [--json] [--wide] [--top N|all] DIR|FILE...\n"
     "\n"
     "Reads every record once (files in lock step, memory bounded by the\n"
     "number of distinct collectives, rank pairs and channels, not by the\n"
@@ -128,10 +133,17 @@ static const char help_summary[] =
     "  Drops          dropped starts/states/stops, reclaims by reason,\n"
     "                 events in flight at exit, lines lost, killed processes.\n"
     "Quantiles come from a log-bucket histogram: relative error <= 0.39 %.\n"
+    "The text fits the width: COLUMNS if set, else the terminal's, else\n"
+    "100 (a pipe, a file); a wider table is printed in blocks that each\n"
+    "begin with the columns naming a row, long sentences are wrapped.\n"
     "\n"
     "options:\n"
-    "  --json    the same as one JSON object (keys in docs/cli.md)\n"
-    "  --top N   rows of the \"worst\"/\"slowest\" lists (1-10, default 5)\n";
+    "  --json    the same as one JSON object (keys in docs/cli.md), every\n"
+    "            column whatever the width\n"
+    "  --wide    tables and sentences on one line each, however wide\n"
+    "  --top N   rows of the GPU, rank, worst and slowest lists: any number\n"
+    "            from 1, or 'all' (default 5; at most 10 worst instances\n"
+    "            are kept)\n";
 
 static const char help_merge[] =
     "usage: cclscope merge [--order start|end] [--memory-mb N] -o FILE "

@@ -29,7 +29,7 @@ grep -q "is in the minimal_profiler format" "$work/check.txt" ||
   fail "the recording was not read as a minimal_profiler trace"
 
 "$cs" -q summary --json "$fixture" >"$work/summary.json"
-"$cs" -q summary "$fixture" >"$work/summary.txt"
+"$cs" -q summary --wide "$fixture" >"$work/summary.txt" # one row per line
 "$cs" -q convert -o "$work/converted" "$fixture"
 "$cs" -q merge -o "$work/converted.jsonl" "$work/converted"
 "$cs" check "$work/converted" >"$work/check_converted.txt" 2>&1 ||

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * tests/cli/test_reader.c — reading inputs: folder listing, line splitting
+ * tests/cli/test_reader.c — reading inputs: folder listing (subfolders in
+ * name order, each file once), line splitting
  * across buffer refills and longer than the buffer, an unterminated last
  * line, and the ordered multi-file stream (exact start and end order,
  * sorted in memory or through temporary files; lock step), and inputs
@@ -106,6 +107,68 @@ static void folder_listing(void **state) {
   unlink(p);
 }
 
+/* Per-node subfolders are walked too, in name order, each file once:
+ * hidden names are left out, a symbolic link back to a folder being read
+ * is not followed again, a link to a file already taken and a file named
+ * beside its folder (or a folder named twice) add nothing. */
+static void folder_walk(void **state) {
+  (void)state;
+  static const char *const folders[] = {"walk", "walk/node1", "walk/node0",
+                                        "walk/.hidden", "walk/node1/deeper"};
+  for (size_t i = 0; i < sizeof folders / sizeof *folders; i++) {
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, folders[i]);
+    assert_int_equal(mkdir(p, 0700), 0);
+  }
+  const char *pad = "{\"recordType\":\"pad\"}\n";
+  write_file("walk/top.jsonl", pad);
+  write_file("walk/node1/b.jsonl.zst", pad); /* (by name only here) */
+  write_file("walk/node1/deeper/c.jsonl", pad);
+  write_file("walk/node0/a.jsonl", pad);
+  write_file("walk/node0/.a.jsonl", pad);
+  write_file("walk/node0/notes.txt", pad);
+  write_file("walk/.hidden/h.jsonl", pad);
+  char link[512], top[512], named[512];
+  snprintf(link, sizeof link, "%s/walk/node0/loop", dir);
+  assert_int_equal(symlink("..", link), 0);
+  snprintf(link, sizeof link, "%s/walk/node1/again.jsonl", dir);
+  assert_int_equal(symlink("../node0/a.jsonl", link), 0);
+  snprintf(top, sizeof top, "%s/walk", dir);
+  snprintf(named, sizeof named, "%s/walk/node0/a.jsonl", dir);
+  static const char *const want[] = {
+      "/walk/node0/a.jsonl", "/walk/node1/b.jsonl.zst",
+      "/walk/node1/deeper/c.jsonl", "/walk/top.jsonl"};
+  /* the folder, then the folder again and a file in it */
+  char *args[] = {top, top, named};
+  tr_inputs in;
+  assert_true(tr_inputs_collect(&in, 3, args));
+  assert_int_equal(in.n, 4);
+  for (size_t i = 0; i < 4; i++) {
+    size_t n = strlen(in.paths[i]), m = strlen(want[i]);
+    assert_true(n >= m);
+    assert_string_equal(in.paths[i] + n - m, want[i]);
+  }
+  tr_inputs_free(&in);
+  /* a file first keeps its name; the folder adds the others */
+  char *first[] = {named, top};
+  assert_true(tr_inputs_collect(&in, 2, first));
+  assert_int_equal(in.n, 4);
+  assert_string_equal(in.paths[0], named);
+  tr_inputs_free(&in);
+  /* a folder whose tree holds no trace file is an error (what is hidden
+   * in it does not count) */
+  char empty[512];
+  snprintf(empty, sizeof empty, "%s/walk/node1/none", dir);
+  assert_int_equal(mkdir(empty, 0700), 0);
+  write_file("walk/node1/none/notes.txt", pad);
+  write_file("walk/node1/none/.h.jsonl", pad);
+  char *none[] = {empty};
+  assert_false(tr_inputs_collect(&in, 1, none));
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
+  assert_int_equal(system(cmd), 0);
+}
+
 /* An event line starting at `start` us and ending at `stop` us. */
 static void event_line(char *buf, size_t cap, int id, int start, int stop) {
   snprintf(buf, cap,
@@ -203,9 +266,11 @@ static void ordered_through_temp_files(void **state) {
 }
 
 /* Inputs without a single record: every mode opens them, yields nothing,
- * counts the blank lines as invalid and fails nothing (UBSan: no qsort of
- * a NULL array). ord_inputs_empty says so before reading, and stops saying
- * it once one file holds a record. */
+ * counts the blank and invalid lines of a trace as invalid and fails
+ * nothing (UBSan: no qsort of a NULL array); an empty file and one of
+ * blank lines only are no traces (TR_ERR_EMPTY): unreadable, not read as
+ * a trace of zero records. ord_inputs_empty says so before reading, and
+ * stops saying it once one file holds a record. */
 static void ordered_without_records(void **state) {
   (void)state;
   char sub[512];
@@ -214,13 +279,17 @@ static void ordered_without_records(void **state) {
   write_file("no_records/trace_a_empty.jsonl", "");
   write_file("no_records/trace_b_blank.jsonl", "\n\n\n");
   write_file("no_records/trace_c_pad.jsonl", "{\"recordType\":\"pad\"}\n");
+  write_file("no_records/trace_d_invalid.jsonl", "{\"recordType\":\"ev\n\n\n");
   tr_inputs in;
   char *args[] = {sub};
   assert_true(tr_inputs_collect(&in, 1, args));
-  assert_int_equal(in.n, 3);
+  assert_int_equal(in.n, 4);
   uint64_t invalid = 99;
   assert_true(ord_inputs_empty(&in, &invalid));
   assert_int_equal(invalid, 3);
+  tr_file tf;
+  assert_int_equal(tr_open(&tf, in.paths[0], 4096), TR_ERR_EMPTY);
+  assert_int_equal(tr_open(&tf, in.paths[1], 4096), TR_ERR_EMPTY);
   static const ord_mode modes[] = {ORD_START, ORD_END, ORD_LOCKSTEP};
   static const size_t budgets[] = {256u << 20, 700};
   for (size_t m = 0; m < 3; m++)
@@ -233,14 +302,14 @@ static void ordered_without_records(void **state) {
       assert_false(o.failed);
       assert_int_equal(o.records, 0);
       assert_int_equal(o.invalid, 3);
-      assert_int_equal(o.unreadable_files, 0);
+      assert_int_equal(o.unreadable_files, 2); /* the empty, the blank */
       ord_close(&o);
     }
   tr_inputs_free(&in);
 
   char line[512];
   event_line(line, sizeof line, 1, 10, 20);
-  write_file("no_records/trace_d_one.jsonl", line);
+  write_file("no_records/trace_e_one.jsonl", line);
   assert_true(tr_inputs_collect(&in, 1, args));
   assert_false(ord_inputs_empty(&in, &invalid));
   tr_inputs_free(&in);
@@ -322,8 +391,8 @@ static void same_line(const tr_file *tf, const rec *want, bool want_parsed,
  * consumed in lock step (one line of each in turn, as summary does) or one
  * after the other (as check does), give exactly what reading each file
  * alone gives: lines, numbers, records, members, invalid lines, the
- * unterminated last line, the end, and a file that cannot be opened where
- * it is first read. */
+ * unterminated last line, the end, and a file that cannot be opened (one
+ * missing, one empty: no trace) where it is first read. */
 static void read_ahead_same_as_reading(void **state) {
   (void)state;
   write_mixed_file("ra_a.jsonl", 3000, false);
@@ -352,9 +421,11 @@ static void read_ahead_same_as_reading(void **state) {
       bool open[4], done[4] = {false, false, false, false};
       rec_scratch_init(ws);
       rec_scratch_init(s);
+      int open_err[4];
       for (int i = 0; i < 4; i++)
-        open[i] = tr_open(&tf[i], list[i], 4096) == 0;
-      assert_false(open[1]);
+        open[i] = (open_err[i] = tr_open(&tf[i], list[i], 4096)) == 0;
+      assert_int_equal(open_err[1], 2 /* ENOENT */);
+      assert_int_equal(open_err[3], TR_ERR_EMPTY); /* no trace */
       uint64_t lines = 0;
       size_t left = 4;
       for (size_t turn = 0; left > 0; turn++) {
@@ -367,7 +438,7 @@ static void read_ahead_same_as_reading(void **state) {
         int rc = ra_next(ra, i, s, &r, &parsed, &got);
         if (!open[i]) {
           assert_int_equal(rc, RA_OPEN_ERROR);
-          assert_int_equal(got.error, 2 /* ENOENT */);
+          assert_int_equal(got.error, open_err[i]); /* where tr_open said */
         } else if (tr_next(&tf[i]) == 1) {
           assert_int_equal(rc, RA_LINE);
           bool want_parsed = rec_decode(&want, ws, tf[i].line, tf[i].line_len);
@@ -407,6 +478,7 @@ int main(void) {
       cmocka_unit_test(read_ahead_same_as_reading),
       cmocka_unit_test(lines_and_buffers),
       cmocka_unit_test(folder_listing),
+      cmocka_unit_test(folder_walk),
       cmocka_unit_test(ordered_in_memory),
       cmocka_unit_test(ordered_through_temp_files),
       cmocka_unit_test(ordered_without_records),

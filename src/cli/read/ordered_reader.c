@@ -349,7 +349,10 @@ bool ord_inputs_empty(const tr_inputs *in, uint64_t *invalid_lines) {
   bool empty = true;
   for (size_t i = 0; i < in->n && empty; i++) {
     tr_file tf;
-    if (tr_open(&tf, in->paths[i], 64u << 10) != 0) {
+    int err = tr_open(&tf, in->paths[i], 64u << 10);
+    if (err == TR_ERR_EMPTY || err == TR_ERR_NOT_TRACE)
+      continue; /* no record in it either */
+    if (err != 0) {
       empty = false; /* the reading pass reports it */
       break;
     }

@@ -142,11 +142,12 @@ typedef struct {
   int64_t key;
 } ord_where;
 
-/* True when no input holds a record: every file is empty or has only
- * blank, invalid or pad lines (*invalid_lines counts the blank and invalid
- * ones). Reads each file only up to its first record, so it is cheap on a
- * real trace. A file that cannot be opened or read counts as holding
- * records: the reading pass (ord_open) reports it. */
+/* True when no input holds a record: every file is empty, not a trace
+ * (TR_ERR_EMPTY, TR_ERR_NOT_TRACE) or has only blank, invalid or pad lines
+ * (*invalid_lines counts the blank and invalid ones). Reads each file only
+ * up to its first record, so it is cheap on a real trace. A file that
+ * cannot be opened or read for another reason counts as holding records:
+ * the reading pass (ord_open) reports it. */
 bool ord_inputs_empty(const tr_inputs *in, uint64_t *invalid_lines);
 
 /* Open every input (ORD_START/ORD_END: read and sort them all, see above).

@@ -86,6 +86,9 @@ struct tc_stream {
   uint64_t file_bytes; /* read from the file */
   uint64_t consumed;   /* of those, taken by the decoder */
   uint64_t unit_start; /* where the current frame / member began */
+  uint64_t text_out;   /* text given out so far */
+  uint64_t unit_text;  /* of it, before the current frame / member */
+  bool unit_ended;     /* the last step ended a frame / member */
   cs_zstd_dctx *dctx;
   cs_z_stream z;
   bool z_open;
@@ -157,8 +160,10 @@ static bool step_zstd(tc_stream *s, char *buf, size_t len, size_t *made) {
   *made = out.pos;
   if (zstd.is_error(r))
     return false;
-  if (r == 0) /* a frame ended, all of it given out */
+  if (r == 0) { /* a frame ended, all of it given out */
     s->unit_start = s->consumed;
+    s->unit_ended = true;
+  }
   return true;
 }
 
@@ -177,6 +182,7 @@ static bool step_gzip(tc_stream *s, char *buf, size_t len, size_t *made) {
   *made = room - s->z.avail_out;
   if (r == CS_Z_STREAM_END) { /* a member ended; another may follow */
     s->unit_start = s->consumed;
+    s->unit_ended = true;
     return zlib.reset(&s->z) == CS_Z_OK;
   }
   return r == CS_Z_OK || r == CS_Z_BUF_ERROR;
@@ -193,8 +199,12 @@ ssize_t tc_read(tc_stream *s, char *buf, size_t len, int *err) {
     }
     bool last_call = s->in_pos == s->in_len; /* nothing more to give */
     size_t made = 0;
+    s->unit_ended = false;
     bool ok = s->kind == TC_ZSTD ? step_zstd(s, buf, len, &made)
                                  : step_gzip(s, buf, len, &made);
+    s->text_out += made;
+    if (s->unit_ended) /* what this step made belongs to the ended one */
+      s->unit_text = s->text_out;
     if (!ok) {
       *err = TC_ERR_CORRUPT;
       return -1;
@@ -210,9 +220,12 @@ uint64_t tc_file_bytes(const tc_stream *s) {
   return s->file_bytes;
 }
 
-bool tc_torn(const tc_stream *s, uint64_t *bytes) {
-  *bytes = s->consumed - s->unit_start;
-  return *bytes > 0;
+bool tc_torn(const tc_stream *s, tc_torn_info *t) {
+  t->kind = s->kind;
+  t->unit_start = s->unit_start;
+  t->unit_bytes = s->file_bytes - s->unit_start;
+  t->unit_text = s->text_out - s->unit_text;
+  return t->unit_bytes > 0;
 }
 
 int tc_rewind(tc_stream *s) {
@@ -221,6 +234,7 @@ int tc_rewind(tc_stream *s) {
   s->in_len = s->in_pos = 0;
   s->file_end = false;
   s->file_bytes = s->consumed = s->unit_start = 0;
+  s->text_out = s->unit_text = 0;
   if (s->kind == TC_ZSTD)
     zstd.reset(s->dctx, CS_ZSTD_RESET_SESSION);
   else

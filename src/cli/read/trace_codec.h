@@ -11,8 +11,10 @@
  * so the CLI builds and reads plain traces without either.
  *
  * A file that ends inside a frame (zstd) or member (gzip) — a writer
- * killed in the middle of a write — ends at the last complete one:
- * tc_torn says so and how many bytes were left out; it is not an error.
+ * killed in the middle of a write — is not an error: the text the library
+ * could decode from that last, incomplete frame (its complete blocks) is
+ * given out like the rest, and tc_torn says where that frame began, how
+ * many bytes of the file it has and how much text came out of it.
  * Anything the library rejects is (TC_ERR_CORRUPT).
  */
 #ifndef CCLSCOPE_CLI_TRACE_CODEC_H
@@ -50,9 +52,17 @@ ssize_t tc_read(tc_stream *s, char *buf, size_t len, int *err);
 /* Bytes read from the file so far (progress). */
 uint64_t tc_file_bytes(const tc_stream *s);
 
-/* After the end: did the file end inside a frame/member? `*bytes` are the
- * bytes of that incomplete frame, left out. */
-bool tc_torn(const tc_stream *s, uint64_t *bytes);
+/* A file's last frame / member when it has no end. */
+typedef struct {
+  tc_kind kind;        /* zstd: a frame; gzip: a member */
+  uint64_t unit_start; /* its first byte: the end of the last complete one */
+  uint64_t unit_bytes; /* its bytes in the file, from there to the end */
+  uint64_t unit_text;  /* text decoded from it (its complete blocks) */
+} tc_torn_info;
+
+/* After the end: did the file end inside a frame/member (then *t says
+ * what is known of it)? */
+bool tc_torn(const tc_stream *s, tc_torn_info *t);
 
 /* Back to the start of the file (0 or an errno value). */
 int tc_rewind(tc_stream *s);

@@ -6,7 +6,6 @@
  */
 #include "read/trace_reader.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,33 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "read/input_walk.h"
 #include "read/seed_format.h"
 #include "read/trace_codec.h"
 
 bool tr_format_notices = true;
 unsigned tr_jobs = 0;
-
-static bool push_path(tr_inputs *in, size_t *cap, const char *path,
-                      uint64_t size) {
-  if (in->n == *cap) {
-    size_t ncap = *cap ? *cap * 2 : 16;
-    char **p = realloc(in->paths, ncap * sizeof *p);
-    if (!p)
-      return false;
-    in->paths = p;
-    *cap = ncap;
-  }
-  in->paths[in->n] = strdup(path);
-  if (!in->paths[in->n])
-    return false;
-  in->n++;
-  in->total_bytes += size;
-  return true;
-}
-
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 static bool ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
@@ -60,6 +38,9 @@ const char *tr_strerror(int err) {
   switch (err) {
   case TR_ERR_NOT_TRACE:
     return "not a cclscope trace (its first line is not a trace record)";
+  case TR_ERR_EMPTY:
+    return "not a cclscope trace: it holds no record (empty, or blank lines "
+           "only: its process wrote nothing?)";
   case TC_ERR_NO_LIBRARY:
     return "compressed, and the library to read it (libzstd.so.1 or "
            "libz.so.1) could not be loaded";
@@ -127,53 +108,25 @@ static bool spool_stdin(uint64_t *size) {
   return true;
 }
 
-static bool collect_stdin(tr_inputs *in, size_t *cap) {
+/* Standard input as an input: a regular file redirected with '<' is
+ * that file (taken once, like any other); a stream is kept in an unlinked
+ * file that nothing else can name. */
+static bool collect_stdin(input_walk *w) {
   if (stdin_fd >= 0) {
     fprintf(stderr, "cclscope: '-' (standard input) is given twice\n");
     return false;
   }
   uint64_t size;
-  return spool_stdin(&size) && push_path(in, cap, "-", size);
+  if (!spool_stdin(&size))
+    return false;
+  struct stat st;
+  if (stdin_fd == STDIN_FILENO && fstat(STDIN_FILENO, &st) == 0)
+    return iw_file(w, "-", &st, 0);
+  return iw_push(w, 0, "-", size);
 }
 
-static bool collect_dir(tr_inputs *in, size_t *cap, const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) {
-    fprintf(stderr, "cclscope: cannot open '%s': %s\n", dir, strerror(errno));
-    return false;
-  }
-  size_t first = in->n;
-  struct dirent *e;
-  bool ok = true;
-  while ((e = readdir(d)) != NULL) {
-    if (!tr_is_trace_name(e->d_name))
-      continue;
-    char path[4096];
-    struct stat st;
-    if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >=
-        (int)sizeof path)
-      continue;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-      continue;
-    if (!push_path(in, cap, path, (uint64_t)st.st_size)) {
-      ok = false;
-      break;
-    }
-  }
-  closedir(d);
-  if (!ok) {
-    fprintf(stderr, "cclscope: out of memory listing '%s'\n", dir);
-    return false;
-  }
-  if (in->n == first) {
-    fprintf(stderr,
-            "cclscope: no trace files (*.jsonl, *.jsonl.zst, *.jsonl.gz) in "
-            "'%s'\n",
-            dir);
-    return false;
-  }
-  qsort(in->paths + first, in->n - first, sizeof *in->paths, cmp_str);
-  return true;
+static int trace_kind(const char *name) {
+  return tr_is_trace_name(name) ? 0 : -1;
 }
 
 /* A file named on the command line that is not a trace (an image, a
@@ -196,31 +149,36 @@ static bool named_file_is_trace(const char *path) {
 }
 
 bool tr_inputs_collect(tr_inputs *in, int argc, char **argv) {
-  size_t cap = 0;
   memset(in, 0, sizeof *in);
-  for (int i = 0; i < argc; i++) {
+  input_walk w;
+  iw_init(&w, in, 1, trace_kind);
+  bool ok = true;
+  for (int i = 0; ok && i < argc; i++) {
     struct stat st;
+    size_t matched;
     if (strcmp(argv[i], "-") == 0) {
-      if (!collect_stdin(in, &cap)) {
-        tr_inputs_free(in);
-        return false;
-      }
-      continue;
-    }
-    if (stat(argv[i], &st) != 0) {
+      ok = collect_stdin(&w);
+    } else if (stat(argv[i], &st) != 0) {
       fprintf(stderr, "cclscope: cannot open '%s': %s\n", argv[i],
               strerror(errno));
-      tr_inputs_free(in);
-      return false;
+      ok = false;
+    } else if (S_ISDIR(st.st_mode)) {
+      ok = iw_folder(&w, argv[i], &matched);
+      if (ok && matched == 0) {
+        fprintf(stderr,
+                "cclscope: no trace files (*.jsonl, *.jsonl.zst, *.jsonl.gz) "
+                "in '%s' or its subfolders\n",
+                argv[i]);
+        ok = false;
+      }
+    } else {
+      ok = named_file_is_trace(argv[i]) && iw_file(&w, argv[i], &st, 0);
     }
-    bool ok = S_ISDIR(st.st_mode)
-                  ? collect_dir(in, &cap, argv[i])
-                  : named_file_is_trace(argv[i]) &&
-                        push_path(in, &cap, argv[i], (uint64_t)st.st_size);
-    if (!ok) {
-      tr_inputs_free(in);
-      return false;
-    }
+  }
+  iw_free(&w);
+  if (!ok) {
+    tr_inputs_free(in);
+    return false;
   }
   if (in->n == 0) {
     fprintf(stderr, "cclscope: no input (give a trace folder or files)\n");
@@ -328,8 +286,10 @@ static int detect_format(tr_file *f) {
   }
   if (got < 0)
     return f->error;
-  bool seed = got == 1 && seed_line_is_seed(f->line, f->line_len);
-  if (got == 1 && !seed && !looks_like_record(f->line, f->line_len))
+  if (got == 0) /* nothing but blank lines, or nothing at all */
+    return TR_ERR_EMPTY;
+  bool seed = seed_line_is_seed(f->line, f->line_len);
+  if (!seed && !looks_like_record(f->line, f->line_len))
     return TR_ERR_NOT_TRACE;
   int err = tr_rewind(f);
   if (err || !seed)
@@ -425,8 +385,7 @@ int tr_open_deferring(tr_file *f, const char *path, size_t bufsize) {
   return open_file(f, path, bufsize, true);
 }
 
-/* refill() for a compressed file; at its end, a last frame cut short (a
- * writer killed mid-write) is left out, with a note. */
+/* refill() for a compressed file. */
 static ssize_t refill_decompressed(tr_file *f) {
   int err = 0;
   ssize_t n = tc_read(f->codec, f->buf + f->fill, f->cap - f->fill, &err);
@@ -437,14 +396,43 @@ static ssize_t refill_decompressed(tr_file *f) {
   }
   f->fill += (size_t)n;
   f->text_bytes += (uint64_t)n;
-  uint64_t torn;
-  if (n == 0 && tc_torn(f->codec, &torn) &&
-      tr_notice_once(f->path, TR_NOTICE_TORN))
-    tr_say(f,
-           "cclscope: '%s' ends inside a compressed frame (its writer was "
-           "killed while writing it?): its last %llu bytes are left out\n",
-           f->path, (unsigned long long)torn);
   return n;
+}
+
+/* At the end of a compressed file whose last frame has no end (a writer
+ * killed mid-write): say what was read of it, once. Its complete blocks
+ * were decoded and their lines read like any other; only what the missing
+ * end held is lost (the last line may be cut: the readers say so). */
+static void say_torn(tr_file *f) {
+  tc_torn_info t;
+  if (!f->codec || !tc_torn(f->codec, &t) ||
+      !tr_notice_once(f->path, TR_NOTICE_TORN))
+    return;
+  const char *unit = t.kind == TC_GZIP ? "member" : "frame";
+  char where[160], text[160];
+  if (t.unit_start > 0)
+    snprintf(where, sizeof where,
+             "its last complete %s ends at byte %llu, the %llu bytes after "
+             "it are a %s without its end",
+             unit, (unsigned long long)t.unit_start,
+             (unsigned long long)t.unit_bytes, unit);
+  else
+    snprintf(where, sizeof where,
+             "no %s of it is complete: its %llu bytes are one %s without its "
+             "end",
+             unit, (unsigned long long)t.unit_bytes, unit);
+  if (t.unit_text > 0)
+    snprintf(text, sizeof text,
+             "%llu bytes of text were decoded from that %s and are read",
+             (unsigned long long)t.unit_text, unit);
+  else
+    snprintf(text, sizeof text, "nothing could be decoded from that %s", unit);
+  tr_say(f,
+         "cclscope: '%s' ends inside a compressed %s (its writer was killed "
+         "while writing it?): %s; %s; %llu line%s read in all%s\n",
+         f->path, unit, where, text, (unsigned long long)f->line_no,
+         f->line_no == 1 ? "" : "s",
+         f->line_unterminated ? ", the last one cut short" : "");
 }
 
 /* Make room and read more; returns bytes added, 0 at EOF, -1 on error. */
@@ -504,8 +492,10 @@ int tr_next_raw(tr_file *f) {
     }
     scanned = avail;
     if (f->eof) {
-      if (avail == 0)
+      if (avail == 0) {
+        say_torn(f);
         return 0;
+      }
       f->line = start;
       f->line_len = avail;
       f->line_unterminated = true;

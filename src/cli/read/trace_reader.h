@@ -17,7 +17,8 @@
  * A file whose first non-blank line is not a cclscope record (a JSON
  * object with a "recordType") nor a minimal_profiler one is not a trace:
  * tr_open refuses it (TR_ERR_NOT_TRACE) rather than reading it as a trace
- * of invalid lines.
+ * of invalid lines; so is a file without a line that is not blank
+ * (TR_ERR_EMPTY: an empty file is no trace of zero records).
  *
  * Formats are detected per file from its first line: a file written in the
  * minimal_profiler format (seed_format.h) is converted while it is read,
@@ -37,10 +38,12 @@ typedef struct {
   uint64_t total_bytes;
 } tr_inputs;
 
-/* Collect the inputs: each argument is a folder (its trace files, see
- * tr_is_trace_name, sorted by name), a file, or "-" (standard input, at
- * most once). On failure prints "cclscope: ..." to stderr and returns
- * false. An empty result is an error too. */
+/* Collect the inputs: each argument is a folder (the trace files in it
+ * and in its subfolders, see tr_is_trace_name and read/input_walk.h: in
+ * name order, each file once), a file, or "-" (standard input, at most
+ * once). A file reached twice is read once, said on stderr. On failure
+ * prints "cclscope: ..." to stderr and returns false. An empty result is
+ * an error too. */
 bool tr_inputs_collect(tr_inputs *in, int argc, char **argv);
 /* Whether a file named as an argument must be a trace (true, the CLI: it
  * stops before any output) or may be left for the reader to refuse
@@ -49,12 +52,15 @@ extern bool tr_inputs_named_must_be_traces;
 void tr_inputs_free(tr_inputs *in);
 
 /* Is a folder entry a trace file: *.jsonl, *.jsonl.zst or *.jsonl.gz, not
- * hidden? */
+ * hidden (hidden folders are not entered either)? */
 bool tr_is_trace_name(const char *name);
 
 /* Errors beyond errno's that tr_open and tr_next give (with trace_codec.h's
  * TC_ERR_*), and the words for any of them or an errno value. */
-enum { TR_ERR_NOT_TRACE = 0x10010 };
+enum {
+  TR_ERR_NOT_TRACE = 0x10010, /* its first line is not a record */
+  TR_ERR_EMPTY = 0x10011      /* no line but blank ones: not a trace either */
+};
 const char *tr_strerror(int err);
 
 /* The format a file was found to be in (tr_open). */

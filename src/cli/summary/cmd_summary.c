@@ -4,14 +4,19 @@
  * then summary_collect (summary_collect.c) reads the traces and
  * summary_print.c prints tables or JSON. The data model is in summary.h.
  */
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "cli_options.h"
 #include "summary/summary.h"
+#include "summary/text_wrap.h"
 
-static const cli_option summary_options[] = {
-    {"json", false, 'J'}, {"top", true, 't'}, {NULL, false, 0}};
+static const cli_option summary_options[] = {{"json", false, 'J'},
+                                             {"top", true, 't'},
+                                             {"wide", false, 'W'},
+                                             {NULL, false, 0}};
 
 static const cli_command_line summary_command_line = {
     .cmd = "summary",
@@ -19,7 +24,7 @@ static const cli_command_line summary_command_line = {
 };
 
 int cmd_summary(int argc, char **argv) {
-  bool json = false;
+  bool json = false, wide = false;
   int top = 5;
   cli_parser p;
   cli_parse_begin(&p, &summary_command_line, argc, argv);
@@ -31,12 +36,20 @@ int cmd_summary(int argc, char **argv) {
       break;
     case 't': {
       long long v;
-      if (!cli_number(p.value, 1, WORST_KEEP, &v))
-        return usage_error("summary", "--top needs a number from 1 to %d",
-                           WORST_KEEP);
-      top = (int)v;
+      if (strcmp(p.value, "all") == 0)
+        top = INT_MAX;
+      else if (cli_number(p.value, 1, INT_MAX - 1, &v))
+        top = (int)v;
+      else
+        return usage_error("summary",
+                           "--top needs a number of rows (1 or more) or "
+                           "'all', not '%s'",
+                           p.value);
       break;
     }
+    case 'W':
+      wide = true;
+      break;
     }
   }
   if (o == CLI_PARSE_EXIT)
@@ -48,6 +61,7 @@ int cmd_summary(int argc, char **argv) {
   }
   s->json = json;
   s->top = top;
+  s->width = text_width_for_stdout(wide);
   tr_inputs in;
   if (!tr_inputs_collect(&in, p.ninputs, p.inputs)) {
     free(s);

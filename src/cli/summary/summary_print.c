@@ -6,12 +6,15 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "summary/nccl_model.h"
 #include "summary/summary.h"
 #include "summary/table.h"
+#include "summary/text_wrap.h"
 #include "util/jsonw.h"
 
 /* ---- shared helpers ---- */
@@ -216,22 +219,35 @@ static bool coll_shown(const summary *s, const coll_row *r) {
 
 /* ---- text ---- */
 
+/* Where the text goes while it is made: a buffer that summary_print_text
+ * then writes out fitted to the width (s->width), or stdout itself. */
+static FILE *text_out;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(text_out, fmt, ap);
+  va_end(ap);
+}
+
 static void print_colls_text(const summary *s) {
   bool timing = colls_use_timing(s);
-  printf("\nCollectives (per rank and call)");
+  say("\nCollectives (per rank and call)");
   if (timing)
-    printf(": durations from the plugin's timing records, or those "
-           "derived from a minimal_profiler file (source: gpu = KernelCh GPU "
-           "stamps, cupti = CUPTI kernel, proxy = network, host = enqueue "
-           "only)\n");
+    say(": durations from the plugin's timing records, or those "
+        "derived from a minimal_profiler file (source: gpu = KernelCh GPU "
+        "stamps, cupti = CUPTI kernel, proxy = network, host = enqueue "
+        "only)\n");
   else
-    printf(": NO timing records in this trace, so durations are the "
-           "host-side enqueue spans of the Coll/P2p events (source "
-           "\"enqueue\"), not completion times\n");
+    say(": NO timing records in this trace, so durations are the "
+        "host-side enqueue spans of the Coll/P2p events (source "
+        "\"enqueue\"), not completion times\n");
   table t;
   table_init(&t, "llrlrrrrrrll", "comm", "func", "bytes", "source", "count",
              "p50 us", "p90 us", "p99 us", "algBw GB/s", "busBw GB/s", "algo",
              "proto");
+  t.keys = 4; /* a row is (comm, func, bytes, source) */
   bool host_only = false;
   for (size_t i = 0; i < s->ncolls; i++) {
     const coll_row *r = &s->colls[i];
@@ -264,18 +280,18 @@ static void print_colls_text(const summary *s) {
                r->proto_mixed ? "+" : "");
   }
   if (t.nrows)
-    table_print(&t, stdout, "  ");
+    table_print(&t, text_out, "  ");
   else
-    printf("  (no Coll, P2p or timing records)\n");
+    say("  (no Coll, P2p or timing records)\n");
   table_free(&t);
   if (host_only)
-    printf("  algBw/busBw \"-\": a host or enqueue duration is when NCCL "
-           "enqueued the operation, not when its data moved: no bandwidth "
-           "is computed from it\n");
+    say("  algBw/busBw \"-\": a host or enqueue duration is when NCCL "
+        "enqueued the operation, not when its data moved: no bandwidth "
+        "is computed from it\n");
   if (s->gpu_activities)
-    printf("  %" PRIu64 " GPU activity records (CUPTI): shown by "
-           "`cclscope view` and `perfetto` on GPU lanes\n",
-           s->gpu_activities);
+    say("  %" PRIu64 " GPU activity records (CUPTI): shown by "
+        "`cclscope view` and `perfetto` on GPU lanes\n",
+        s->gpu_activities);
 }
 
 /* "g5 node1:4242 dev 1": a GPU as the text tables name it ("~" before the
@@ -398,17 +414,17 @@ static void print_evidence_text(const strag_verdict *v) {
   const strag_evidence *e = &v->gpu.evidence;
   const strag_tests *t = &v->tests;
   char pl[32], pa[32], pg[32];
-  printf("last in %" PRIu64 " of %" PRIu64
-         " tested instances (chance %.1f; p = %s over %zu GPUs), after the "
-         "median arrival in %" PRIu64 " (chance %.1f; p = %s)",
-         e->last, e->tested, e->chance_last, p_text(pl, sizeof pl, t->last),
-         v->ngpus, e->after_median, e->chance_after,
-         p_text(pa, sizeof pa, t->after));
+  say("last in %" PRIu64 " of %" PRIu64
+      " tested instances (chance %.1f; p = %s over %zu GPUs), after the "
+      "median arrival in %" PRIu64 " (chance %.1f; p = %s)",
+      e->last, e->tested, e->chance_last, p_text(pl, sizeof pl, t->last),
+      v->ngpus, e->after_median, e->chance_after,
+      p_text(pa, sizeof pa, t->after));
   if (t->gap_tested)
-    printf(", gap longer than the median in %" PRIu64 " of %" PRIu64
-           " (chance %.1f; p = %s)",
-           e->gap_longer, e->gap_tested, e->chance_gap,
-           p_text(pg, sizeof pg, t->gap));
+    say(", gap longer than the median in %" PRIu64 " of %" PRIu64
+        " (chance %.1f; p = %s)",
+        e->gap_longer, e->gap_tested, e->chance_gap,
+        p_text(pg, sizeof pg, t->gap));
 }
 
 /* The verdict: a line that says it and why, then the numbers behind it. */
@@ -418,37 +434,35 @@ static void print_verdict_text(const summary *s) {
   char gb[160], rb[160];
   const char *conf = strag_confidence_name(v.confidence);
   if (v.ngpus < 2) {
-    printf("  Verdict: no GPU stands out (confidence %s): %s\n", conf,
-           v.reason);
+    say("  Verdict: no GPU stands out (confidence %s): %s\n", conf, v.reason);
     return;
   }
   if (!v.stands_out) {
-    printf("  Verdict: no GPU stands out (confidence %s): %s\n", conf,
-           v.reason);
-    printf("    the first by wait caused, %s, was ",
-           gpu_row_text(gb, sizeof gb, &v.gpu));
+    say("  Verdict: no GPU stands out (confidence %s): %s\n", conf, v.reason);
+    say("    the first by wait caused, %s, was ",
+        gpu_row_text(gb, sizeof gb, &v.gpu));
     print_evidence_text(&v);
-    printf("\n");
+    say("\n");
     return;
   }
-  printf("  Verdict: %s is the straggler (confidence %s): %s\n",
-         gpu_row_text(gb, sizeof gb, &v.gpu), conf, v.reason);
-  printf("    ");
+  say("  Verdict: %s is the straggler (confidence %s): %s\n",
+      gpu_row_text(gb, sizeof gb, &v.gpu), conf, v.reason);
+  say("    ");
   print_evidence_text(&v);
-  printf("\n    wait caused %.3f us",
-         us(strag_caused(v.gpu.wait_sum, v.gpu.unattributed_wait_sum)));
+  say("\n    wait caused %.3f us",
+      us(strag_caused(v.gpu.wait_sum, v.gpu.unattributed_wait_sum)));
   if (!v.gpu_is_first)
-    printf(" (first by wait caused: %s, %.3f us, last in %" PRIu64 ")",
-           gpu_row_text(rb, sizeof rb, &v.first),
-           us(strag_caused(v.first.wait_sum, v.first.unattributed_wait_sum)),
-           v.first.evidence.last);
+    say(" (first by wait caused: %s, %.3f us, last in %" PRIu64 ")",
+        gpu_row_text(rb, sizeof rb, &v.first),
+        us(strag_caused(v.first.wait_sum, v.first.unattributed_wait_sum)),
+        v.first.evidence.last);
   if (!v.have_rival)
-    printf("; no other GPU stands out\n");
+    say("; no other GPU stands out\n");
   else
-    printf("; another GPU stands out too: %s, last in %" PRIu64
-           " (chance %.1f): %.1fx less far beyond chance\n",
-           gpu_row_text(rb, sizeof rb, &v.rival), v.rival.evidence.last,
-           v.rival.evidence.chance_last, v.dominance);
+    say("; another GPU stands out too: %s, last in %" PRIu64
+        " (chance %.1f): %.1fx less far beyond chance\n",
+        gpu_row_text(rb, sizeof rb, &v.rival), v.rival.evidence.last,
+        v.rival.evidence.chance_last, v.dominance);
 }
 
 static void json_evidence(jsonw *w, const strag_evidence *e) {
@@ -538,10 +552,10 @@ static void print_gpus_text(const summary *s, bool timing) {
     return;
   }
   bool gpu_measured = have_gpu_measured(s, timing);
-  printf("  By GPU (every communicator it is a rank of; most wait caused "
-         "first; own = late by itself, inherited = late because its previous "
-         "operation ended late; startup = a first operation's wait, not "
-         "counted as caused):\n");
+  say("  By GPU (every communicator it is a rank of; most wait caused "
+      "first; own = late by itself, inherited = late because its previous "
+      "operation ended late; startup = a first operation's wait, not "
+      "counted as caused):\n");
   table t;
   if (gpu_measured)
     table_init(&t, "lrrrrrrrrrrr", "GPU (global rank host:pid device)", "comms",
@@ -552,6 +566,7 @@ static void print_gpus_text(const summary *s, bool timing) {
     table_init(&t, "lrrrrrrrr", "GPU (global rank host:pid device)", "comms",
                "instances", "last", "wait caused us", "own us", "inherited us",
                "startup us", "max wait us");
+  t.keys = 1; /* the GPU */
   size_t shown = n < (size_t)s->top ? n : (size_t)s->top;
   for (size_t i = 0; i < shown; i++) {
     char gb[160];
@@ -573,11 +588,11 @@ static void print_gpus_text(const summary *s, bool timing) {
       gpu_measured_cells(&t, g[i].gpu_instances, g[i].gpu_times_last,
                          g[i].gpu_caused_sum, g[i].gpu_wait_sum);
   }
-  table_print(&t, stdout, "  ");
+  table_print(&t, text_out, "  ");
   table_free(&t);
   if (shown < n)
-    printf("  … %zu more GPUs (--top N shows more)\n", n - shown);
-  printf("  By (communicator, rank):\n");
+    say("  … %zu more GPUs (--top N shows more)\n", n - shown);
+  say("  By (communicator, rank):\n");
   free(g);
 }
 
@@ -641,18 +656,18 @@ static void json_gpus(jsonw *w, const summary *s, bool timing) {
 static void print_stragglers_text(const summary *s) {
   bool timing = strag_basis_timing(s);
   const straggler_state *st = &s->strag;
-  printf("\nStragglers (arrival = %s, completion = %s)\n",
-         timing ? "API call of timing records" : "start of the Coll event",
-         timing ? "timing stop" : "Coll stop (enqueued)");
-  printf("  %" PRIu64 " collective instances matched across ranks by (comm, "
-         "func, seqNumber); %" PRIu64 " incomplete (a rank missing), %" PRIu64
-         " seen on one rank only\n",
-         st->matched[timing], st->incomplete[timing], st->single[timing]);
+  say("\nStragglers (arrival = %s, completion = %s)\n",
+      timing ? "API call of timing records" : "start of the Coll event",
+      timing ? "timing stop" : "Coll stop (enqueued)");
+  say("  %" PRIu64 " collective instances matched across ranks by (comm, "
+      "func, seqNumber); %" PRIu64 " incomplete (a rank missing), %" PRIu64
+      " seen on one rank only\n",
+      st->matched[timing], st->incomplete[timing], st->single[timing]);
   print_verdict_text(s);
   size_t n;
   rank_row **rows = sorted_ranks(s, timing, &n);
   if (!rows || n == 0) {
-    printf("  (nothing to compare)\n");
+    say("  (nothing to compare)\n");
     free(rows);
     return;
   }
@@ -670,6 +685,7 @@ static void print_stragglers_text(const summary *s) {
                "GPU (global rank host:pid device)", "instances", "last",
                "last %", "wait caused us", "own us", "wait when last us",
                "max wait us", "arrival-median us", "completion-median us");
+  t.keys = 2; /* (comm, rank) */
   size_t shown = n < (size_t)s->top ? n : (size_t)s->top;
   for (size_t i = 0; i < shown; i++) {
     const rank_row *r = rows[i];
@@ -694,17 +710,23 @@ static void print_stragglers_text(const summary *s) {
       gpu_measured_cells(&t, r->gpu_instances, r->gpu_times_last,
                          r->gpu_caused_sum, r->gpu_wait_sum);
   }
-  table_print(&t, stdout, "  ");
+  table_print(&t, text_out, "  ");
   table_free(&t);
   if (shown < n)
-    printf("  … %zu more (comm, rank) rows (--top N shows more)\n", n - shown);
+    say("  … %zu more (comm, rank) rows (--top N shows more)\n", n - shown);
   free(rows);
   int nw = st->nworst[timing] < s->top ? st->nworst[timing] : s->top;
   if (nw == 0)
     return;
-  printf("  Worst instances (largest arrival spread):\n");
+  if (s->top > WORST_KEEP) /* no more are kept while reading */
+    say("  Worst instances (largest arrival spread; the %d largest are "
+        "kept):\n",
+        WORST_KEEP);
+  else
+    say("  Worst instances (largest arrival spread):\n");
   table_init(&t, "llrrrrrr", "comm", "func", "seq", "bytes", "ranks",
              "last rank", "spread us", "wait us");
+  t.keys = 3; /* (comm, func, seq) */
   for (int i = 0; i < nw; i++) {
     const worst_instance *w = &st->worst[timing][i];
     char cb[32], bb[32];
@@ -717,7 +739,7 @@ static void print_stragglers_text(const summary *s) {
     table_cell(&t, "%.3f", us(w->spread));
     table_cell(&t, "%.3f", us(w->wait));
   }
-  table_print(&t, stdout, "    ");
+  table_print(&t, text_out, "    ");
   table_free(&t);
 }
 
@@ -754,35 +776,35 @@ static void link_cells(const summary *s, table *t, const link_row *l) {
 static void print_verdicts_text(const summary *s) {
   const network_state *n = &s->net;
   if (n->nverdicts == 0) {
-    printf("  Slow pairs: none (no fitted link below half its "
-           "communicator's median, no rank last in >= 75%% of "
-           "collectives)\n");
+    say("  Slow pairs: none (no fitted link below half its "
+        "communicator's median, no rank last in >= 75%% of "
+        "collectives)\n");
     return;
   }
-  printf("  Slow pairs (what the evidence points to):\n");
+  say("  Slow pairs (what the evidence points to):\n");
   for (size_t i = 0; i < n->nverdicts; i++) {
     const net_verdict *v = &n->verdicts[i];
     char cb[32];
     const char *comm = comm_label(s, v->comm_id, cb, sizeof cb);
     switch (v->kind) {
     case VERDICT_LINK:
-      printf("    link %s %d→%d: %.3f GB/s on the send side against a "
-             "median of %.3f GB/s; the other links of ranks %d and %d are "
-             "normal\n",
-             comm, v->from, v->to, v->bandwidth_gbs, v->median_gbs, v->from,
-             v->to);
+      say("    link %s %d→%d: %.3f GB/s on the send side against a "
+          "median of %.3f GB/s; the other links of ranks %d and %d are "
+          "normal\n",
+          comm, v->from, v->to, v->bandwidth_gbs, v->median_gbs, v->from,
+          v->to);
       break;
     case VERDICT_RANK_LINKS:
-      printf("    rank %s %d: pair %d→%d at %.3f GB/s against a median of "
-             "%.3f GB/s, and every link of rank %d is slow\n",
-             comm, v->rank, v->from, v->to, v->bandwidth_gbs, v->median_gbs,
-             v->rank);
+      say("    rank %s %d: pair %d→%d at %.3f GB/s against a median of "
+          "%.3f GB/s, and every link of rank %d is slow\n",
+          comm, v->rank, v->from, v->to, v->bandwidth_gbs, v->median_gbs,
+          v->rank);
       break;
     case VERDICT_RANK_LATE:
-      printf("    rank %s %d: arrives last in %.0f%% of its collectives while "
-             "its links' send-side transfers are not slow: its peers wait "
-             "for the rank, not the network\n",
-             comm, v->rank, 100 * v->last_fraction);
+      say("    rank %s %d: arrives last in %.0f%% of its collectives while "
+          "its links' send-side transfers are not slow: its peers wait "
+          "for the rank, not the network\n",
+          comm, v->rank, 100 * v->last_fraction);
       break;
     }
   }
@@ -790,21 +812,22 @@ static void print_verdicts_text(const summary *s) {
 
 static void print_network_text(const summary *s) {
   const network_state *n = &s->net;
-  printf("\nNetwork (send-side ProxyStep transfers, SendWait → stop; p50 = "
-         "median of each transfer's bytes/time; fit: time = latency + bytes "
-         "/ bandwidth over the fastest transfer of each size, validated)\n");
+  say("\nNetwork (send-side ProxyStep transfers, SendWait → stop; p50 = "
+      "median of each transfer's bytes/time; fit: time = latency + bytes "
+      "/ bandwidth over the fastest transfer of each size, validated)\n");
   if (n->nlinks == 0) {
-    printf("  (no ProxyStep events with sizes: enable the proxystep event "
-           "mask and use a network transport)\n");
+    say("  (no ProxyStep events with sizes: enable the proxystep event "
+        "mask and use a network transport)\n");
     return;
   }
-  printf("  %" PRIu64 " send steps used, %" PRIu64
-         " without a size or state, %" PRIu64
-         " receive steps not fitted (they include waiting for the sender)\n",
-         n->steps_used, n->steps_without_size, n->recv_steps);
+  say("  %" PRIu64 " send steps used, %" PRIu64
+      " without a size or state, %" PRIu64
+      " receive steps not fitted (they include waiting for the sender)\n",
+      n->steps_used, n->steps_without_size, n->recv_steps);
   table t;
   table_init(&t, "llrrrlrrr", "comm", "pair", "transfers", "bytes", "p50 GB/s",
              "latency us", "GB/s", "R²", "sizes");
+  t.keys = 2; /* (comm, pair) */
   for (size_t i = 0; i < n->nlinks; i++) {
     const link_row *l = &n->links[i];
     link_cells(s, &t, l);
@@ -812,7 +835,7 @@ static void print_network_text(const summary *s) {
     fit_cells(&t, &l->fit);
     table_cell(&t, "%u", l->distinct_sizes);
   }
-  table_print(&t, stdout, "  ");
+  table_print(&t, text_out, "  ");
   table_free(&t);
   print_verdicts_text(s);
   const link_row **v = malloc(n->nlinks * sizeof *v);
@@ -830,9 +853,10 @@ static void print_network_text(const summary *s) {
     free(v);
     return;
   }
-  printf("  Slowest links (by fitted bandwidth, else bytes/busy time; links "
-         "that moved at least 1 MiB):\n");
+  say("  Slowest links (by fitted bandwidth, else bytes/busy time; links "
+      "that moved at least 1 MiB):\n");
   table_init(&t, "llrlr", "comm", "pair", "GB/s", "from", "busy us");
+  t.keys = 2; /* (comm, pair) */
   for (size_t i = 0; i < k; i++) {
     char cb[32];
     table_cell(&t, "%s", link_comm(s, v[i], cb, sizeof cb));
@@ -841,7 +865,7 @@ static void print_network_text(const summary *s) {
     table_cell(&t, "%s", v[i]->fit.status == NET_FIT_OK ? "fit" : "bytes/busy");
     table_cell(&t, "%.3f", us(v[i]->busy_ns));
   }
-  table_print(&t, stdout, "    ");
+  table_print(&t, text_out, "    ");
   table_free(&t);
   free(v);
 }
@@ -853,11 +877,12 @@ static void print_channels_text(const summary *s) {
   if (!cs)
     return;
   size_t n = summarize_channels(s, cs);
-  printf("\nChannels (send steps per channel; imbalance = busiest channel / "
-         "mean busy time)\n");
+  say("\nChannels (send steps per channel; imbalance = busiest channel / "
+      "mean busy time)\n");
   table t;
   table_init(&t, "lrrrrrrr", "comm", "rank", "channels", "bytes min",
              "bytes max", "busy min us", "busy max us", "imbalance");
+  t.keys = 2; /* (comm, rank) */
   for (size_t i = 0; i < n; i++) {
     char cb[32], b1[32], b2[32];
     table_cell(&t, "%s", comm_label(s, cs[i].comm_id, cb, sizeof cb));
@@ -869,7 +894,7 @@ static void print_channels_text(const summary *s) {
     table_cell(&t, "%.3f", us(cs[i].busy_max));
     table_cell(&t, "%.3f", imbalance(&cs[i]));
   }
-  table_print(&t, stdout, "  ");
+  table_print(&t, text_out, "  ");
   table_free(&t);
   free(cs);
 }
@@ -894,18 +919,19 @@ static void print_health_text(const summary *s) {
     notable += health_notable(h);
     killed += !h->has_end;
   }
-  printf("\nDrops and reclaims: %" PRIu64 " events started; dropped %" PRIu64
-         " starts, %" PRIu64 " states, %" PRIu64 " stops; %" PRIu64
-         " reclaimed; %" PRIu64 " in flight at exit; %" PRIu64
-         " lines lost; %zu file%s without processEnd\n",
-         tot[6], tot[0], tot[1], tot[2], tot[3], tot[4], tot[5], killed,
-         killed == 1 ? "" : "s");
+  say("\nDrops and reclaims: %" PRIu64 " events started; dropped %" PRIu64
+      " starts, %" PRIu64 " states, %" PRIu64 " stops; %" PRIu64
+      " reclaimed; %" PRIu64 " in flight at exit; %" PRIu64
+      " lines lost; %zu file%s without processEnd\n",
+      tot[6], tot[0], tot[1], tot[2], tot[3], tot[4], tot[5], killed,
+      killed == 1 ? "" : "s");
   if (!notable)
     return;
   table t;
   table_init(&t, "llrrrrrrr", "file", "end", "dropped starts", "dropped states",
              "dropped stops", "reclaimed", "abandon/parent/noprog/final",
              "inflight", "lines lost");
+  t.keys = 1; /* the file */
   for (size_t i = 0; i < s->files; i++) {
     const file_health *h = &s->health[i];
     if (!health_notable(h))
@@ -926,21 +952,20 @@ static void print_health_text(const summary *s) {
     table_cell(&t, "%" PRIu64, h->inflight);
     table_cell(&t, "%" PRIu64, h->lines_lost);
   }
-  table_print(&t, stdout, "  ");
+  table_print(&t, text_out, "  ");
   table_free(&t);
 }
 
-void summary_print_text(summary *s) {
-  prepare(s);
-  printf("cclscope summary: %" PRIu64 " file%s, %" PRIu64 " records, %.1f MB, "
-         "%.3f ms of trace\n",
-         s->files, s->files == 1 ? "" : "s", s->records, (double)s->bytes / 1e6,
-         s->last_ts > s->first_ts ? (double)(s->last_ts - s->first_ts) / 1e6
-                                  : 0.0);
+static void print_text(summary *s) {
+  say("cclscope summary: %" PRIu64 " file%s, %" PRIu64 " records, %.1f MB, "
+      "%.3f ms of trace\n",
+      s->files, s->files == 1 ? "" : "s", s->records, (double)s->bytes / 1e6,
+      s->last_ts > s->first_ts ? (double)(s->last_ts - s->first_ts) / 1e6
+                               : 0.0);
   if (s->invalid_lines)
-    printf("  %" PRIu64 " invalid lines skipped (run `cclscope check`)\n",
-           s->invalid_lines);
-  printf("\nCommunicators\n");
+    say("  %" PRIu64 " invalid lines skipped (run `cclscope check`)\n",
+        s->invalid_lines);
+  say("\nCommunicators\n");
   table t;
   table_init(&t, "llr", "commId", "name", "ranks");
   for (size_t i = 0; i < s->ncomms; i++) {
@@ -950,13 +975,35 @@ void summary_print_text(summary *s) {
     table_cell(&t, "%s", s->comms[i].name[0] ? s->comms[i].name : "-");
     table_cell(&t, "%d", s->comms[i].nranks);
   }
-  table_print(&t, stdout, "  ");
+  table_print(&t, text_out, "  ");
   table_free(&t);
   print_colls_text(s);
   print_stragglers_text(s);
   print_network_text(s);
   print_channels_text(s);
   print_health_text(s);
+}
+
+/* The text, made in a buffer, then written out with every line that is
+ * wider than s->width wrapped (tables are already in blocks that fit,
+ * table.h); straight to stdout when there is no width (--wide) or no
+ * memory for the buffer. */
+void summary_print_text(summary *s) {
+  prepare(s);
+  table_set_width(s->width);
+  char *buf = NULL;
+  size_t len = 0;
+  text_out = s->width > 0 ? open_memstream(&buf, &len) : NULL;
+  if (!text_out) {
+    text_out = stdout;
+    print_text(s);
+    return;
+  }
+  print_text(s);
+  fclose(text_out);
+  text_out = stdout;
+  text_write_fitted(stdout, s->width, buf, len);
+  free(buf);
 }
 
 /* ---- JSON ---- */

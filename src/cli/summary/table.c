@@ -9,8 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The width tables fit (table_set_width; 0: no limit). */
+static int fit_width;
+
+void table_set_width(int width) {
+  fit_width = width > 0 ? width : 0;
+}
+
 void table_init(table *t, const char *aligns, ...) {
   memset(t, 0, sizeof *t);
+  t->keys = 1;
   size_t ncols = strnlen(aligns, TABLE_MAX_COLS);
   t->ncols = (int)ncols;
   memcpy(t->align, aligns, ncols);
@@ -64,8 +72,33 @@ static void put_cell(FILE *out, const char *s, size_t width, char align,
     fprintf(out, "%*s", (int)pad, "");
 }
 
+/* Print the columns cols[0, n) of every row (and the heads). */
+static void print_block(const table *t, FILE *out, const char *indent,
+                        const size_t *width, const int *cols, int n) {
+  fputs(indent, out);
+  for (int i = 0; i < n; i++) {
+    int c = cols[i];
+    if (i)
+      fputs("  ", out);
+    put_cell(out, t->heads[c], width[c], t->align[c], i == n - 1);
+  }
+  fputc('\n', out);
+  for (size_t r = 0; r < t->nrows; r++) {
+    fputs(indent, out);
+    for (int i = 0; i < n; i++) {
+      int c = cols[i];
+      if (i)
+        fputs("  ", out);
+      put_cell(out, t->cells[r * (size_t)t->ncols + (size_t)c], width[c],
+               t->align[c], i == n - 1);
+    }
+    fputc('\n', out);
+  }
+}
+
 void table_print(const table *t, FILE *out, const char *indent) {
   size_t width[TABLE_MAX_COLS];
+  size_t total = cell_width(indent);
   for (int c = 0; c < t->ncols; c++) {
     width[c] = cell_width(t->heads[c]);
     for (size_t r = 0; r < t->nrows; r++) {
@@ -73,23 +106,35 @@ void table_print(const table *t, FILE *out, const char *indent) {
       if (w > width[c])
         width[c] = w;
     }
+    total += width[c] + (c ? 2 : 0);
   }
-  fputs(indent, out);
-  for (int c = 0; c < t->ncols; c++) {
-    if (c)
-      fputs("  ", out);
-    put_cell(out, t->heads[c], width[c], t->align[c], c == t->ncols - 1);
+  int cols[TABLE_MAX_COLS];
+  int keys = t->keys < 0 ? 0 : t->keys > t->ncols ? t->ncols : t->keys;
+  if (fit_width == 0 || total <= (size_t)fit_width || keys >= t->ncols) {
+    for (int c = 0; c < t->ncols; c++)
+      cols[c] = c;
+    print_block(t, out, indent, width, cols, t->ncols);
+    return;
   }
-  fputc('\n', out);
-  for (size_t r = 0; r < t->nrows; r++) {
-    fputs(indent, out);
-    for (int c = 0; c < t->ncols; c++) {
-      if (c)
-        fputs("  ", out);
-      put_cell(out, t->cells[r * (size_t)t->ncols + (size_t)c], width[c],
-               t->align[c], c == t->ncols - 1);
-    }
-    fputc('\n', out);
+  /* Blocks: the key columns, then as many of the rest as fit. */
+  size_t keys_width = cell_width(indent);
+  for (int c = 0; c < keys; c++)
+    keys_width += width[c] + (c ? 2 : 0);
+  int next = keys;
+  bool first = true;
+  while (next < t->ncols) {
+    int n = 0;
+    for (int c = 0; c < keys; c++)
+      cols[n++] = c;
+    size_t used = keys_width;
+    do {
+      used += width[next] + (n ? 2 : 0);
+      cols[n++] = next++;
+    } while (next < t->ncols && used + 2 + width[next] <= (size_t)fit_width);
+    if (!first)
+      fputc('\n', out);
+    first = false;
+    print_block(t, out, indent, width, cols, n);
   }
 }
 

@@ -342,7 +342,7 @@ static bool read_file(emu_rp_process *p, proc_work *w, file_stops *stops,
                       const char *path) {
   tr_file f;
   int err = tr_open(&f, path, 1 << 20);
-  if (err == TR_ERR_NOT_TRACE) {
+  if (err == TR_ERR_NOT_TRACE || err == TR_ERR_EMPTY) {
     fprintf(stderr, "ncclemu: replay: '%s' is %s\n", path, tr_strerror(err));
     return false;
   }
