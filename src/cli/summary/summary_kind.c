@@ -23,9 +23,9 @@
  *     long on every GPU alike;
  *   - slow link: the network fits (summary_network.c) found a link below
  *     half its communicator's median bandwidth (a communicator that moves
- *     one message size has no fit: no slow link is claimed there). A GPU the
- * arrival tests name that sits at either end of that link is late because of
- *     it.
+ *     one message size has no fit: no slow link is claimed there). A GPU
+ *     the arrival tests name at either end of that link is late because
+ *     of it.
  *
  * Evidence: each scored instance (summary_stragglers.c) hands its ranks'
  * compute and final_sync lengths here (strag_kind_score); they are summed
@@ -209,9 +209,9 @@ void strag_kind_decide(const kind_input *in, kind_decision *out) {
     out->confidence = link_confidence(&in->link);
     out->reason = in->late_named && link_touches(&in->link, in->late_gpu)
                       ? "the late GPU is at an end of a link the network "
-                        "measurements find slow: the link made it late"
-                      : "the network measurements find a link below half "
-                        "its communicator's median bandwidth";
+                        "fits find slow: the link made it late"
+                      : "the network fits find a link below half its "
+                        "communicator's median bandwidth";
     return;
   }
   if (in->late_named) {
