@@ -33,7 +33,9 @@
  * named. When another GPU passes too (two late GPUs), the confidence also
  * asks how much further beyond chance the named one was last than that
  * rival (dominance), so that two GPUs alike are never named with high
- * confidence. When none passes, the first GPU's tests say why.
+ * confidence. When none passes, the first GPU's tests say why. Then
+ * summary_kind.c says what kind of straggler it is (late host, slow GPU,
+ * slow link) and may name a slow GPU, which arrives on time, instead.
  */
 #include <math.h>
 #include <stdlib.h>
