@@ -178,7 +178,7 @@ function drawOverview(V) {
     if (r % every && !strag) continue;
     ctx.fillStyle = strag ? '#b71c1c' : '#37474f';
     ctx.font = (strag ? 'bold ' : '') + '11px system-ui, sans-serif';
-    const text = (strag ? '⚠ straggler' + verdictConfidence(ov) + ' · ' : '') + ov.labels[r];
+    const text = (strag ? '⚠ ' + verdictKind(ov) + verdictConfidence(ov) + ' · ' : '') + ov.labels[r];
     ctx.fillText(fitText(ctx, text, LABEL_W - 10), 10, y + rh / 2 + 4);
   }
   ctx.restore();
@@ -206,6 +206,13 @@ function drawOverview(V) {
   if (V.frameTimes.length > 600) V.frameTimes.shift();
 }
 
+/* "late host", "slow GPU": what kind of straggler the verdict named
+ * (`cclscope summary`'s kind), "straggler" when it does not say. */
+function verdictKind(ov) {
+  const v = ov.O.verdict;
+  return v && v.kind && v.kind !== 'none' ? v.kind : 'straggler';
+}
+
 /* " (high)": the confidence of the verdict that named the straggler. */
 function verdictConfidence(ov) {
   const v = ov.O.verdict;
@@ -216,7 +223,7 @@ function verdictConfidence(ov) {
 function ovRowText(V, r) {
   const row = V.ov.O.rows[r];
   const mean = row.count ? row.lateSum / row.count : 0;
-  const strag = r === V.ov.O.straggler ? ' · straggler, confidence ' + V.ov.O.verdict.confidence : '';
+  const strag = r === V.ov.O.straggler ? ' · straggler (' + verdictKind(V.ov) + '), confidence ' + V.ov.O.verdict.confidence : '';
   return V.ov.labels[r] + ' · ' + row.count + ' collectives · mean lateness ' + fmtDur(mean) +
     ' · most ' + fmtDur(row.lateMax) + strag + ' · click: its lanes';
 }

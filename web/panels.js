@@ -359,9 +359,16 @@ function buildSummary(V) {
   const G = S.stragglers || {};
   const Vd = G.verdict;
   if (Vd) {
+    const L = Vd.link;
+    const linkText = L ? 'comm rank ' + L.from + ' (g' + L.fromGlobalRank + ') → rank ' + L.to + ' (g' + L.toGlobalRank + '), ' +
+      L.bandwidthGBs + ' GB/s against the median ' + L.medianGBs + ' GB/s' : '';
+    const kindText = Vd.kind && Vd.kind !== 'none' ? ' Kind: ' + Vd.kind + ' — ' + Vd.kindReason +
+      (Vd.kind === 'slow link' ? ': ' + linkText : Vd.compute ? ' (compute ' + Vd.compute.computeRatio + '× the median; final_sync ' +
+        Vd.compute.finalSyncUs + ' µs, peers ' + Vd.compute.peerFinalSyncUs + ' µs)' : '') + '.' : '';
     add('Straggler verdict', (Vd.verdict === 'gpu' && Vd.gpu
       ? gpuName(Vd.gpu) + ' is the straggler (confidence ' + Vd.confidence + '): '
-      : 'No GPU stands out (confidence ' + Vd.confidence + '): ') + Vd.reason + '.', null);
+      : Vd.verdict === 'link' ? 'A slow link (confidence ' + Vd.confidence + '); no GPU stands out by its arrivals: '
+        : 'No GPU stands out (confidence ' + Vd.confidence + '): ') + Vd.reason + '.' + kindText, null);
   }
   add('Stragglers (by GPU)', 'Most wait caused first (a first operation\'s wait is startup skew, not counted); own = late by itself, ' +
     'inherited = late because its previous operation ended late.',

@@ -46,6 +46,8 @@ void emu_options_defaults(emu_options *o) {
   o->late_worker = -1;
   o->slow_link_from = o->slow_link_to = -1;
   o->slow_link_factor = 4.0;
+  o->slow_rank = -1;
+  o->slow_factor = 2.0;
   o->hang_rank = -1;
   o->channels = 2;
   emu_parse_sizes(DEFAULT_SIZES, o->sizes, &o->nsizes);
@@ -178,6 +180,13 @@ void emu_options_help(void) {
       "                        --slow-link-factor times slower (a bad\n"
       "                        link); default none\n"
       "  --slow-link-factor X  default 4\n"
+      "  --slow-rank R         rank R's GPU is slow: its own GPU work in\n"
+      "                        each kernel takes --slow-factor times as long\n"
+      "                        (it arrives on time; its peers' kernels\n"
+      "                        wait for its data and end with it; on 2.31\n"
+      "                        its compute phase is long, theirs\n"
+      "                        final_sync); default none\n"
+      "  --slow-factor X       default 2\n"
       "  --hang-rank R         hang scenario: the rank that stops; default "
       "last\n"
       "  --hang-class C        hang scenario: how it stops in its 2nd "
@@ -337,6 +346,8 @@ enum {
   OPT_START_LATE,
   OPT_SLOW_LINK,
   OPT_SLOW_LINK_FACTOR,
+  OPT_SLOW_RANK,
+  OPT_SLOW_FACTOR,
   OPT_HANG_RANK,
   OPT_HANG_CLASS,
   OPT_MISMATCH,
@@ -401,6 +412,8 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
       {"start-late", required_argument, NULL, OPT_START_LATE},
       {"slow-link", required_argument, NULL, OPT_SLOW_LINK},
       {"slow-link-factor", required_argument, NULL, OPT_SLOW_LINK_FACTOR},
+      {"slow-rank", required_argument, NULL, OPT_SLOW_RANK},
+      {"slow-factor", required_argument, NULL, OPT_SLOW_FACTOR},
       {"hang-rank", required_argument, NULL, OPT_HANG_RANK},
       {"hang-class", required_argument, NULL, OPT_HANG_CLASS},
       {"mismatch", required_argument, NULL, OPT_MISMATCH},
@@ -609,6 +622,12 @@ void emu_options_parse(emu_options *o, int argc, char **argv) {
     }
     case OPT_SLOW_LINK_FACTOR:
       o->slow_link_factor = parse_double("--slow-link-factor", v, 1, 1e6);
+      break;
+    case OPT_SLOW_RANK:
+      o->slow_rank = parse_int("--slow-rank", v, 0, EMU_MAX_RANKS - 1);
+      break;
+    case OPT_SLOW_FACTOR:
+      o->slow_factor = parse_double("--slow-factor", v, 1, 1e3);
       break;
     case OPT_HANG_RANK:
       o->hang_rank = parse_int("--hang-rank", v, 0, EMU_MAX_RANKS - 1);

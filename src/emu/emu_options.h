@@ -116,6 +116,11 @@ typedef struct emu_options {
    * slow_link_to take slow_link_factor times the modelled bytes time */
   int slow_link_from, slow_link_to; /* -1 = none */
   double slow_link_factor;
+  /* a slow GPU: the kernels of global rank slow_rank take slow_factor
+   * times their modelled time; its peers in a communicator wait for its
+   * data, so their kernels end when its do (emu_model_gpu_stretch) */
+  int slow_rank; /* -1 = none */
+  double slow_factor;
   int hang_rank; /* -1 = scenario default */
   emu_hang_class hang_class;
   emu_mismatch mismatch;

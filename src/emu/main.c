@@ -54,6 +54,8 @@ static void check_topology(const emu_options *o) {
   if (o->late_worker >= nranks / o->ranks_per_process)
     emu_die("--start-late %d: only %d processes", o->late_worker,
             nranks / o->ranks_per_process);
+  if (o->slow_rank >= nranks)
+    emu_die("--slow-rank %d: only %d ranks", o->slow_rank, nranks);
   if (o->slow_link_from >= nranks || o->slow_link_to >= nranks)
     emu_die("--slow-link %d:%d: only %d ranks", o->slow_link_from,
             o->slow_link_to, nranks);

@@ -79,6 +79,8 @@ check((await page.evaluate(() => window.cclscopeView.mode())) === 'overview', 't
 const ov = await page.evaluate(() => window.cclscopeView.overview());
 check(ov && ov.verdict && ov.verdict.verdict === (V && V.verdict) && ov.verdict.confidence === (V && V.confidence),
   'the overview carries the summary\'s verdict and confidence', ov && ov.verdict);
+check(ov && ov.verdict && ov.verdict.kind === (V && V.kind),
+  `the overview carries the summary's kind of straggler: ${V && V.kind}`, ov && ov.verdict);
 check(ov && ov.stragglerRank === named && (named === null) === (ov.straggler < 0),
   named !== null ? `the overview marks the GPU the summary names: rank ${named}` : 'the overview marks no GPU, as the summary names none',
   ov && { straggler: ov.straggler, rank: ov.stragglerRank });
@@ -107,6 +109,8 @@ check(named !== null
   ? panel.includes(`rank ${named} `) && panel.includes(`is the straggler (confidence ${V.confidence})`)
   : panel.includes(`No GPU stands out (confidence ${V && V.confidence})`),
 'the page\'s summary panel states the same verdict', panel.slice(0, 400));
+check(!V || V.kind === 'none' || panel.includes(`Kind: ${V.kind} — `),
+  'the page\'s summary panel states the same kind of straggler', panel.slice(0, 600));
 check(panel.includes('Stragglers (by GPU)'), 'the summary panel has the By GPU table');
 await page.screenshot({ path: path.join(args.out, 'demo-summary.png') });
 check(requests.length === 0 && errors.length === 0, 'no request, no script error', { requests, errors });

@@ -82,6 +82,38 @@ static void test_phase_model(void **state) {
   assert_int_equal(zero.phase_end[2], start);
 }
 
+/* --slow-rank: the slow GPU works until the stop (long compute); a peer
+ * done at `computed` waits for its data until the same stop (long
+ * final_sync). */
+static void test_phase_model_slow_gpu(void **state) {
+  (void)state;
+  const uint64_t q = 1000, start = 1000000000000ULL;
+  const uint64_t synced = start + 20000, normal = synced + 100000;
+  const uint64_t stop = synced + 200000; /* twice the normal work */
+  emu_kernel_stamps slow, peer;
+  emu_kernel_phases_waiting(&slow, start, synced, stop, stop, q);
+  emu_kernel_phases_waiting(&peer, start, synced, normal, stop, q);
+  assert_ordered(&slow, stop);
+  assert_ordered(&peer, stop);
+  uint64_t slow_compute = slow.phase_end[1] - slow.phase_end[0];
+  uint64_t peer_compute = peer.phase_end[1] - peer.phase_end[0];
+  uint64_t slow_final = slow.phase_end[2] - slow.phase_end[1];
+  uint64_t peer_final = peer.phase_end[2] - peer.phase_end[1];
+  assert_true(slow_compute >= 190000);
+  assert_true(peer_compute <= 100000 && peer_compute >= 90000);
+  assert_true(slow_final <= 5000);
+  assert_true(peer_final >= 100000);
+  /* computed = stop is the plain model */
+  emu_kernel_stamps plain;
+  emu_kernel_phases(&plain, start, synced, stop, q);
+  assert_memory_equal(&plain, &slow, sizeof plain);
+  /* a computed past the stop or before the sync is clamped */
+  emu_kernel_phases_waiting(&peer, start, synced, stop + 5000, stop, q);
+  assert_memory_equal(&peer, &slow, sizeof peer);
+  emu_kernel_phases_waiting(&peer, start, synced, start, stop, q);
+  assert_ordered(&peer, stop);
+}
+
 static void test_slot_kinds(void **state) {
   (void)state;
   assert_int_equal(emu_check_slot_kind(ncclProfileCeSync), EMU_SLOT_FRESH_NULL);
@@ -238,6 +270,7 @@ int main(void) {
       cmocka_unit_test(test_version_gate),
       cmocka_unit_test(test_mask_deps),
       cmocka_unit_test(test_phase_model),
+      cmocka_unit_test(test_phase_model_slow_gpu),
       cmocka_unit_test(test_slot_kinds),
       cmocka_unit_test(test_phase_spans),
       cmocka_unit_test(test_purge_at_destroy),

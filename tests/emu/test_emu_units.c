@@ -351,6 +351,24 @@ static void test_gpu_clock(void **state) {
   assert_true(g >= now + 5000000 - 1000 && g <= now + 5000000 + 1000);
 }
 
+/* --slow-rank: the communicators with the slow GPU stretch by its factor,
+ * the others not; parsed from the command line. */
+static void test_slow_gpu_stretch(void **state) {
+  (void)state;
+  emu_options o;
+  emu_options_defaults(&o);
+  const int with[] = {0, 3, 5}, without[] = {0, 1, 2};
+  assert_true(emu_model_gpu_stretch(&o, with, 3) == 1.0); /* no plant */
+  char *argv[] = {"ncclemu", "--slow-rank", "3", "--slow-factor", "2.5"};
+  optind = 1;
+  emu_options_parse(&o, 5, argv);
+  assert_int_equal(o.slow_rank, 3);
+  assert_true(emu_model_gpu_stretch(&o, with, 3) == 2.5);
+  assert_true(emu_model_gpu_stretch(&o, without, 3) == 1.0);
+  emu_options_defaults(&o);
+  assert_true(o.slow_factor == 2.0); /* the documented default */
+}
+
 static void test_check_limits_by_build(void **state) {
   (void)state;
   emu_options o;
@@ -433,6 +451,7 @@ int main(void) {
       cmocka_unit_test(test_shim_calls),
       cmocka_unit_test(test_step_formulas),
       cmocka_unit_test(test_gpu_clock),
+      cmocka_unit_test(test_slow_gpu_stretch),
       cmocka_unit_test(test_check_limits_by_build),
       cmocka_unit_test(test_rng),
       cmocka_unit_test(test_normalize),

@@ -329,6 +329,51 @@ static void test_kernel_phases_join_their_operation(void **state) {
   cs_completion_destroy(c);
 }
 
+/* Two GPUs of one process: their profiler threads draw event ids from
+ * blocks of 4096 of their own and start their KernelChs in step, so the
+ * KernelChs of the two operations sit at the same offset of their blocks.
+ * Both operations keep their phases (a cache indexed by the low bits of
+ * the id lost the first one's to the second). */
+static void test_kernel_phases_of_two_threads(void **state) {
+  (void)state;
+  timings out;
+  cs_completion *c = make(&out);
+  const uint64_t a = 4096, b = 2 * 4096; /* the two threads' blocks */
+  cs_event co_a = coll(a + 40, 1000000, 1002000, 1);
+  cs_event co_b = coll(b + 40, 1000000, 1002000, 1);
+  cs_event k_a = kernel(a + 41, a + 40, 0, 1100000, 1050000, 3100000, 3050000);
+  cs_event k_b = kernel(b + 41, b + 40, 0, 1100000, 1050000, 3100000, 3050000);
+  run(c, &co_a, true);
+  run(c, &co_b, true);
+  run(c, &k_a, true);
+  run(c, &k_b, true);
+  run(c, &co_a, false);
+  run(c, &co_b, false);
+  for (uint64_t base = a; base <= b; base += 4096) {
+    cs_event sync = kernel_phase(base + 42, base + 41, 0, 2600000, 1050000,
+                                 2600010, 2550000);
+    cs_event comp = kernel_phase(base + 43, base + 41, 1, 3090000, 2550000,
+                                 3090010, 3045000);
+    cs_event fin = kernel_phase(base + 44, base + 41, 2, 3095000, 3045000,
+                                3095010, 3050000);
+    const cs_event *phases[] = {&sync, &comp, &fin};
+    for (int i = 0; i < 3; i++) {
+      run(c, phases[i], true);
+      run(c, phases[i], false);
+    }
+  }
+  run(c, &k_a, false);
+  run(c, &k_b, false);
+  settle(c, 20000000);
+  assert_int_equal(out.n, 2);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(out.got[i].phase_valid, 7);
+    assert_int_equal(out.got[i].phase_stop_ns[1] - out.got[i].phase_start_ns[1],
+                     495000);
+  }
+  cs_completion_destroy(c);
+}
+
 static void test_aborted_operation_is_incomplete(void **state) {
   (void)state;
   timings out;
@@ -476,6 +521,7 @@ int main(void) {
       cmocka_unit_test(test_histogram_quantiles),
       cmocka_unit_test(test_gpu_timing_and_bandwidth),
       cmocka_unit_test(test_kernel_phases_join_their_operation),
+      cmocka_unit_test(test_kernel_phases_of_two_threads),
       cmocka_unit_test(test_aborted_operation_is_incomplete),
       cmocka_unit_test(test_fallbacks_and_rejected_stamps),
       cmocka_unit_test(test_batched_work_is_flagged),

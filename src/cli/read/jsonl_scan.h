@@ -188,6 +188,8 @@ typedef enum {
   K_device,
   K_phases,
   K_initial_sync,
+  K_compute, /* KernelPhase phases (summary_kind.c) */
+  K_final_sync,
   K_bytesLost,
   K_writeErrors,
   K_writeErrno,

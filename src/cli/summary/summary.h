@@ -81,6 +81,11 @@ typedef struct {
    * peers inside the kernel; STRAG_UNKNOWN without KernelPhase */
   int64_t gpu_wait;
   int32_t rank;
+  /* KernelPhase compute and final_sync lengths (ns): how long the GPU
+   * worked, and how long it then waited for its peers' data
+   * (summary_kind.c); STRAG_UNKNOWN without KernelPhase */
+  int64_t gpu_compute;
+  int64_t gpu_final;
 } inst_rank;
 
 /* A collective matched across ranks by (comm, func, seqNumber). */
@@ -114,6 +119,24 @@ typedef struct {
   double chance_gap;
 } strag_evidence;
 
+/* What tells a slow GPU (summary_kind.c), over a rank's or GPU's
+ * instances where >= 2 ranks reported KernelPhase's final_sync: the GPU
+ * the others wait for at the end of the kernel has the shortest
+ * final_sync (as the one they wait for at the start has the shortest
+ * initial_sync); a slow GPU is that one more often than chance (1/ranks
+ * with one), its compute long and its peers' final_sync long. */
+typedef struct {
+  uint64_t tested;
+  /* of them, its final_sync was the shortest, by more than the tolerance
+   * below the median (it finished last) */
+  uint64_t finished_last;
+  double chance_last;         /* sum of 1/(ranks with a final_sync) */
+  int64_t compute_sum;        /* its compute phases (ns) */
+  int64_t median_compute_sum; /* each instance's median compute (ns) */
+  int64_t final_sum;          /* its final_sync phases (ns) */
+  int64_t median_final_sum;   /* each instance's median final_sync (ns) */
+} compute_evidence;
+
 /* Straggler aggregates of one rank of one communicator. */
 typedef struct {
   uint64_t comm_id;
@@ -138,9 +161,10 @@ typedef struct {
    * on the GPU and made the others wait median - shortest. */
   uint64_t gpu_instances;
   uint64_t gpu_times_last;
-  int64_t gpu_wait_sum;    /* its own initial_sync, summed (ns) */
-  int64_t gpu_caused_sum;  /* when last on the GPU: median - its own */
-  strag_evidence evidence; /* for the verdict (summary_verdict.c) */
+  int64_t gpu_wait_sum;     /* its own initial_sync, summed (ns) */
+  int64_t gpu_caused_sum;   /* when last on the GPU: median - its own */
+  strag_evidence evidence;  /* for the verdict (summary_verdict.c) */
+  compute_evidence compute; /* for its kind (summary_kind.c) */
 } rank_row;
 
 #define WORST_KEEP 10
@@ -316,6 +340,7 @@ typedef struct {
   uint64_t gpu_instances, gpu_times_last; /* KernelPhase, see rank_row */
   int64_t gpu_wait_sum, gpu_caused_sum;
   strag_evidence evidence;
+  compute_evidence compute;
 } gpu_row;
 /* The rows of one basis summed per GPU, in blame order (strag_blame_order:
  * most wait caused first; caller frees). A rank whose GPU cannot be told
@@ -340,6 +365,37 @@ typedef struct {
                       data could say at most */
 } strag_tests;
 
+/* What kind of straggler the verdict names (summary_kind.c): a late host
+ * (arrives late, its kernel normal), a slow GPU (arrives on time, its
+ * compute long, its peers wait in final_sync) or a slow link (the network
+ * fits); none when no GPU or link stands out. */
+typedef enum {
+  STRAG_KIND_NONE,
+  STRAG_KIND_LATE_HOST,
+  STRAG_KIND_SLOW_GPU,
+  STRAG_KIND_SLOW_LINK
+} strag_kind;
+
+/* The slow GPU test of one GPU (compute_evidence): log10 of the adjusted
+ * p-value of finishing last, and its compute and final_sync against the
+ * medians. */
+typedef struct {
+  bool tested;          /* it has compute evidence */
+  double last;          /* log10 p, times the GPUs compared, at most 0 */
+  double compute_ratio; /* its compute sum / the median compute sum */
+  double final_us;      /* its mean final_sync (us) */
+  double peer_final_us; /* the mean of the instances' median final_sync */
+} compute_tests;
+
+/* The slow link the network fits found (summary_network.c), its ends as
+ * GPUs (global ranks, -1 unknown). */
+typedef struct {
+  uint64_t comm_id;
+  int32_t from, to; /* comm ranks */
+  int64_t from_global, to_global;
+  double bandwidth_gbs, median_gbs;
+} kind_link;
+
 typedef struct {
   bool timing;                 /* the basis compared (strag_basis_timing) */
   size_t ngpus;                /* GPU rows with tested instances */
@@ -359,6 +415,13 @@ typedef struct {
   gpu_row rival;
   double dominance;
   const char *reason; /* one phrase: why named, or why not */
+  /* what kind (summary_kind.c): for a late host and a slow GPU, `gpu` is
+   * the GPU; for a slow link, `link` (stands_out is then false: no GPU) */
+  strag_kind kind;
+  compute_tests compute; /* of `gpu` (its compute against its peers') */
+  bool have_link;
+  kind_link link;
+  const char *kind_reason; /* one phrase: why this kind */
 } strag_verdict;
 
 /* Which basis the straggler analysis uses: the timing records' when any
@@ -369,6 +432,41 @@ void strag_verdict_of(const summary *s, strag_verdict *v);
 const char *strag_confidence_name(strag_confidence c);
 /* log10 P(X >= k) for X ~ Binomial(n, p); 0 (p = 1) when k <= n p. */
 double strag_log10_binomial_tail(uint64_t n, uint64_t k, double p);
+
+/* summary_kind.c */
+const char *strag_kind_name(strag_kind k); /* "late host", ... */
+/* The slow GPU test of a GPU among `ngpus` with compute evidence. */
+compute_tests strag_compute_tests(const compute_evidence *e, size_t ngpus);
+/* What the kind is decided from, apart from the summary (unit tests). */
+typedef struct {
+  bool late_named;                  /* the arrival tests named a GPU */
+  int64_t late_gpu;                 /* its global rank */
+  strag_confidence late_confidence; /* of that verdict */
+  compute_tests late;               /* its compute tests */
+  bool have_candidate;              /* a GPU with compute evidence */
+  int64_t candidate_gpu;            /* the one last most often beyond chance */
+  compute_tests candidate;          /* its tests */
+  bool have_link;                   /* the network fits found a slow link */
+  kind_link link;                   /* the slowest against its median */
+} kind_input;
+typedef struct {
+  strag_kind kind;
+  bool named_candidate;        /* a slow GPU: the candidate is named */
+  strag_confidence confidence; /* of a slow GPU or a slow link */
+  const char *reason;
+} kind_decision;
+void strag_kind_decide(const kind_input *in, kind_decision *out);
+/* Sets the verdict's kind, its evidence and, for a slow GPU or link, its
+ * confidence, from the GPU rows (blame order, n of them) and the
+ * summary's network verdicts; a slow link names no GPU (stands_out
+ * false). Returns the index of the slow GPU to name instead of what the
+ * arrival tests named, n when that stays. */
+size_t strag_kind_of(const summary *s, const gpu_row *rows, size_t n,
+                     strag_verdict *v);
+/* Sums a rank's compute evidence into its GPU's (summary_gpus.c). */
+void strag_kind_add(compute_evidence *sum, const compute_evidence *e);
+/* One scored instance's compute evidence, for each of its ranks. */
+void strag_kind_score(straggler_state *st, const instance *in);
 
 /* summary_colls.c */
 void colls_add_timing(summary *s, const rec *r, rec_scratch *sc);
@@ -402,6 +500,10 @@ void gaps_finish(summary *s);
 /* Free every GPU's queue and history (summary_free). */
 void gaps_free(summary *s);
 void strag_finish(summary *s); /* flush instances still waiting */
+/* The row of (comm, rank) on a basis, added when new; NULL when out of
+ * memory (summary_kind.c adds its evidence there). */
+rank_row *strag_rank_row(straggler_state *st, uint64_t comm, int32_t rank,
+                         bool timing);
 /* Who is blamed first, for (comm, rank) rows and GPU rows alike: the most
  * wait caused (strag_caused), then the most times last, then the most own
  * wait. Negative when x comes first, positive when y does, 0 when they

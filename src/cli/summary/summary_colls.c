@@ -116,22 +116,32 @@ static dur_source source_of(const js_value *v) {
   return SRC_HOST;
 }
 
-/* KernelPhase's initial_sync length (ns), STRAG_UNKNOWN without phases. A
- * record with phases but no initial_sync had a zero-length one (the plugin
- * leaves those out): its rank did not wait at all. */
-static int64_t initial_sync_ns(const rec *r, rec_scratch *sc) {
+/* The length (ns) of one phase of a decoded `phases` object (in
+ * sc->sub); a phase left out had zero length (the plugin leaves those
+ * out). */
+static int64_t phase_ns(const rec *r, rec_scratch *sc, js_key phase) {
+  const js_value *v = js_get(&sc->sub, phase);
+  if (!v)
+    return 0;
+  int64_t start, stop;
+  if (v->type != JS_OBJECT ||
+      !rec_timing_span(v, &sc->state, r->line, &start, &stop) || stop < start)
+    return STRAG_UNKNOWN;
+  return stop - start;
+}
+
+/* KernelPhase's initial_sync, compute and final_sync lengths (ns) into
+ * `who`, STRAG_UNKNOWN without phases. A record with phases but no
+ * initial_sync had a zero-length one: its rank did not wait at all. */
+static void phase_lengths(const rec *r, rec_scratch *sc, inst_rank *who) {
+  who->gpu_wait = who->gpu_compute = who->gpu_final = STRAG_UNKNOWN;
   const js_value *p = js_get(r->f, K_phases);
   if (!p || p->type != JS_OBJECT ||
       !js_fields_decode(&sc->sub, p->ptr, p->ptr + p->len, r->line, false))
-    return STRAG_UNKNOWN;
-  const js_value *sync = js_get(&sc->sub, K_initial_sync);
-  if (!sync)
-    return 0;
-  int64_t start, stop;
-  if (!rec_timing_span(sync, &sc->state, r->line, &start, &stop) ||
-      stop < start)
-    return STRAG_UNKNOWN;
-  return stop - start;
+    return;
+  who->gpu_wait = phase_ns(r, sc, K_initial_sync);
+  who->gpu_compute = phase_ns(r, sc, K_compute);
+  who->gpu_final = phase_ns(r, sc, K_final_sync);
 }
 
 void colls_add_timing(summary *s, const rec *r, rec_scratch *sc) {
@@ -176,14 +186,15 @@ void colls_add_timing(summary *s, const rec *r, rec_scratch *sc) {
   if (arrival == INT64_MIN || stop == INT64_MIN ||
       !js_to_i64(js_get(f, K_rank), &rank))
     return;
-  gap_report rep = {
-      comm,
-      0,
-      bytes,
-      func,
-      (int)nranks,
-      false,
-      {arrival, stop, STRAG_UNKNOWN, initial_sync_ns(r, sc), (int32_t)rank}};
+  gap_report rep = {comm,
+                    0,
+                    bytes,
+                    func,
+                    (int)nranks,
+                    false,
+                    {arrival, stop, STRAG_UNKNOWN, STRAG_UNKNOWN, (int32_t)rank,
+                     STRAG_UNKNOWN, STRAG_UNKNOWN}};
+  phase_lengths(r, sc, &rep.who);
   /* Only collectives are matched across ranks: a P2p's seqNumber does not
    * name the same operation on another rank. P2P operations still count
    * for the gap of the next operation on the GPU. */
@@ -217,8 +228,9 @@ void colls_add_event(summary *s, const rec *r, rec_scratch *sc) {
   if (r->et == ET_P2P || !js_to_u64(js_get(df, K_seqNumber), &seq) ||
       r->rank < 0)
     return;
-  inst_rank who = {r->start.ts, r->stop.ts, STRAG_UNKNOWN, STRAG_UNKNOWN,
-                   (int32_t)r->rank};
+  inst_rank who = {r->start.ts,   r->stop.ts,       STRAG_UNKNOWN,
+                   STRAG_UNKNOWN, (int32_t)r->rank, STRAG_UNKNOWN,
+                   STRAG_UNKNOWN};
   strag_add(s, comm, func, seq, bytes, false, nranks, &who);
 }
 

@@ -77,6 +77,7 @@ gpu_row *gpu_rows(const summary *s, bool timing, size_t *n) {
     row->evidence.gap_tested += r->evidence.gap_tested;
     row->evidence.gap_longer += r->evidence.gap_longer;
     row->evidence.chance_gap += r->evidence.chance_gap;
+    strag_kind_add(&row->compute, &r->compute);
   }
   qsort(rows, *n, sizeof *rows, cmp_gpus);
   return rows;

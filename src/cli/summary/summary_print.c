@@ -427,12 +427,64 @@ static void print_evidence_text(const strag_verdict *v) {
         p_text(pg, sizeof pg, t->gap));
 }
 
+/* "comm 0xab rank 3 (g3) -> rank 5 (g5), 1.2 GB/s against the median
+ * 4.8 GB/s of its communicator": the slow link of the verdict. */
+static void print_link_text(const kind_link *l) {
+  say("comm 0x%" PRIx64 " rank %d (g%" PRId64 ") -> rank %d (g%" PRId64
+      "), %.3f GB/s against the median %.3f GB/s of its communicator "
+      "(fitted)",
+      l->comm_id, l->from, l->from_global, l->to, l->to_global,
+      l->bandwidth_gbs, l->median_gbs);
+}
+
+/* "finished last (the shortest final_sync) in 95 of 100 instances
+ * (chance 12.5; p = 1e-80); its mean final_sync 3.1 us against its
+ * peers' 410.2 us; its compute 2.00x the median": the compute evidence of
+ * the GPU named. */
+static void print_compute_text(const strag_verdict *v) {
+  const compute_evidence *e = &v->gpu.compute;
+  const compute_tests *t = &v->compute;
+  char pl[32];
+  if (!t->tested) {
+    say("no KernelPhase final_sync (NCCL 2.31) to compare");
+    return;
+  }
+  say("finished last (the shortest final_sync) in %" PRIu64 " of %" PRIu64
+      " instances (chance %.1f; p = %s); its mean final_sync %.3f us "
+      "against its peers' %.3f us; its compute %.2fx the median",
+      e->finished_last, e->tested, e->chance_last,
+      p_text(pl, sizeof pl, t->last), t->final_us, t->peer_final_us,
+      t->compute_ratio);
+}
+
+/* "    Kind: slow GPU — why: the numbers": what kind of straggler. */
+static void print_kind_text(const strag_verdict *v) {
+  say("    Kind: %s — %s: ", strag_kind_name(v->kind), v->kind_reason);
+  if (v->kind == STRAG_KIND_SLOW_LINK) {
+    print_link_text(&v->link);
+  } else {
+    say("last in %" PRIu64 " of %" PRIu64 " tested arrivals (chance %.1f); ",
+        v->gpu.evidence.last, v->gpu.evidence.tested,
+        v->gpu.evidence.chance_last);
+    print_compute_text(v);
+  }
+  say("\n");
+}
+
 /* The verdict: a line that says it and why, then the numbers behind it. */
 static void print_verdict_text(const summary *s) {
   strag_verdict v;
   strag_verdict_of(s, &v);
   char gb[160], rb[160];
   const char *conf = strag_confidence_name(v.confidence);
+  if (v.kind == STRAG_KIND_SLOW_LINK && !v.stands_out) {
+    say("  Verdict: a slow link (confidence %s): ", conf);
+    print_link_text(&v.link);
+    say("\n");
+    print_kind_text(&v);
+    say("    by arrivals: %s\n", v.reason);
+    return;
+  }
   if (v.ngpus < 2) {
     say("  Verdict: no GPU stands out (confidence %s): %s\n", conf, v.reason);
     return;
@@ -463,6 +515,7 @@ static void print_verdict_text(const summary *s) {
         " (chance %.1f): %.1fx less far beyond chance\n",
         gpu_row_text(rb, sizeof rb, &v.rival), v.rival.evidence.last,
         v.rival.evidence.chance_last, v.dominance);
+  print_kind_text(&v);
 }
 
 static void json_evidence(jsonw *w, const strag_evidence *e) {
@@ -494,17 +547,75 @@ static void json_verdict_gpu(jsonw *w, const gpu_row *g) {
   jw_obj_end(w);
 }
 
+/* The kind's evidence: the GPU's compute against its peers', the slow
+ * link. */
+static void json_kind(jsonw *w, const strag_verdict *v) {
+  jw_key(w, "kind");
+  jw_str(w, strag_kind_name(v->kind));
+  jw_key(w, "kindReason");
+  if (v->kind_reason)
+    jw_str(w, v->kind_reason);
+  else
+    jw_null(w);
+  jw_key(w, "compute"); /* of the GPU the tests are of */
+  if (v->compute.tested) {
+    const compute_evidence *e = &v->gpu.compute;
+    jw_obj_begin(w);
+    jw_key(w, "testedInstances");
+    jw_u64(w, e->tested);
+    jw_key(w, "finishedLast");
+    jw_u64(w, e->finished_last);
+    jw_key(w, "chanceFinishedLast");
+    jw_double(w, e->chance_last, 3);
+    jw_key(w, "log10PFinishedLast");
+    jw_double(w, v->compute.last, 2);
+    jw_key(w, "computeRatio");
+    jw_double(w, v->compute.compute_ratio, 3);
+    jw_key(w, "finalSyncUs");
+    jw_double(w, v->compute.final_us, 3);
+    jw_key(w, "peerFinalSyncUs");
+    jw_double(w, v->compute.peer_final_us, 3);
+    jw_obj_end(w);
+  } else {
+    jw_null(w);
+  }
+  jw_key(w, "link"); /* the slowest link the network fits found */
+  if (v->have_link) {
+    jw_obj_begin(w);
+    jw_key(w, "commId");
+    jw_hex(w, v->link.comm_id);
+    jw_key(w, "from");
+    jw_i64(w, v->link.from);
+    jw_key(w, "to");
+    jw_i64(w, v->link.to);
+    jw_key(w, "fromGlobalRank");
+    jw_i64(w, v->link.from_global);
+    jw_key(w, "toGlobalRank");
+    jw_i64(w, v->link.to_global);
+    jw_key(w, "bandwidthGBs");
+    jw_double(w, v->link.bandwidth_gbs, 3);
+    jw_key(w, "medianGBs");
+    jw_double(w, v->link.median_gbs, 3);
+    jw_obj_end(w);
+  } else {
+    jw_null(w);
+  }
+}
+
 static void json_verdict(jsonw *w, const summary *s) {
   strag_verdict v;
   strag_verdict_of(s, &v);
   jw_key(w, "verdict");
   jw_obj_begin(w);
   jw_key(w, "verdict");
-  jw_str(w, v.stands_out ? "gpu" : "none");
+  jw_str(w, v.stands_out                     ? "gpu"
+            : v.kind == STRAG_KIND_SLOW_LINK ? "link"
+                                             : "none");
   jw_key(w, "confidence");
   jw_str(w, strag_confidence_name(v.confidence));
   jw_key(w, "reason");
   jw_str(w, v.reason);
+  json_kind(w, &v);
   jw_key(w, "gpusCompared");
   jw_u64(w, v.ngpus);
   jw_key(w, "gpu"); /* the GPU named */

@@ -223,6 +223,7 @@ static void score(straggler_state *st, const instance *in) {
   int64_t med_gap = 0;
   bool have_gaps = known_median(in, offsetof(inst_rank, gap), arr, &med_gap);
   score_gpu_wait(st, in, arr);
+  strag_kind_score(st, in);
   free(arr);
   for (int i = 0; i < n; i++) {
     rank_row *row = rank_row_for(st, in->comm_id, in->ranks[i].rank, t);
@@ -326,6 +327,11 @@ void strag_finish(summary *s) {
     drop(in);
   }
   pair_map_clear(&st->index);
+}
+
+rank_row *strag_rank_row(straggler_state *st, uint64_t comm, int32_t rank,
+                         bool timing) {
+  return rank_row_for(st, comm, rank, timing);
 }
 
 int strag_blame_order(int64_t caused_x, uint64_t last_x, int64_t own_x,

@@ -33,7 +33,9 @@
  * named. When another GPU passes too (two late GPUs), the confidence also
  * asks how much further beyond chance the named one was last than that
  * rival (dominance), so that two GPUs alike are never named with high
- * confidence. When none passes, the first GPU's tests say why.
+ * confidence. When none passes, the first GPU's tests say why. Then
+ * summary_kind.c says what kind of straggler it is (late host, slow GPU,
+ * slow link) and may name a slow GPU, which arrives on time, instead.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -239,10 +241,21 @@ void strag_verdict_of(const summary *s, strag_verdict *v) {
   v->dominance = !v->have_rival  ? HUGE_VAL
                  : theirs <= 0.0 ? HUGE_VAL
                                  : mine / theirs;
-  free(rows);
   v->stands_out = pick < n;
   if (v->stands_out)
     rate_named(v);
   else
     explain_none(v);
+  /* what kind (summary_kind.c): a slow GPU is named by its compute */
+  size_t slow = strag_kind_of(s, rows, n, v);
+  if (slow < n) {
+    v->stands_out = true;
+    v->gpu = rows[slow];
+    v->gpu_is_first = slow == 0;
+    v->tests = test_gpu(&v->gpu, v->ngpus);
+    v->have_rival = false;
+    v->dominance = HUGE_VAL;
+    v->reason = v->kind_reason;
+  }
+  free(rows);
 }

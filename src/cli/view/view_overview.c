@@ -262,11 +262,20 @@ static void write_verdict(const strag_verdict *v, bool have, jsonw *w) {
   }
   jw_obj_begin(w);
   jw_key(w, "verdict");
-  jw_str(w, v->stands_out ? "gpu" : "none");
+  jw_str(w, v->stands_out                     ? "gpu"
+            : v->kind == STRAG_KIND_SLOW_LINK ? "link"
+                                              : "none");
   jw_key(w, "confidence");
   jw_str(w, strag_confidence_name(v->confidence));
   jw_key(w, "reason");
   jw_str(w, v->reason);
+  jw_key(w, "kind"); /* summary_kind.c */
+  jw_str(w, strag_kind_name(v->kind));
+  jw_key(w, "kindReason");
+  if (v->kind_reason)
+    jw_str(w, v->kind_reason);
+  else
+    jw_null(w);
   jw_key(w, "globalRank");
   if (v->stands_out && v->gpu.global_rank >= 0)
     jw_i64(w, v->gpu.global_rank);

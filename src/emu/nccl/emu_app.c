@@ -376,6 +376,7 @@ typedef struct op_list {
   int n, cap;
   emu_pxn_record *pxn; /* NULL unless this rank sends through PXN */
   uint64_t kernel_ns;
+  uint64_t gpu_work_ns;   /* every task's GPU work, network or not */
   emu_flow_channel *flow; /* NULL unless the plan is a flow plan */
   int nflow;
 } op_list;
@@ -513,9 +514,11 @@ static void add_task_ops(emu_app *a, emu_app_plan *ap, int i, bool batched,
   if (kernel_ch && task->is_sym && emu_core_sym_head(plan, &sym_channels) == i)
     for (int ch = 0; ch < sym_channels; ch++)
       add_kernel_op(c, task, i, ch, batched, l);
+  uint64_t work =
+      emu_model_intra_ns(opts_of(a), task->func, task->bytes, c->nranks);
+  l->gpu_work_ns += work;
   if (!any_net)
-    l->kernel_ns +=
-        emu_model_intra_ns(opts_of(a), task->func, task->bytes, c->nranks);
+    l->kernel_ns += work;
 }
 
 static int pxn_origin_of(const emu_comm *c) {
@@ -581,8 +584,8 @@ static void upload_proxy_ops(emu_app *a, emu_thread *t, emu_app_plan *ap) {
   static _Thread_local emu_proxy_op scratch[EMU_MAX_OPS_PER_WORK];
   static _Thread_local emu_flow_channel flow_scratch[EMU_MAX_CHANNELS];
   bool flow = is_flow_plan(c, seq);
-  op_list l = {
-      scratch, 0, EMU_MAX_OPS_PER_WORK, rec, 0, flow ? flow_scratch : NULL, 0};
+  op_list l = {scratch, 0, EMU_MAX_OPS_PER_WORK,       rec,
+               0,       0, flow ? flow_scratch : NULL, 0};
   bool batched = true;
   for (int i = 0; i < plan->ntasks; i++)
     if (!plan->tasks[i].is_p2p && plan->tasks[i].bytes > (1u << 20))
@@ -605,6 +608,7 @@ static void upload_proxy_ops(emu_app *a, emu_thread *t, emu_app_plan *ap) {
       work->launch_rt = launch_rt;
       work->launch_mono = launch_mono;
       work->kernel_ns = l.kernel_ns;
+      work->gpu_work_ns = l.gpu_work_ns;
       work->barrier = w->pace_barrier;
       work->hang = hang;
       work->flow = flow;
@@ -627,7 +631,13 @@ static void upload_proxy_ops(emu_app *a, emu_thread *t, emu_app_plan *ap) {
     uint64_t now = emu_now_ns();
     uint64_t start =
         a->gpu_busy_until[slot] > now ? a->gpu_busy_until[slot] : now;
-    a->gpu_busy_until[slot] = start + l.kernel_ns + emu_model_launch_ns();
+    /* --slow-rank: the slow GPU and the peers that wait for its data */
+    double stretch =
+        emu_model_gpu_stretch(w->opts, c->spec->members, c->spec->nranks);
+    a->gpu_busy_until[slot] =
+        start + l.kernel_ns +
+        (uint64_t)((double)l.gpu_work_ns * (stretch - 1.0)) +
+        emu_model_launch_ns();
   }
 }
 

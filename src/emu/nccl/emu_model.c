@@ -155,6 +155,16 @@ uint64_t emu_model_launch_ns(void) {
   return 4000;
 }
 
+double emu_model_gpu_stretch(const emu_options *o, const int *members,
+                             int nmembers) {
+  if (o->slow_rank < 0 || o->slow_factor <= 1.0)
+    return 1.0;
+  for (int i = 0; i < nmembers; i++)
+    if (members[i] == o->slow_rank)
+      return o->slow_factor;
+  return 1.0;
+}
+
 void emu_gpu_clock_init(emu_gpu_clock *c, const emu_options *o, int rank) {
   c->offset_ns = o->gpu_clock_offset_ns;
   /* Each GPU drifts a little differently; rank 0 uses the given value. */

@@ -46,6 +46,11 @@ uint64_t emu_model_net_step_ns(const emu_options *o, uint64_t bytes,
 uint64_t emu_model_intra_ns(const emu_options *o, emu_func func, uint64_t bytes,
                             int nranks);
 uint64_t emu_model_launch_ns(void);
+/* --slow-rank: how many times its normal time a kernel of a communicator
+ * with these members (global ranks) takes: --slow-factor when the slow
+ * GPU is one of them (its peers wait for its data), else 1. */
+double emu_model_gpu_stretch(const emu_options *o, const int *members,
+                             int nmembers);
 
 /* Fake %globaltimer: CLOCK_REALTIME + offset + drift, quantised. */
 typedef struct emu_gpu_clock {

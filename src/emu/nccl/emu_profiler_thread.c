@@ -56,17 +56,27 @@ static uint64_t round_down(uint64_t v, uint64_t base, uint64_t quantum) {
 
 void emu_kernel_phases(emu_kernel_stamps *s, uint64_t start, uint64_t synced,
                        uint64_t stop, uint64_t quantum) {
+  emu_kernel_phases_waiting(s, start, synced, stop, stop, quantum);
+}
+
+void emu_kernel_phases_waiting(emu_kernel_stamps *s, uint64_t start,
+                               uint64_t synced, uint64_t computed,
+                               uint64_t stop, uint64_t quantum) {
   if (stop < start)
     stop = start;
+  if (computed > stop)
+    computed = stop;
   s->start = start;
   uint64_t sync_end = (synced > start ? synced : start) + SYNC_HANDSHAKE_NS;
   sync_end = round_down(sync_end, start, quantum);
   if (sync_end > stop)
     sync_end = stop;
-  uint64_t rest = stop - sync_end;
+  if (computed < sync_end)
+    computed = sync_end;
+  uint64_t rest = computed - sync_end;
   uint64_t final_ns =
       rest / 8 < FINAL_SYNC_MAX_NS ? rest / 8 : FINAL_SYNC_MAX_NS;
-  uint64_t compute_end = round_down(stop - final_ns, sync_end, quantum);
+  uint64_t compute_end = round_down(computed - final_ns, sync_end, quantum);
   s->phase_end[0] = sync_end;
   s->phase_end[1] = compute_end;
   s->phase_end[2] = stop;

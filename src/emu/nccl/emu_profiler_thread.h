@@ -163,5 +163,12 @@ int emu_kernel_phase_spans(const emu_kernel_stamps *s,
  * (at most 1/8 of it and 5 us). Stamps are multiples of `quantum`. */
 void emu_kernel_phases(emu_kernel_stamps *s, uint64_t start, uint64_t synced,
                        uint64_t stop, uint64_t quantum);
+/* The same for a GPU whose own work ended at `computed` (<= stop) and that
+ * then waited for a peer's data until `stop` (a slow GPU among its peers,
+ * --slow-rank): compute ends before `computed` by the small tail, and
+ * final_sync takes the rest. emu_kernel_phases is computed = stop. */
+void emu_kernel_phases_waiting(emu_kernel_stamps *s, uint64_t start,
+                               uint64_t synced, uint64_t computed,
+                               uint64_t stop, uint64_t quantum);
 
 #endif

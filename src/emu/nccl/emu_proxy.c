@@ -89,6 +89,7 @@ emu_proxy_work *emu_proxy_get_work(emu_proxy *p) {
   w->launch_rt = 0;
   w->launch_mono = 0;
   w->kernel_ns = 0;
+  w->gpu_work_ns = 0;
   w->barrier = false;
   w->hang = false;
   w->flow = false;
@@ -305,6 +306,10 @@ typedef struct kernel_batch {
   int batch;
   uint64_t gstart, gstop;
   bool stopped;
+  /* --slow-rank (stretch_batch): when this GPU's own work ended (realtime),
+   * when the batch stops (realtime, and on the virtual clock) */
+  bool stretched;
+  uint64_t computed_rt, stop_rt, stop_at;
 } kernel_batch;
 
 typedef struct progress_ctx {
@@ -327,6 +332,10 @@ typedef struct progress_ctx {
   kernel_batch batches[EMU_MAX_OPS_PER_WORK];
   int nbatches;
   int nkernels, kernels_started;
+  /* --slow-rank: how many times its normal time this work's kernel takes
+   * (emu_model_gpu_stretch), and whether this GPU is the slow one */
+  double stretch;
+  bool slow_self;
   bool kernels_dirty; /* a net sub finished or time moved: re-check stops */
   bool kernel_started[EMU_MAX_OPS_PER_WORK];
   bool kernel_stopped[EMU_MAX_OPS_PER_WORK];
@@ -503,6 +512,8 @@ static kernel_batch *find_batch(progress_ctx *c, int batch) {
   b->batch = batch;
   b->gstart = b->gstop = 0;
   b->stopped = false;
+  b->stretched = false;
+  b->computed_rt = b->stop_rt = b->stop_at = 0;
   return b;
 }
 
@@ -541,6 +552,22 @@ static bool carrier_done(const progress_ctx *c, const emu_sub *k) {
   if (any_net || c->w->flow)
     return true;
   return c->now >= c->peers_ready_at + c->w->kernel_ns;
+}
+
+/* --slow-rank: the GPU's own work in the plan (w->gpu_work_ns) takes
+ * c->stretch times as long, so the batch that would have ended at
+ * `done_rt` ends that much later. On the slow GPU that is its own work (a
+ * long compute phase); its peers are done at `done_rt` and wait for its
+ * data until the same stop (a long final_sync). Each GPU stretches by the
+ * same modelled work: the members of a collective do the same. The stop
+ * is counted from the later of the virtual and the real time, so that
+ * its stamp is never in the future when the thread wakes for it. */
+static void stretch_batch(progress_ctx *c, kernel_batch *b, uint64_t done_rt) {
+  uint64_t extra = (uint64_t)((double)c->w->gpu_work_ns * (c->stretch - 1.0));
+  b->stretched = true;
+  b->computed_rt = c->slow_self ? done_rt + extra : done_rt;
+  b->stop_rt = done_rt + extra;
+  b->stop_at = posted_at(c) + extra;
 }
 
 static bool advance_kernels(progress_ctx *c) {
@@ -598,13 +625,26 @@ static bool advance_kernels(progress_ctx *c) {
       if (c->subs[i]->op.kind == EMU_OP_KERNEL &&
           c->subs[i]->op.batch == b->batch && carrier_has_net(c, c->subs[i]))
         gpu_only = false;
-    uint64_t g = emu_gpu_clock_at(
-        clock, gpu_only ? c->ready_rt + c->w->kernel_ns : emu_realtime_ns());
+    uint64_t done_rt =
+        gpu_only ? c->ready_rt + c->w->kernel_ns : emu_realtime_ns();
+    uint64_t computed_rt = done_rt;
+    if (c->stretch > 1.0) {
+      if (!b->stretched)
+        stretch_batch(c, b, done_rt);
+      if (c->now < b->stop_at)
+        continue; /* next_time wakes this thread at b->stop_at */
+      uint64_t real = emu_realtime_ns(); /* a GPU stamps no future */
+      done_rt = b->stop_rt < real ? b->stop_rt : real;
+      computed_rt = b->computed_rt < done_rt ? b->computed_rt : done_rt;
+    }
+    uint64_t g = emu_gpu_clock_at(clock, done_rt);
     uint64_t min_stop = b->gstart + clock->quantum_ns;
     b->gstop = g > min_stop ? g : min_stop;
+    uint64_t computed = emu_gpu_clock_at(clock, computed_rt);
     emu_kernel_stamps stamps;
-    emu_kernel_phases(&stamps, b->gstart, emu_gpu_clock_at(clock, c->synced_rt),
-                      b->gstop, clock->quantum_ns);
+    emu_kernel_phases_waiting(
+        &stamps, b->gstart, emu_gpu_clock_at(clock, c->synced_rt),
+        computed < b->gstop ? computed : b->gstop, b->gstop, clock->quantum_ns);
     drop_phase_stamps(p, &stamps);
     for (int i = 0; i < c->n; i++) {
       emu_sub *k = c->subs[i];
@@ -627,6 +667,11 @@ static bool advance_kernels(progress_ctx *c) {
 
 static uint64_t next_time(const progress_ctx *c) {
   uint64_t next = UINT64_MAX;
+  for (int i = 0; i < c->nbatches; i++) { /* stretched batches (--slow-rank) */
+    const kernel_batch *b = &c->batches[i];
+    if (b->stretched && !b->stopped && b->stop_at > c->now && b->stop_at < next)
+      next = b->stop_at;
+  }
   for (int i = 0; i < c->n; i++) {
     const emu_sub *s = c->subs[i];
     if (s->finished)
@@ -1031,6 +1076,13 @@ static void process_work(emu_proxy *p, emu_proxy_work *w, const char *quirk) {
   c->p = p;
   c->w = w;
   c->n = w->nops;
+  c->stretch = 1.0;
+  if (w->comm != NULL) {
+    const emu_options *o = p->worker->opts;
+    c->stretch =
+        emu_model_gpu_stretch(o, w->comm->spec->members, w->comm->spec->nranks);
+    c->slow_self = w->comm->global_rank == o->slow_rank;
+  }
   for (int i = 0; i < c->n; i++) {
     c->subs[i] = alloc_sub(p);
     prepare_sub(p, c->subs[i], &w->ops[i]);

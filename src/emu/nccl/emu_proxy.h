@@ -34,8 +34,11 @@ typedef struct emu_proxy_work {
   uint64_t launch_rt;   /* realtime ns of the kernel launch */
   uint64_t launch_mono; /* the same moment on CLOCK_MONOTONIC */
   uint64_t kernel_ns;   /* modelled kernel time of intra-node work */
-  bool barrier;         /* meet the comm's other ranks first */
-  bool hang;            /* hang scenario: stall in this work */
+  /* the GPU's own work in the plan (every task's intra-node model, network
+   * or not): what a slow GPU (--slow-rank) takes --slow-factor times */
+  uint64_t gpu_work_ns;
+  bool barrier; /* meet the comm's other ranks first */
+  bool hang;    /* hang scenario: stall in this work */
   /* hang scenario's hung AllReduce: ranks wait on each other's data
    * (emu_flow.h) instead of meeting at a barrier; one entry per channel */
   bool flow;

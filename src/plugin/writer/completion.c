@@ -11,7 +11,11 @@
  * remembers recent KernelCh stamp pairs by (context, channel) to find
  * collectives that shared a work batch. `channels` maps recent KernelCh ids
  * to their operation: a KernelPhase (NCCL 2.31) names its KernelCh as
- * parent, and its stamps belong to that channel's operation.
+ * parent, and its stamps belong to that channel's operation. It is indexed
+ * by a hash of the id (channel_slot), not its low bits: each thread draws
+ * ids from a block of its own (hot/ring.c), so the profiler threads of a
+ * process's GPUs, which start their KernelChs in step, would otherwise
+ * land on the same slots and lose each other's phases.
  */
 #include "completion.h"
 
@@ -24,9 +28,10 @@
 #include "nccl_names.h"
 #include "u64map.h"
 
-#define API_CACHE 4096     /* power of two */
-#define BATCH_TABLE 4096   /* power of two */
-#define CHANNEL_CACHE 4096 /* power of two */
+#define API_CACHE 4096   /* power of two */
+#define BATCH_TABLE 4096 /* power of two */
+#define CHANNEL_CACHE_BITS 12
+#define CHANNEL_CACHE (1u << CHANNEL_CACHE_BITS)
 #define MAX_GPUS 64
 /* A stamp can precede its collective's enqueue (the kernel is launched
  * before NCCL's Group/Coll callbacks) and follow its own callback only by
@@ -212,13 +217,20 @@ static uint64_t tracked_parent(const cs_event *e) {
   return e->parent_kind == CS_PARENT_LOCAL ? e->parent : 0;
 }
 
+/* The `channels` slot of a KernelCh id: Fibonacci hashing, so that ids
+ * at the same offset of different threads' blocks spread out. */
+static size_t channel_slot(uint64_t kernel_ch) {
+  return (size_t)((kernel_ch * UINT64_C(0x9E3779B97F4A7C15)) >>
+                  (64 - CHANNEL_CACHE_BITS));
+}
+
 /* The operation a KernelPhase belongs to (through its KernelCh), if
  * known. */
 static tracker *phase_op(cs_completion *c, const cs_event *e) {
   uint64_t kc = tracked_parent(e);
   if (!kc)
     return NULL;
-  const channel_entry *ch = &c->channels[kc & (CHANNEL_CACHE - 1)];
+  const channel_entry *ch = &c->channels[channel_slot(kc)];
   if (ch->kernel_ch != kc)
     return NULL;
   return tracker_for(c, ch->op, false);
@@ -293,7 +305,7 @@ void cs_completion_started(cs_completion *c, const cs_event *e) {
   if (!t)
     return;
   if (e->etype == CS_EV_KERNEL_CH) {
-    channel_entry *ch = &c->channels[e->id & (CHANNEL_CACHE - 1)];
+    channel_entry *ch = &c->channels[channel_slot(e->id)];
     ch->kernel_ch = e->id;
     ch->op = parent;
   }
