@@ -113,7 +113,7 @@ ch_start() {
 ch_wait_gone() {
   local pid=$1 n
   for n in $(seq 1 300); do
-    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
     sleep 0.1
   done
   return 1
@@ -138,4 +138,48 @@ ch_kill() {
 ch_stop_all() {
   ch_stop 0
   ch_stop 1
+}
+
+# ---- what the tests check ----
+CH_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# The loaded tables of database $1 (through server 0) hold exactly the rows
+# of the trace files "${@:3}" for the tables listed in $2 (space-separated):
+# counts, no (file, line) twice, the timing timestamps to the nanosecond.
+ch_check_exact() {
+  local db=$1 tables=$2
+  shift 2
+  local expect table n got sql
+  expect=$(python3 "$CH_HERE/expect_rows.py" "$@") || ch_fail "expect_rows.py failed"
+  while read -r table n; do
+    case $table in
+    timing_start_s_sum) sql="SELECT sum(intDiv(startNs, 1000000000)) FROM $db.cclscope_timing" ;;
+    timing_start_ns_sum) sql="SELECT sum(startNs % 1000000000) FROM $db.cclscope_timing" ;;
+    timing_duration_sum) sql="SELECT sum(durationNs) FROM $db.cclscope_timing" ;;
+    *)
+      [[ " $tables " == *" $table "* ]] || continue
+      sql="SELECT count() FROM $db.cclscope_$table"
+      got=$(ch_query 0 "SELECT count() - uniqExact(file, line) FROM $db.cclscope_$table") ||
+        ch_fail "query on $db.cclscope_$table failed"
+      [ "$got" = 0 ] || ch_fail "$db.cclscope_$table holds $got rows twice"
+      ;;
+    esac
+    got=$(ch_query 0 "$sql") || ch_fail "query failed: $sql"
+    [ "$got" = "$n" ] || ch_fail "$db: $table is $got, the files say $n"
+    echo "ok: $db $table = $n"
+  done <<<"$expect"
+}
+
+# Run the loader against server 0 with the test user: ch_load DB ARGS...
+ch_load() {
+  local db=$1
+  shift
+  "$CCLSCOPE" load --clickhouse "$(ch_url 0)" --user "$CH_USER" \
+    --password "$CH_PASSWORD" --database "$db" "$@"
+}
+
+# --create with the Distributed tables of the test cluster on both servers.
+CH_CREATE=()
+ch_create_args() {
+  CH_CREATE=(--create --cluster "$CH_CLUSTER" --shard "$(ch_url 0)" --shard "$(ch_url 1)")
 }

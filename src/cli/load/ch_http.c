@@ -6,7 +6,6 @@
  */
 #include "load/ch_http.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,16 +44,14 @@ static size_t on_data(char *data, size_t size, size_t n, void *arg) {
   return len;
 }
 
-/* The server's words, on one line: its first two lines at most, control
- * characters as spaces, ClickHouse's ", e.what() = ..." tail dropped. */
+/* The server's words, on one line: line breaks and other control
+ * characters as one space, ClickHouse's ", e.what() = ..." tail dropped,
+ * cut at `cap` bytes. */
 static void sanitized(const char *text, char *out, size_t cap) {
   size_t o = 0;
-  int newlines = 0;
   bool space = false;
   for (const char *p = text; *p && o + 1 < cap; p++) {
     unsigned char ch = (unsigned char)*p;
-    if (ch == '\n' && ++newlines >= 2)
-      break;
     if (strncmp(p, ", e.what() = ", 13) == 0)
       break;
     if (ch < 0x20 || ch == 0x7f) {

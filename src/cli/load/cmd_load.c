@@ -411,6 +411,15 @@ static bool all_done(const load_config *cfg, const file_state *st) {
   return true;
 }
 
+/* A failure of the server's about `path` on stderr, with a hint where the
+ * tables are missing. */
+static void say_failure(const char *path, const ch_conn *c) {
+  bool missing = strstr(c->error, "doesn't exist") != NULL ||
+                 strstr(c->error, "does not exist") != NULL;
+  fprintf(stderr, "cclscope load: %s: %s%s\n", path, c->error,
+          missing ? " (--create makes the database and tables)" : "");
+}
+
 /* Load one file; false on a failure (said on stderr). */
 static bool load_file_rows(load_run *run, const char *path, progress *pg,
                            uint64_t done_bytes, rec_scratch *sc) {
@@ -447,7 +456,7 @@ static bool load_file_rows(load_run *run, const char *path, progress *pg,
       /* the first record names the run (the process record) */
       if (!load_state_read(&run->conn, &run->cfg->names, lf.run_id, lf.file,
                            run->cfg->wanted, &st)) {
-        fprintf(stderr, "cclscope load: %s: %s\n", path, run->conn.error);
+        say_failure(path, &run->conn);
         ok = false;
         break;
       }
@@ -459,7 +468,7 @@ static bool load_file_rows(load_run *run, const char *path, progress *pg,
     }
     add_rows(run, &lf, &st, &r, sc, f.line_no, added);
     if (batch_full(run) && !flush(run)) {
-      fprintf(stderr, "cclscope load: %s: %s\n", path, run->conn.error);
+      say_failure(path, &run->conn);
       ok = false;
     }
     progress_update(pg, done_bytes + f.bytes_read);
@@ -549,7 +558,7 @@ int cmd_load(int argc, char **argv) {
       done += stat(in.paths[i], &sb) == 0 ? (uint64_t)sb.st_size : 0;
     }
     if (status == EXIT_OK && !flush(&run)) {
-      fprintf(stderr, "cclscope load: %s\n", run.conn.error);
+      say_failure("sending the last rows", &run.conn);
       status = EXIT_FINDINGS;
     }
     progress_finish(&pg);
