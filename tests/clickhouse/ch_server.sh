@@ -183,3 +183,16 @@ CH_CREATE=()
 ch_create_args() {
   CH_CREATE=(--create --cluster "$CH_CLUSTER" --shard "$(ch_url 0)" --shard "$(ch_url 1)")
 }
+
+# An emulated run through the real plugin into folder $1, run id $2, more
+# ncclemu options after (the slow-callback limits generous: the machine may
+# be busy with other tests). Extra CCLSCOPE_* variables come from the
+# caller's environment. Says what went wrong when it fails.
+ch_emulate() {
+  local dir=$1 job=$2
+  shift 2
+  CCLSCOPE_DIR=$dir CCLSCOPE_JOB_ID=$job CCLSCOPE_MODE=trace CCLSCOPE_SUMMARY=off \
+    "$EMU" --plugin "$PLUGIN" --quiet --max-callback-ms 5000 \
+    --max-lifecycle-ms 30000 "$@" >"$dir.emu.log" 2>&1 ||
+    { cat "$dir.emu.log" >&2; ch_fail "ncclemu $* failed"; }
+}
