@@ -13,7 +13,12 @@
 #   ch_kill I             # SIGKILL it at once
 #   ch_query I SQL        # run SQL on server I over HTTP, print the result
 #   ch_stop_all           # both (the tests trap it on EXIT)
+#   ch_emulate DIR JOB ARGS...   # an emulated run through the real plugin
+#   ch_load DB ARGS...    # cclscope load into server 0 as the test user
+#   ch_create_args        # CH_CREATE=(--create --cluster ... --shard ...)
+#   ch_check_exact DB "TABLES" FILES...  # the tables hold exactly the files
 #
+# The scripts set CCLSCOPE, EMU and PLUGIN (their arguments) first.
 # Fails loudly when clickhouse-server is missing: scripts/install-deps.sh
 # installs it (Debian's clickhouse-server package).
 CH_BIN=${CH_BIN:-$(command -v clickhouse-server || echo /usr/sbin/clickhouse-server)}
