@@ -150,7 +150,8 @@ CH_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # The loaded tables of database $1 (through server 0) hold exactly the rows
 # of the trace files "${@:3}" for the tables listed in $2 (space-separated):
-# counts, no (file, line) twice, the timing timestamps to the nanosecond.
+# counts, no (file, line) twice, the timestamps of timing rows, events and
+# ProxySteps to the nanosecond.
 ch_check_exact() {
   local db=$1 tables=$2
   shift 2
@@ -161,6 +162,10 @@ ch_check_exact() {
     timing_start_s_sum) sql="SELECT sum(intDiv(startNs, 1000000000)) FROM $db.cclscope_timing" ;;
     timing_start_ns_sum) sql="SELECT sum(startNs % 1000000000) FROM $db.cclscope_timing" ;;
     timing_duration_sum) sql="SELECT sum(durationNs) FROM $db.cclscope_timing" ;;
+    events_duration_sum | proxy_steps_duration_sum)
+      [[ " $tables " == *" ${table%_duration_sum} "* ]] || continue
+      sql="SELECT sum(stopNs - startNs) FROM $db.cclscope_${table%_duration_sum} WHERE isNotNull(startNs) AND isNotNull(stopNs)"
+      ;;
     *)
       [[ " $tables " == *" $table "* ]] || continue
       sql="SELECT count() FROM $db.cclscope_$table"
@@ -173,6 +178,23 @@ ch_check_exact() {
     [ "$got" = "$n" ] || ch_fail "$db: $table is $got, the files say $n"
     echo "ok: $db $table = $n"
   done <<<"$expect"
+}
+
+# The rows of table $2 of database $1 are where the Distributed table's
+# sharding key sends them (cityHash64(runId, file) modulo the two shards'
+# weights of 1: remainder 0 on the first shard, 1 on the second), and the
+# two shards' tables add up to the Distributed one.
+ch_check_shards() {
+  local db=$1 table=$2 i wrong a b whole
+  for i in 0 1; do
+    wrong=$(ch_query "$i" "SELECT count() FROM $db.cclscope_${table}_local WHERE cityHash64(runId, file) % 2 != $i")
+    [ "$wrong" = 0 ] || ch_fail "$db.$table: $wrong rows on shard $i that the sharding key sends elsewhere"
+  done
+  a=$(ch_query 0 "SELECT count() FROM $db.cclscope_${table}_local")
+  b=$(ch_query 1 "SELECT count() FROM $db.cclscope_${table}_local")
+  whole=$(ch_query 0 "SELECT count() FROM $db.cclscope_$table")
+  [ $((a + b)) = "$whole" ] || ch_fail "$db.$table: shards hold $a + $b rows, the Distributed table $whole"
+  echo "ok: $db $table: $a + $b rows on the shards, as the sharding key says"
 }
 
 # Run the loader against server 0 with the test user: ch_load DB ARGS...

@@ -6,7 +6,10 @@
 # "timing_start_ns_sum N" and "timing_duration_sum N": the sums of the
 # timing records' start split into seconds and nanoseconds (each fits a
 # 64-bit sum) and of their stop - start, exact (format 1's µs with three
-# decimals, format 2's integer ns), which the rows must give to the ns.
+# decimals, format 2's integer ns), which the rows must give to the ns;
+# "events_duration_sum N" and "proxy_steps_duration_sum N": the same for
+# the stop - start of the events (but ProxySteps) and ProxySteps that have
+# both.
 import json
 import subprocess
 import sys
@@ -36,6 +39,13 @@ counts = {"timing": 0, "comms": 0, "processes": 0, "events": 0,
 start_s_sum = 0
 start_ns_sum = 0
 duration_sum = 0
+event_durations = {"events": 0, "proxy_steps": 0}
+
+
+def point_ns(point):
+    if not isinstance(point, dict) or point.get("ts") is None:
+        return None
+    return int(Decimal(str(point["ts"])) * 1000)
 for path in sys.argv[1:]:
     counts["processes"] += 1
     for line in lines(path):
@@ -53,7 +63,12 @@ for path in sys.argv[1:]:
             start_ns_sum += start % 10**9
             duration_sum += ns(r, "stopNs", "stop") - start
         elif kind == "event":
-            if r.get("type") == "ncclProfileProxyStep":
+            table = ("proxy_steps" if r.get("type") == "ncclProfileProxyStep"
+                     else "events")
+            start, stop = point_ns(r.get("start")), point_ns(r.get("stop"))
+            if start is not None and stop is not None:
+                event_durations[table] += stop - start
+            if table == "proxy_steps":
                 counts["proxy_steps"] += 1
             else:
                 counts["events"] += 1
@@ -64,3 +79,5 @@ for table, n in counts.items():
 print("timing_start_s_sum", start_s_sum)
 print("timing_start_ns_sum", start_ns_sum)
 print("timing_duration_sum", duration_sum)
+for table, n in event_durations.items():
+    print(table + "_duration_sum", n)

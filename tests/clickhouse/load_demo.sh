@@ -4,7 +4,8 @@
 # (scripts/demo.sh's run: ncclemu mixed, 2 nodes x 4 ranks, ProxySteps on)
 # into two clickhouse-server shards behind Distributed tables made by
 # `load --create --cluster --shard`: every table holds exactly the rows of
-# the files (timing timestamps to the ns), both shards hold some; loading
+# the files (timestamps to the ns), each row on the shard the sharding key
+# names; loading
 # again adds nothing, and neither does loading again without the markers
 # (every line is found stored).
 # usage: load_demo.sh CCLSCOPE NCCLEMU PLUGIN
@@ -29,10 +30,7 @@ ch_load demo "${CH_CREATE[@]}" --events --proxy-steps "$tmp/traces" >"$tmp/out1"
 grep -q "${#files[@]} files loaded, 0 already loaded" "$tmp/out1" ||
   ch_fail "unexpected report: $(cat "$tmp/out1")"
 ch_check_exact demo "$all" "${files[@]}"
-for i in 0 1; do
-  n=$(ch_query "$i" "SELECT count() FROM demo.cclscope_timing_local")
-  [ "$n" -gt 0 ] || ch_fail "shard $i holds no timing row: the Distributed table did not spread them"
-done
+for table in $all loads; do ch_check_shards demo "$table"; done
 # every row carries its GPU's identity
 n=$(ch_query 0 "SELECT count() FROM demo.cclscope_timing WHERE runId != 'demo' OR hostname = '' OR pid = 0 OR isNull(globalRank) OR commName = '' OR isNull(device)")
 [ "$n" = 0 ] || ch_fail "$n timing rows without their GPU's identity"

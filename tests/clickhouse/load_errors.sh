@@ -4,7 +4,8 @@
 # `cclscope load` is one clear line on stderr and exit status 1: no server
 # on the port, a wrong password (ClickHouse's words, the password not
 # shown), tables that do not exist (no --create), a table that rejects the
-# rows (ClickHouse's parse error), an URL that is not http(s).
+# rows (ClickHouse's parse error), --create ON CLUSTER where the servers
+# have no ZooKeeper, an URL that is not http(s).
 # usage: load_errors.sh CCLSCOPE NCCLEMU PLUGIN
 set -euo pipefail
 CCLSCOPE=$1 EMU=$2 PLUGIN=$3
@@ -49,6 +50,9 @@ ch_query 0 "DROP TABLE bad.cclscope_comms" >/dev/null
 ch_query 0 "CREATE TABLE bad.cclscope_comms (runId String, globalRank Nullable(Int32), hostname UInt8, pid UInt32, device Nullable(Int32), gpuUuid String, ctx UInt32, commId String, commName String, rank Int32, nranks Int32, nNodes Int32, file String, line UInt64) ENGINE = Memory" >/dev/null
 expect_failure "rejected rows" "HTTP [0-9]+: .*Cannot parse" -- \
   ch_load bad "$tmp/traces"
+# ON CLUSTER without ZooKeeper: ClickHouse's refusal, said
+expect_failure "ON CLUSTER without a coordination service" "load: --create: .*answered HTTP [0-9]+: Code: [0-9]+, .*DDL" -- \
+  ch_load oncluster --create --cluster "$CH_CLUSTER" "$tmp/traces"
 expect_failure "not an http URL" "is not an http:// or https:// URL" -- \
   "$CCLSCOPE" load --clickhouse "127.0.0.1:${CH_HTTP[0]}" "$tmp/traces"
 echo "PASS"
