@@ -84,9 +84,12 @@ quiet_services() { # packages (theirs and their dependencies' units): disable wh
   local p unit
   for p in "$@"; do
     for unit in $(dpkg-query -L "$p" 2>/dev/null | grep -E '^(/usr)?/lib/systemd/system/[^/]+[.](service|socket|timer)$' | xargs -r -n1 basename); do
-      if $SUDO deb-systemd-helper --quiet was-enabled "$unit" 2>/dev/null; then
+      # deb-systemd-helper acts only for the package named as dpkg names it
+      # to its maintainer scripts
+      if $SUDO env DPKG_MAINTSCRIPT_PACKAGE="$p" deb-systemd-helper --quiet was-enabled "$unit"; then
         echo "install-deps: $unit (package $p) stays stopped and disabled: the tests run what they need themselves"
-        $SUDO deb-systemd-helper disable "$unit" >/dev/null 2>&1 || true
+        $SUDO env DPKG_MAINTSCRIPT_PACKAGE="$p" deb-systemd-helper disable "$unit" ||
+          echo "install-deps: WARNING: could not disable $unit" >&2
       fi
     done
   done
