@@ -111,7 +111,9 @@ void emu_options_help(void) {
       "                        over all processes; default 0 = unpaced\n"
       "  --sizes LIST          message sizes in bytes, e.g. 4K,1M,32M; "
       "default\n"
-      "                        " DEFAULT_SIZES " (mixed: its own sizes)\n"
+      "                        " DEFAULT_SIZES
+      " (mixed: its own sizes; given,\n"
+      "                        round-robin over its roles and iterations)\n"
       "\n"
       "NCCL behaviour:\n"
       "  --nccl-version X.Y[.Z] pretend to be this NCCL (2.23 .. 2.31): probe\n"
