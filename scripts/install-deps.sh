@@ -124,31 +124,16 @@ fi
 
 # Debian's clickhouse-server (18.16) for the tests of `cclscope load`
 # (tests/clickhouse/), which start servers of their own as the current user.
-# The package enables and starts its system service when installed: the
-# start is refused here (a policy-rc.d that says 101, only while installing
-# and only where the system has none) and the unit disabled after, so that
-# no ClickHouse runs or boots because of this script.
-if ! installed clickhouse-server; then
+# The package enables and starts its system service when installed:
+# apt_install refuses the start and disables the unit after, so that no
+# ClickHouse runs or boots because of this script. Not for the demo.
+if [ "$profile" = full ] && ! installed clickhouse-server; then
   if [ "$(id -u)" -ne 0 ] && [ -z "$SUDO" ]; then
     echo "install-deps: need root or sudo to install: clickhouse-server" >&2
     exit 1
   fi
   echo "install-deps: installing clickhouse-server (its service neither started nor enabled)"
-  policy=/usr/sbin/policy-rc.d
-  added_policy=0
-  if [ ! -e $policy ]; then
-    printf '#!/bin/sh\n# install-deps.sh: no service start while installing\nexit 101\n' |
-      $SUDO tee $policy >/dev/null
-    $SUDO chmod 755 $policy
-    added_policy=1
-  fi
-  rc=0
-  apt_install clickhouse-server || rc=$?
-  [ $added_policy -eq 1 ] && $SUDO rm -f $policy
-  [ $rc -eq 0 ] || exit $rc
-  if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
-    $SUDO systemctl disable clickhouse-server.service >/dev/null 2>&1 || true
-  fi
+  apt_install clickhouse-server
 fi
 
 # Debian's chromium runs the browser test of `cclscope view` (driven by npm
