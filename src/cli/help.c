@@ -23,6 +23,7 @@ static const char overview[] =
     "  hang       who is behind in a hang, from the in-flight snapshots\n"
     "  view       one HTML page with an interactive timeline (offline)\n"
     "  convert    minimal_profiler traces rewritten in cclscope's format\n"
+    "  sql        the ClickHouse queries that give summary's tables\n"
     "  help CMD   the options and output of one command\n"
     "\n"
     "global options (before or after the command):\n"
@@ -339,6 +340,30 @@ static const char help_convert[] =
     "                         folder to write them into, each under its own\n"
     "                         name (created if needed); never an input\n";
 
+static const char help_sql[] =
+    "usage: cclscope sql [QUERY] [--source table:NAME|file:GLOB|s3:URL]\n"
+    "                    [--final]\n"
+    "       cclscope sql --columns\n"
+    "\n"
+    "Prints the ClickHouse queries shipped in share/cclscope/clickhouse/\n"
+    "queries/ ready to paste into clickhouse-client, chdb or any ClickHouse:\n"
+    "the SQL of summary's collectives table (collectives) and straggler\n"
+    "tables by (communicator, rank) and by GPU (stragglers_ranks,\n"
+    "stragglers_gpus), own and inherited wait included, which give the\n"
+    "numbers of `summary --json` (docs/clickhouse.md, Queries). Without\n"
+    "QUERY: the queries, one a line.\n"
+    "\n"
+    "options:\n"
+    "  --source table:NAME  the timing rows of a loaded table (default:\n"
+    "                       table:cclscope_timing)\n"
+    "  --source file:GLOB   the trace files read in place (JSONEachRow,\n"
+    "  --source s3:URL      .jsonl or .jsonl.zst, format version 2): file()\n"
+    "                       or s3() with the timing row's columns as schema\n"
+    "  --final              read the table with FINAL (rows loaded twice\n"
+    "                       and not merged yet counted once)\n"
+    "  --columns            the timing row's columns, as a ClickHouse\n"
+    "                       structure (the schema of the files)\n";
+
 bool help_print(const char *cmd, FILE *out) {
   static const struct {
     const char *name;
@@ -346,7 +371,8 @@ bool help_print(const char *cmd, FILE *out) {
   } pages[] = {{"check", help_check}, {"summary", help_summary},
                {"merge", help_merge}, {"perfetto", help_perfetto},
                {"otf2", help_otf2},   {"hang", help_hang},
-               {"view", help_view},   {"convert", help_convert}};
+               {"view", help_view},   {"convert", help_convert},
+               {"sql", help_sql}};
   if (!cmd) {
     fputs(overview, out);
     return true;

@@ -162,7 +162,7 @@ typedef struct {
   rank_row *ranks;
   size_t nranks, cap_ranks;
   pair_map rank_index; /* (comm, rank|timing) -> rank_row index + 1 */
-  /* Each GPU's queue of reports and last completions (summary_gaps.c):
+  /* Each GPU's queue of reports and the last one released (summary_gaps.c):
    * (1 << 63 | file, device + 1), or (comm, rank) when the GPU is unknown
    * -> index + 1 in `history` */
   pair_map history_index;
@@ -172,6 +172,9 @@ typedef struct {
   uint64_t incomplete[2]; /* of which missing some rank */
   uint64_t single[2];     /* only one rank seen: not comparable */
   uint64_t duplicates;    /* the same rank twice in one instance */
+  /* timing reports written after a report of the same GPU that arrived
+   * later had left the window: their gaps are not in arrival order */
+  uint64_t gaps_out_of_order;
   worst_instance worst[2][WORST_KEEP];
   int nworst[2];
 } straggler_state;
@@ -396,6 +399,11 @@ typedef struct {
  * set (collectives then go to strag_add). P2P reports only count as
  * completions. */
 void gaps_add(summary *s, const gap_report *r);
+/* The gap of an arrival after the GPU's previous report in arrival order
+ * (prev_arrival, prev_completion): arrival minus that report's completion
+ * when it came at most 100 us after the arrival, else minus its arrival. */
+int64_t gap_after(int64_t prev_arrival, int64_t prev_completion,
+                  int64_t arrival);
 /* Let every queued report go (called by strag_finish). */
 void gaps_finish(summary *s);
 /* Free every GPU's queue and history (summary_free). */

@@ -1083,6 +1083,8 @@ static void json_stragglers(jsonw *w, const summary *s) {
   jw_u64(w, st->single[timing]);
   jw_key(w, "duplicates");
   jw_u64(w, st->duplicates);
+  jw_key(w, "gapsOutOfOrder");
+  jw_u64(w, st->gaps_out_of_order);
   jw_key(w, "waitingHighWater");
   jw_u64(w, st->waiting_high_water);
   json_verdict(w, s);
