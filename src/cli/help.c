@@ -342,7 +342,6 @@ static const char help_convert[] =
 
 static const char help_sql[] =
     "usage: cclscope sql [QUERY] [--source table:NAME|file:GLOB|s3:URL]\n"
-    "                    [--final]\n"
     "       cclscope sql --columns\n"
     "\n"
     "Prints the ClickHouse queries shipped in share/cclscope/clickhouse/\n"
@@ -359,8 +358,6 @@ static const char help_sql[] =
     "  --source file:GLOB   the trace files read in place (JSONEachRow,\n"
     "  --source s3:URL      .jsonl or .jsonl.zst, format version 2): file()\n"
     "                       or s3() with the timing row's columns as schema\n"
-    "  --final              read the table with FINAL (rows loaded twice\n"
-    "                       and not merged yet counted once)\n"
     "  --columns            the timing row's columns, as a ClickHouse\n"
     "                       structure (the schema of the files)\n";
 

@@ -77,7 +77,6 @@ static const sql_query *query_named(const char *name, size_t len) {
 typedef struct {
   enum { SRC_TABLE, SRC_FILE, SRC_S3 } kind;
   const char *where; /* table name, glob or URL */
-  bool final;        /* --final: read the table with FINAL */
 } sql_source;
 
 /* The columns without their trailing newline. */
@@ -92,8 +91,6 @@ static void buf_columns(sql_buf *b) {
 static void buf_relation(sql_buf *b, const sql_source *src) {
   if (src->kind == SRC_TABLE) {
     buf_str(b, src->where);
-    if (src->final)
-      buf_str(b, " FINAL");
     return;
   }
   buf_str(b, src->kind == SRC_FILE ? "(SELECT * FROM file('"
@@ -171,7 +168,7 @@ static bool parse_source(const char *v, sql_source *src) {
 }
 
 int cmd_sql(int argc, char **argv) {
-  sql_source src = {SRC_TABLE, "cclscope_timing", false};
+  sql_source src = {SRC_TABLE, "cclscope_timing"};
   const char *name = NULL;
   bool columns = false;
   for (int i = 1; i < argc; i++) {
@@ -190,8 +187,6 @@ int cmd_sql(int argc, char **argv) {
                            "--source takes table:NAME, file:GLOB or s3:URL, "
                            "not '%s'",
                            v);
-    } else if (!strcmp(a, "--final")) {
-      src.final = true;
     } else if (!strcmp(a, "--columns")) {
       columns = true;
     } else if (a[0] == '-' && a[1]) {
@@ -202,8 +197,6 @@ int cmd_sql(int argc, char **argv) {
       name = a;
     }
   }
-  if (src.final && src.kind != SRC_TABLE)
-    return usage_error("sql", "--final is for a table, not files");
   if (columns) {
     sql_buf b = {NULL, 0, 0, true};
     buf_columns(&b);
