@@ -73,9 +73,9 @@ typedef struct {
 typedef struct {
   int64_t arrival;    /* apiTs, else enqueue start (ns) */
   int64_t completion; /* stop (ns) */
-  /* arrival - this GPU's previous completion (its own time between two
-   * operations: compute, host work), STRAG_UNKNOWN for the enqueue basis and
-   * a GPU's first operation */
+  /* arrival - the end of this GPU's previous operation in arrival order
+   * (gap_after: its own time between two operations: compute, host work),
+   * STRAG_UNKNOWN for the enqueue basis and a GPU's first operation */
   int64_t gap;
   /* KernelPhase initial_sync length (ns): how long the GPU waited for its
    * peers inside the kernel; STRAG_UNKNOWN without KernelPhase */

@@ -3,11 +3,24 @@
 // shipped SQL's rows (share/clickhouse/queries/, run by chdb) with
 // `cclscope summary --json`. Exported for in_place.mjs.
 
-// The CLI prints microseconds with 3 decimals and bandwidths with 4: the
-// SQL's Float64 rounded the same way must give the same number.
-function rounded(v, decimals) {
+// The CLI prints microseconds with 3 decimals and bandwidths with 4 (C's
+// printf: the double's exact value rounded, an exact tie to even): the
+// SQL's Float64 rounded the same way must give the same number. JS's
+// toFixed rounds a tie up, so ties are rounded here from the exact digits.
+export function rounded(v, decimals) {
   if (v === null || v === undefined) return null;
-  return Number(Number(v).toFixed(decimals));
+  const x = Number(v);
+  const exact = Math.abs(x).toFixed(100); // every digit of the double
+  const dot = exact.indexOf('.');
+  const rest = exact.slice(dot + 1 + decimals);
+  if (!/^50*$/.test(rest)) return Number(x.toFixed(decimals));
+  const kept = exact.slice(0, dot + 1 + decimals).replace('.', '');
+  const last = Number(kept[kept.length - 1]);
+  const up = last % 2 === 1; // a tie: to the even neighbour
+  const units = BigInt(kept) + (up ? 1n : 0n);
+  const s = units.toString().padStart(decimals + 1, '0');
+  const text = `${s.slice(0, s.length - decimals)}.${s.slice(s.length - decimals)}`;
+  return (x < 0 ? -1 : 1) * Number(text);
 }
 
 // Compare `fields` ({name: decimals, or -1 for exact}) of the rows matched

@@ -47,6 +47,18 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+// The SQL reads format version 2 (one schema for every line); older
+// traces are for the CLI only.
+const versions = chdb.query(
+  `SELECT DISTINCT formatVersion FROM file('${path.join(traces, glob)}', 'JSONEachRow', ` +
+  `'recordType String, formatVersion UInt32') WHERE recordType = 'process' ` +
+  'SETTINGS input_format_skip_unknown_fields = 1', 'TSVRaw').trim().split('\n');
+if (versions.length !== 1 || versions[0] !== '2') {
+  console.error(`FAIL: the traces in ${traces} are of format version ${versions.join(', ')}, ` +
+                'not 2: the shipped SQL reads format version 2');
+  process.exit(1);
+}
+
 const summary = JSON.parse(execFileSync(cclscope, ['-q', 'summary', '--json', summaryOf],
                                         { maxBuffer: 1 << 30 }).toString());
 if (summary.stragglers.basis !== 'timing') {
