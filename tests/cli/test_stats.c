@@ -317,6 +317,61 @@ static void last_of_equal_arrivals(void **state) {
   summary_free(&s);
 }
 
+/* A GPU's records written in reverse arrival order, 1000 of them (within
+ * the window): the gaps come from the previous record in arrival order all
+ * the same, so its peer, late by 10 ns at every call with the same gaps,
+ * owns none of it; 3000 of them (beyond the window) are counted as out of
+ * order. */
+static void gaps_in_arrival_order(void **state) {
+  (void)state;
+  for (int round = 0; round < 2; round++) {
+    int n = round == 0 ? 1000 : 3000;
+    summary s;
+    memset(&s, 0, sizeof s);
+    for (int k = 0; k < n; k++) {
+      int i = n - 1 - k; /* rank 0: last call first */
+      gap_report r0 = {0xa,
+                       (uint64_t)i,
+                       1024,
+                       1,
+                       2,
+                       true,
+                       {(int64_t)i * 1000, (int64_t)i * 1000 + 500,
+                        STRAG_UNKNOWN, STRAG_UNKNOWN, 0}};
+      gaps_add(&s, &r0);
+    }
+    for (int i = 0; i < n; i++) { /* rank 1: in order, 10 ns later */
+      gap_report r1 = {0xa,
+                       (uint64_t)i,
+                       1024,
+                       1,
+                       2,
+                       true,
+                       {(int64_t)i * 1000 + 10, (int64_t)i * 1000 + 510,
+                        STRAG_UNKNOWN, STRAG_UNKNOWN, 1}};
+      gaps_add(&s, &r1);
+    }
+    strag_finish(&s);
+    const rank_row *late = NULL;
+    for (size_t i = 0; i < s.strag.nranks; i++)
+      if (s.strag.ranks[i].rank == 1)
+        late = &s.strag.ranks[i];
+    assert_non_null(late);
+    assert_int_equal(late->times_last, (uint64_t)n);
+    if (round == 0) {
+      assert_int_equal(s.strag.gaps_out_of_order, 0);
+      /* wait 5 ns each (median of two arrivals: 5 ns before the last);
+       * the first call's is start-up skew, the rest inherited */
+      assert_int_equal(late->wait_sum, (int64_t)n * 5);
+      assert_int_equal(late->unattributed_wait_sum, 5);
+      assert_int_equal(late->own_wait_sum, 0);
+    } else {
+      assert_true(s.strag.gaps_out_of_order > 0);
+    }
+    summary_free(&s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(histogram_error_bound),
@@ -328,6 +383,7 @@ int main(void) {
       cmocka_unit_test(binomial_tail),
       cmocka_unit_test(gap_definition),
       cmocka_unit_test(last_of_equal_arrivals),
+      cmocka_unit_test(gaps_in_arrival_order),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
