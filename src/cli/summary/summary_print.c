@@ -648,6 +648,11 @@ static void print_stragglers_text(const summary *s) {
          "func, seqNumber); %" PRIu64 " incomplete (a rank missing), %" PRIu64
          " seen on one rank only\n",
          st->matched[timing], st->incomplete[timing], st->single[timing]);
+  if (timing && st->gaps_out_of_order > 0)
+    printf("  %" PRIu64 " timing records came further out of arrival order "
+           "than summary holds back: their gaps (own/inherited) are from a "
+           "neighbour out of order\n",
+           st->gaps_out_of_order);
   print_verdict_text(s);
   size_t n;
   rank_row **rows = sorted_ranks(s, timing, &n);
