@@ -7,7 +7,10 @@
  * summary panel (the tables of `cclscope summary`, from its JSON). */
 'use strict';
 
-const TIME_KEYS = new Set(['ts', 'lastTs', 'apiTs', 'start', 'stop', 'endTs']);
+// Time keys, sent as ns since the page's base: trace-format version 1's
+// microsecond keys and version 2's integer-ns keys of timing records.
+const TIME_KEYS = new Set(['ts', 'lastTs', 'apiTs', 'start', 'stop', 'endTs',
+  'apiNs', 'enqueueStartNs', 'enqueueStopNs', 'startNs', 'stopNs']);
 
 function fullTypeName(M, i) {
   const t = typeName(M, i);
@@ -196,11 +199,12 @@ function showDetails(V, i) {
     const tt = kvTable();
     body.appendChild(tt);
     const tx = itemExtra(M, tm);
-    for (const key of ['source', 'duration', 'algBw', 'busBw', 'bytes', 'nranks', 'algo', 'proto', 'incomplete']) {
+    for (const key of ['source', 'duration', 'durationNs', 'algBw', 'busBw', 'bytes', 'nranks', 'algo', 'proto', 'incomplete']) {
       const v = jsonGet(tx, key);
       if (!v) continue;
       let text = v.v;
       if (key === 'duration') text = v.v + ' µs';
+      if (key === 'durationNs') text = fmtDur(Number(v.v));
       if (key === 'algBw' || key === 'busBw') text = v.v === 'null' ? '- (host-only span)' : v.v + ' GB/s';
       if (key === 'bytes') text = v.v + ' (' + fmtBytes(Number(v.v)) + ')';
       kvRow(tt, key, text);

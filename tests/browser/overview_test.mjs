@@ -77,6 +77,11 @@ function plantLateRank(dir, out, rank, us) {
       const by = BigInt(seq[1]) * BigInt(us);
       moved++;
       if (line.startsWith('{"recordType":"timing"')) {
+        // format version 2: integer ns (keys ending in Ns); version 1: µs
+        if (line.includes('"startNs":')) {
+          return line.replace(/"(apiNs|enqueueStartNs|enqueueStopNs|startNs|stopNs)":([0-9]+)/g,
+            (m, k, ts) => '"' + k + '":' + shift(ts, by * 1000n));
+        }
         return line.replace(/"(apiTs|start|stop)":([0-9.]+)/g, (m, k, ts) => '"' + k + '":' + shift(ts, by));
       }
       return line.replace(/"(start|stop)":\{"ts":([0-9.]+)/g, (m, k, ts) => '"' + k + '":{"ts":' + shift(ts, by));

@@ -216,9 +216,9 @@ static void count_file(const char *path, trace_counts *c, rec_scratch *s) {
       if (r.et == ET_COLL || r.et == ET_CE_COLL)
         c->colls++;
     } else if (r.rt == RT_TIMING) {
-      int64_t a, b;
-      if (js_to_ns(js_get(r.f, K_start), &a) &&
-          js_to_ns(js_get(r.f, K_stop), &b))
+      rec_timing times; /* either format version */
+      rec_timing_decode(&r, &s->sub, &times);
+      if (times.start != INT64_MIN && times.stop != INT64_MIN)
         c->timing++;
     }
   }

@@ -325,7 +325,10 @@ int main(int argc, char **argv) {
       timings_with_phases++;
       const cJSON *p;
       cJSON_ArrayForEach(p, ph) {
-        double s = num_of(p, "start"), e = num_of(p, "stop");
+        /* format version 2: integer ns; version 1: microseconds */
+        bool v2 = cJSON_GetObjectItemCaseSensitive(p, "startNs") != NULL;
+        double s = v2 ? num_of(p, "startNs") / 1e3 : num_of(p, "start");
+        double e = v2 ? num_of(p, "stopNs") / 1e3 : num_of(p, "stop");
         if (!(e >= s) || !(s > 1e15)) /* epoch microseconds */
           fail("%s: timing %s phase %s spans %.3f .. %.3f", paths[f],
                str_of(r, "eventId"), p->string, s, e);

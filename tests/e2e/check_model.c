@@ -67,6 +67,19 @@ static double num(const cJSON *o, const char *k) {
   return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* A time of a timing record in microseconds (since the epoch, or a
+ * duration): format version 2's integer-ns key `ns_key`, else version 1's
+ * microsecond key `us_key` (whose "enqueue" is an object: its start). A
+ * double keeps a quarter of a microsecond here, enough for the model. */
+static double timing_us(const cJSON *r, const char *ns_key,
+                        const char *us_key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, ns_key);
+  if (cJSON_IsNumber(v))
+    return v->valuedouble / 1e3;
+  const cJSON *u = cJSON_GetObjectItemCaseSensitive(r, us_key);
+  return cJSON_IsObject(u) ? num(u, "start") : num(r, us_key);
+}
+
 static const char *str(const cJSON *o, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
   return cJSON_IsString(v) ? v->valuestring : "";
@@ -118,7 +131,7 @@ static int check_intra(const char *dir, double nv_gbps, double lat_us,
       double bytes = num(r, "bytes");
       double factor = bus_factor(str(r, "func"), n);
       double model_us = lat_us + bytes * factor / (nv_gbps * 1e3) - launch_us;
-      double dur = num(r, "duration");
+      double dur = timing_us(r, "durationNs", "duration");
       if (dur < model_us * (1 - tolerance)) {
         printf("FAIL: %s seq %.0f rank %.0f: %.3f us, shorter than the model's "
                "%.3f us\n",
@@ -126,8 +139,8 @@ static int check_intra(const char *dir, double nv_gbps, double lat_us,
                model_us);
         failures++;
       }
-      const cJSON *enq = cJSON_GetObjectItemCaseSensitive(r, "enqueue");
-      double gap = num(r, "start") - num(enq, "start");
+      double gap = timing_us(r, "startNs", "start") -
+                   timing_us(r, "enqueueStartNs", "enqueue");
       if (ngaps < MAX_COLLS * 8)
         gaps[ngaps++] = gap;
       if (!(gap > -25 * start_window_us)) {
@@ -370,7 +383,7 @@ static int check_anomaly(const char *dir, int ntruth, char **truths) {
         }
         checked++;
         double want = (double)(c->last_stop - c->first_clean) / 1e3;
-        double got = num(r, "duration");
+        double got = timing_us(r, "durationNs", "duration");
         if (!(fabs(got - want) <= 2.0)) {
           printf("FAIL: pid %d Coll 0x%llx%s: GPU duration %.3f us, truth "
                  "(clean stamps) %.3f us\n",

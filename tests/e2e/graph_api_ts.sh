@@ -4,8 +4,9 @@
 # usage: graph_api_ts.sh NCCLEMU PLUGIN
 # A replayed Coll names the capture-time CollApi as parent (real NCCL 2.28.9
 # on a GPU does; docs/nccl-behaviour.md §8.7). Its timing record must not
-# take that call's start as its apiTs (every replay would then "arrive" at
-# capture time): apiTs is null and readers use the enqueue start.
+# take that call's start as its apiNs (apiTs in format version 1; every
+# replay would then "arrive" at capture time): it is null and readers use
+# the enqueue start.
 set -euo pipefail
 emu=$1 plugin=$2
 work=$(mktemp -d "${TMPDIR:-/tmp}/cclscope-graph-XXXXXX")
@@ -14,7 +15,7 @@ CCLSCOPE_DIR="$work/out" "$emu" --plugin "$plugin" --scenario graph --ops 4 \
   --quiet >"$work/log" 2>&1 || { echo "FAIL: ncclemu"; cat "$work/log"; exit 1; }
 timing=$(cat "$work"/out/trace_*.jsonl | grep -c '"recordType":"timing"' || true)
 with_api=$(cat "$work"/out/trace_*.jsonl | grep '"recordType":"timing"' |
-  grep -vc '"apiTs":null' || true)
+  grep -vc '"apiNs":null' || true)
 echo "timing records: $timing, with an apiTs: $with_api"
 [ "$timing" -ge 16 ] || { echo "FAIL: expected >= 16 timing records"; exit 1; }
 [ "$with_api" -eq 0 ] || { echo "FAIL: replays took the capture-time apiTs"; exit 1; }

@@ -59,9 +59,21 @@ def read_trace(path):
 
 
 def enqueue_start(rec):
+    """The enqueue start (ns since the epoch) of a timing record of either
+    format version: 2's integer enqueueStartNs, 1's enqueue.start (µs)."""
+    if "enqueueStartNs" in rec:
+        return rec["enqueueStartNs"] or rec.get("startNs") or 0
     enqueue = rec.get("enqueue") or {}
     start = enqueue.get("start")
-    return start if start is not None else rec.get("start", 0)
+    start = start if start is not None else rec.get("start", 0)
+    return round(start * 1000)
+
+
+def duration_us(rec):
+    """A timing record's duration in µs (format version 2: durationNs)."""
+    if "durationNs" in rec:
+        return (rec["durationNs"] or 0) / 1000.0
+    return rec.get("duration") or 0.0
 
 
 def pair_process(events, timings):
@@ -97,14 +109,14 @@ def compare(pairs, tolerance_pct, tolerance_us):
     for size in sorted(by_size):
         group = by_size[size]
         cuda = statistics.median(op["cuda_us"] for op, _ in group)
-        ours = statistics.median(rec.get("duration") or 0.0 for _, rec in group)
+        ours = statistics.median(duration_us(rec) for _, rec in group)
         allowed = max(cuda * tolerance_pct / 100.0, tolerance_us)
         sources = {}
         for _, rec in group:
             src = rec.get("source", "?")
             sources[src] = sources.get(src, 0) + 1
         within = sum(1 for op, rec in group
-                     if abs((rec.get("duration") or 0.0) - op["cuda_us"]) <=
+                     if abs(duration_us(rec) - op["cuda_us"]) <=
                      max(op["cuda_us"] * tolerance_pct / 100.0, tolerance_us))
         rows.append({
             "bytes": size,

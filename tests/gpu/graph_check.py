@@ -70,7 +70,9 @@ def main():
         seqs = [c.get("details", {}).get("seqNumber") for c in replay_colls]
         replay_ids = {c["id"] for c in replay_colls}
         timed = [r for r in records(traces[0]) if r.get("eventId") in replay_ids]
-        with_api = sum(1 for r in timed if r.get("apiTs") is not None)
+        # apiNs (format version 2) or apiTs (version 1)
+        with_api = sum(1 for r in timed
+                       if r.get("apiNs", r.get("apiTs")) is not None)
         print(f"pid {pid} rank {meta['rank']}: CollApi {len(coll_api)} "
               f"(graphCaptured {len(captured)}), KernelLaunch {len(launches)}, "
               f"Coll {len(colls)} ({len(replay_colls)} replays on another thread "

@@ -25,6 +25,20 @@ def check(cond, what):
         print(f"FAIL: {what}")
 
 
+# The trace format version write_trace writes (both are read the same).
+FORMAT_VERSION = 1
+
+
+def as_version2(rec):
+    """A version 1 timing record written as format version 2 writes it:
+    integer nanoseconds under keys ending in Ns."""
+    out = {k: v for k, v in rec.items() if k not in ("duration", "enqueue")}
+    out["enqueueStartNs"] = round(rec["enqueue"]["start"] * 1000)
+    out["enqueueStopNs"] = round(rec["enqueue"]["stop"] * 1000)
+    out["durationNs"] = round(rec["duration"] * 1000)
+    return out
+
+
 def write_trace(folder, pid, timings, extra_before=0):
     """A trace file: process record, `extra_before` earlier AllReduces
     (e.g. a barrier), then one timing record per (bytes, duration)."""
@@ -44,6 +58,8 @@ def write_trace(folder, pid, timings, extra_before=0):
                       "bytes": nbytes, "duration": 1.0, "source": "gpu",
                       "enqueue": {"start": t + 2, "stop": t + 3}})
         t += 100
+    if FORMAT_VERSION == 2:
+        lines[1:] = [as_version2(rec) for rec in lines[1:]]
     # Written out of order, as the plugin may: pairing sorts by enqueue.
     lines = lines[:1] + list(reversed(lines[1:]))
     with open(os.path.join(folder, f"trace_run_host_pid{pid}.jsonl"), "w") as f:
@@ -124,6 +140,18 @@ trace, events = scenario({8192: 10.0}, {8192: 10.0}, drop_trace=True)
 rc, rows, err = run(trace, events)
 check(rc == 2 and "no trace file for pid 102" in err,
       f"missing trace exits 2 ({rc}: {err})")
+
+# The same agreement from format version 2 traces.
+FORMAT_VERSION = 2
+trace, events = scenario({1 << 20: 1030.0, 8192: 14.0},
+                         {1 << 20: 1000.0, 8192: 10.0})
+rc, rows, err = run(trace, events)
+check(rc == 0, f"version 2: agreeing timings exit 0 (got {rc}: {err})")
+if rows:
+    big = [r for r in rows if r["bytes"] == 1 << 20][0]
+    check(abs(big["diff_us"] - 30.0) < 0.02, "version 2: median difference "
+          "30 us")
+    check(all(r["ops"] == 6 for r in rows), "version 2: warm-ups left out")
 
 if failures:
     print(f"{len(failures)} check(s) failed")

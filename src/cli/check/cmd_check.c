@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "check/id_table.h"
+#include "check/timing_check.h"
 #include "cli.h"
 #include "cli_options.h"
 #include "read/read_ahead.h"
@@ -52,6 +53,7 @@ typedef enum {
   F_LIFECYCLE,
   F_COUNTERS,
   F_REFERENCE,
+  F_TIMING_IDENTITY,
   F_READ,
   N_NO_PROCESS_END,
   N_DROPS,
@@ -101,6 +103,10 @@ static const code_info codes[F_CODE_COUNT] = {
     [F_REFERENCE] = {"reference", SEV_ERROR,
                      "timing, state and GPU activity records refer to "
                      "events of their file"},
+    [F_TIMING_IDENTITY] = {"timing-identity", SEV_ERROR,
+                           "a timing record repeats its process's runId, "
+                           "globalRank, hostname, pid and its "
+                           "communicator's device and commName"},
     [F_READ] = {"read", SEV_ERROR, "the file can be read"},
     [N_NO_PROCESS_END] = {"no-process-end", SEV_NOTE, NULL},
     [N_DROPS] = {"drops", SEV_NOTE, NULL},
@@ -193,6 +199,7 @@ typedef struct {
   bool saw_acct;              /* the accounting record (since 2026-11) */
   uint64_t acct_line;
   rec_accounting acct;
+  timing_facts timing; /* what timing records must repeat */
 } file_check;
 
 enum { CTX_INIT = 1, CTX_FINALIZE = 2, CTX_USED = 4 };
@@ -466,6 +473,8 @@ static void check_event(checker *c, file_check *fc, rec_scratch *s,
                ctx);
       *bits |= init ? CTX_INIT : CTX_FINALIZE;
     }
+    if (init)
+      timing_facts_init_record(&fc->timing, r);
     if (fin) {
       const js_value *d = js_get(f, K_details);
       js_fields *sub = &s->sub;
@@ -760,6 +769,25 @@ static void finish_file(checker *c, file_check *fc) {
   report_suppressed(c, fc);
 }
 
+/* The newest trace format this check knows (docs/trace-format.md). */
+#define CHECK_FORMAT_VERSION 2
+
+/* Where timing_check's problems go: findings at the record's line. */
+typedef struct {
+  checker *c;
+  file_check *fc;
+  uint64_t line;
+} timing_problem_sink;
+
+static void on_timing_problem(void *arg, timing_problem kind,
+                              const char *message) {
+  timing_problem_sink *t = arg;
+  finding_code code = kind == TIMING_DURATION   ? F_DURATION
+                      : kind == TIMING_IDENTITY ? F_TIMING_IDENTITY
+                                                : F_MISSING_KEY;
+  report(t->c, t->fc, t->line, code, "%s", message);
+}
+
 /* One line, already decoded (read_ahead.h): `r` when `parsed`, else the
  * reason is in s->top. */
 static void check_line(checker *c, file_check *fc, rec_scratch *s,
@@ -800,10 +828,12 @@ static void check_line(checker *c, file_check *fc, rec_scratch *s,
       report(c, fc, line, F_MISSING_KEY, "process record without \"pid\"");
     js_str_copy(js_get(r.f, K_hostname), id->host, sizeof id->host);
     int64_t version;
-    if (js_to_i64(js_get(r.f, K_formatVersion), &version) && version > 1)
+    if (js_to_i64(js_get(r.f, K_formatVersion), &version) &&
+        version > CHECK_FORMAT_VERSION)
       report(c, fc, line, N_UNKNOWN,
-             "format version %" PRId64 " is newer than this cclscope (1)",
-             version);
+             "format version %" PRId64 " is newer than this cclscope (%d)",
+             version, CHECK_FORMAT_VERSION);
+    timing_facts_process(&fc->timing, &r);
     break;
   }
   case RT_EVENT:
@@ -824,6 +854,8 @@ static void check_line(checker *c, file_check *fc, rec_scratch *s,
     r.id = target;
     r.et = ET_UNKNOWN;
     add_ref(c, fc, REF_TIMING, target, &r, line);
+    timing_problem_sink sink = {c, fc, line};
+    timing_check(&fc->timing, &r, &s->sub, on_timing_problem, &sink);
     break;
   }
   case RT_STATE: {
@@ -865,6 +897,7 @@ static void check_file(checker *c, ra_reader *ra, uint32_t index,
   fc.compact_at = 65536;
   id_table_init(&fc.ids);
   pair_map_init(&fc.ctxs);
+  timing_facts_init(&fc.timing);
   ra_line_info tf;
   rec r;
   bool parsed;
@@ -886,6 +919,7 @@ static void check_file(checker *c, ra_reader *ra, uint32_t index,
   finish_file(c, &fc);
   id_table_free(&fc.ids);
   pair_map_free(&fc.ctxs);
+  timing_facts_free(&fc.timing);
   free(fc.refs);
 }
 

@@ -532,10 +532,12 @@ static void on_event(otf2_out *o, const rec *r, rec_scratch *sc, size_t file) {
   }
 }
 
-static void on_timing(otf2_out *o, const rec *r, size_t file) {
-  int64_t start, stop, ctx = -1;
-  if (!js_to_ns(js_get(r->f, K_start), &start) ||
-      !js_to_ns(js_get(r->f, K_stop), &stop))
+static void on_timing(otf2_out *o, const rec *r, rec_scratch *sc, size_t file) {
+  int64_t ctx = -1;
+  rec_timing times;
+  rec_timing_decode(r, &sc->sub, &times);
+  int64_t start = times.start, stop = times.stop;
+  if (start == INT64_MIN || stop == INT64_MIN)
     return;
   if (stop < start)
     stop = start;
@@ -782,7 +784,7 @@ static int run(otf2_out *o, const tr_inputs *in, size_t memory) {
     if (r->rt == RT_EVENT)
       on_event(o, r, sc, where.file);
     else if (r->rt == RT_TIMING)
-      on_timing(o, r, where.file);
+      on_timing(o, r, sc, where.file);
   }
   bool ok = finish_archive(o, &rd);
   if (!cli_globals.quiet) {

@@ -476,10 +476,12 @@ static void on_event(perfetto *p, const rec *r, rec_scratch *sc, size_t file) {
   }
 }
 
-static void on_timing(perfetto *p, const rec *r, size_t file) {
-  int64_t start, stop, ctx = -1;
-  if (!js_to_ns(js_get(r->f, K_start), &start) ||
-      !js_to_ns(js_get(r->f, K_stop), &stop))
+static void on_timing(perfetto *p, const rec *r, rec_scratch *sc, size_t file) {
+  int64_t ctx = -1;
+  rec_timing times;
+  rec_timing_decode(r, &sc->sub, &times);
+  int64_t start = times.start, stop = times.stop;
+  if (start == INT64_MIN || stop == INT64_MIN)
     return;
   js_to_i64(js_get(r->f, K_ctx), &ctx);
   long track = tl_place(&p->tl, file, ctx, TL_COMPLETION_TID, start,
@@ -650,7 +652,7 @@ static int run(perfetto *p, const tr_inputs *in, size_t memory, FILE *out) {
       on_event(p, r, sc, where.file);
       break;
     case RT_TIMING:
-      on_timing(p, r, where.file);
+      on_timing(p, r, sc, where.file);
       break;
     case RT_GPU_ACTIVITY:
       on_activity(p, r, where.file);

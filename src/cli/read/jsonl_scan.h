@@ -152,6 +152,13 @@ typedef enum {
   K_bytes,
   K_apiTs,
   K_enqueue,
+  /* timing records of format version 2: integer ns since the epoch */
+  K_apiNs,
+  K_enqueueStartNs,
+  K_enqueueStopNs,
+  K_startNs,
+  K_stopNs,
+  K_durationNs,
   K_source,
   K_gpu,
   K_proxy,

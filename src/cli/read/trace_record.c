@@ -224,11 +224,48 @@ int64_t rec_end_time(const rec *r) {
   return INT64_MIN;
 }
 
-static int64_t timing_field(const rec *r, js_key k) {
+/* A version 2 integer-ns key, else the version 1 microsecond key. */
+static int64_t ns_of(const js_fields *f, js_key v2_key, js_key v1_key) {
   int64_t v;
-  if (js_to_ns(js_get(r->f, k), &v))
-    return v;
-  return INT64_MIN;
+  const js_value *x = js_get(f, v2_key);
+  if (x)
+    return js_to_i64(x, &v) ? v : INT64_MIN;
+  return js_to_ns(js_get(f, v1_key), &v) ? v : INT64_MIN;
+}
+
+void rec_timing_decode(const rec *r, js_fields *sub, rec_timing *out) {
+  const js_fields *f = r->f;
+  out->api = ns_of(f, K_apiNs, K_apiTs);
+  out->start = ns_of(f, K_startNs, K_start);
+  out->stop = ns_of(f, K_stopNs, K_stop);
+  out->duration = ns_of(f, K_durationNs, K_duration);
+  out->enq_start = out->enq_stop = INT64_MIN;
+  int64_t v;
+  if (js_get(f, K_enqueueStartNs)) {
+    if (js_to_i64(js_get(f, K_enqueueStartNs), &v))
+      out->enq_start = v;
+    if (js_to_i64(js_get(f, K_enqueueStopNs), &v))
+      out->enq_stop = v;
+    return;
+  }
+  const js_value *enq = js_get(f, K_enqueue);
+  if (!enq || enq->type != JS_OBJECT ||
+      !js_fields_decode(sub, enq->ptr, enq->ptr + enq->len, r->line, false))
+    return;
+  if (js_to_ns(js_get(sub, K_start), &v))
+    out->enq_start = v;
+  if (js_to_ns(js_get(sub, K_stop), &v))
+    out->enq_stop = v;
+}
+
+bool rec_timing_span(const js_value *obj, js_fields *scratch, const char *base,
+                     int64_t *start, int64_t *stop) {
+  if (!obj || obj->type != JS_OBJECT ||
+      !js_fields_decode(scratch, obj->ptr, obj->ptr + obj->len, base, false))
+    return false;
+  *start = ns_of(scratch, K_startNs, K_start);
+  *stop = ns_of(scratch, K_stopNs, K_stop);
+  return *start != INT64_MIN && *stop != INT64_MIN;
 }
 
 int64_t rec_write_time(const rec *r) {
@@ -239,8 +276,8 @@ int64_t rec_write_time(const rec *r) {
     return t != INT64_MIN ? t : (r->start.present ? r->start.ts : INT64_MIN);
   }
   case RT_TIMING: {
-    int64_t t = timing_field(r, K_stop);
-    return t != INT64_MIN ? t : timing_field(r, K_start);
+    int64_t t = ns_of(r->f, K_stopNs, K_stop);
+    return t != INT64_MIN ? t : ns_of(r->f, K_startNs, K_start);
   }
   case RT_STATE:
     return INT64_MIN; /* its ts is inside "state" */
@@ -255,7 +292,7 @@ int64_t rec_start_time(const rec *r) {
   case RT_GPU_ACTIVITY:
     return r->start.present ? r->start.ts : INT64_MIN;
   case RT_TIMING:
-    return timing_field(r, K_start);
+    return ns_of(r->f, K_startNs, K_start);
   default:
     return r->has_ts ? r->ts : INT64_MIN;
   }

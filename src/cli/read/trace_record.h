@@ -149,6 +149,31 @@ bool rec_decode(rec *r, rec_scratch *s, const char *line, size_t len);
 bool rec_point_decode(const js_value *v, js_fields *scratch, const char *base,
                       rec_point *out);
 
+/* The times of a timing record, ns since the epoch; INT64_MIN when absent
+ * or null. Format version 2 writes them as integers under "apiNs",
+ * "enqueueStartNs", "enqueueStopNs", "startNs", "stopNs", "durationNs";
+ * version 1 as fractional microseconds under "apiTs", "enqueue":{"start",
+ * "stop"}, "start", "stop", "duration". Both decode to the same numbers
+ * (docs/trace-format.md). */
+typedef struct {
+  int64_t api;       /* CollApi/P2pApi start: the rank's arrival */
+  int64_t enq_start; /* the Coll/P2p event's own start and stop */
+  int64_t enq_stop;
+  int64_t start; /* the span "source" names */
+  int64_t stop;
+  int64_t duration; /* as written */
+} rec_timing;
+
+/* Decode an RT_TIMING record's times; `sub` is scratch for the version 1
+ * "enqueue" object. */
+void rec_timing_decode(const rec *r, js_fields *sub, rec_timing *out);
+
+/* The start and stop (ns) of a span object inside a timing record ("gpu",
+ * "proxy", a phase of "phases"): "startNs"/"stopNs" (version 2) or
+ * "start"/"stop" (version 1). False when either is missing. */
+bool rec_timing_span(const js_value *obj, js_fields *scratch, const char *base,
+                     int64_t *start, int64_t *stop);
+
 /* Time the record was written (events: stop or endTs; others: ts) and the
  * time it starts (events: start; timing: start; others: ts). INT64_MIN when
  * the record has no time. */

@@ -116,11 +116,6 @@ static dur_source source_of(const js_value *v) {
   return SRC_HOST;
 }
 
-static int64_t ns_or_min(const js_value *v) {
-  int64_t t;
-  return js_to_ns(v, &t) ? t : INT64_MIN;
-}
-
 /* KernelPhase's initial_sync length (ns), STRAG_UNKNOWN without phases. A
  * record with phases but no initial_sync had a zero-length one (the plugin
  * leaves those out): its rank did not wait at all. */
@@ -132,13 +127,9 @@ static int64_t initial_sync_ns(const rec *r, rec_scratch *sc) {
   const js_value *sync = js_get(&sc->sub, K_initial_sync);
   if (!sync)
     return 0;
-  if (sync->type != JS_OBJECT ||
-      !js_fields_decode(&sc->state, sync->ptr, sync->ptr + sync->len, r->line,
-                        false))
-    return STRAG_UNKNOWN;
   int64_t start, stop;
-  if (!js_to_ns(js_get(&sc->state, K_start), &start) ||
-      !js_to_ns(js_get(&sc->state, K_stop), &stop) || stop < start)
+  if (!rec_timing_span(sync, &sc->state, r->line, &start, &stop) ||
+      stop < start)
     return STRAG_UNKNOWN;
   return stop - start;
 }
@@ -155,10 +146,12 @@ void colls_add_timing(summary *s, const rec *r, rec_scratch *sc) {
     bytes = message_bytes(s, func, js_get(f, K_count), js_get(f, K_datatype),
                           (int)nranks);
   dur_source src = source_of(js_get(f, K_source));
-  int64_t start = ns_or_min(js_get(f, K_start));
-  int64_t stop = ns_or_min(js_get(f, K_stop));
-  int64_t dur;
-  if (!js_to_ns(js_get(f, K_duration), &dur))
+  rec_timing times;
+  rec_timing_decode(r, &sc->sub, &times);
+  int64_t start = times.start;
+  int64_t stop = times.stop;
+  int64_t dur = times.duration;
+  if (dur == INT64_MIN)
     dur = start != INT64_MIN && stop != INT64_MIN ? stop - start : -1;
   s->timing_records++;
   if (nranks > 0) {
@@ -176,14 +169,7 @@ void colls_add_timing(summary *s, const rec *r, rec_scratch *sc) {
       lhist_add(&row->dur, dur);
     }
   }
-  int64_t arrival = ns_or_min(js_get(f, K_apiTs));
-  if (arrival == INT64_MIN) {
-    const js_value *enq = js_get(f, K_enqueue);
-    if (enq && enq->type == JS_OBJECT &&
-        js_fields_decode(&sc->sub, enq->ptr, enq->ptr + enq->len, r->line,
-                         false))
-      arrival = ns_or_min(js_get(&sc->sub, K_start));
-  }
+  int64_t arrival = times.api != INT64_MIN ? times.api : times.enq_start;
   if (arrival == INT64_MIN)
     arrival = start;
   int64_t rank;

@@ -642,7 +642,7 @@ static void print_stragglers_text(const summary *s) {
   bool timing = strag_basis_timing(s);
   const straggler_state *st = &s->strag;
   printf("\nStragglers (arrival = %s, completion = %s)\n",
-         timing ? "apiTs of timing records" : "start of the Coll event",
+         timing ? "API call of timing records" : "start of the Coll event",
          timing ? "timing stop" : "Coll stop (enqueued)");
   printf("  %" PRIu64 " collective instances matched across ranks by (comm, "
          "func, seqNumber); %" PRIu64 " incomplete (a rank missing), %" PRIu64

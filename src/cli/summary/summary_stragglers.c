@@ -4,8 +4,8 @@
  *
  * A collective instance is (communicator, function, seqNumber): NCCL's
  * per-function counter is the same on every rank for the same collective.
- * Each rank reports its arrival (apiTs of the timing record, else the start
- * of its enqueue) and completion (stop). When every rank of the
+ * Each rank reports its arrival (apiNs/apiTs of the timing record, else the
+ * start of its enqueue) and completion (stop). When every rank of the
  * communicator has reported (nranks from the lifecycle or timing records),
  * the instance is scored and forgotten:
  *   spread  = last arrival - first arrival

@@ -102,20 +102,36 @@ static void put_key(view_data *v, const js_value *k) {
   put(v, "\":", 2);
 }
 
-static bool is_time_key(const js_value *k) {
-  static const char *const keys[] = {"ts",    "lastTs", "apiTs",
-                                     "start", "stop",   "endTs"};
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+/* How a key's number is a time: fractional microseconds since the epoch,
+ * integer nanoseconds since the epoch (timing records of format version
+ * 2), or not a time. */
+typedef enum { TIME_NONE = 0, TIME_US, TIME_NS } time_key;
+
+static bool key_is(const js_value *k, const char *const *keys, size_t n) {
+  for (size_t i = 0; i < n; i++)
     if (k->len == strlen(keys[i]) && memcmp(k->ptr, keys[i], k->len) == 0)
       return true;
   return false;
 }
 
+static time_key time_key_of(const js_value *k) {
+  static const char *const us_keys[] = {"ts",    "lastTs", "apiTs",
+                                        "start", "stop",   "endTs"};
+  static const char *const ns_keys[] = {"apiNs", "enqueueStartNs",
+                                        "enqueueStopNs", "startNs", "stopNs"};
+  if (key_is(k, us_keys, sizeof us_keys / sizeof us_keys[0]))
+    return TIME_US;
+  if (key_is(k, ns_keys, sizeof ns_keys / sizeof ns_keys[0]))
+    return TIME_NS;
+  return TIME_NONE;
+}
+
 /* A value, with the numbers of time keys as ns since base (recursively). */
-static void put_value(view_data *v, const js_value *val, bool time_key,
+static void put_value(view_data *v, const js_value *val, time_key time,
                       const char *base, int depth) {
   int64_t ns;
-  if (time_key && val->type == JS_NUMBER && js_to_ns(val, &ns)) {
+  if (val->type == JS_NUMBER && ((time == TIME_US && js_to_ns(val, &ns)) ||
+                                 (time == TIME_NS && js_to_i64(val, &ns)))) {
     char num[32];
     int n = snprintf(num, sizeof num, "%" PRId64, ns - v->base);
     put(v, num, (size_t)n);
@@ -132,7 +148,7 @@ static void put_value(view_data *v, const js_value *val, bool time_key,
         put(v, ",", 1);
       first = false;
       put_key(v, &k);
-      put_value(v, &e, is_time_key(&k), base, depth + 1);
+      put_value(v, &e, time_key_of(&k), base, depth + 1);
     }
     put(v, "}", 1);
     return;
@@ -145,7 +161,7 @@ static void put_value(view_data *v, const js_value *val, bool time_key,
       if (!first)
         put(v, ",", 1);
       first = false;
-      put_value(v, &e, false, base, depth + 1);
+      put_value(v, &e, TIME_NONE, base, depth + 1);
     }
     put(v, "]", 1);
     return;
@@ -190,7 +206,7 @@ static uint32_t extra_line(view_data *v, const rec *r, bool skip_columns,
         put(v, ",", 1);
       first = false;
       put_key(v, &k);
-      put_value(v, &val, is_time_key(&k), r->line, 0);
+      put_value(v, &val, time_key_of(&k), r->line, 0);
     }
   }
   put(v, "}\n", 2);
@@ -445,9 +461,11 @@ static int64_t global_event(view_data *v, size_t file, uint64_t event_id) {
 }
 
 static bool add_timing(view_data *v, const rec *r, size_t file, FILE *extra) {
-  int64_t start, stop, ctx = -1;
-  if (!js_to_ns(js_get(r->f, K_start), &start) ||
-      !js_to_ns(js_get(r->f, K_stop), &stop)) {
+  int64_t ctx = -1;
+  rec_timing times;
+  rec_timing_decode(r, &v->sc->sub, &times);
+  int64_t start = times.start, stop = times.stop;
+  if (start == INT64_MIN || stop == INT64_MIN) {
     v->skipped++;
     return true;
   }

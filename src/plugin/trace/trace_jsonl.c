@@ -5,7 +5,10 @@
  *
  * Key order is fixed so that readers (src/cli) can scan lines quickly.
  * Ids, hashes and addresses are hex strings; timestamps are Unix-epoch
- * microseconds with three decimals (nanosecond resolution).
+ * microseconds with three decimals (nanosecond resolution), except in
+ * timing records, which (format version 2) carry integer nanoseconds under
+ * keys ending in "Ns" and the writer's identity, so that one flat schema
+ * reads them in place.
  */
 #include "trace_jsonl.h"
 
@@ -639,11 +642,62 @@ void cs_trace_event(cs_trace_sink *t, const cs_event *e) {
   t->events_written++;
 }
 
-static char *cur_span(cs_trace_sink *t, char *p, int64_t start, int64_t stop) {
-  p = CS_CUR_LIT(p, "\"start\":");
-  p = cs_cur_epoch_us(p, start, &t->pieces.ts);
-  p = CS_CUR_LIT(p, ",\"stop\":");
-  return cs_cur_epoch_us(p, stop, &t->pieces.ts);
+/* "startNs":N,"stopNs":N: a span of a timing record, integer nanoseconds
+ * since the epoch (format version 2). */
+static char *cur_span(char *p, int64_t start, int64_t stop) {
+  p = CS_CUR_LIT(p, "\"startNs\":");
+  p = cs_cur_i64(p, start);
+  p = CS_CUR_LIT(p, ",\"stopNs\":");
+  return cs_cur_i64(p, stop);
+}
+
+/* An integer-ns timestamp, or null for 0 (not known). */
+static char *cur_ns_or_null(char *p, int64_t ns) {
+  return ns ? cs_cur_i64(p, ns) : CS_CUR_LIT(p, "null");
+}
+
+/* "runId":…,"globalRank":…,"hostname":…,"pid":…: who wrote a timing record,
+ * as the process record says (format version 2 repeats it on every timing
+ * record so that each line stands alone). At most identity_max(t) bytes. */
+static size_t identity_max(const cs_trace_sink *t) {
+  return CS_CUR_STR_MAX(strlen(t->env.run_id ? t->env.run_id : "")) +
+         CS_CUR_STR_MAX(strlen(t->env.hostname ? t->env.hostname : "")) + 96;
+}
+
+static char *cur_identity(const cs_trace_sink *t, char *p) {
+  p = CS_CUR_LIT(p, "\"runId\":");
+  p = cs_cur_str(p, t->env.run_id);
+  p = CS_CUR_LIT(p, ",\"globalRank\":");
+  p = t->env.global_rank >= 0 ? cs_cur_i64(p, t->env.global_rank)
+                              : CS_CUR_LIT(p, "null");
+  p = CS_CUR_LIT(p, ",\"hostname\":");
+  p = cs_cur_str(p, t->env.hostname);
+  p = CS_CUR_LIT(p, ",\"pid\":");
+  return cs_cur_i64(p, t->env.pid);
+}
+
+/* The identity above, formatted once per file when it fits the cache. */
+static void build_identity(cs_trace_sink *t) {
+  cs_trace_pieces *pc = &t->pieces;
+  pc->identity_len = 0;
+  if (identity_max(t) > sizeof pc->identity)
+    return; /* written on the fly (absurdly long run id or host name) */
+  pc->identity_len = (uint16_t)(cur_identity(t, pc->identity) - pc->identity);
+}
+
+/* ,"device":N: the communicator's device ordinal, as on its lifecycle
+ * record (null when unknown). */
+static char *cur_device(char *p, uint32_t ctx) {
+  const cs_context *c = cs_ctx_get(ctx);
+  p = CS_CUR_LIT(p, ",\"device\":");
+  return c && c->device >= 0 ? cs_cur_i64(p, c->device) : CS_CUR_LIT(p, "null");
+}
+
+/* ,"commName":"…": the communicator's name, "" when it has none. */
+static char *cur_comm_name(char *p, uint32_t ctx) {
+  const cs_context *c = cs_ctx_get(ctx);
+  p = CS_CUR_LIT(p, ",\"commName\":");
+  return cs_cur_str(p, c && c->has_comm_info ? c->comm_name : "");
 }
 
 /* GB/s (10^9 bytes/s) with three decimals, or null. */
@@ -667,18 +721,29 @@ void cs_trace_timing(cs_trace_sink *t, const cs_timing *r) {
   const char *names[4] = {r->func, r->datatype, r->algo, r->proto};
   for (int i = 0; i < 4; i++)
     strs += names[i] ? CS_CUR_STR_MAX(strlen(names[i])) : 4;
+  strs += identity_max(t) +
+          CS_CUR_STR_MAX(sizeof((const cs_context *)NULL)->comm_name);
   if (!cs_jbuf_reserve(b, 2560 + strs)) { /* 2048, plus the phases */
     cs_tf_line_end(&t->file, start, r->stop_ns);
     return;
   }
   char *p = b->data + b->len;
-  p = CS_CUR_LIT(p, "{\"recordType\":\"timing\",\"eventId\":");
+  p = CS_CUR_LIT(p, "{\"recordType\":\"timing\",");
+  if (t->pieces.identity_len) {
+    memcpy(p, t->pieces.identity, t->pieces.identity_len);
+    p += t->pieces.identity_len;
+  } else {
+    p = cur_identity(t, p);
+  }
+  p = cur_device(p, r->ctx);
+  p = CS_CUR_LIT(p, ",\"eventId\":");
   p = cs_cur_hex(p, r->event_id);
   p = CS_CUR_LIT(p, ",\"type\":\"");
   const char *type = cs_etype_json_name((cs_etype)r->etype);
   p = cs_cur_lit(p, type, strlen(type));
   p = CS_CUR_LIT(p, "\",");
   p = cur_comm(t, p, r->ctx);
+  p = cur_comm_name(p, r->ctx);
   p = CS_CUR_LIT(p, ",\"rank\":");
   p = cs_cur_i64(p, r->rank);
   p = CS_CUR_LIT(p, ",\"nranks\":");
@@ -705,27 +770,21 @@ void cs_trace_timing(cs_trace_sink *t, const cs_timing *r) {
   p = cs_cur_str(p, r->datatype);
   p = CS_CUR_LIT(p, ",\"bytes\":");
   p = cs_cur_u64(p, r->bytes);
-  p = CS_CUR_LIT(p, ",\"apiTs\":");
-  if (r->api_ns)
-    p = cs_cur_epoch_us(p, r->api_ns, &t->pieces.ts);
-  else
-    p = CS_CUR_LIT(p, "null");
-  p = CS_CUR_LIT(p, ",\"enqueue\":{\"start\":");
-  p = cs_cur_epoch_us(p, r->enq_start_ns, &t->pieces.ts);
-  p = CS_CUR_LIT(p, ",\"stop\":");
-  if (r->enq_stop_ns)
-    p = cs_cur_epoch_us(p, r->enq_stop_ns, &t->pieces.ts);
-  else
-    p = CS_CUR_LIT(p, "null");
-  p = CS_CUR_LIT(p, "},\"source\":\"");
+  p = CS_CUR_LIT(p, ",\"apiNs\":");
+  p = cur_ns_or_null(p, r->api_ns);
+  p = CS_CUR_LIT(p, ",\"enqueueStartNs\":");
+  p = cs_cur_i64(p, r->enq_start_ns);
+  p = CS_CUR_LIT(p, ",\"enqueueStopNs\":");
+  p = cur_ns_or_null(p, r->enq_stop_ns);
+  p = CS_CUR_LIT(p, ",\"source\":\"");
   p = cs_cur_lit(p, sources[r->source], strlen(sources[r->source]));
   p = CS_CUR_LIT(p, "\",");
-  p = cur_span(t, p, r->start_ns, r->stop_ns);
-  p = CS_CUR_LIT(p, ",\"duration\":");
-  p = cs_cur_ns_as_us(p, r->stop_ns - r->start_ns);
+  p = cur_span(p, r->start_ns, r->stop_ns);
+  p = CS_CUR_LIT(p, ",\"durationNs\":");
+  p = cs_cur_i64(p, r->stop_ns - r->start_ns);
   if (r->has_gpu) {
     p = CS_CUR_LIT(p, ",\"gpu\":{");
-    p = cur_span(t, p, r->gpu_start_ns, r->gpu_stop_ns);
+    p = cur_span(p, r->gpu_start_ns, r->gpu_stop_ns);
     p = CS_CUR_LIT(p, ",\"channels\":");
     p = cs_cur_u64(p, r->gpu_channels);
     p = CS_CUR_LIT(p, ",\"batched\":");
@@ -750,14 +809,14 @@ void cs_trace_timing(cs_trace_sink *t, const cs_timing *r) {
       p = cs_cur_char(p, '"');
       p = cs_cur_lit(p, phase_names[ph], strlen(phase_names[ph]));
       p = CS_CUR_LIT(p, "\":{");
-      p = cur_span(t, p, r->phase_start_ns[ph], r->phase_stop_ns[ph]);
+      p = cur_span(p, r->phase_start_ns[ph], r->phase_stop_ns[ph]);
       p = cs_cur_char(p, '}');
     }
     p = cs_cur_char(p, '}');
   }
   if (r->has_proxy) {
     p = CS_CUR_LIT(p, ",\"proxy\":{");
-    p = cur_span(t, p, r->proxy_start_ns, r->proxy_stop_ns);
+    p = cur_span(p, r->proxy_start_ns, r->proxy_stop_ns);
     p = CS_CUR_LIT(p, ",\"ops\":");
     p = cs_cur_u64(p, r->proxy_ops);
     p = cs_cur_char(p, '}');
@@ -839,7 +898,7 @@ static void put_process_fields(cs_trace_sink *t, cs_jbuf *b) {
   const cs_trace_env *env = &t->env;
   char names[256];
   J("\"plugin\":\"cclscope\",\"pluginVersion\":\"" CCLSCOPE_VERSION
-    "\",\"formatVersion\":1,\"hostname\":");
+    "\",\"formatVersion\":2,\"hostname\":");
   cs_jbuf_str(b, env->hostname);
   J(",\"pid\":");
   cs_jbuf_i64(b, env->pid);
@@ -893,6 +952,7 @@ bool cs_trace_open(cs_trace_sink *t, const cs_trace_env *env) {
   t->default_abi = 6;
   t->last_flush_ns = (int64_t)cs_clock_monotonic_ns();
   build_pieces(t);
+  build_identity(t);
   cs_run_file_stem(stem, sizeof stem, "trace", env->run_id, env->file_rank,
                    env->hostname, env->pid, "");
   if (!cs_tf_open(&t->file, env->out_dir, stem, env->direct_io,

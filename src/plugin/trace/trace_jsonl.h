@@ -87,6 +87,10 @@ typedef struct {
   uint8_t event_head_len[CS_EV_COUNT];
   char state_head[31][64]; /* {"name":"…","id":N,"ts": */
   uint8_t state_head_len[31];
+  /* "runId":…,"globalRank":…,"hostname":…,"pid":… of timing records;
+   * identity_len 0 when it did not fit (then formatted on each record). */
+  char identity[768];
+  uint16_t identity_len;
 } cs_trace_pieces;
 
 typedef struct {
