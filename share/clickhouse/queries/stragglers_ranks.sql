@@ -9,10 +9,10 @@
 --
 -- The definitions (docs/cli.md, Stragglers) step by step:
 -- 1. gaps: a GPU (host, pid, device) orders its timing rows by arrival
---    (apiNs, else enqueueStartNs; ties: earlier stopNs first). A row's gap
---    is its arrival minus the end of the row before it: that row's stopNs
---    when it came at most 100 us after the arrival, else its arrival. The
---    GPU's first row has no gap.
+--    (apiNs, else enqueueStartNs, else startNs; ties: earlier stopNs
+--    first). A row's gap is its arrival minus the end of the row before
+--    it: that row's stopNs when it came at most 100 us after the arrival,
+--    else its arrival. The GPU's first row has no gap.
 -- 2. instances: collectives with a seqNumber (not P2p) matched by
 --    (commId, func, seqNumber), those seen on two ranks or more. Per
 --    instance: the median arrival, completion and gap (of the ranks that
@@ -171,7 +171,7 @@ FROM
                                 hostname,
                                 pid,
                                 coalesce(device, -1) AS device,
-                                toInt64(coalesce(apiNs, enqueueStartNs)) AS arrival,
+                                toInt64(coalesce(apiNs, if(enqueueStartNs = 0, startNs, enqueueStartNs))) AS arrival,
                                 toInt64(stopNs) AS completion,
                                 commId,
                                 commName,
