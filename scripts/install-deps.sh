@@ -17,6 +17,7 @@ PACKAGES=(
   libopen-trace-format2-dev otf2-tools
   groff-base man-db
   zstd # tests of compressed traces (zstd -t, zstd -d)
+  libcurl4-openssl-dev # `cclscope load` (ClickHouse over HTTP)
 )
 # node and npm may come from Debian or from another node distribution that
 # bundles npm (NodeSource): only ask Debian when the commands are missing.

@@ -23,6 +23,7 @@ static const char overview[] =
     "  hang       who is behind in a hang, from the in-flight snapshots\n"
     "  view       one HTML page with an interactive timeline (offline)\n"
     "  convert    minimal_profiler traces rewritten in cclscope's format\n"
+    "  load       traces into ClickHouse tables (SQL over many GPUs)\n"
     "  sql        the ClickHouse queries that give summary's tables\n"
     "  help CMD   the options and output of one command\n"
     "\n"
@@ -361,6 +362,58 @@ static const char help_sql[] =
     "  --columns            the timing row's columns, as a ClickHouse\n"
     "                       structure (the schema of the files)\n";
 
+static const char help_load[] =
+    "usage: cclscope load --clickhouse URL [--database DB] [--prefix P]\n"
+    "                     [--events] [--proxy-steps] [--create [--cluster "
+    "NAME\n"
+    "                     [--shard URL]...]] DIR|FILE...\n"
+    "\n"
+    "Streams trace records into ClickHouse tables over its HTTP interface\n"
+    "(docs/clickhouse.md): every timing record as a row of PREFIXtiming\n"
+    "(timestamps in integer ns), every communicator of a file as a row of\n"
+    "PREFIXcomms, every file as a row of PREFIXprocesses; with --events the\n"
+    "event records but ProxySteps (PREFIXevents), with --proxy-steps the\n"
+    "ProxySteps (PREFIXproxy_steps). Every row carries its GPU's identity\n"
+    "(runId, globalRank, hostname, pid), its file's name and line number.\n"
+    "Rows are sent in batches of --batch-rows, each one INSERT; memory is\n"
+    "about one batch. A progress bar shows on a terminal.\n"
+    "\n"
+    "Loading is idempotent: a file whose rows are all stored is marked\n"
+    "(PREFIXloads) and not sent again, and a file a cut load left half\n"
+    "stored gets only its missing lines. So loading the same files twice\n"
+    "doubles nothing, and after a failure (server down, killed, a rejected\n"
+    "row) the same command run again ends with every row stored once.\n"
+    "\n"
+    "options:\n"
+    "  --clickhouse URL  the server's HTTP interface, http://HOST:8123 (or\n"
+    "                    https://); default $CLICKHOUSE_URL, else\n"
+    "                    http://$CLICKHOUSE_HOST:$CLICKHOUSE_PORT (8123)\n"
+    "  --database DB     the tables' database (default $CLICKHOUSE_DATABASE,\n"
+    "                    else default)\n"
+    "  --prefix P        the tables' name prefix (default cclscope_)\n"
+    "  --user NAME       ClickHouse user (default $CLICKHOUSE_USER, else\n"
+    "                    none: the server's default user)\n"
+    "  --password TEXT   its password (default $CLICKHOUSE_PASSWORD, which\n"
+    "                    other users cannot read from the process list)\n"
+    "  --events          also load the event records but ProxySteps\n"
+    "  --proxy-steps     also load the ProxyStep events\n"
+    "  --create          create the database and tables first (if missing):\n"
+    "                    MergeTree tables partitioned by run, the statements\n"
+    "                    of share/cclscope/clickhouse/schema.sql\n"
+    "  --cluster NAME    with --create: NAME's shards get the MergeTree\n"
+    "                    tables (PREFIXtiming_local, ...) and the\n"
+    "                    Distributed tables over them (distributed.sql), ON\n"
+    "                    CLUSTER NAME (needs ZooKeeper or ClickHouse Keeper)\n"
+    "  --shard URL       with --cluster: create them on each server named so\n"
+    "                    (repeat the option), not ON CLUSTER\n"
+    "  --batch-rows N    rows per INSERT (default 100000; at most 64 MiB of\n"
+    "                    text either way)\n"
+    "\n"
+    "Exit status: 0 every row stored; 1 a failure: the server did not\n"
+    "answer or refused the credentials, the query or a row (ClickHouse's\n"
+    "message is shown), a file could not be read; 2 usage error.\n"
+    "Needs a build with libcurl (Debian: libcurl4-openssl-dev).\n";
+
 bool help_print(const char *cmd, FILE *out) {
   static const struct {
     const char *name;
@@ -369,7 +422,7 @@ bool help_print(const char *cmd, FILE *out) {
                {"merge", help_merge}, {"perfetto", help_perfetto},
                {"otf2", help_otf2},   {"hang", help_hang},
                {"view", help_view},   {"convert", help_convert},
-               {"sql", help_sql}};
+               {"load", help_load},   {"sql", help_sql}};
   if (!cmd) {
     fputs(overview, out);
     return true;

@@ -17,7 +17,8 @@ debs=("$work"/out/cclscope_*.deb)
 deb=${debs[0]}
 [ "$(dpkg-deb -f "$deb" Package)" = cclscope ] || fail "package name"
 depends=$(dpkg-deb -f "$deb" Depends)
-[[ $depends =~ ^libc6( \(>= [0-9.]+\))?$ ]] || fail "Depends: $depends"
+# libc, and libcurl when the CLI was built with it (`cclscope load`)
+[[ $depends =~ ^libc6( \(>= [0-9.]+\))?(, libcurl4( \(>= [0-9.]+\))?)?$ ]] || fail "Depends: $depends"
 
 root=$work/root
 dpkg-deb -x "$deb" "$root"
@@ -27,6 +28,7 @@ for f in usr/lib/libnccl-profiler-cclscope.so usr/bin/cclscope usr/bin/ncclemu \
   usr/lib/cmake/cclscope/cclscopeConfig.cmake usr/share/man/man1/cclscope.1 \
   usr/share/bash-completion/completions/cclscope \
   usr/share/cclscope/prometheus/cclscope-rules.yml \
+  usr/share/cclscope/clickhouse/schema.sql \
   usr/share/doc/cclscope/README.md usr/share/doc/cclscope/copyright \
   usr/share/doc/cclscope/LICENSE; do
   [ -e "$root/$f" ] || fail "$f not in the package"

@@ -21,6 +21,7 @@ for f in lib/libnccl-profiler-cclscope.so bin/cclscope bin/ncclemu \
   share/man/man1/cclscope-summary.1 share/man/man1/ncclemu.1 \
   share/bash-completion/completions/cclscope \
   share/cclscope/prometheus/cclscope-rules.yml \
+  share/cclscope/clickhouse/schema.sql share/cclscope/clickhouse/distributed.sql \
   share/doc/cclscope/README.md share/doc/cclscope/docs/deploy.md \
   share/doc/cclscope/copyright share/doc/cclscope/LICENSE; do
   [ -e "$f" ] || fail "$prefix/$f missing"

@@ -2,7 +2,7 @@
 -- collectives.sql — summary's collectives table (JSON collectives.rows).
 --
 -- It reads the relation of timing rows written timing in braces below
--- (docs/clickhouse-queries.md):
+-- (docs/clickhouse.md, Queries):
 -- `cclscope sql collectives --source ...` puts in the loaded table or the
 -- trace files read in place. Runs on ClickHouse 18.16 and later.
 --

@@ -2,7 +2,7 @@
 -- stragglers_ranks.sql — summary's stragglers by (communicator, rank) (JSON stragglers.ranks).
 --
 -- It reads the relation of timing rows written timing in braces below
--- (docs/clickhouse-queries.md):
+-- (docs/clickhouse.md, Queries):
 -- `cclscope sql stragglers_ranks --source ...` puts in the loaded table or
 -- the trace files read in place. Runs on ClickHouse 18.16 and later (arrays
 -- only: no window functions, no ASOF JOIN).

@@ -9,7 +9,7 @@
  *   cclscope sql --columns             the timing row's columns
  *
  * A query reads the relation {timing} (rows of timing records, the columns
- * of docs/clickhouse-queries.md) and may include another query as {NAME}. SRC
+ * of docs/clickhouse.md, Queries) and may include another query as {NAME}. SRC
  * says where the rows are: table:NAME (a loaded table, by default
  * cclscope_timing), file:GLOB or s3:URL (trace files read in place, with
  * the columns as their JSONEachRow schema; the other records of the files
