@@ -29,6 +29,7 @@ for f in usr/lib/libnccl-profiler-cclscope.so usr/bin/cclscope usr/bin/ncclemu \
   usr/share/bash-completion/completions/cclscope \
   usr/share/cclscope/prometheus/cclscope-rules.yml \
   usr/share/cclscope/clickhouse/schema.sql \
+  usr/share/cclscope/clickhouse/queries/stragglers_ranks.sql \
   usr/share/doc/cclscope/README.md usr/share/doc/cclscope/copyright \
   usr/share/doc/cclscope/LICENSE; do
   [ -e "$root/$f" ] || fail "$f not in the package"
