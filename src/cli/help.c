@@ -364,9 +364,10 @@ static const char help_sql[] =
 
 static const char help_load[] =
     "usage: cclscope load --clickhouse URL [--database DB] [--prefix P]\n"
-    "                     [--events] [--proxy-steps] [--create [--cluster "
-    "NAME\n"
-    "                     [--shard URL]...]] DIR|FILE...\n"
+    "                     [--user NAME] [--password TEXT] [--events]\n"
+    "                     [--proxy-steps] [--batch-rows N]\n"
+    "                     [--create [--cluster NAME [--shard URL]...]]\n"
+    "                     DIR|FILE...\n"
     "\n"
     "Streams trace records into ClickHouse tables over its HTTP interface\n"
     "(docs/clickhouse.md): every timing record as a row of PREFIXtiming\n"

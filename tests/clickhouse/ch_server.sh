@@ -13,7 +13,12 @@
 #   ch_kill I             # SIGKILL it at once
 #   ch_query I SQL        # run SQL on server I over HTTP, print the result
 #   ch_stop_all           # both (the tests trap it on EXIT)
+#   ch_emulate DIR JOB ARGS...   # an emulated run through the real plugin
+#   ch_load DB ARGS...    # cclscope load into server 0 as the test user
+#   ch_create_args        # CH_CREATE=(--create --cluster ... --shard ...)
+#   ch_check_exact DB "TABLES" FILES...  # the tables hold exactly the files
 #
+# The scripts set CCLSCOPE, EMU and PLUGIN (their arguments) first.
 # Fails loudly when clickhouse-server is missing: scripts/install-deps.sh
 # installs it (Debian's clickhouse-server package).
 CH_BIN=${CH_BIN:-$(command -v clickhouse-server || echo /usr/sbin/clickhouse-server)}
@@ -182,4 +187,17 @@ ch_load() {
 CH_CREATE=()
 ch_create_args() {
   CH_CREATE=(--create --cluster "$CH_CLUSTER" --shard "$(ch_url 0)" --shard "$(ch_url 1)")
+}
+
+# An emulated run through the real plugin into folder $1, run id $2, more
+# ncclemu options after (the slow-callback limits generous: the machine may
+# be busy with other tests). Extra CCLSCOPE_* variables come from the
+# caller's environment. Says what went wrong when it fails.
+ch_emulate() {
+  local dir=$1 job=$2
+  shift 2
+  CCLSCOPE_DIR=$dir CCLSCOPE_JOB_ID=$job CCLSCOPE_MODE=trace CCLSCOPE_SUMMARY=off \
+    "$EMU" --plugin "$PLUGIN" --quiet --max-callback-ms 5000 \
+    --max-lifecycle-ms 30000 "$@" >"$dir.emu.log" 2>&1 ||
+    { cat "$dir.emu.log" >&2; ch_fail "ncclemu $* failed"; }
 }

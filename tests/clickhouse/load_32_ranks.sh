@@ -15,9 +15,8 @@ ch_setup "$tmp/ch"
 ch_start 0
 ch_start 1
 
-CCLSCOPE_DIR=$tmp/traces CCLSCOPE_JOB_ID=r32 CCLSCOPE_MODE=trace CCLSCOPE_SUMMARY=off \
-  CCLSCOPE_COMPRESS=zstd "$EMU" --plugin "$PLUGIN" --scenario mixed --nodes 4 \
-  --ranks-per-node 8 --ops 3 >/dev/null 2>&1
+CCLSCOPE_COMPRESS=zstd ch_emulate "$tmp/traces" r32 --scenario mixed --nodes 4 \
+  --ranks-per-node 8 --ops 3
 files=("$tmp"/traces/*.jsonl.zst)
 [ ${#files[@]} -ge 4 ] || ch_fail "the emulated run wrote ${#files[@]} compressed trace files"
 

@@ -17,10 +17,8 @@ ch_setup "$tmp/ch"
 ch_start 0
 ch_start 1
 
-CCLSCOPE_DIR=$tmp/traces CCLSCOPE_JOB_ID=demo CCLSCOPE_MODE=trace \
-  CCLSCOPE_MASK=default,proxystep CCLSCOPE_SUMMARY=off \
-  "$EMU" --plugin "$PLUGIN" --scenario mixed --nodes 2 --ranks-per-node 4 \
-  --ops 5 --delay-rank 5 --delay-us 400 --step-marks >/dev/null 2>&1
+CCLSCOPE_MASK=default,proxystep ch_emulate "$tmp/traces" demo --scenario mixed \
+  --nodes 2 --ranks-per-node 4 --ops 5 --delay-rank 5 --delay-us 400 --step-marks
 files=("$tmp"/traces/*.jsonl)
 [ ${#files[@]} -ge 2 ] || ch_fail "the emulated run wrote ${#files[@]} trace files"
 all="timing comms processes events proxy_steps"

@@ -14,9 +14,7 @@ trap 'ch_stop_all; rm -rf "$tmp"' EXIT
 ch_setup "$tmp/ch"
 ch_start 0
 
-CCLSCOPE_DIR=$tmp/traces CCLSCOPE_JOB_ID=err CCLSCOPE_MODE=trace CCLSCOPE_SUMMARY=off \
-  "$EMU" --plugin "$PLUGIN" --scenario mixed --nodes 1 --ranks-per-node 2 \
-  --ops 3 >/dev/null 2>&1
+ch_emulate "$tmp/traces" err --scenario mixed --nodes 1 --ranks-per-node 2 --ops 3
 
 # expect_failure NAME PATTERN -- command...: exit 1, PATTERN on stderr
 expect_failure() {

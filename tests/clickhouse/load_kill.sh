@@ -19,9 +19,7 @@ ch_setup "$tmp/ch"
 ch_start 0
 ch_start 1
 
-CCLSCOPE_DIR=$tmp/traces CCLSCOPE_JOB_ID=cut CCLSCOPE_MODE=trace CCLSCOPE_SUMMARY=off \
-  "$EMU" --plugin "$PLUGIN" --scenario mixed --nodes 4 --ranks-per-node 8 \
-  --ops 3 >/dev/null 2>&1
+ch_emulate "$tmp/traces" cut --scenario mixed --nodes 4 --ranks-per-node 8 --ops 3
 files=("$tmp"/traces/*.jsonl)
 expected=$(python3 "$CH_HERE/expect_rows.py" "${files[@]}" | awk '$1 == "timing" { print $2 }')
 [ "$expected" -gt 1000 ] || ch_fail "only $expected timing records: too few to cut a load"

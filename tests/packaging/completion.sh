@@ -43,6 +43,8 @@ got=$(complete_words cclscope check --)
 [[ " $got " != *" --top "* ]] || fail "check -- offers summary's --top: $got"
 expect "--max-ranks" cclscope --quiet hang --max
 expect "end start" cclscope merge --order ""
+expect "--clickhouse --cluster --create" cclscope load --c
+expect "" cclscope load --clickhouse ""
 expect "" cclscope summary --top ""
 expect "a.jsonl b.txt c.jsonl.zst d.jsonl.gz run1" cclscope view -o ""
 expect "a.jsonl c.jsonl.zst d.jsonl.gz run1" cclscope summary ""

@@ -17,8 +17,7 @@ debs=("$work"/out/cclscope_*.deb)
 deb=${debs[0]}
 [ "$(dpkg-deb -f "$deb" Package)" = cclscope ] || fail "package name"
 depends=$(dpkg-deb -f "$deb" Depends)
-# libc, and libcurl when the CLI was built with it (`cclscope load`)
-[[ $depends =~ ^libc6( \(>= [0-9.]+\))?(, libcurl4( \(>= [0-9.]+\))?)?$ ]] || fail "Depends: $depends"
+[[ $depends =~ ^libc6( \(>= [0-9.]+\))?$ ]] || fail "Depends: $depends"
 
 root=$work/root
 dpkg-deb -x "$deb" "$root"

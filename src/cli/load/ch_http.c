@@ -83,11 +83,10 @@ static char *without_credentials(const char *url) {
 }
 
 bool ch_open(ch_conn *c, const char *url, const char *user,
-             const char *password, const char *database) {
+             const char *password) {
   memset(c, 0, sizeof *c);
   c->user = user && *user ? user : NULL;
   c->password = password;
-  c->database = database;
   if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
     snprintf(c->error, sizeof c->error,
              "'%s' is not an http:// or https:// URL (ClickHouse's HTTP "
@@ -131,22 +130,17 @@ static bool request(ch_conn *c, const char *query, const char *body, size_t len,
   CURL *h = c->curl;
   curl_easy_reset(h);
   char *q = query ? curl_easy_escape(h, query, 0) : NULL;
-  char *db = c->database ? curl_easy_escape(h, c->database, 0) : NULL;
-  size_t cap =
-      strlen(c->url) + (q ? strlen(q) : 0) + (db ? strlen(db) : 0) + 96;
+  size_t cap = strlen(c->url) + (q ? strlen(q) : 0) + 64;
   char *full = malloc(cap);
-  if (!full || (query && !q) || (c->database && !db)) {
+  if (!full || (query && !q)) {
     curl_free(q);
-    curl_free(db);
     free(full);
     snprintf(c->error, sizeof c->error, "out of memory");
     return false;
   }
-  snprintf(full, cap, "%s?insert_distributed_sync=1%s%s%s%s", c->url,
-           db ? "&database=" : "", db ? db : "", q ? "&query=" : "",
-           q ? q : "");
+  snprintf(full, cap, "%s?insert_distributed_sync=1%s%s", c->url,
+           q ? "&query=" : "", q ? q : "");
   curl_free(q);
-  curl_free(db);
   answer a = {.sink = sink, .ctx = ctx, .curl = h};
   char curl_error[CURL_ERROR_SIZE] = "";
   curl_easy_setopt(h, CURLOPT_URL, full);

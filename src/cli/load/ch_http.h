@@ -7,8 +7,10 @@
  * Credentials travel as HTTP basic authentication (every ClickHouse since
  * 2017 takes them so), never in the URL of a request; the URL shown in
  * messages is the server's without user and password. Every request sets
- * insert_distributed_sync=1: an INSERT into a Distributed table returns
- * once every shard has stored its rows, or fails, so that what a load
+ * insert_distributed_sync=1 and no default database (every statement
+ * names its tables' database: `--create` makes that database, so it may
+ * not exist when the first request is sent). An INSERT into a Distributed table
+ * returns once every shard has stored its rows, or fails, so that what a load
  * acknowledged is on the shards (docs/clickhouse.md).
  *
  * A failure leaves one line in `error`: curl's words when the server did
@@ -28,9 +30,8 @@ typedef struct {
   char *shown_url;  /* url without user:password@ (for messages) */
   const char *user; /* NULL: none (ClickHouse's "default") */
   const char *password;
-  const char *database; /* the requests' default database */
-  char error[600];      /* the last failure, one line */
-  long http_status;     /* of the last answer, 0 when none came */
+  char error[600];  /* the last failure, one line */
+  long http_status; /* of the last answer, 0 when none came */
 } ch_conn;
 
 /* Result data as it arrives (a query's TabSeparated text). */
@@ -39,7 +40,7 @@ typedef void (*ch_sink)(void *ctx, const char *data, size_t len);
 /* False (with `error`) when libcurl cannot be set up or the URL is not
  * http:// or https://. */
 bool ch_open(ch_conn *c, const char *url, const char *user,
-             const char *password, const char *database);
+             const char *password);
 void ch_close(ch_conn *c);
 
 /* Run one statement (DDL, a query whose result is not wanted). */

@@ -280,7 +280,7 @@ static bool create_tables(load_run *run) {
   bool main_listed = false;
   for (int i = 0; i < cfg->nshards; i++) {
     ch_conn shard;
-    bool ok = ch_open(&shard, cfg->shards[i], cfg->user, cfg->password, NULL) &&
+    bool ok = ch_open(&shard, cfg->shards[i], cfg->user, cfg->password) &&
               create_on(&shard, cfg, "");
     if (!ok) {
       fprintf(stderr, "cclscope load: --create on %s: %s\n", cfg->shards[i],
@@ -536,8 +536,7 @@ int cmd_load(int argc, char **argv) {
   if (!sc) {
     fprintf(stderr, "cclscope load: out of memory\n");
     status = EXIT_FINDINGS;
-  } else if (!ch_open(&run.conn, cfg.url, cfg.user, cfg.password,
-                      cfg.names.db)) {
+  } else if (!ch_open(&run.conn, cfg.url, cfg.user, cfg.password)) {
     fprintf(stderr, "cclscope load: %s\n", run.conn.error);
     status = EXIT_FINDINGS;
   } else if (cfg.create && !create_tables(&run)) {

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/load/load_state.c — markers and stored lines of one file
- * (load_state.h), read with two kinds of query:
+ * (load_state.h), read with two queries:
  *
  *   SELECT tableName FROM db.<prefix>loads WHERE runId = ... AND file = ...
- *   SELECT line FROM db.<prefix>TABLE WHERE runId = ... AND file = ...
+ *   SELECT 'timing', line FROM db.<prefix>timing WHERE runId = ... AND
+ *     file = ... UNION ALL SELECT 'comms', line FROM ... (the tables
+ *     without a marker)
  *
  * whose TabSeparated answers are parsed as they arrive.
  */
@@ -67,11 +69,22 @@ static void on_marker(void *ctx, const char *line) {
       st->done[t] = true;
 }
 
+/* "TABLE<tab>LINE" */
 static void on_stored_line(void *ctx, const char *line) {
+  file_state *st = ctx;
+  const char *tab = strchr(line, '\t');
+  if (!tab)
+    return;
   char *end;
-  unsigned long long v = strtoull(line, &end, 10);
-  if (end != line && *end == '\0')
-    line_set_add(ctx, v);
+  unsigned long long v = strtoull(tab + 1, &end, 10);
+  if (end == tab + 1 || *end != '\0')
+    return;
+  for (int t = 0; t < LT_COUNT; t++) {
+    const char *name = load_table_name((load_table)t);
+    if (strlen(name) == (size_t)(tab - line) &&
+        memcmp(line, name, (size_t)(tab - line)) == 0)
+      line_set_add(&st->stored[t], v);
+  }
 }
 
 bool load_state_read(ch_conn *c, const load_names *names, const char *run_id,
@@ -91,17 +104,31 @@ bool load_state_read(ch_conn *c, const load_names *names, const char *run_id,
   line_reader lr = {.on_line = on_marker, .ctx = st};
   if (!ch_select(c, sql, on_answer, &lr))
     return false;
+  /* the stored lines of every table without a marker, in one query:
+   * "TABLE<tab>LINE" rows */
+  char lines_sql[4 * sizeof sql];
+  size_t n = 0;
   for (int t = 0; t < LT_COUNT; t++) {
     if (!wanted[t] || st->done[t])
       continue;
-    snprintf(sql, sizeof sql,
-             "SELECT line FROM %s.%s%s WHERE runId = %s AND file = %s "
-             "FORMAT TabSeparated",
-             names->db, names->prefix, load_table_name((load_table)t), run_q,
-             file_q);
-    line_reader lines = {.on_line = on_stored_line, .ctx = &st->stored[t]};
-    if (!ch_select(c, sql, on_answer, &lines))
+    const char *name = load_table_name((load_table)t);
+    n += (size_t)snprintf(lines_sql + n, sizeof lines_sql - n,
+                          "%sSELECT '%s', line FROM %s.%s%s WHERE runId = %s "
+                          "AND file = %s",
+                          n ? " UNION ALL " : "", name, names->db,
+                          names->prefix, name, run_q, file_q);
+    if (n >= sizeof lines_sql) {
+      snprintf(c->error, sizeof c->error, "run id or file name too long");
       return false;
+    }
+  }
+  if (n == 0)
+    return true;
+  snprintf(lines_sql + n, sizeof lines_sql - n, " FORMAT TabSeparated");
+  line_reader lines = {.on_line = on_stored_line, .ctx = st};
+  if (!ch_select(c, lines_sql, on_answer, &lines))
+    return false;
+  for (int t = 0; t < LT_COUNT; t++) {
     if (st->stored[t].failed) {
       snprintf(c->error, sizeof c->error,
                "out of memory noting the lines already stored");
