@@ -10,9 +10,10 @@
 -- The definitions (docs/cli.md, Stragglers) step by step:
 -- 1. gaps: a GPU (host, pid, device) orders its timing rows by arrival
 --    (apiNs, else enqueueStartNs, else startNs; ties: earlier stopNs
---    first). A row's gap is its arrival minus the end of the row before
---    it: that row's stopNs when it came at most 100 us after the arrival,
---    else its arrival. The GPU's first row has no gap.
+--    first). A row's gap is its arrival minus the later of the arrival of
+--    the row before it and the latest stopNs of another row of the GPU
+--    that came at most 100 us after the arrival. The GPU's first row has
+--    no gap.
 -- 2. instances: collectives with a seqNumber (not P2p) matched by
 --    (commId, func, seqNumber), those seen on two ranks or more. Per
 --    instance: the median arrival, completion and gap (of the ranks that
@@ -160,11 +161,39 @@ FROM
                                                   seqNumber, rank, matched, globalRank))) AS ops,
                             arrayMap(o -> tupleElement(o, 1), ops) AS opArrivals,
                             arrayMap(o -> tupleElement(o, 2), ops) AS opCompletions,
+                            arrayEnumerate(ops) AS positions,
                             arrayPopBack(arrayPushFront(opArrivals, toInt64(0))) AS previousArrivals,
-                            arrayPopBack(arrayPushFront(opCompletions, toInt64(0))) AS previousCompletions,
-                            arrayMap((a, pa, pc) -> a - if(pc <= a + 100000 AND pc > pa, pc, pa),
-                                     opArrivals, previousArrivals, previousCompletions) AS gaps,
-                            arrayEnumerate(ops) AS positions
+                            -- the latest completion at most 100 us after each
+                            -- arrival: the completions, sorted, and the arrivals
+                            -- + 100 us go into one sorted list (a completion
+                            -- before an arrival at the same time); summing the
+                            -- steps between sorted completions up to an
+                            -- arrival gives the latest completion, the steps
+                            -- shifted by one the one before it (the latest may
+                            -- be the operation's own)
+                            arraySort(opCompletions) AS sortedCompletions,
+                            arrayMap((c, p) -> c - p, sortedCompletions,
+                                     arrayPopBack(arrayPushFront(sortedCompletions, toInt64(0)))) AS steps,
+                            arrayPopBack(arrayPushFront(steps, toInt64(0))) AS stepsBefore,
+                            arraySort(arrayConcat(
+                                arrayMap((c, d, b) -> (c, toUInt8(0), toUInt32(0), d, b),
+                                         sortedCompletions, steps, stepsBefore),
+                                arrayMap((a, k) -> (a + 100000, toUInt8(1), toUInt32(k), toInt64(0), toInt64(0)),
+                                         opArrivals, positions))) AS timeline,
+                            arrayCumSum(arrayMap(t -> toUInt32(tupleElement(t, 2) = 0), timeline)) AS doneUpTo,
+                            arrayCumSum(arrayMap(t -> tupleElement(t, 4), timeline)) AS latestUpTo,
+                            arrayCumSum(arrayMap(t -> tupleElement(t, 5), timeline)) AS beforeLatestUpTo,
+                            arrayFilter((v, t) -> tupleElement(t, 2) = 1, doneUpTo, timeline) AS doneCounts,
+                            arrayFilter((v, t) -> tupleElement(t, 2) = 1, latestUpTo, timeline) AS latestDone,
+                            arrayFilter((v, t) -> tupleElement(t, 2) = 1, beforeLatestUpTo, timeline) AS beforeLatestDone,
+                            -- gap = arrival - the later of the previous arrival
+                            -- and the latest completion of another operation
+                            arrayMap((a, c, pa, n, l, b) ->
+                                         a - greatest(pa, multiIf(n = 0, pa,
+                                                                  c <= a + 100000 AND l = c,
+                                                                  if(n >= 2, b, pa), l)),
+                                     opArrivals, opCompletions, previousArrivals,
+                                     doneCounts, latestDone, beforeLatestDone) AS gaps
                         FROM
                         (
                             SELECT

@@ -73,8 +73,9 @@ typedef struct {
 typedef struct {
   int64_t arrival;    /* apiTs, else enqueue start (ns) */
   int64_t completion; /* stop (ns) */
-  /* arrival - the end of this GPU's previous operation in arrival order
-   * (gap_after: its own time between two operations: compute, host work),
+  /* arrival - the later of this GPU's previous arrival and the latest
+   * completion of another of its operations (gap_after: its own time
+   * between two operations: compute, host work),
    * STRAG_UNKNOWN for the enqueue basis and a GPU's first operation */
   int64_t gap;
   /* KernelPhase initial_sync length (ns): how long the GPU waited for its
@@ -392,17 +393,22 @@ typedef struct {
   uint64_t bytes;
   uint32_t func;
   int nranks;
-  bool matched;  /* a collective with a seqNumber: goes on to strag_add */
-  inst_rank who; /* gap filled in here */
+  bool matched;   /* a collective with a seqNumber: goes on to strag_add */
+  inst_rank who;  /* gap filled in here */
+  uint64_t order; /* set by gaps_add: the report's number on its GPU */
 } gap_report;
 /* Queue a report on its GPU; reports leave in arrival order with their gap
  * set (collectives then go to strag_add). P2P reports only count as
  * completions. */
 void gaps_add(summary *s, const gap_report *r);
-/* The gap of an arrival after the GPU's previous report in arrival order
- * (prev_arrival, prev_completion): arrival minus that report's completion
- * when it came at most 100 us after the arrival, else minus its arrival. */
-int64_t gap_after(int64_t prev_arrival, int64_t prev_completion,
+/* A completion up to this long after an arrival still counts as before it
+ * (summary_gaps.c). */
+#define GAP_CLOCK_SLACK_NS 100000
+/* The gap of `arrival`: minus the later of the GPU's previous arrival (in
+ * arrival order) and `latest_completion`, the latest completion of another
+ * operation of the GPU at most GAP_CLOCK_SLACK_NS after the arrival
+ * (STRAG_UNKNOWN: none). */
+int64_t gap_after(int64_t prev_arrival, int64_t latest_completion,
                   int64_t arrival);
 /* Let every queued report go (called by strag_finish). */
 void gaps_finish(summary *s);

@@ -183,7 +183,8 @@ void colls_add_timing(summary *s, const rec *r, rec_scratch *sc) {
       func,
       (int)nranks,
       false,
-      {arrival, stop, STRAG_UNKNOWN, initial_sync_ns(r, sc), (int32_t)rank}};
+      {arrival, stop, STRAG_UNKNOWN, initial_sync_ns(r, sc), (int32_t)rank},
+      0};
   /* Only collectives are matched across ranks: a P2p's seqNumber does not
    * name the same operation on another rank. P2P operations still count
    * for the gap of the next operation on the GPU. */

@@ -20,13 +20,13 @@
  * host work, a delay) or because its previous operation finished late —
  * it was waiting on someone else in another communicator (a pipeline
  * bubble, a peer that was itself waiting). Each timing report carries the
- * rank's gap: arrival - the end of its GPU's previous operation in arrival
- * order, any communicator (summary_gaps.c). The last rank (the latest
- * arrival; of equal ones, the lowest rank) owns how much its gap exceeds
- * the instance's median gap, at most the wait; the rest is inherited. The
- * shipped SQL (share/clickhouse/queries/) computes the same. Where the
- * gaps cannot be compared (a GPU's first operation: startup skew) the wait
- * is unattributed; on the enqueue basis, which has no gaps, it is own,
+ * rank's gap: arrival - the later of its GPU's previous arrival and the
+ * latest completion of another of its operations (summary_gaps.c). The last
+ * rank (the latest arrival; of equal ones, the lowest rank) owns how much its
+ * gap exceeds the instance's median gap, at most the wait; the rest is
+ * inherited. The shipped SQL (share/clickhouse/queries/) computes the same.
+ * Where the gaps cannot be compared (a GPU's first operation: startup skew) the
+ * wait is unattributed; on the enqueue basis, which has no gaps, it is own,
  * except in a communicator's first call of a function (seqNumber 0), where
  * the processes' launch skew shows: unattributed.
  *
