@@ -24,6 +24,7 @@ static const char overview[] =
     "  view       one HTML page with an interactive timeline (offline)\n"
     "  convert    minimal_profiler traces rewritten in cclscope's format\n"
     "  load       traces into ClickHouse tables (SQL over many GPUs)\n"
+    "  sql        the ClickHouse queries that give summary's tables\n"
     "  help CMD   the options and output of one command\n"
     "\n"
     "global options (before or after the command):\n"
@@ -363,6 +364,27 @@ static const char help_convert[] =
     "                         folder to write them into, each under its own\n"
     "                         name (created if needed); never an input\n";
 
+static const char help_sql[] =
+    "usage: cclscope sql [QUERY] [--source table:NAME|file:GLOB|s3:URL]\n"
+    "       cclscope sql --columns\n"
+    "\n"
+    "Prints the ClickHouse queries shipped in share/cclscope/clickhouse/\n"
+    "queries/ ready to paste into clickhouse-client, chdb or any ClickHouse:\n"
+    "the SQL of summary's collectives table (collectives) and straggler\n"
+    "tables by (communicator, rank) and by GPU (stragglers_ranks,\n"
+    "stragglers_gpus), own and inherited wait included, which give the\n"
+    "numbers of `summary --json` (docs/clickhouse.md, Queries). Without\n"
+    "QUERY: the queries, one a line.\n"
+    "\n"
+    "options:\n"
+    "  --source table:NAME  the timing rows of a loaded table (default:\n"
+    "                       table:cclscope_timing)\n"
+    "  --source file:GLOB   the trace files read in place (JSONEachRow,\n"
+    "  --source s3:URL      .jsonl or .jsonl.zst, format version 2): file()\n"
+    "                       or s3() with the timing row's columns as schema\n"
+    "  --columns            the timing row's columns, as a ClickHouse\n"
+    "                       structure (the schema of the files)\n";
+
 static const char help_load[] =
     "usage: cclscope load --clickhouse URL [--database DB] [--prefix P]\n"
     "                     [--user NAME] [--password TEXT] [--events]\n"
@@ -424,7 +446,7 @@ bool help_print(const char *cmd, FILE *out) {
                {"merge", help_merge}, {"perfetto", help_perfetto},
                {"otf2", help_otf2},   {"hang", help_hang},
                {"view", help_view},   {"convert", help_convert},
-               {"load", help_load}};
+               {"load", help_load},   {"sql", help_sql}};
   if (!cmd) {
     fputs(overview, out);
     return true;

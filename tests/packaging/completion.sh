@@ -32,7 +32,7 @@ expect() { # expected, words...
   [ "$got" = "$want" ] || fail "[$*]: got '$got', want '$want'"
 }
 
-expect "check convert hang help load merge otf2 perfetto summary view" cclscope ""
+expect "check convert hang help load merge otf2 perfetto sql summary view" cclscope ""
 expect "check" cclscope ch
 expect "summary" cclscope -j 4 su
 expect "perfetto" cclscope help pe

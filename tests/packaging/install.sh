@@ -24,6 +24,11 @@ for f in lib/libnccl-profiler-cclscope.so bin/cclscope bin/ncclemu \
   share/cclscope/prometheus/scrape-slurm.yml share/cclscope/prometheus/cclscope-slurm-targets \
   share/cclscope/otel/otel-collector.yaml \
   share/cclscope/clickhouse/schema.sql share/cclscope/clickhouse/distributed.sql \
+  share/cclscope/clickhouse/timing_columns.txt \
+  share/cclscope/clickhouse/queries/collectives.sql \
+  share/cclscope/clickhouse/queries/stragglers_ranks.sql \
+  share/cclscope/clickhouse/queries/stragglers_gpus.sql \
+  share/man/man1/cclscope-sql.1 \
   share/doc/cclscope/README.md share/doc/cclscope/docs/deploy.md \
   share/doc/cclscope/copyright share/doc/cclscope/LICENSE; do
   [ -e "$f" ] || fail "$prefix/$f missing"

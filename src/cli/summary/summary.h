@@ -73,9 +73,10 @@ typedef struct {
 typedef struct {
   int64_t arrival;    /* apiTs, else enqueue start (ns) */
   int64_t completion; /* stop (ns) */
-  /* arrival - this GPU's previous completion (its own time between two
-   * operations: compute, host work), STRAG_UNKNOWN for the enqueue basis and
-   * a GPU's first operation */
+  /* arrival - the later of this GPU's previous arrival and the latest
+   * completion of another of its operations (gap_after: its own time
+   * between two operations: compute, host work),
+   * STRAG_UNKNOWN for the enqueue basis and a GPU's first operation */
   int64_t gap;
   /* KernelPhase initial_sync length (ns): how long the GPU waited for its
    * peers inside the kernel; STRAG_UNKNOWN without KernelPhase */
@@ -186,7 +187,7 @@ typedef struct {
   rank_row *ranks;
   size_t nranks, cap_ranks;
   pair_map rank_index; /* (comm, rank|timing) -> rank_row index + 1 */
-  /* Each GPU's queue of reports and last completions (summary_gaps.c):
+  /* Each GPU's queue of reports and the last one released (summary_gaps.c):
    * (1 << 63 | file, device + 1), or (comm, rank) when the GPU is unknown
    * -> index + 1 in `history` */
   pair_map history_index;
@@ -196,6 +197,9 @@ typedef struct {
   uint64_t incomplete[2]; /* of which missing some rank */
   uint64_t single[2];     /* only one rank seen: not comparable */
   uint64_t duplicates;    /* the same rank twice in one instance */
+  /* timing reports written after a report of the same GPU that arrived
+   * later had left the window: their gaps are not in arrival order */
+  uint64_t gaps_out_of_order;
   worst_instance worst[2][WORST_KEEP];
   int nworst[2];
 } straggler_state;
@@ -488,13 +492,23 @@ typedef struct {
   uint64_t bytes;
   uint32_t func;
   int nranks;
-  bool matched;  /* a collective with a seqNumber: goes on to strag_add */
-  inst_rank who; /* gap filled in here */
+  bool matched;   /* a collective with a seqNumber: goes on to strag_add */
+  inst_rank who;  /* gap filled in here */
+  uint64_t order; /* set by gaps_add: the report's number on its GPU */
 } gap_report;
 /* Queue a report on its GPU; reports leave in arrival order with their gap
  * set (collectives then go to strag_add). P2P reports only count as
  * completions. */
 void gaps_add(summary *s, const gap_report *r);
+/* A completion up to this long after an arrival still counts as before it
+ * (summary_gaps.c). */
+#define GAP_CLOCK_SLACK_NS 100000
+/* The gap of `arrival`: minus the later of the GPU's previous arrival (in
+ * arrival order) and `latest_completion`, the latest completion of another
+ * operation of the GPU at most GAP_CLOCK_SLACK_NS after the arrival
+ * (STRAG_UNKNOWN: none). */
+int64_t gap_after(int64_t prev_arrival, int64_t latest_completion,
+                  int64_t arrival);
 /* Let every queued report go (called by strag_finish). */
 void gaps_finish(summary *s);
 /* Free every GPU's queue and history (summary_free). */

@@ -774,6 +774,11 @@ static void print_stragglers_text(const summary *s) {
       "func, seqNumber); %" PRIu64 " incomplete (a rank missing), %" PRIu64
       " seen on one rank only\n",
       st->matched[timing], st->incomplete[timing], st->single[timing]);
+  if (timing && st->gaps_out_of_order > 0)
+    say("  %" PRIu64 " timing records came further out of arrival order "
+        "than summary holds back: their gaps (own/inherited) are from a "
+        "neighbour out of order\n",
+        st->gaps_out_of_order);
   print_verdict_text(s);
   size_t n;
   rank_row **rows = sorted_ranks(s, timing, &n);
@@ -1241,6 +1246,8 @@ static void json_stragglers(jsonw *w, const summary *s) {
   jw_u64(w, st->single[timing]);
   jw_key(w, "duplicates");
   jw_u64(w, st->duplicates);
+  jw_key(w, "gapsOutOfOrder");
+  jw_u64(w, st->gaps_out_of_order);
   jw_key(w, "waitingHighWater");
   jw_u64(w, st->waiting_high_water);
   json_verdict(w, s);
