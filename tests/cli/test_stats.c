@@ -292,10 +292,10 @@ static void last_of_equal_arrivals(void **state) {
   const inst_rank reports[] = {
       /* arrival, completion, gap, gpu_wait, rank: ranks 2 and 1 arrive
        * last together, rank 2 reported first */
-      {5000, 9000, 700, STRAG_UNKNOWN, 2},
-      {5000, 9000, 300, STRAG_UNKNOWN, 1},
-      {1000, 9000, 100, STRAG_UNKNOWN, 0},
-      {1000, 9000, 100, STRAG_UNKNOWN, 3},
+      {5000, 9000, 700, STRAG_UNKNOWN, 2, STRAG_UNKNOWN, STRAG_UNKNOWN},
+      {5000, 9000, 300, STRAG_UNKNOWN, 1, STRAG_UNKNOWN, STRAG_UNKNOWN},
+      {1000, 9000, 100, STRAG_UNKNOWN, 0, STRAG_UNKNOWN, STRAG_UNKNOWN},
+      {1000, 9000, 100, STRAG_UNKNOWN, 3, STRAG_UNKNOWN, STRAG_UNKNOWN},
   };
   for (int i = 0; i < 4; i++)
     strag_add(&s, 0xc0, 1, 7, 1024, true, 4, &reports[i]);
@@ -338,7 +338,8 @@ static void gaps_in_arrival_order(void **state) {
                        2,
                        true,
                        {(int64_t)i * 1000000, (int64_t)i * 1000000 + 500000,
-                        STRAG_UNKNOWN, STRAG_UNKNOWN, 0},
+                        STRAG_UNKNOWN, STRAG_UNKNOWN, 0, STRAG_UNKNOWN,
+                        STRAG_UNKNOWN},
                        0};
       gaps_add(&s, &r0);
     }
@@ -351,7 +352,7 @@ static void gaps_in_arrival_order(void **state) {
                        true,
                        {(int64_t)i * 1000000 + 10,
                         (int64_t)i * 1000000 + 500010, STRAG_UNKNOWN,
-                        STRAG_UNKNOWN, 1},
+                        STRAG_UNKNOWN, 1, STRAG_UNKNOWN, STRAG_UNKNOWN},
                        0};
       gaps_add(&s, &r1);
     }

@@ -6,7 +6,7 @@
  * ProfilerInit) and the same record in format 2 (integer-ns keys, identity
  * on the record) give the same row, to the nanosecond; strings are escaped
  * for TabSeparated; the compiled-in schema fills its placeholders and cuts
- * into the statements of packaging/clickhouse/schema.sql.
+ * into the statements of share/clickhouse/schema.sql.
  */
 #include <setjmp.h>
 #include <stdarg.h>

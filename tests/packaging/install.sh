@@ -28,7 +28,7 @@ for f in lib/libnccl-profiler-cclscope.so bin/cclscope bin/ncclemu \
   share/cclscope/clickhouse/queries/collectives.sql \
   share/cclscope/clickhouse/queries/stragglers_ranks.sql \
   share/cclscope/clickhouse/queries/stragglers_gpus.sql \
-  share/man/man1/cclscope-sql.1 \
+  share/man/man1/cclscope-sql.1.gz \
   share/doc/cclscope/README.md share/doc/cclscope/docs/deploy.md \
   share/doc/cclscope/copyright share/doc/cclscope/LICENSE; do
   [ -e "$f" ] || fail "$prefix/$f missing"

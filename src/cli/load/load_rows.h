@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/load/load_rows.h — trace records as rows of the tables of
- * packaging/clickhouse/schema.sql (docs/clickhouse.md), one file at a
+ * share/clickhouse/schema.sql (docs/clickhouse.md), one file at a
  * time.
  *
  * A file's identity (its process record: run, global rank, host, pid) and

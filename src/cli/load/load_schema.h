@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/cli/load/load_schema.h — the DDL of `cclscope load --create`: the
- * text of packaging/clickhouse/schema.sql and distributed.sql, compiled in
+ * text of share/clickhouse/schema.sql and distributed.sql, compiled in
  * (embed_sql.cmake), with its ${DB}, ${PREFIX}, ${LOCAL}, ${ON_CLUSTER} and
  * ${CLUSTER} placeholders filled in and cut into statements.
  */

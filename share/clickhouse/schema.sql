@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: Apache-2.0
--- packaging/clickhouse/schema.sql — the tables `cclscope load` fills
+-- share/clickhouse/schema.sql — the tables `cclscope load` fills
 -- (docs/clickhouse.md). `cclscope load --create` runs these statements (the
 -- text is compiled into the program); an admin can run them by hand:
 --

@@ -1,5 +1,5 @@
 -- SPDX-License-Identifier: Apache-2.0
--- packaging/clickhouse/distributed.sql — the Distributed tables over a
+-- share/clickhouse/distributed.sql — the Distributed tables over a
 -- cluster's shards, one per table of schema.sql (whose shard tables are then
 -- created with LOCAL=_local). `cclscope load --create --cluster NAME` runs
 -- these after schema.sql; by hand:
