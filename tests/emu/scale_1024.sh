@@ -54,11 +54,14 @@ def check(ok, what):
 comms = d["comms"]
 check(len(comms) == 1 and comms[0]["nranks"] == 1024,
       "communicators %s, expected the world of 1024 ranks" % comms)
+# One AllReduce per rank. A slow run (a sanitizer build) may time some
+# ranks from the host rather than the GPU: rows per source, one count.
 rows = d["collectives"]["rows"]
-check(len(rows) == 1 and rows[0]["func"] == "AllReduce" and
-      rows[0]["count"] == 1024 and rows[0]["nranks"] == 1024,
-      "collectives %s, expected one AllReduce row of count 1024" %
-      [(r["func"], r["count"], r["nranks"]) for r in rows])
+check(len(rows) >= 1 and
+      all(r["func"] == "AllReduce" and r["nranks"] == 1024 for r in rows) and
+      sum(r["count"] for r in rows) == 1024,
+      "collectives %s, expected AllReduce rows counting 1024 in all" %
+      [(r["func"], r["source"], r["count"], r["nranks"]) for r in rows])
 ranks = sorted(r["globalRank"] for r in d["stragglers"]["ranks"])
 check(ranks == list(range(1024)),
       "straggler table has %d ranks, expected global ranks 0..1023" %
