@@ -89,8 +89,8 @@ emu_shared *emu_shared_create(void) {
   return sh;
 }
 
-/* The futex of a rank's arrivals: shared between processes (the region is
- * MAP_SHARED), so not FUTEX_PRIVATE. */
+/* Wakes every thread asleep on a communicator's arrival count. The word is
+ * shared between processes (the region is MAP_SHARED): not FUTEX_PRIVATE. */
 static void arrivals_wake(uint32_t *word) {
   syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
@@ -166,8 +166,8 @@ static void sleep_until_complete(emu_shared *sh, const emu_comm *comm,
   __atomic_sub_fetch(&ca->sleepers, 1, __ATOMIC_SEQ_CST);
 }
 
-/* How long one sleep on a rank lasts at most: aborts, deadlines and (on
- * the hang scenario's stalled ranks) the verdict are looked at in between. */
+/* How long one sleep on the arrival count lasts at most: aborts, deadlines
+ * and a wake-up the count's hint missed are looked at in between. */
 #define EMU_ARRIVAL_SLEEP_NS 10000000ULL
 
 bool emu_wait_all_arrived(emu_shared *sh, const emu_comm *comm, uint64_t seq,
