@@ -5,7 +5,9 @@
  * (world and split, members and not), and the pacing barrier — it waits for
  * the last rank and reports the latest launch, its per-plan count is only
  * a hint (a rank eight plans ahead does not complete an earlier plan), a
- * stalled rank holds the others but not itself, an abort ends the wait.
+ * stalled rank holds the others but not itself, an abort ends the wait;
+ * the id streams of communicator threads stay distinct up to EMU_MAX_COMMS
+ * (and unchanged below 64: seeded runs repeat).
  * Deadlines turn a wrong wait into a failure instead of a hang; no
  * assertion depends on how long anything takes.
  */
@@ -14,10 +16,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "emu_threads.h"
 #include "nccl/emu_world.h"
 
 #define NRANKS 1024
@@ -165,12 +169,52 @@ static void test_barrier_stalled_and_abort(void **state) {
   assert_false(emu_wait_all_arrived(sh, &me, 2, 0, &last));
 }
 
+static int compare_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void test_comm_streams_distinct(void **state) {
+  (void)state;
+  /* the historical values below communicator 64 */
+  assert_int_equal(EMU_STREAM_PROXY(1, 2), 0x1000u + 64u + 2u);
+  assert_int_equal(EMU_STREAM_INIT(3, 63), 0x4000u + 3u * 64u + 63u);
+  assert_int_equal(EMU_STREAM_PROFILER(0, 5), 0x5000u + 5u);
+  assert_int_equal(EMU_STREAM_SOCK(2, 1, 1),
+                   0x8000u + (2u * 64u + 1u) * 4u + 1u);
+  size_t n = (size_t)EMU_MAX_LOCAL_RANKS * EMU_MAX_COMMS * 5 + 4;
+  uint32_t *all = calloc(n, sizeof *all);
+  assert_non_null(all);
+  size_t k = 0;
+  for (int slot = 0; slot < EMU_MAX_LOCAL_RANKS; slot++)
+    for (int ci = 0; ci < EMU_MAX_COMMS; ci++) {
+      all[k++] = EMU_STREAM_PROXY(slot, ci);
+      all[k++] = EMU_STREAM_INIT(slot, ci);
+      all[k++] = EMU_STREAM_PROFILER(slot, ci);
+      all[k++] = EMU_STREAM_SOCK(slot, ci, 0);
+      all[k++] = EMU_STREAM_SOCK(slot, ci, 1);
+    }
+  /* the other threads' streams: main, an application thread, a cuda-cb
+   * thread, an async thread */
+  all[k++] = EMU_STREAM_MAIN;
+  all[k++] = EMU_STREAM_APP(EMU_MAX_APP_THREADS - 1);
+  all[k++] = EMU_STREAM_CUDACB(EMU_MAX_APP_THREADS - 1);
+  all[k++] = EMU_STREAM_ASYNC(EMU_MAX_APP_THREADS - 1, 0xFFFF);
+  assert_int_equal(k, n);
+  qsort(all, n, sizeof *all, compare_u32);
+  for (size_t i = 1; i < n; i++)
+    if (all[i] == all[i - 1])
+      fail_msg("stream 0x%x used twice", all[i]);
+  free(all);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_comm_rank_of),
       cmocka_unit_test(test_barrier_waits_for_last),
       cmocka_unit_test(test_barrier_count_is_a_hint),
       cmocka_unit_test(test_barrier_stalled_and_abort),
+      cmocka_unit_test(test_comm_streams_distinct),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
