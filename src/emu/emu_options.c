@@ -94,7 +94,7 @@ void emu_options_help(void) {
       "  --ranks-per-process R ranks emulated by one process; N*G/R worker\n"
       "                        processes are forked (R must divide G)\n"
       "                        Limits: 1024 ranks (N*G), 1024 processes,\n"
-      "                        16 ranks per process, 64 communicators.\n"
+      "                        16 ranks per process, 1040 communicators.\n"
       "                        1024 ranks on a few cores: 128 x 8 with\n"
       "                        R 8 and --max-lifecycle-ms 60000\n"
       "                        (docs/ncclemu.md, \"Scale\")\n"
