@@ -122,7 +122,7 @@ static void pp_exchange(emu_app *a, int direction, bool receive,
                         uint64_t bytes) {
   emu_group_start(a);
   for (int i = 0; i < a->nslots; i++) {
-    emu_comm *c = member_comm(a, i, base_pp, EMU_MAX_COMMS);
+    emu_comm *c = member_comm(a, i, base_pp, a->worker->layout->ncomms);
     if (c == NULL)
       continue;
     int peer = receive ? c->rank - direction : c->rank + direction;
