@@ -19,7 +19,9 @@
  * they are kept under a placeholder (proxy file, origin pid) and resolved
  * at the end to the origin process's communicator in which the sending
  * rank and its peer exist. Channels: bytes and busy time of send steps per
- * (comm, rank, channel).
+ * (comm, rank, channel). Each send step also goes to the per-step test
+ * (summary_link_steps.c), which finds a slow link where no fit can be
+ * made; its verdicts join the fits' (evidence slow-steps).
  */
 #include <stdlib.h>
 #include <string.h>

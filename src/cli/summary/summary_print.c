@@ -921,7 +921,8 @@ static void print_verdicts_text(const summary *s) {
   const network_state *n = &s->net;
   if (n->nverdicts == 0) {
     say("  Slow pairs: none (no fitted link below half its "
-        "communicator's median, no rank last in >= 75%% of "
+        "communicator's median, no link whose steps take twice as long "
+        "as its communicator's others', no rank last in >= 75%% of "
         "collectives)\n");
     return;
   }
