@@ -188,6 +188,51 @@ static void grouping(void **state) {
   free(n.links);
 }
 
+/* The reference of each link in a group of 4 (its others' median, found
+ * without copying them) is what the test on copies gives, with values
+ * that repeat and groups of odd and even sizes. */
+static void reference_of_others(void **state) {
+  (void)state;
+  const uint64_t comms[] = {0xa, 0xa, 0xa, 0xa};
+  const int32_t from[] = {0, 1, 2, 3}, to[] = {1, 2, 3, 0};
+  const int counts[] = {7, 12, 5, 9};
+  network_state n;
+  network_of(&n, comms, from, to, 4);
+  uint64_t id = 1, seed = 12345;
+  int64_t *vals[4];
+  for (size_t l = 0; l < 4; l++) {
+    vals[l] = malloc((size_t)counts[l] * sizeof *vals[l]);
+    assert_non_null(vals[l]);
+    for (int k = 0; k < counts[l]; k++, id++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      int64_t v = (int64_t)((seed >> 33) % 9) * 10 * US + (int64_t)l * US;
+      vals[l][k] = v;
+      net_step_add(&n, 0, id, l, 128 * KIB, v);
+      net_step_op_done(&n, 0, id);
+    }
+  }
+  net_step_tests(&n);
+  for (size_t l = 0; l < 4; l++) {
+    int64_t others[64], mine[64];
+    size_t k = 0;
+    for (size_t o = 0; o < 4; o++)
+      for (int j = 0; o != l && j < counts[o]; j++)
+        others[k++] = vals[o][j];
+    memcpy(mine, vals[l], (size_t)counts[l] * sizeof *mine);
+    link_step_result want =
+        link_step_test(mine, (size_t)counts[l], others, k, n.links_step_tested);
+    const link_size_row *r = row_of(&n, l, 128 * KIB);
+    assert_non_null(r);
+    assert_int_equal(r->result.reference_ns, want.reference_ns);
+    assert_int_equal(r->result.median_ns, want.median_ns);
+    assert_int_equal(r->result.ops_slower, want.ops_slower);
+  }
+  for (size_t l = 0; l < 4; l++)
+    free(vals[l]);
+  net_step_free(&n);
+  free(n.links);
+}
+
 /* The kind's confidence in a link the step test found: high only when it
  * is below 0.3 x the median and the test is firm (p <= 1e-9). */
 static void step_link_confidence(void **state) {
@@ -219,9 +264,13 @@ static void step_link_confidence(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(consistently_slow),    cmocka_unit_test(not_twice),
-      cmocka_unit_test(below_the_floor),      cmocka_unit_test(not_consistent),
-      cmocka_unit_test(bonferroni),           cmocka_unit_test(grouping),
+      cmocka_unit_test(consistently_slow),
+      cmocka_unit_test(not_twice),
+      cmocka_unit_test(below_the_floor),
+      cmocka_unit_test(not_consistent),
+      cmocka_unit_test(bonferroni),
+      cmocka_unit_test(grouping),
+      cmocka_unit_test(reference_of_others),
       cmocka_unit_test(step_link_confidence),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

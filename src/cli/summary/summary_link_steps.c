@@ -144,29 +144,81 @@ static int64_t sorted_median(const int64_t *v, size_t n) {
   return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
 }
 
-link_step_result link_step_test(int64_t *ops, size_t nops, int64_t *others,
-                                size_t nothers, uint64_t links_tested) {
+/* The test of the link's operations (sorted) against the reference. */
+static link_step_result judge(const int64_t *ops, size_t nops,
+                              int64_t reference, uint64_t links_tested) {
   link_step_result r = {0};
-  r.ratio = 1.0;
-  r.ops = nops;
-  if (nops < STEP_MIN_OPS || nothers < STEP_MIN_OPS)
-    return r;
   r.tested = true;
-  qsort(ops, nops, sizeof *ops, cmp_i64);
-  qsort(others, nothers, sizeof *others, cmp_i64);
+  r.ops = nops;
   r.median_ns = sorted_median(ops, nops);
-  r.reference_ns = sorted_median(others, nothers);
+  r.reference_ns = reference;
   for (size_t i = 0; i < nops; i++)
-    r.ops_slower += ops[i] > r.reference_ns;
+    r.ops_slower += ops[i] > reference;
   double l10 = strag_log10_binomial_tail(nops, r.ops_slower, 0.5) +
                log10((double)(links_tested > 0 ? links_tested : 1));
   r.log10p = l10 > 0.0 ? 0.0 : l10;
-  r.ratio = r.reference_ns > 0 ? (double)r.median_ns / (double)r.reference_ns
-            : r.median_ns > 0  ? HUGE_VAL
-                               : 1.0;
+  r.ratio = reference > 0     ? (double)r.median_ns / (double)reference
+            : r.median_ns > 0 ? HUGE_VAL
+                              : 1.0;
   r.slow = r.log10p <= STEP_SLOW_LOG10_P && r.ratio >= STEP_SLOW_RATIO &&
-           r.median_ns - r.reference_ns >= STEP_MIN_EXCESS_NS;
+           r.median_ns - reference >= STEP_MIN_EXCESS_NS;
   return r;
+}
+
+link_step_result link_step_test(int64_t *ops, size_t nops, int64_t *others,
+                                size_t nothers, uint64_t links_tested) {
+  if (nops < STEP_MIN_OPS || nothers < STEP_MIN_OPS) {
+    link_step_result r = {0};
+    r.ratio = 1.0;
+    r.ops = nops;
+    return r;
+  }
+  qsort(ops, nops, sizeof *ops, cmp_i64);
+  qsort(others, nothers, sizeof *others, cmp_i64);
+  return judge(ops, nops, sorted_median(others, nothers), links_tested);
+}
+
+/* How many of the sorted v[0..n) are <= x. */
+static size_t count_le(const int64_t *v, size_t n, int64_t x) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid] <= x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The k-th smallest (from 0) of the group's operations `all` (sorted)
+ * without the link's own `mine` (sorted, a part of `all`): the first
+ * value of `all` with more than k of the others at or below it. */
+static int64_t others_kth(const int64_t *all, size_t nall, const int64_t *mine,
+                          size_t nmine, size_t k) {
+  size_t lo = 0, hi = nall - 1;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    size_t below =
+        count_le(all, nall, all[mid]) - count_le(mine, nmine, all[mid]);
+    if (below > k)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return all[lo];
+}
+
+/* The median of the others' operations (the same as sorted_median of
+ * them alone), without copying them for each link. */
+static int64_t others_median(const int64_t *all, size_t nall,
+                             const int64_t *mine, size_t nmine) {
+  size_t m = nall - nmine;
+  if (m % 2)
+    return others_kth(all, nall, mine, nmine, m / 2);
+  int64_t a = others_kth(all, nall, mine, nmine, m / 2 - 1);
+  int64_t b = others_kth(all, nall, mine, nmine, m / 2);
+  return a + (b - a) / 2;
 }
 
 /* Rows ordered by communicator, then step size: each run is a group
@@ -191,18 +243,18 @@ static bool comparable(const network_state *n, const link_size_row *r) {
   return n->links[r->link].comm_id != 0;
 }
 
-/* The operations of the group [lo, hi) of `order` other than row `self`
- * into `out` (room for all of the group's); how many. */
-static size_t others_of(const network_state *n, const size_t *order, size_t lo,
-                        size_t hi, size_t self, int64_t *out) {
+/* Every operation of the group [lo, hi) of `order` into `out`, sorted,
+ * each row's own sorted too; how many. */
+static size_t pool_group(network_state *n, const size_t *order, size_t lo,
+                         size_t hi, int64_t *out) {
   size_t k = 0;
   for (size_t j = lo; j < hi; j++) {
-    const link_size_row *o = &n->sized[order[j]];
-    if (order[j] == self)
-      continue;
-    memcpy(out + k, o->op_min_ns, o->nops * sizeof *out);
-    k += o->nops;
+    link_size_row *r = &n->sized[order[j]];
+    qsort(r->op_min_ns, r->nops, sizeof *r->op_min_ns, cmp_i64);
+    memcpy(out + k, r->op_min_ns, r->nops * sizeof *out);
+    k += r->nops;
   }
+  qsort(out, k, sizeof *out, cmp_i64);
   return k;
 }
 
@@ -235,9 +287,10 @@ void net_step_tests(network_state *n) {
       }
       if (hi - lo < 2)
         continue;
-      int64_t *others = pass ? malloc((total + 1) * sizeof *others) : NULL;
-      if (pass && !others)
+      int64_t *all = pass ? malloc((total + 1) * sizeof *all) : NULL;
+      if (pass && !all)
         continue;
+      size_t nall = pass ? pool_group(n, order, lo, hi, all) : 0;
       for (size_t j = lo; j < hi; j++) {
         link_size_row *r = &n->sized[order[j]];
         if (r->nops < STEP_MIN_OPS || total - r->nops < STEP_MIN_OPS)
@@ -246,13 +299,12 @@ void net_step_tests(network_state *n) {
           n->links_step_tested++;
           continue;
         }
-        size_t k = others_of(n, order, lo, hi, order[j], others);
-        r->result = link_step_test(r->op_min_ns, r->nops, others, k,
-                                   n->links_step_tested);
+        int64_t ref = others_median(all, nall, r->op_min_ns, r->nops);
+        r->result = judge(r->op_min_ns, r->nops, ref, n->links_step_tested);
         if (r->result.slow)
           n->links[r->link].slow_steps = true;
       }
-      free(others);
+      free(all);
     }
   }
   free(order);
