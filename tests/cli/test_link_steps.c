@@ -6,7 +6,8 @@
  * links of the same communicator at the same step size; slow only when
  * consistently (a sign test, times the links compared), at least twice
  * and at least 10 us slower; and how sure the verdict's kind is of a
- * link it found (summary_kind.c).
+ * link it found, and which of several slow links it names
+ * (summary_kind.c).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -262,6 +263,37 @@ static void step_link_confidence(void **state) {
   assert_int_equal(d.confidence, STRAG_CONF_MEDIUM);
 }
 
+static kind_link link_between(int64_t from, int64_t to, double gbs,
+                              bool by_steps) {
+  kind_link l = {0};
+  l.from = (int32_t)from;
+  l.to = (int32_t)to;
+  l.from_global = from;
+  l.to_global = to;
+  l.bandwidth_gbs = gbs;
+  l.median_gbs = 10.0;
+  l.by_steps = by_steps;
+  return l;
+}
+
+/* Which of several slow links the verdict names: a plant on communicator
+ * ranks 0:1 slows the pipeline of every (tp, dp) pair, g0 -> g4 and
+ * g2 -> g6 among them; the late GPU g6 is at an end of the second, which
+ * explains it, however slow the first. Then a fitted link before one
+ * only the step test found, then the slower. */
+static void which_link(void **state) {
+  (void)state;
+  kind_link a = link_between(0, 4, 1.0, true),
+            b = link_between(2, 6, 3.0, true);
+  assert_true(strag_link_explains_more(&b, &a, 6));
+  assert_false(strag_link_explains_more(&a, &b, 6));
+  assert_true(strag_link_explains_more(&a, &b, -1)); /* no late GPU */
+  kind_link fitted = link_between(1, 5, 4.0, false);
+  assert_true(strag_link_explains_more(&fitted, &a, -1));
+  assert_false(strag_link_explains_more(&a, &fitted, -1));
+  assert_true(strag_link_explains_more(&b, &fitted, 6));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(consistently_slow),
@@ -272,6 +304,7 @@ int main(void) {
       cmocka_unit_test(grouping),
       cmocka_unit_test(reference_of_others),
       cmocka_unit_test(step_link_confidence),
+      cmocka_unit_test(which_link),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -508,6 +508,11 @@ typedef struct {
   const char *reason;
 } kind_decision;
 void strag_kind_decide(const kind_input *in, kind_decision *out);
+/* Of two slow links, does `a` explain more than `b`: one at an end of
+ * the late GPU (`late_gpu`, -1 none) first, then a fitted one before one
+ * only the per-step test found, then the slower against its median. */
+bool strag_link_explains_more(const kind_link *a, const kind_link *b,
+                              int64_t late_gpu);
 /* Sets the verdict's kind, its evidence and, for a slow GPU or link, its
  * confidence, from the GPU rows (blame order, n of them) and the
  * summary's network verdicts; a slow link names no GPU (stands_out

@@ -248,8 +248,8 @@ static void link_ends(const summary *s, kind_link *l) {
 /* Is link `a` the better explanation than `b`: one at an end of the late
  * GPU (`late_gpu`, -1 none) first, then a fitted one before one the step
  * test found, then the slower against its median. */
-static bool better_link(const kind_link *a, const kind_link *b,
-                        int64_t late_gpu) {
+bool strag_link_explains_more(const kind_link *a, const kind_link *b,
+                              int64_t late_gpu) {
   bool ta = link_touches(a, late_gpu), tb = link_touches(b, late_gpu);
   if (ta != tb)
     return ta;
@@ -259,7 +259,8 @@ static bool better_link(const kind_link *a, const kind_link *b,
 }
 
 /* The slow link of the network verdicts (fits or step test) that explains
- * the most (better_link), its ends as GPUs; false when none was found. */
+ * the most (strag_link_explains_more), its ends as GPUs; false when none was
+ * found. */
 static bool slowest_link(const summary *s, int64_t late_gpu, kind_link *out) {
   bool have = false;
   for (size_t i = 0; i < s->net.nverdicts; i++) {
@@ -276,7 +277,7 @@ static bool slowest_link(const summary *s, int64_t late_gpu, kind_link *out) {
     l.step_bytes = nv->step_bytes;
     l.steps = nv->steps;
     link_ends(s, &l);
-    if (!have || better_link(&l, out, late_gpu))
+    if (!have || strag_link_explains_more(&l, out, late_gpu))
       *out = l;
     have = true;
   }
