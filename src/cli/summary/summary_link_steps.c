@@ -221,20 +221,25 @@ static int64_t others_median(const int64_t *all, size_t nall,
   return a + (b - a) / 2;
 }
 
-/* Rows ordered by communicator, then step size: each run is a group
- * whose links are compared with one another. */
-static const network_state *sort_net;
+/* A row's place in the order of the groups: by communicator, then step
+ * size; each run of equal keys is a group whose links are compared with
+ * one another. */
+typedef struct {
+  uint64_t comm_id, step_bytes;
+  size_t row; /* index in network_state.sized */
+} group_key;
 
 static int cmp_group(const void *a, const void *b) {
-  const link_size_row *x = &sort_net->sized[*(const size_t *)a];
-  const link_size_row *y = &sort_net->sized[*(const size_t *)b];
-  uint64_t cx = sort_net->links[x->link].comm_id;
-  uint64_t cy = sort_net->links[y->link].comm_id;
-  if (cx != cy)
-    return cx < cy ? -1 : 1;
+  const group_key *x = a, *y = b;
+  if (x->comm_id != y->comm_id)
+    return x->comm_id < y->comm_id ? -1 : 1;
   if (x->step_bytes != y->step_bytes)
     return x->step_bytes < y->step_bytes ? -1 : 1;
-  return x->link < y->link ? -1 : x->link > y->link;
+  return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static bool same_group(const group_key *x, const group_key *y) {
+  return x->comm_id == y->comm_id && x->step_bytes == y->step_bytes;
 }
 
 /* A row that can take part: a known communicator (PXN rows whose
@@ -243,13 +248,13 @@ static bool comparable(const network_state *n, const link_size_row *r) {
   return n->links[r->link].comm_id != 0;
 }
 
-/* Every operation of the group [lo, hi) of `order` into `out`, sorted,
+/* Every operation of the group [lo, hi) of `keys` into `out`, sorted,
  * each row's own sorted too; how many. */
-static size_t pool_group(network_state *n, const size_t *order, size_t lo,
+static size_t pool_group(network_state *n, const group_key *keys, size_t lo,
                          size_t hi, int64_t *out) {
   size_t k = 0;
   for (size_t j = lo; j < hi; j++) {
-    link_size_row *r = &n->sized[order[j]];
+    link_size_row *r = &n->sized[keys[j].row];
     qsort(r->op_min_ns, r->nops, sizeof *r->op_min_ns, cmp_i64);
     memcpy(out + k, r->op_min_ns, r->nops * sizeof *out);
     k += r->nops;
@@ -262,37 +267,30 @@ void net_step_tests(network_state *n) {
   while (n->nopen > 0) /* operations whose record never came */
     net_step_op_done(n, n->open_ops[n->nopen - 1].file,
                      n->open_ops[n->nopen - 1].op_id);
-  size_t *order = malloc((n->nsized + 1) * sizeof *order);
-  if (!order)
+  group_key *keys = malloc((n->nsized + 1) * sizeof *keys);
+  if (!keys)
     return;
   size_t m = 0;
   for (size_t i = 0; i < n->nsized; i++)
     if (comparable(n, &n->sized[i]))
-      order[m++] = i;
-  sort_net = n;
-  qsort(order, m, sizeof *order, cmp_group);
-  sort_net = NULL;
+      keys[m++] = (group_key){n->links[n->sized[i].link].comm_id,
+                              n->sized[i].step_bytes, i};
+  qsort(keys, m, sizeof *keys, cmp_group);
   /* pass 1: how many links are compared (the Bonferroni factor); pass 2:
    * the tests */
   for (int pass = 0; pass < 2; pass++) {
     for (size_t lo = 0, hi; lo < m; lo = hi) {
-      const link_size_row *first = &n->sized[order[lo]];
       size_t total = 0;
-      for (hi = lo; hi < m; hi++) {
-        const link_size_row *r = &n->sized[order[hi]];
-        if (n->links[r->link].comm_id != n->links[first->link].comm_id ||
-            r->step_bytes != first->step_bytes)
-          break;
-        total += r->nops;
-      }
+      for (hi = lo; hi < m && same_group(&keys[hi], &keys[lo]); hi++)
+        total += n->sized[keys[hi].row].nops;
       if (hi - lo < 2)
         continue;
       int64_t *all = pass ? malloc((total + 1) * sizeof *all) : NULL;
       if (pass && !all)
         continue;
-      size_t nall = pass ? pool_group(n, order, lo, hi, all) : 0;
+      size_t nall = pass ? pool_group(n, keys, lo, hi, all) : 0;
       for (size_t j = lo; j < hi; j++) {
-        link_size_row *r = &n->sized[order[j]];
+        link_size_row *r = &n->sized[keys[j].row];
         if (r->nops < STEP_MIN_OPS || total - r->nops < STEP_MIN_OPS)
           continue;
         if (!pass) {
@@ -307,7 +305,7 @@ void net_step_tests(network_state *n) {
       free(all);
     }
   }
-  free(order);
+  free(keys);
 }
 
 void net_step_free(network_state *n) {
