@@ -14,7 +14,8 @@
  * then carries on from the new end of the file.
  *
  * Compressed files (CCLSCOPE_COMPRESS=zstd, trace_zstd.h): each chunk is
- * compressed here, on this thread, into one zstd frame written with a
+ * compressed here, on this thread (or by the queueing thread when the
+ * queue is full, cs_io_set_helper), into one zstd frame written with a
  * single write at the end of the file (the chunk's own offset counts the
  * uncompressed text and is not used); a failed write cuts the file back
  * to the end of the last whole frame, and a chunk the compressor fails on
@@ -27,10 +28,11 @@
  * them) or the writer's side of it changes (cs_io_account), and last when
  * it stops: its counts reach the file even when nothing else can.
  *
- * Memory in flight is bounded (CS_IO_MAX_QUEUED): past it, cs_io_queue
- * waits for the disk (the writer thread waits, never NCCL's threads; their
- * rings absorb it or drop and count). Without a thread (pthread_create
- * failed) every chunk is written at once by the caller.
+ * Memory in flight is bounded (CS_IO_MAX_QUEUED of chunks, twice that
+ * with finished frames): past it, cs_io_queue waits for the disk (the writer
+ * thread waits, never NCCL's threads; their rings absorb it or drop and count).
+ * Without a thread (pthread_create failed) every chunk is written at once by
+ * the caller.
  */
 #ifndef CCLSCOPE_TRACE_IO_H
 #define CCLSCOPE_TRACE_IO_H
