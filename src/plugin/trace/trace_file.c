@@ -146,6 +146,10 @@ bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
   open_direct(f, dir, name, direct);
   cs_io_start(&f->io, f->fd, f->direct_fd, f->zstd);
   f->io_started = true;
+  if (f->zstd) { /* without it (no memory), the writer waits for room */
+    f->zstd_mine = cs_tz_new(zstd_level);
+    cs_io_set_helper(&f->io, f->zstd_mine);
+  }
   return true;
 }
 
@@ -484,6 +488,8 @@ void cs_tf_sync(cs_trace_file *f, int64_t now_ns) {
 static void close_both(cs_trace_file *f) {
   cs_tz_free(f->zstd); /* the I/O thread is stopped */
   f->zstd = NULL;
+  cs_tz_free(f->zstd_mine);
+  f->zstd_mine = NULL;
   if (f->direct_fd >= 0)
     close(f->direct_fd);
   if (f->fd >= 0)

@@ -96,6 +96,8 @@ typedef struct {
   uint64_t acct_told_lines; /* lines_dropped as last told to the I/O side */
   int64_t acct_told_ns;     /* ... when (cs_tf_account_if_due's clock) */
   cs_trace_zstd *zstd;      /* compressed: the I/O thread's context, or NULL */
+  cs_trace_zstd *zstd_mine; /* ... and this thread's, when the I/O thread is
+                               behind (cs_io_set_helper), or NULL */
   cs_trace_io io;
 } cs_trace_file;
 

@@ -110,7 +110,8 @@ struct cs_completion {
   gpu_slot gpus[MAX_GPUS];
   batch_entry batches[BATCH_TABLE];
   channel_entry channels[CHANNEL_CACHE];
-  int64_t now_ns; /* the writer's latest notion of "now" */
+  int64_t now_ns;                 /* the writer's latest notion of "now" */
+  cs_clock_past_cache clock_past; /* the segment of the last older stamp */
   cs_completion_counters c;
 };
 
@@ -179,8 +180,8 @@ cs_completion_get_counters(const cs_completion *c) {
   return &c->c;
 }
 
-static int64_t ns_of(const cs_completion *c, uint64_t raw) {
-  return cs_clock_to_epoch_ns(c->cfg.cal, raw);
+static int64_t ns_of(cs_completion *c, uint64_t raw) {
+  return cs_clock_to_epoch_ns_cached(c->cfg.cal, &c->clock_past, raw);
 }
 
 static tracker *tracker_for(cs_completion *c, uint64_t id, bool create) {
