@@ -2,7 +2,8 @@
 /*
  * src/cli/load/load_schema.h — the DDL of `cclscope load --create`: the
  * text of share/clickhouse/schema.sql and distributed.sql, compiled in
- * (embed_sql.cmake), with its ${DB}, ${PREFIX}, ${LOCAL}, ${ON_CLUSTER} and
+ * (share/clickhouse/embed.cmake), with its ${DB}, ${PREFIX}, ${LOCAL},
+ * ${ON_CLUSTER} and
  * ${CLUSTER} placeholders filled in and cut into statements.
  */
 #ifndef CCLSCOPE_CLI_LOAD_SCHEMA_H

@@ -2,7 +2,7 @@
 /*
  * src/cli/sql/sql_queries.h — the shipped ClickHouse queries
  * (the .sql files of share/clickhouse/queries/), compiled into the binary by
- * share/clickhouse/queries/embed.cmake so that `cclscope sql` prints the
+ * share/clickhouse/embed.cmake so that `cclscope sql` prints the
  * same text as the installed files.
  */
 #ifndef CCLSCOPE_CLI_SQL_QUERIES_H
