@@ -25,27 +25,18 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { chromiumOrExit, parseArgs } from './harness.mjs';
+import { chromiumOrExit, launchBrowser, parseArgs, tally } from './harness.mjs';
 
 const args = parseArgs(['cclscope', 'trace', 'out'], 'overview_click_test.mjs --cclscope BIN --trace DIR --out DIR');
 const { chromium, executable: CHROMIUM } = await chromiumOrExit();
 
-let passed = 0;
-let failed = 0;
-function check(ok, what, detail) {
-  if (ok) { passed++; console.log('ok - ' + what); } else { failed++; console.log('not ok - ' + what + (detail !== undefined ? ': ' + JSON.stringify(detail) : '')); }
-  return ok;
-}
+const { check, finish } = tally();
 
 fs.mkdirSync(args.out, { recursive: true });
 const html = path.join(args.out, 'ranks8.html');
 execFileSync(args.cclscope, ['-q', 'view', args.trace, '-o', html], { stdio: 'inherit' });
 
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchBrowser(chromium, CHROMIUM);
 
 /* The page at a viewport `width` px wide, offline, every request but the
  * page itself aborted and recorded. */
@@ -134,5 +125,4 @@ for (const width of [1280, 1600, 1920]) {
 }
 
 await browser.close();
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();
