@@ -5,7 +5,9 @@
  * half-way through an older snapshot frees every snapshot it inherited,
  * each once, and exits cleanly. The child measures the heap: the bytes in
  * use drop by both snapshots. Under the ASan build a double free aborts
- * the child, and LeakSanitizer runs at its exit().
+ * the child, and LeakSanitizer runs at its exit(). And a child forked at
+ * any moment while the server closes connections keeps no snapshot that
+ * nothing names (the fork handlers hold the snapshots' lock).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,9 +127,85 @@ static void test_fork_frees_every_snapshot_once(void **state) {
   cs_http_stop();
 }
 
+/* ---- forks while the server closes connections ---- */
+
+#define CHURN_TEXT (512u << 10) /* a snapshot malloc maps on its own */
+#define CHURN_FORKS 300
+
+static _Atomic bool churn_stop;
+static int churn_port;
+
+/* One scrape after another, each read to its end: the server releases a
+ * snapshot at every close, while the main thread forks. Nothing here
+ * allocates (the heap the children measure is the server's). */
+static void *churn_scraper(void *arg) {
+  (void)arg;
+  static const char get[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+  char buf[65536];
+  while (!atomic_load(&churn_stop)) {
+    int fd = connect_small(churn_port);
+    if (fd < 0)
+      continue;
+    if (write(fd, get, sizeof get - 1) == (ssize_t)(sizeof get - 1))
+      while (read(fd, buf, sizeof buf) > 0)
+        ;
+    close(fd);
+  }
+  return NULL;
+}
+
+static void test_fork_while_closing_keeps_no_snapshot(void **state) {
+  (void)state;
+  /* As the plugin's writer does: the server's fork handlers around fork. */
+  static bool handlers;
+  if (!handlers)
+    assert_int_equal(
+        pthread_atfork(cs_http_atfork_prepare, cs_http_atfork_parent, NULL), 0);
+  handlers = true;
+  char *text = malloc(CHURN_TEXT);
+  assert_non_null(text);
+  memset(text, 'b', CHURN_TEXT);
+  text[CHURN_TEXT - 1] = '\n';
+  churn_port =
+      cs_http_start("127.0.0.1", 20000 + (getpid() + 97) % 20000, true);
+  assert_true(churn_port > 0);
+  size_t baseline = heap_in_use(); /* no snapshot yet */
+  atomic_store(&churn_stop, false);
+  pthread_t scraper;
+  assert_int_equal(pthread_create(&scraper, NULL, churn_scraper, NULL), 0);
+  int kept = 0;
+  for (int i = 0; i < CHURN_FORKS; i++) {
+    /* The older snapshot lives on only in the answers still being sent:
+     * the server frees it when the last of them closes. */
+    cs_http_publish(text, CHURN_TEXT);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+      cs_http_atfork_child();
+      size_t in_use = heap_in_use();
+      bool none_kept = in_use < baseline + CHURN_TEXT / 2;
+      _exit(none_kept ? 0 : 3);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) != 0)
+      kept++;
+  }
+  atomic_store(&churn_stop, true);
+  assert_int_equal(pthread_join(scraper, NULL), 0);
+  cs_http_stop();
+  free(text);
+  if (kept)
+    print_error("%d of %d children kept a snapshot nothing named\n", kept,
+                CHURN_FORKS);
+  assert_int_equal(kept, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fork_frees_every_snapshot_once),
+      cmocka_unit_test(test_fork_while_closing_keeps_no_snapshot),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

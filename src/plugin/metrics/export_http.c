@@ -101,13 +101,13 @@ static http_text *text_acquire(void) {
   return t;
 }
 
-static void text_release(http_text *t) {
-  if (!t)
-    return;
-  pthread_mutex_lock(&http_server.lock);
-  bool last = --t->refs == 0;
-  pthread_mutex_unlock(&http_server.lock);
-  if (last)
+/* Drop one reference; the last one frees the snapshot. Call with the
+ * lock held: the free happens under it too, so that fork(), which takes
+ * the lock first (cs_http_atfork_prepare), never copies a snapshot that
+ * nothing names any more but is not freed yet, which the child would
+ * keep for ever. */
+static void text_release_locked(http_text *t) {
+  if (t && --t->refs == 0)
     free(t);
 }
 
@@ -115,12 +115,13 @@ static void text_release(http_text *t) {
 
 static void client_close(http_client *c) {
   close(c->fd);
-  /* Forget the snapshot before releasing it: a process forked meanwhile
-   * frees what its connections still name (cs_http_atfork_child), so none
-   * may name one already freed. */
-  http_text *t = c->text;
+  /* Forget the snapshot and release it in one step under the lock: a
+   * process forked at any moment sees it either still named by this
+   * connection (and frees it, cs_http_atfork_child) or already freed. */
+  pthread_mutex_lock(&http_server.lock);
+  text_release_locked(c->text);
   c->text = NULL;
-  text_release(t);
+  pthread_mutex_unlock(&http_server.lock);
   c->fd = -1;
   c->phase = CLIENT_FREE;
 }
@@ -407,10 +408,9 @@ void cs_http_publish(const char *text, size_t len) {
   memcpy(t->data, text, len);
   t->data[len] = '\0';
   pthread_mutex_lock(&http_server.lock);
-  http_text *old = http_server.current;
+  text_release_locked(http_server.current);
   http_server.current = t;
   pthread_mutex_unlock(&http_server.lock);
-  text_release(old);
 }
 
 void cs_http_stop(void) {
@@ -426,10 +426,17 @@ void cs_http_stop(void) {
     http_server.running = false;
   }
   pthread_mutex_lock(&http_server.lock);
-  http_text *t = http_server.current;
+  text_release_locked(http_server.current);
   http_server.current = NULL;
   pthread_mutex_unlock(&http_server.lock);
-  text_release(t);
+}
+
+void cs_http_atfork_prepare(void) {
+  pthread_mutex_lock(&http_server.lock);
+}
+
+void cs_http_atfork_parent(void) {
+  pthread_mutex_unlock(&http_server.lock);
 }
 
 /* In a fork child: free the snapshot `t` unless it is NULL or one of

@@ -25,6 +25,12 @@ void cs_http_publish(const char *text, size_t len);
  * the clients do. */
 void cs_http_stop(void);
 
+/* Around fork() in the parent (the writer's atfork handlers): hold the
+ * snapshots' lock, so that no snapshot is half released when the child is
+ * copied. */
+void cs_http_atfork_prepare(void);
+void cs_http_atfork_parent(void);
+
 /* In a fork child: the thread is the parent's; drop its state, close the
  * inherited sockets (the port stays the parent's), free each snapshot this
  * copy holds (the current one, those of answers in progress) once. */

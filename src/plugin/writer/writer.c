@@ -777,9 +777,11 @@ void cs_writer_atfork_prepare(void) {
     cs_trace_atfork_prepare(&writer.trace);
   if (writer.running && writer.otlp_on) /* the OTLP payloads, consistent */
     cs_otlp_atfork_prepare();
+  cs_http_atfork_prepare(); /* no /metrics snapshot half released */
 }
 
 void cs_writer_atfork_parent(void) {
+  cs_http_atfork_parent();
   if (writer.running && writer.otlp_on)
     cs_otlp_atfork_parent();
   if (writer.running && writer.trace_open)
