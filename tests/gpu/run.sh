@@ -13,6 +13,9 @@
 #             rank never calls the last all_reduce or calls it behind a GPU
 #             spin that never ends (hang_rank.py); `cclscope hang` must name
 #             that rank, and its class
+#   overhead — the latency of all_reduce 8 B – 1 MiB with the plugin loaded
+#             (default mask, trace and metrics) against runs without it,
+#             alternated: within 2 % at every size (overhead.sh)
 # Each run's trace must pass `cclscope check`; the intra run's timings must
 # agree with CUDA events within 5 % or 5 us (compare_cuda_events.py). What
 # NCCL emitted (event counts by type) is printed for comparison with ncclemu.
@@ -124,4 +127,7 @@ NCCL_PROFILER_PLUGIN=$plugin CCLSCOPE_DIR="$out/graph/trace" \
 hang never-called
 hang gpu
 [ -z "${graph_failed:-}" ] || { echo "FAIL: graph replays differ from docs"; exit 1; }
+echo "=== overhead (all_reduce latency with and without the plugin, alternated)"
+CCLSCOPE_PLUGIN=$plugin PYTHON=$python NPROC=$nproc tests/gpu/overhead.sh "$out/overhead" ||
+  { echo "FAIL: the plugin costs all_reduce more than the limit (or the runs failed)"; exit 1; }
 echo "=== GPU suite passed; results in $out"
