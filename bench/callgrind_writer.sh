@@ -16,6 +16,10 @@
 #             (inclusive; their cost per callback in the larger run)
 #   writer    the cclscope-writer thread (drain, assembly, formatting)
 #   io        the cclscope-io thread (compression, writes)
+# With CALLGRIND_KEEP=DIR the callgrind files of both runs are kept in
+# DIR/SMALL_S and DIR/LARGE_S (for `callgrind_annotate --inclusive=yes`,
+# one function's instructions per callback: its count in the larger run
+# less the smaller's, over the callbacks added).
 # Valgrind serialises the threads and runs ~50x slower, so the writer lags
 # the producer more than natively (more stamps older than the newest clock
 # segment, larger backlogs); the figures compare builds, not machines.
@@ -25,6 +29,7 @@ small=${2:-0.1}
 large=${3:-0.5}
 work=$(mktemp -d /tmp/callgrind-writer.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+keep=${CALLGRIND_KEEP:-}
 
 # run SECONDS: callgrind one writer-mode run into $work/SECONDS; prints
 # "callbacks main writer io hot" (instructions of each thread, hot path).
@@ -53,6 +58,10 @@ run() {
                gsub(",", "", $1); s += $1 } END { print s + 0 }')
     fi
   done
+  if [ -n "$keep" ]; then
+    mkdir -p "$keep/$1"
+    cp "$d"/cg.* "$d/log" "$keep/$1/"
+  fi
   echo "$callbacks $main $writer $io $hot"
 }
 

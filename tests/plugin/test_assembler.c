@@ -4,7 +4,8 @@
  * synthetic ring records: exact or downgraded parents, owners inherited
  * through the parent chain (PXN), restarted recv steps, never-stopped
  * ProxyOps, stops before starts, double stops, late states, finalize and
- * exit, the in-flight cap, and the accounting identity.
+ * exit, the in-flight cap, the accounting identity, and reused events
+ * that keep nothing of their earlier life.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -520,6 +521,100 @@ static void test_children_of_dropped_parents_say_so(void **st) {
   cs_asm_destroy(a);
 }
 
+/* An event's memory is reused for the next start (the free list hands
+ * back the last freed first), and the writer sets each field of a reused
+ * one from its record instead of clearing the whole event first: nothing
+ * of the earlier event may show. The first here leaves every field set
+ * (a PXN ProxyOp: foreign owner and pid, progressed, a step under it,
+ * more states than fit inline; its step: the link, reclaimed with an end
+ * time); the events started after them must look new. Also: a 2-unit
+ * START (RCCL's ProxyOp) brings all of its payload. */
+static void test_reused_event_starts_fresh(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 1000);
+  start(a, CS_EV_PROXY_OP, 1, 10, CS_PARENT_NONE, 0, 0, CS_CTX_FOREIGN, 0);
+  for (uint32_t i = 0; i < 5; i++)
+    state(a, 1, i == 2 ? 19 : 17 + i, 11 + i, i);
+  start(a, CS_EV_PROXY_STEP, 2, 20, CS_PARENT_LOCAL, 1, 0, CS_CTX_INHERIT, 3);
+  stop(a, 1, 30, 7); /* ends the op, then reclaims its step */
+  const cs_event *op = find(&s, 1), *step = find(&s, 2);
+  assert_non_null(op);
+  assert_non_null(step);
+  assert_true(op->foreign_owner && op->progressed && op->has_children);
+  assert_int_equal(op->origin_pid, 999);
+  assert_int_equal(op->nstates, 5);
+  assert_true(op->cap_states > CS_INLINE_STATES);
+  assert_true(step->has_link && step->foreign_owner);
+  assert_int_equal(step->end, CS_END_RECLAIMED);
+  assert_int_equal(step->end_raw, 30);
+
+  /* Both events' memory is taken again: a stopped Coll, a reclaimed one. */
+  start(a, CS_EV_COLL, 3, 40, CS_PARENT_NONE, 0, 0, 0, 0);
+  start(a, CS_EV_COLL, 4, 41, CS_PARENT_NONE, 0, 0, 0, 0);
+  state(a, 3, 22, 42, 77);
+  stop(a, 3, 50, 9);
+  cs_asm_end_all(a, CS_END_RECLAIMED, CS_RECLAIM_FINALIZE, 60);
+  const cs_event *fresh[2] = {find(&s, 3), find(&s, 4)};
+  for (int i = 0; i < 2; i++) {
+    const cs_event *e = fresh[i];
+    assert_non_null(e);
+    assert_int_equal(e->etype, CS_EV_COLL);
+    assert_int_equal(e->parent_kind, CS_PARENT_NONE);
+    assert_int_equal(e->parent, 0);
+    assert_int_equal(e->ctx, 0);
+    assert_false(e->foreign_owner);
+    assert_int_equal(e->origin_pid, 0);
+    assert_false(e->parent_hint);
+    assert_false(e->has_children);
+    assert_false(e->progressed);
+    assert_false(e->has_link);
+    assert_int_equal(e->link.peer, 0);
+    assert_int_equal(e->link.channel_id, 0);
+    assert_int_equal(e->link.is_send, 0);
+    assert_int_equal(e->cap_states, CS_INLINE_STATES);
+    assert_int_equal(e->start_tid, 100);
+  }
+  assert_int_equal(fresh[0]->end, CS_END_STOPPED);
+  assert_int_equal(fresh[0]->reclaim, CS_RECLAIM_NONE);
+  assert_int_equal(fresh[0]->stop_raw, 50);
+  assert_int_equal(fresh[0]->stop_tid, 9);
+  assert_int_equal(fresh[0]->end_raw, 0);
+  assert_int_equal(fresh[0]->activity_raw, 42);
+  assert_int_equal(fresh[0]->nstates, 1);
+  assert_int_equal(fresh[0]->inline_states[0].state, 22);
+  assert_int_equal(fresh[0]->inline_states[0].repeat, 1);
+  assert_int_equal(fresh[0]->inline_states[0].arg, 77);
+  assert_int_equal(fresh[1]->end, CS_END_RECLAIMED);
+  assert_int_equal(fresh[1]->stop_raw, 0);
+  assert_int_equal(fresh[1]->stop_tid, 0);
+  assert_int_equal(fresh[1]->end_raw, 60);
+  assert_int_equal(fresh[1]->nstates, 0);
+
+  /* RCCL's ProxyOp: two units, its eight extra fields at the end (the
+   * buffer has room for the whole record type; the head says 2 units). */
+  cs_unit u[3];
+  memset(u, 0, sizeof u);
+  cs_rec_start *r = (cs_rec_start *)u;
+  r->h.kind = CS_REC_START;
+  r->h.units = 2;
+  r->h.etype = CS_EV_PROXY_OP;
+  r->h.ts = 70;
+  r->h.id = 5;
+  r->p.proxy_op.has_rccl = 1;
+  r->p.proxy_op.rccl.comm_hash = 0x1234;
+  r->p.proxy_op.rccl.raw_proxy_nsteps = 42;
+  cs_asm_record(a, u, 100);
+  stop(a, 5, 71, 100);
+  const cs_event *rccl = find(&s, 5);
+  assert_non_null(rccl);
+  assert_int_equal(rccl->p.proxy_op.has_rccl, 1);
+  assert_int_equal(rccl->p.proxy_op.rccl.comm_hash, 0x1234);
+  assert_int_equal(rccl->p.proxy_op.rccl.raw_proxy_nsteps, 42);
+  assert_identity(a);
+  cs_asm_destroy(a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exact_parents_and_order),
@@ -536,6 +631,7 @@ int main(void) {
       cmocka_unit_test(test_ended_events_survive_colliding_blocks),
       cmocka_unit_test(test_open_steps_share_their_ops_end),
       cmocka_unit_test(test_children_of_dropped_parents_say_so),
+      cmocka_unit_test(test_reused_event_starts_fresh),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

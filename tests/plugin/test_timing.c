@@ -583,6 +583,33 @@ static void test_child_before_parent_and_timeout(void **state) {
   cs_completion_destroy(c);
 }
 
+/* An operation waits for the ProxyOps started under it: while one is
+ * open its timing is not emitted (the network still moves its data);
+ * once it ends, the span is the proxy's. The writer passes only some
+ * event types to the completion (an inline test in completion.h): a
+ * ProxyOp's start must be one of them, or the operation would be
+ * emitted early with the host span. */
+static void test_operation_waits_for_its_proxy_ops(void **state) {
+  (void)state;
+  timings out;
+  cs_completion *c = make(&out);
+  cs_event co = coll(60, 1000000, 1001000, 0);
+  cs_event p = proxy(61, 60, 1002000, 1802000);
+  run(c, &co, true);
+  run(c, &p, true);
+  run(c, &co, false);
+  settle(c, 10000000);
+  assert_int_equal(out.n, 0); /* its ProxyOp is still open */
+  run(c, &p, false);
+  settle(c, 20000000);
+  assert_int_equal(out.n, 1);
+  assert_int_equal(out.got[0].event_id, 60);
+  assert_int_equal(out.got[0].source, CS_TIMING_PROXY);
+  assert_int_equal(out.got[0].proxy_ops, 1);
+  assert_int_equal(out.got[0].stop_ns - out.got[0].start_ns, 800000);
+  cs_completion_destroy(c);
+}
+
 static void test_bytes_and_factors(void **state) {
   (void)state;
   assert_int_equal(nccl_datatype_size("ncclBfloat16"), 2);
@@ -614,6 +641,7 @@ int main(void) {
       cmocka_unit_test(test_fallbacks_and_rejected_stamps),
       cmocka_unit_test(test_batched_work_is_flagged),
       cmocka_unit_test(test_child_before_parent_and_timeout),
+      cmocka_unit_test(test_operation_waits_for_its_proxy_ops),
       cmocka_unit_test(test_bytes_and_factors),
   };
   return cmocka_run_group_tests(tests, setup, NULL);

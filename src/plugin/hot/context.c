@@ -12,15 +12,6 @@
 cs_context cs_contexts[CS_MAX_CONTEXTS];
 static uint32_t next_serial = 1;
 
-cs_context *cs_ctx_get(uint32_t serial) {
-  if (serial == 0)
-    return NULL;
-  cs_context *c = &cs_contexts[serial & (CS_MAX_CONTEXTS - 1)];
-  return atomic_load_explicit(&c->serial, memory_order_acquire) == serial
-             ? c
-             : NULL;
-}
-
 static uint32_t take_serial_for_slot(uint32_t start_serial, int wanted_state) {
   for (uint32_t i = 0; i < CS_MAX_CONTEXTS; i++) {
     uint32_t serial = start_serial + i;

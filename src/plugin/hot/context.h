@@ -14,6 +14,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "handle.h"
@@ -59,8 +60,16 @@ static inline uint32_t cs_ctx_serial_of(void *context) {
   return serial;
 }
 
-/* The entry for a valid serial, else NULL. */
-cs_context *cs_ctx_get(uint32_t serial);
+/* The entry for a valid serial, else NULL. Inline: the writer asks for
+ * it several times per event (owner, rank, the trace's comm fields). */
+static inline cs_context *cs_ctx_get(uint32_t serial) {
+  if (serial == 0)
+    return NULL;
+  cs_context *c = &cs_contexts[serial & (CS_MAX_CONTEXTS - 1)];
+  return atomic_load_explicit(&c->serial, memory_order_acquire) == serial
+             ? c
+             : NULL;
+}
 
 /* Reserve an entry (session lock held). Fills nothing but `serial` state;
  * the caller fills the fields, then calls cs_ctx_publish. 0 when full. */

@@ -31,6 +31,12 @@
  * starts at its own pseudo-random set (a hash of the block number), and
  * the ids of one block take consecutive sets (the writer touches memory
  * in order, as it did when the low bits alone picked the slot). */
+/* The record handlers and their rare paths stay out of line:
+ * cs_asm_record then only dispatches, jumping to the handler, and the
+ * common path of each saves only the registers it uses. Inlined into one
+ * function, every record paid for the start's register saves. */
+#define NOINLINE_HANDLER __attribute__((noinline))
+
 #define ENDED_SETS 8192 /* power of two */
 #define ENDED_WAYS 8
 #define ENDED_BLOCK_SHIFT 12
@@ -194,12 +200,7 @@ static cs_event *event_alloc(cs_assembler *a) {
   }
   cs_event *e = a->free_list;
   a->free_list = e->next_free;
-  /* The fields before the payload; the payload is copied from the record
-   * and the inline states are written before `nstates` counts them. */
-  memset(e, 0, offsetof(cs_event, p));
-  e->states = e->inline_states;
-  e->cap_states = CS_INLINE_STATES;
-  return e;
+  return e; /* on_start sets every field before the payload */
 }
 
 static void event_free(cs_assembler *a, cs_event *e) {
@@ -530,7 +531,69 @@ static void apply_stop(cs_assembler *a, cs_event *e, uint64_t raw,
   end_event(a, e, CS_END_STOPPED, CS_RECLAIM_NONE, raw);
 }
 
-static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
+/* Every field before the payload, from the START record: a reused event
+ * keeps nothing of its previous life. Stores of the values themselves,
+ * not a clearing of the whole head followed by the stores. `ctx`,
+ * `foreign_owner`, `origin_pid` and `rank` are then resolved (below). */
+static void event_init(cs_event *e, const cs_rec_start *s, int32_t tid) {
+  _Static_assert(offsetof(cs_event, p) == 112,
+                 "a field was added to cs_event: set it in event_init");
+  e->next_free = NULL;
+  e->id = s->h.id;
+  e->parent = s->parent;
+  e->start_raw = s->h.ts;
+  e->stop_raw = 0;
+  e->end_raw = 0;
+  e->activity_raw = s->h.ts;
+  e->ctx = 0;
+  e->rank = 0;
+  e->origin_pid = 0;
+  e->start_tid = tid;
+  e->stop_tid = 0;
+  e->etype = s->h.etype < CS_EV_COUNT ? s->h.etype : CS_EV_UNKNOWN;
+  e->parent_kind = s->h.flags & CS_PARENT_MASK;
+  e->end = 0;
+  e->reclaim = 0;
+  e->foreign_owner = false;
+  e->parent_hint = (s->h.flags & CS_PARENT_HINT_ONLY) != 0;
+  e->has_children = false;
+  e->progressed = false;
+  e->has_link = false;
+  e->link.peer = 0;
+  e->link.channel_id = 0;
+  e->link.is_send = 0;
+  e->nstates = 0;
+  e->cap_states = CS_INLINE_STATES;
+  e->states = e->inline_states;
+}
+
+/* The record's payload: what its units hold, at most the payload's size.
+ * One constant-size copy per record length (1, 2 or 3 units), never a
+ * copy of a length computed per record. */
+static void payload_copy(cs_event *e, const cs_rec_start *s) {
+  enum {
+    ONE_UNIT = CS_UNIT_BYTES - CS_START_FIXED_BYTES,
+    TWO_UNITS = 2 * CS_UNIT_BYTES - CS_START_FIXED_BYTES,
+    THREE_UNITS = 3 * CS_UNIT_BYTES - CS_START_FIXED_BYTES
+  };
+  _Static_assert(TWO_UNITS < sizeof e->p && THREE_UNITS >= sizeof e->p,
+                 "a 3-unit record holds the largest payload");
+  switch (s->h.units) {
+  case 0: /* never written; read as one unit, as the drain does */
+  case 1:
+    memcpy(&e->p, &s->p, ONE_UNIT);
+    break;
+  case 2:
+    memcpy(&e->p, &s->p, TWO_UNITS);
+    break;
+  default:
+    memcpy(&e->p, &s->p, sizeof e->p);
+    break;
+  }
+}
+
+NOINLINE_HANDLER static void on_start(cs_assembler *a, const cs_rec_start *s,
+                                      int32_t tid) {
   if (live_recent(a, s->h.id))
     return; /* ids are never reused: a duplicate is noise */
   cs_event *e = a->c.live_now < a->cfg.max_live ? event_alloc(a) : NULL;
@@ -539,19 +602,8 @@ static void on_start(cs_assembler *a, const cs_rec_start *s, int32_t tid) {
     ended_remember_dropped(a, s);
     return;
   }
-  e->id = s->h.id;
-  e->etype = s->h.etype < CS_EV_COUNT ? s->h.etype : CS_EV_UNKNOWN;
-  e->parent_kind = s->h.flags & CS_PARENT_MASK;
-  e->parent_hint = (s->h.flags & CS_PARENT_HINT_ONLY) != 0;
-  e->parent = s->parent;
-  e->start_raw = s->h.ts;
-  e->activity_raw = s->h.ts;
-  e->start_tid = tid;
-  size_t payload_bytes =
-      (size_t)s->h.units * CS_UNIT_BYTES - CS_START_FIXED_BYTES;
-  if (payload_bytes > sizeof e->p)
-    payload_bytes = sizeof e->p;
-  memcpy(&e->p, &s->p, payload_bytes);
+  event_init(e, s, tid);
+  payload_copy(e, s);
 
   parent_ref parent = find_parent(a, e);
   if (!check_parent(a, e, parent)) {
@@ -606,9 +658,24 @@ static cs_state_rec state_from_record(const cs_rec_state *r) {
   return s;
 }
 
+/* Twice the room for states (out of line: most events keep to the
+ * inline ones). False when there is no memory. */
+NOINLINE_HANDLER static bool states_grow(cs_event *e) {
+  uint32_t cap = e->cap_states * 2;
+  cs_state_rec *s = malloc(cap * sizeof *s);
+  if (!s)
+    return false;
+  memcpy(s, e->states, e->nstates * sizeof *s);
+  if (e->states != e->inline_states)
+    free(e->states);
+  e->states = s;
+  e->cap_states = cap;
+  return true;
+}
+
 static void append_state(cs_event *e, const cs_rec_state *r) {
-  cs_state_rec rec = state_from_record(r);
   if (e->nstates > 0) {
+    cs_state_rec rec = state_from_record(r);
     cs_state_rec *last = &e->states[e->nstates - 1];
     if (last->state == rec.state && last->arg == rec.arg &&
         last->arg2 == rec.arg2 && last->arg3 == rec.arg3 &&
@@ -618,31 +685,16 @@ static void append_state(cs_event *e, const cs_rec_state *r) {
       return;
     }
   }
-  if (e->nstates == e->cap_states) {
-    uint32_t cap = e->cap_states * 2;
-    cs_state_rec *s = malloc(cap * sizeof *s);
-    if (!s)
-      return; /* keep what we have */
-    memcpy(s, e->states, e->nstates * sizeof *s);
-    if (e->states != e->inline_states)
-      free(e->states);
-    e->states = s;
-    e->cap_states = cap;
-  }
-  e->states[e->nstates++] = rec;
+  if (e->nstates == e->cap_states && !states_grow(e))
+    return; /* keep what we have */
+  /* Built after the call above, so that nothing of it has to be kept
+   * across that call (in registers saved on every state). */
+  e->states[e->nstates++] = state_from_record(r);
 }
 
-static void on_state(cs_assembler *a, const cs_rec_state *r, int32_t tid) {
-  cs_event *e = live_get(a, r->h.id);
-  if (e) {
-    append_state(e, r);
-    if (r->h.ts > e->activity_raw)
-      e->activity_raw = r->h.ts;
-    if (e->etype == CS_EV_PROXY_OP &&
-        r->h.aux == 19 /* ncclProfilerProxyOpInProgress_v4 */)
-      e->progressed = true;
-    return;
-  }
+/* A state whose event is no longer (or never was) live. */
+NOINLINE_HANDLER static void
+on_state_not_live(cs_assembler *a, const cs_rec_state *r, int32_t tid) {
   const ended_info *x = ended_lookup(a, r->h.id);
   if (!x || x->dropped) {
     a->c.orphan_states++; /* no event to attach it to in the output */
@@ -655,9 +707,25 @@ static void on_state(cs_assembler *a, const cs_rec_state *r, int32_t tid) {
   }
 }
 
+NOINLINE_HANDLER static void on_state(cs_assembler *a, const cs_rec_state *r,
+                                      int32_t tid) {
+  cs_event *e = live_get(a, r->h.id);
+  if (!e) {
+    on_state_not_live(a, r, tid);
+    return;
+  }
+  append_state(e, r);
+  if (r->h.ts > e->activity_raw)
+    e->activity_raw = r->h.ts;
+  if (e->etype == CS_EV_PROXY_OP &&
+      r->h.aux == 19 /* ncclProfilerProxyOpInProgress_v4 */)
+    e->progressed = true;
+}
+
 /* ---- STOP ---- */
 
-static void on_stop(cs_assembler *a, const cs_rec_stop *r, int32_t tid) {
+NOINLINE_HANDLER static void on_stop(cs_assembler *a, const cs_rec_stop *r,
+                                     int32_t tid) {
   cs_event *e = live_get(a, r->h.id);
   if (e) {
     apply_stop(a, e, r->h.ts, tid);

@@ -306,7 +306,7 @@ static void api_started(cs_completion *c, const cs_event *e) {
     a->id = 0; /* cannot happen (the map never grows); forget it */
 }
 
-void cs_completion_started(cs_completion *c, const cs_event *e) {
+void cs_completion_take_start(cs_completion *c, const cs_event *e) {
   if (e->etype == CS_EV_COLL_API || e->etype == CS_EV_P2P_API) {
     api_started(c, e);
     return;
@@ -449,7 +449,7 @@ static void kernel_ended(cs_completion *c, tracker *t, const cs_event *e) {
   note_batch(c, t, e->ctx, channel, start_ptimer, stop_ptimer);
 }
 
-void cs_completion_ended(cs_completion *c, const cs_event *e) {
+void cs_completion_take_end(cs_completion *c, const cs_event *e) {
   if (is_tracked_type(e->etype)) {
     tracker *t = tracker_for(c, e->id, false);
     if (!t)

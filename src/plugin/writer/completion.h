@@ -22,6 +22,7 @@
 
 #include "assembler.h"
 #include "clock.h"
+#include "event_types.h"
 
 typedef enum {
   CS_TIMING_HOST = 0,  /* only the host enqueue span is known */
@@ -87,9 +88,33 @@ typedef struct cs_completion cs_completion;
 cs_completion *cs_completion_create(const cs_completion_config *cfg);
 void cs_completion_destroy(cs_completion *c);
 
-/* Every event start and end, as the assembler sees them. */
-void cs_completion_started(cs_completion *c, const cs_event *e);
-void cs_completion_ended(cs_completion *c, const cs_event *e);
+/* Every event start and end, as the assembler sees them. Most events
+ * (steps, network events, API calls, groups) are none of this module's
+ * business: the inline test of the type below costs them no call. */
+void cs_completion_take_start(cs_completion *c, const cs_event *e);
+void cs_completion_take_end(cs_completion *c, const cs_event *e);
+
+/* The types whose starts are taken: operations, their API calls (the
+ * arrival), and the children that time them. */
+#define CS_COMPLETION_START_TYPES                                              \
+  ((1u << CS_EV_COLL) | (1u << CS_EV_P2P) | (1u << CS_EV_CE_COLL) |            \
+   (1u << CS_EV_COLL_API) | (1u << CS_EV_P2P_API) | (1u << CS_EV_KERNEL_CH) |  \
+   (1u << CS_EV_PROXY_OP) | (1u << CS_EV_KERNEL_PHASE))
+/* The types whose ends are taken: the same but the API calls. */
+#define CS_COMPLETION_END_TYPES                                                \
+  ((1u << CS_EV_COLL) | (1u << CS_EV_P2P) | (1u << CS_EV_CE_COLL) |            \
+   (1u << CS_EV_KERNEL_CH) | (1u << CS_EV_PROXY_OP) |                          \
+   (1u << CS_EV_KERNEL_PHASE))
+
+static inline void cs_completion_started(cs_completion *c, const cs_event *e) {
+  if (e->etype < 32 && (CS_COMPLETION_START_TYPES >> e->etype) & 1u)
+    cs_completion_take_start(c, e);
+}
+
+static inline void cs_completion_ended(cs_completion *c, const cs_event *e) {
+  if (e->etype < 32 && (CS_COMPLETION_END_TYPES >> e->etype) & 1u)
+    cs_completion_take_end(c, e);
+}
 
 /* The writer's current time (host epoch ns), before feeding events. */
 void cs_completion_set_now(cs_completion *c, int64_t now_ns);

@@ -124,7 +124,7 @@ static bool is_operation(uint8_t etype) {
   return etype == CS_EV_COLL || etype == CS_EV_P2P || etype == CS_EV_CE_COLL;
 }
 
-void cs_watchdog_started(cs_watchdog *w, const cs_event *e) {
+void cs_watchdog_take_operation(cs_watchdog *w, const cs_event *e) {
   if (!is_operation(e->etype))
     return;
   if (w->nops >= MAX_OPS) {
@@ -183,7 +183,7 @@ void cs_watchdog_started(cs_watchdog *w, const cs_event *e) {
   }
 }
 
-void cs_watchdog_ended(cs_watchdog *w, const cs_event *e) {
+void cs_watchdog_take_kernel_stop(cs_watchdog *w, const cs_event *e) {
   /* only a stop says the GPU finished (a reclaimed one never stopped) */
   if (e->etype != CS_EV_KERNEL_CH || e->end != CS_END_STOPPED ||
       e->parent_kind != CS_PARENT_LOCAL || e->p.kernel_ch.channel_id >= 64)

@@ -96,11 +96,25 @@ typedef struct cs_watchdog cs_watchdog;
 cs_watchdog *cs_watchdog_create(double timeout_s, const cs_clock_cal *cal);
 void cs_watchdog_destroy(cs_watchdog *w);
 
-/* Fed by the writer: every started event, every ended event (a KernelCh
- * that ended marks its channel done), every timing record. */
-void cs_watchdog_started(cs_watchdog *w, const cs_event *e);
-void cs_watchdog_ended(cs_watchdog *w, const cs_event *e);
+/* Fed by the writer: every started event (an operation's start is
+ * watched), every ended event (a stopped KernelCh marks its channel
+ * done), every timing record. The tests of the type are inline: the other
+ * events cost no call. */
+void cs_watchdog_take_operation(cs_watchdog *w, const cs_event *e);
+void cs_watchdog_take_kernel_stop(cs_watchdog *w, const cs_event *e);
 void cs_watchdog_timing(cs_watchdog *w, const cs_timing *t);
+
+static inline void cs_watchdog_started(cs_watchdog *w, const cs_event *e) {
+  if (e->etype == CS_EV_COLL || e->etype == CS_EV_P2P ||
+      e->etype == CS_EV_CE_COLL)
+    cs_watchdog_take_operation(w, e);
+}
+
+static inline void cs_watchdog_ended(cs_watchdog *w, const cs_event *e) {
+  /* only a stop says the GPU finished (a reclaimed one never stopped) */
+  if (e->etype == CS_EV_KERNEL_CH && e->end == CS_END_STOPPED)
+    cs_watchdog_take_kernel_stop(w, e);
+}
 
 /* Is a scan due? (the writer asks often; scans run every timeout/4,
  * between 0.1 and 1 s). */

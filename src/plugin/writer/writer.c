@@ -199,8 +199,13 @@ static size_t drain_ring(cs_ring *r) {
    * producer writes on every callback: read them once, not per record. */
   const uint64_t mask = r->mask;
   const cs_unit *ring_units = r->units;
+  const int32_t tid = r->tid;
   uint64_t cap = mask + 1;
-  size_t units = 0;
+  size_t units = 0, records = 0;
+  /* Loaded once: the calls below cannot change them, but the compiler,
+   * not knowing that, would load them again for every record. */
+  cs_assembler *const assembler = writer.assembler;
+  const bool trace_open = writer.trace_open;
   if (head - tail > r->high_water)
     r->high_water = head - tail;
   if (!r->announced) {
@@ -219,11 +224,11 @@ static size_t drain_ring(cs_ring *r) {
       continue;
     }
     unsigned n = u->h.units ? u->h.units : 1;
-    cs_asm_record(writer.assembler, u, r->tid);
-    writer.records++;
+    cs_asm_record(assembler, u, tid);
+    records++;
     /* Write as we go: the buffer stays small (in cache, no page faults)
      * however much a burst left in the rings. */
-    if (writer.trace_open)
+    if (trace_open)
       cs_trace_write_if_due(&writer.trace);
     tail += n;
     units += n;
@@ -231,6 +236,7 @@ static size_t drain_ring(cs_ring *r) {
       atomic_store_explicit(&r->tail, tail, memory_order_release);
   }
   atomic_store_explicit(&r->tail, tail, memory_order_release);
+  writer.records += records;
   return units;
 }
 
