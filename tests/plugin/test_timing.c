@@ -610,6 +610,29 @@ static void test_operation_waits_for_its_proxy_ops(void **state) {
   cs_completion_destroy(c);
 }
 
+/* The timing records of one batch come in the order their operations
+ * were enqueued (then by id), whatever the map's layout: ids 141 apart
+ * land in slots in another order than their starts. */
+static void test_batch_in_enqueue_order(void **state) {
+  (void)state;
+  timings out;
+  cs_completion *c = make(&out);
+  /* Starts fall as the ids rise; ops 2 and 3 start together. */
+  static const int64_t start_step[6] = {6, 5, 4, 4, 2, 1};
+  static const int expect_op[6] = {5, 4, 2, 3, 1, 0};
+  for (int i = 0; i < 6; i++) {
+    uint64_t start = 1000000 + (uint64_t)start_step[i] * 10000;
+    cs_event co = coll(0x1000 + 141 * (uint64_t)i, start, start + 500, 0);
+    run(c, &co, true);
+    run(c, &co, false);
+  }
+  settle(c, 10000000);
+  assert_int_equal(out.n, 6);
+  for (int i = 0; i < 6; i++)
+    assert_int_equal(out.got[i].event_id, 0x1000 + 141 * expect_op[i]);
+  cs_completion_destroy(c);
+}
+
 static void test_bytes_and_factors(void **state) {
   (void)state;
   assert_int_equal(nccl_datatype_size("ncclBfloat16"), 2);
@@ -642,6 +665,7 @@ int main(void) {
       cmocka_unit_test(test_batched_work_is_flagged),
       cmocka_unit_test(test_child_before_parent_and_timeout),
       cmocka_unit_test(test_operation_waits_for_its_proxy_ops),
+      cmocka_unit_test(test_batch_in_enqueue_order),
       cmocka_unit_test(test_bytes_and_factors),
   };
   return cmocka_run_group_tests(tests, setup, NULL);

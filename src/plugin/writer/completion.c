@@ -597,19 +597,32 @@ static bool ready(const cs_completion *c, const tracker *t) {
   return true;
 }
 
-/* Collect first: emitting removes from the map. */
+/* An operation whose timing record is due, and whether it gave up
+ * waiting. */
+typedef struct {
+  tracker *t;
+  bool timed_out;
+} due_op;
+
+/* The order of the timing records of one batch: by the operation's
+ * enqueue start (a communicator's in its seqNumber order), then its id;
+ * not the map's slot order, which follows the hash. */
+static int by_enqueue_start(const void *pa, const void *pb) {
+  const tracker *a = ((const due_op *)pa)->t, *b = ((const due_op *)pb)->t;
+  if (a->enq_start_ns != b->enq_start_ns)
+    return a->enq_start_ns < b->enq_start_ns ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Collect first (emitting removes from the map), then emit in order. */
 static void emit_matching(cs_completion *c, uint32_t only_ctx, bool all) {
   size_t cap = cs_u64map_capacity(&c->trackers);
   size_t n = 0, max = c->trackers.count;
   if (max == 0)
     return;
-  tracker **done = malloc(max * sizeof *done);
-  bool *timed = malloc(max * sizeof *timed);
-  if (!done || !timed) {
-    free(done);
-    free(timed);
+  due_op *due = malloc(max * sizeof *due);
+  if (!due)
     return;
-  }
   for (size_t i = 0; i < cap && n < max; i++) {
     if (!c->trackers.slots[i].key)
       continue;
@@ -617,19 +630,20 @@ static void emit_matching(cs_completion *c, uint32_t only_ctx, bool all) {
     bool timed_out = c->now_ns - t->created_ns > c->cfg.timeout_ns;
     bool flush = all && (only_ctx == 0 || t->ctx == only_ctx);
     if (flush || timed_out || ready(c, t)) {
-      done[n] = t;
-      timed[n] = timed_out && !flush && !ready(c, t);
+      due[n].t = t;
+      due[n].timed_out = timed_out && !flush && !ready(c, t);
       n++;
     }
   }
+  if (n > 1)
+    qsort(due, n, sizeof *due, by_enqueue_start);
   for (size_t i = 0; i < n; i++) {
-    emit(c, done[i], timed[i]);
-    cs_u64map_remove(&c->trackers, done[i]->id);
-    free(done[i]);
+    emit(c, due[i].t, due[i].timed_out);
+    cs_u64map_remove(&c->trackers, due[i].t->id);
+    free(due[i].t);
     c->c.pending--;
   }
-  free(done);
-  free(timed);
+  free(due);
 }
 
 void cs_completion_set_now(cs_completion *c, int64_t now_ns) {
