@@ -51,6 +51,62 @@ static void test_u64map_replace(void **state) {
   cs_u64map_free(&m);
 }
 
+/* The longest run of occupied slots (wrapping around) and the longest
+ * probe (distance from a key's home slot to where it sits). */
+static void probe_shape(const cs_u64map *m, size_t *longest_run,
+                        size_t *longest_probe) {
+  size_t cap = cs_u64map_capacity(m), run = 0;
+  *longest_run = 0;
+  *longest_probe = 0;
+  for (size_t i = 0; i < 2 * cap; i++) {
+    run = m->slots[i & m->mask].key ? run + 1 : 0;
+    if (run > *longest_run)
+      *longest_run = run < cap ? run : cap;
+  }
+  for (size_t i = 0; i < cap; i++) {
+    if (!m->slots[i].key)
+      continue;
+    size_t home = (size_t)(cs_u64_hash(m->slots[i].key) >> m->shift);
+    size_t probe = (i - home) & m->mask;
+    if (probe > *longest_probe)
+      *longest_probe = probe;
+  }
+}
+
+/* Keys with a common stride (the writer's ids are counters, NCCL's are
+ * pointers) must not pile up into long probe runs: 500 keys in 1,024
+ * slots, as the completion stage's trackers at 500 operations in flight.
+ * A single multiply put stride 141 into 7 runs up to 72 slots long and
+ * stride 987 into one run of 500. */
+static void test_u64map_strided_keys_spread(void **state) {
+  (void)state;
+  static const struct {
+    uint64_t first, stride;
+  } cases[] = {
+      {141, 141},                          /* ids between other events' */
+      {987, 987},                          /* a Fibonacci number */
+      {0x7f0000000000, 4096},              /* page-aligned pointers */
+      {0x7f0000000000, UINT64_C(1) << 20}, /* 1 MiB apart */
+      {0x55d0c0a01010, 16},                /* malloc'd pointers */
+      {1, 1},                              /* plain counters */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    cs_u64map m;
+    assert_true(cs_u64map_init(&m, 1024));
+    for (uint64_t k = 0; k < 500; k++)
+      assert_true(cs_u64map_put(&m, cases[c].first + k * cases[c].stride,
+                                (void *)(uintptr_t)(k + 1)));
+    assert_int_equal(cs_u64map_capacity(&m), 1024); /* no grow */
+    size_t run, probe;
+    probe_shape(&m, &run, &probe);
+    print_message("stride %llu: longest run %zu, longest probe %zu\n",
+                  (unsigned long long)cases[c].stride, run, probe);
+    assert_true(run <= 32);
+    assert_true(probe <= 16);
+    cs_u64map_free(&m);
+  }
+}
+
 static char *jbuf_text(cs_jbuf *b) {
   cs_jbuf_putc(b, '\0');
   return b->data;
@@ -306,6 +362,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_u64map_put_get_remove),
       cmocka_unit_test(test_u64map_replace),
+      cmocka_unit_test(test_u64map_strided_keys_spread),
       cmocka_unit_test(test_json_numbers),
       cmocka_unit_test(test_json_hex_and_time),
       cmocka_unit_test(test_json_string_escaping),

@@ -6,9 +6,8 @@
 
 #include <stdlib.h>
 
-/* One multiply: spreads sequential ids (our keys) evenly. */
 static inline size_t slot_of(const cs_u64map *m, uint64_t key) {
-  return (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> m->shift);
+  return (size_t)(cs_u64_hash(key) >> m->shift);
 }
 
 static unsigned shift_for(size_t cap) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/writer/u64map.h — an open-addressing hash map from non-zero 64-bit
- * keys to pointers (Fibonacci hashing, linear probing, backward-shift
+ * keys to pointers (a mixing hash, linear probing, backward-shift
  * deletion, grows at 50 % load). Used only by the writer thread (not
  * thread-safe).
  */
@@ -21,8 +21,23 @@ typedef struct {
   cs_u64map_slot *slots;
   size_t mask;
   size_t count;
-  unsigned shift; /* 64 - log2(capacity), for Fibonacci hashing */
+  unsigned shift; /* 64 - log2(capacity): a slot is the hash's top bits */
 } cs_u64map;
+
+/* The hash of a key: every bit of the key moves about half the bits of the
+ * result (xor-shift, multiply, twice), so that keys with a common stride
+ * (ids 141 apart, pointers 16 or 4096 bytes apart) spread over all slots.
+ * A single multiply does not: for many strides it sends the keys into a
+ * few runs of neighbouring slots, and linear probing then walks those
+ * runs. Take the top bits for a table of a power-of-two size. */
+static inline uint64_t cs_u64_hash(uint64_t key) {
+  key ^= key >> 33;
+  key *= UINT64_C(0xff51afd7ed558ccd);
+  key ^= key >> 33;
+  key *= UINT64_C(0xc4ceb9fe1a85ec53);
+  key ^= key >> 33;
+  return key;
+}
 
 bool cs_u64map_init(cs_u64map *m, size_t initial_capacity);
 void cs_u64map_free(cs_u64map *m);
