@@ -16,6 +16,7 @@
 
 #include "debug_check.h"
 #include "log.h"
+#include "trace_binary.h"
 #include "trace_zstd.h"
 
 #define PAD_RECORD_HEAD "{\"recordType\":\"pad\""
@@ -81,18 +82,21 @@ static void open_direct(cs_trace_file *f, cs_out_dir *dir, const char *name,
 
 /* CCLSCOPE_COMPRESS=zstd: a context for the I/O thread, or NULL (plain
  * JSONL, said once) when libzstd is missing or out of memory. */
-static cs_trace_zstd *start_compression(int level) {
+static cs_trace_zstd *start_compression(int level, bool binary) {
   char why[600];
+  const char *instead =
+      binary ? "writing uncompressed binary frames" : "writing plain JSONL";
   if (!cs_tz_load(why, sizeof why)) {
-    cs_log_warn_once(CS_ONCE_COMPRESS,
-                     "CCLSCOPE_COMPRESS=zstd: %s; writing plain JSONL", why);
+    cs_log_warn_once(CS_ONCE_COMPRESS, "CCLSCOPE_COMPRESS=zstd: %s; %s", why,
+                     instead);
     return NULL;
   }
   cs_trace_zstd *z = cs_tz_new(level);
   if (!z)
     cs_log_warn_once(CS_ONCE_COMPRESS,
                      "CCLSCOPE_COMPRESS=zstd: no memory for a compression "
-                     "context; writing plain JSONL");
+                     "context; %s",
+                     instead);
   return z;
 }
 
@@ -107,6 +111,19 @@ static cs_tf_direct_mode direct_with_compression(cs_tf_direct_mode direct) {
 
 bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
                 cs_tf_direct_mode direct, int zstd_level) {
+  return cs_tf_open_as(f, dir, stem, direct, zstd_level, false);
+}
+
+/* Binary frames are not whole pages either. */
+static cs_tf_direct_mode direct_with_binary(cs_tf_direct_mode direct) {
+  if (direct == CS_TF_DIRECT_ON)
+    cs_log_warn("CCLSCOPE_DIRECT_IO=on is ignored with CCLSCOPE_FORMAT=binary "
+                "(its frames are not whole pages); using ordinary writes");
+  return CS_TF_DIRECT_OFF;
+}
+
+bool cs_tf_open_as(cs_trace_file *f, cs_out_dir *dir, const char *stem,
+                   cs_tf_direct_mode direct, int zstd_level, bool binary) {
   memset(f, 0, sizeof *f);
   f->fd = -1;
   f->direct_fd = -1;
@@ -116,9 +133,23 @@ bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
     return false;
   }
   if (zstd_level > 0)
-    f->zstd = start_compression(zstd_level);
-  const char *suffix = f->zstd ? ".jsonl.zst" : ".jsonl";
-  if (f->zstd)
+    f->zstd = start_compression(zstd_level, binary);
+  if (binary) {
+    f->bin = cs_tb_new(f->zstd);
+    if (!f->bin) {
+      cs_log_warn_once(CS_ONCE_DIR,
+                       "no memory for the binary trace's buffers; tracing is "
+                       "off for this process");
+      cs_tz_free(f->zstd);
+      f->zstd = NULL;
+      f->failed = true;
+      return false;
+    }
+  }
+  const char *suffix = binary ? ".cst" : f->zstd ? ".jsonl.zst" : ".jsonl";
+  if (binary)
+    direct = direct_with_binary(direct);
+  else if (f->zstd)
     direct = direct_with_compression(direct);
   /* Anything already at a name (a file, or a link planted there) is left
    * alone: the next number is tried. */
@@ -138,6 +169,8 @@ bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
                      "cannot create trace file '%s' (%s); tracing is off for "
                      "this process",
                      f->path, strerror(errno));
+    cs_tb_free(f->bin);
+    f->bin = NULL;
     cs_tz_free(f->zstd);
     f->zstd = NULL;
     f->failed = true;
@@ -145,6 +178,8 @@ bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
   }
   open_direct(f, dir, name, direct);
   cs_io_start(&f->io, f->fd, f->direct_fd, f->zstd);
+  if (f->bin)
+    cs_io_set_binary(&f->io, f->bin);
   f->io_started = true;
   return true;
 }
@@ -195,7 +230,7 @@ void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns) {
   }
   f->lines++;
   f->buf_lines++;
-  if (f->zstd)
+  if (cs_tf_framed(f))
     return; /* frames, not pages, are what a kill leaves whole */
   size_t len = f->buf.len - start;
   uint64_t off = f->written + start;
@@ -211,7 +246,7 @@ void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns) {
 static void pad_tail_if_needed(cs_trace_file *f) {
   /* Never leave the file ending so close to a boundary that the next line
    * could neither fit nor be preceded by a padding record. */
-  if (f->zstd)
+  if (cs_tf_framed(f))
     return;
   size_t room = CS_TF_PAGE - (size_t)((f->written + f->buf.len) % CS_TF_PAGE);
   if (room < PAD_MIN && room != CS_TF_PAGE && f->buf.len > 0)
@@ -280,7 +315,10 @@ static char *head_bytes(const cs_trace_file *f, size_t *len, size_t *cap,
   size_t before = f->buf.len - CS_ACCT_LINE;
   const char *record = f->buf.data + before;
   size_t first = 0, second = CS_ACCT_LINE;
-  if (f->zstd) {
+  if (f->bin) {
+    first = cs_tb_head_size(f->buf.data, before, CS_ACCT_LINE);
+    second = 0;
+  } else if (f->zstd) {
     first = before > 0 ? cs_tz_raw_frame_size(before) : 0;
     second = cs_tz_raw_frame_size(CS_ACCT_LINE);
   } else {
@@ -292,7 +330,9 @@ static char *head_bytes(const cs_trace_file *f, size_t *len, size_t *cap,
   char *p = aligned_alloc(CS_TF_PAGE, *cap);
   if (!p)
     return NULL;
-  if (!f->zstd) {
+  if (f->bin) {
+    cs_tb_head(f->buf.data, before, record, CS_ACCT_LINE, f->zstd != NULL, p);
+  } else if (!f->zstd) {
     memcpy(p, f->buf.data, *len);
   } else {
     if (before > 0)
@@ -482,7 +522,9 @@ void cs_tf_sync(cs_trace_file *f, int64_t now_ns) {
 }
 
 static void close_both(cs_trace_file *f) {
-  cs_tz_free(f->zstd); /* the I/O thread is stopped */
+  cs_tb_free(f->bin); /* the I/O thread is stopped */
+  f->bin = NULL;
+  cs_tz_free(f->zstd);
   f->zstd = NULL;
   if (f->direct_fd >= 0)
     close(f->direct_fd);

@@ -96,6 +96,7 @@ typedef struct {
   uint64_t acct_told_lines; /* lines_dropped as last told to the I/O side */
   int64_t acct_told_ns;     /* ... when (cs_tf_account_if_due's clock) */
   cs_trace_zstd *zstd;      /* compressed: the I/O thread's context, or NULL */
+  cs_trace_bin *bin;        /* CCLSCOPE_FORMAT=binary: frames, or NULL */
   cs_trace_io io;
 } cs_trace_file;
 
@@ -121,6 +122,22 @@ void cs_tf_set_closing(cs_trace_file *f, const cs_acct_closing *closing);
  * (while paused after a failure) are told to it, once a second at most. */
 void cs_tf_account_if_due(cs_trace_file *f, int64_t mono_ns);
 
+/* The same, and `binary`: the lines in the binary container
+ * (CCLSCOPE_FORMAT=binary, `<stem>.cst`, trace_binary.h): frames like the
+ * compressed file's, compressed only with `zstd_level` > 0. */
+bool cs_tf_open_as(cs_trace_file *f, cs_out_dir *dir, const char *stem,
+                   cs_tf_direct_mode direct, int zstd_level, bool binary);
+
+/* True when frames, not pages, are the unit (compressed or binary). */
+static inline bool cs_tf_framed(const cs_trace_file *f) {
+  return f->zstd != NULL || f->bin != NULL;
+}
+
+/* True when the file is in the binary container. */
+static inline bool cs_tf_binary(const cs_trace_file *f) {
+  return f->bin != NULL;
+}
+
 /* True when the file is written compressed. */
 static inline bool cs_tf_compressed(const cs_trace_file *f) {
   return f->zstd != NULL;
@@ -138,9 +155,9 @@ void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns);
 
 /* True when enough is buffered for cs_tf_write_bulk to be worth it. */
 static inline bool cs_tf_bulk_due(const cs_trace_file *f) {
-  return f->buf.len >= (cs_tf_compressed(f) ? CS_TF_BULK_COMPRESSED
-                        : cs_tf_direct(f)   ? CS_TF_BULK_DIRECT
-                                            : CS_TF_BULK_BUFFERED);
+  return f->buf.len >= (cs_tf_framed(f)   ? CS_TF_BULK_COMPRESSED
+                        : cs_tf_direct(f) ? CS_TF_BULK_DIRECT
+                                          : CS_TF_BULK_BUFFERED);
 }
 
 /* Hand over what can be written cheaply: the whole pages (direct I/O), or

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "trace_binary.h"
 #include "trace_zstd.h"
 
 struct cs_io_job {
@@ -70,7 +71,8 @@ typedef struct {
   bool head_written; /* the file's head, with its accounting record */
 } job_result;
 
-/* Compressed: the job as one frame, in one write at the end of the file.
+/* Compressed or binary: the job as one frame, in one write at the end of
+ * the file.
  * On failure the file is cut back to its last whole frame and the whole
  * job is lost. Called without the lock (the I/O thread is the only one
  * that moves file_end, or the caller when there is no thread). */
@@ -79,12 +81,16 @@ static job_result write_frame(cs_trace_io *io, const cs_io_job *j) {
   const char *frame;
   size_t frame_len, done = 0;
   uint64_t at = io->file_end;
+  bool compress_failed = true;
   pthread_mutex_lock(&io->zstd_lock); /* never half-made across a fork */
-  bool made = cs_tz_frame(io->zstd, j->data, j->len, &frame, &frame_len);
+  bool made = io->bin
+                  ? cs_tb_frame(io->bin, j->data, j->len, &frame, &frame_len,
+                                &compress_failed)
+                  : cs_tz_frame(io->zstd, j->data, j->len, &frame, &frame_len);
   pthread_mutex_unlock(&io->zstd_lock);
   if (!made) {
     r.failed = true; /* nothing was written */
-    r.compress_failed = true;
+    r.compress_failed = compress_failed;
     r.error = errno;
     r.end = at;
     r.lines_lost = j->lines;
@@ -136,7 +142,7 @@ static job_result write_job(cs_trace_io *io, const cs_io_job *j,
                             bool direct_refused) {
   if (j->head)
     return write_head(io, j);
-  if (io->zstd)
+  if (io->zstd || io->bin)
     return write_frame(io, j);
   job_result r = {0};
   bool direct = j->direct && !direct_refused && io->direct_fd >= 0;
@@ -543,6 +549,11 @@ void cs_io_stop(cs_trace_io *io) {
   settle_accounting(io); /* done by the thread, unless there was none */
   free_spares(io);
   pthread_mutex_unlock(&io->lock);
+}
+
+void cs_io_set_binary(cs_trace_io *io, cs_trace_bin *bin) {
+  io->direct_fd = -1;
+  io->bin = bin;
 }
 
 void cs_io_atfork_prepare(cs_trace_io *io) {

@@ -49,6 +49,7 @@
 
 typedef struct cs_io_job cs_io_job;
 typedef struct cs_trace_zstd cs_trace_zstd;
+typedef struct cs_trace_bin cs_trace_bin;
 
 /* What became of the file after a failed write. */
 typedef struct {
@@ -68,6 +69,7 @@ typedef struct {
   int direct_fd;        /* O_DIRECT on the same file, or -1 */
   cs_io_write_fn write; /* pwrite */
   cs_trace_zstd *zstd;  /* compress each chunk into a frame, or NULL */
+  cs_trace_bin *bin;    /* binary: each chunk a container frame, or NULL */
   uint64_t file_end;    /* compressed: where the next frame goes */
   bool running;         /* the thread exists */
   bool started;         /* ... and runs io_main */
@@ -108,6 +110,12 @@ typedef struct {
  * With `zstd` (then direct_fd is -1), chunks become zstd frames; the
  * context stays the caller's (free it after cs_io_stop). */
 void cs_io_start(cs_trace_io *io, int fd, int direct_fd, cs_trace_zstd *zstd);
+
+/* CCLSCOPE_FORMAT=binary: every chunk becomes a frame of the binary
+ * container (trace_binary.h; compressed there when it was made with the
+ * zstd context). Right after cs_io_start, before anything is queued; the
+ * context stays the caller's. */
+void cs_io_set_binary(cs_trace_io *io, cs_trace_bin *bin);
 
 /* Queue `len` bytes of whole lines at file offset `offset`, `lines` of
  * them. `data` (allocated with malloc or aligned_alloc, capacity `cap`)

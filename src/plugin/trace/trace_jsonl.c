@@ -941,6 +941,8 @@ static void put_process_fields(cs_trace_sink *t, cs_jbuf *b) {
     J(",\"compression\":\"zstd\",\"compressionLevel\":");
     cs_jbuf_i64(b, env->zstd_level);
   }
+  if (cs_tf_binary(&t->file))
+    J(",\"traceFormat\":\"binary\"");
   if (env->forked_child)
     J(",\"forkedChild\":true");
 }
@@ -955,8 +957,8 @@ bool cs_trace_open(cs_trace_sink *t, const cs_trace_env *env) {
   build_identity(t);
   cs_run_file_stem(stem, sizeof stem, "trace", env->run_id, env->file_rank,
                    env->hostname, env->pid, "");
-  if (!cs_tf_open(&t->file, env->out_dir, stem, env->direct_io,
-                  env->zstd_level))
+  if (!cs_tf_open_as(&t->file, env->out_dir, stem, env->direct_io,
+                     env->zstd_level, env->binary))
     return false;
   cs_jbuf *b = &t->file.buf;
   int64_t now = cs_clock_epoch_now(env->cal);

@@ -47,7 +47,8 @@ typedef struct {
   uint16_t handle_tag;
   cs_tf_direct_mode direct_io; /* CCLSCOPE_DIRECT_IO */
   int zstd_level;              /* CCLSCOPE_COMPRESS=zstd[:level], 0 = plain */
-  double flush_interval_s;     /* CCLSCOPE_FLUSH_INTERVAL */
+  bool binary; /* CCLSCOPE_FORMAT=binary: the lines in a .cst container */
+  double flush_interval_s; /* CCLSCOPE_FLUSH_INTERVAL */
 } cs_trace_env;
 
 /* Process-wide counters shown in finalize and end records. */

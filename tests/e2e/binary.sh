@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# tests/e2e/binary.sh — CCLSCOPE_FORMAT=binary end to end (docs/trace-format.md,
+# "Binary traces"), for one ncclemu scenario (the arguments after the tools):
+#  1. the same seeded run recorded as JSONL (zstd: no page padding) and as
+#     binary (plain frames) and binary with zstd frames: `.cst` files that
+#     start with the magic number, whose `cclscope convert` is JSONL holding
+#     the same lines as the JSONL run's (two runs: other pids, times and
+#     thread interleaving, and ncclemu's runs differ in details such as
+#     which thread names a proxy first: each line is compared by its record
+#     type, event type and keys in order, the runs as multisets of lines; the
+#     bytes themselves are compared in 1b); the
+#     process record alone says "traceFormat":"binary";
+#     JSONL -> binary -> JSONL is the identity, byte for byte;
+#  2. every tool gives the same answer from the binary files as from their
+#     conversion: `summary --json`, `check --json`, `hang`, `merge`,
+#     `perfetto` (byte for byte, file names aside);
+#  3. a frame cut short (the file truncated inside its last frame) is read
+#     up to its last whole record and reported as a torn binary frame.
+# usage: binary.sh NCCLEMU PLUGIN CCLSCOPE NCCLEMU-ARGS...
+set -euo pipefail
+emu=$1 plugin=$2 cs=$3
+shift 3
+work=$(mktemp -d "${TMPDIR:-/tmp}/cclscope-binary-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+export CCLSCOPE_MASK=all CCLSCOPE_SUMMARY=off
+record() { # DIR FORMAT COMPRESS
+  local dir=$1 format=$2 compress=$3
+  CCLSCOPE_FORMAT=$format CCLSCOPE_COMPRESS=$compress CCLSCOPE_DIR="$dir" \
+    NCCL_DEBUG=WARN "$emu" --plugin "$plugin" --pace none --seed 3 "${ARGS[@]}" \
+    >/dev/null 2>"$dir.err" || { cat "$dir.err"; fail "ncclemu failed ($format, $compress)"; }
+  if grep -q "WARN cclscope" "$dir.err"; then cat "$dir.err"; fail "warnings ($format, $compress)"; fi
+}
+ARGS=("$@")
+
+# 1. The same run three ways.
+record "$work/jsonl" jsonl zstd
+record "$work/bin" binary none
+record "$work/binz" binary zstd
+[ -z "$(find "$work/bin" "$work/binz" -name '*.jsonl*')" ] || fail "JSONL files next to the binary ones"
+nb=$(find "$work/bin" -name '*.cst' | wc -l)
+nj=$(find "$work/jsonl" -name '*.jsonl.zst' | wc -l)
+[ "$nb" -gt 0 ] && [ "$nb" -eq "$nj" ] || fail "expected as many .cst files as .jsonl.zst files, got $nb and $nj"
+for f in $(find "$work/bin" "$work/binz" -name '*.cst'); do
+  [ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 894353540d0a1a0a ] || fail "$f does not start with the magic number"
+done
+for d in bin binz; do
+  "$cs" convert -o "$work/$d.conv" "$work/$d" 2>"$work/$d.conv.err" || { cat "$work/$d.conv.err"; fail "convert of $d failed"; }
+  ! grep -qv "^cclscope convert: [0-9]* files (0 in the minimal_profiler format)" "$work/$d.conv.err" ||
+    { cat "$work/$d.conv.err"; fail "convert of $d said more than its count"; }
+done
+mkdir "$work/jsonl.text"
+for f in $(find "$work/jsonl" -name '*.jsonl.zst'); do
+  "$cs" convert -o "$work/jsonl.text/$(basename "${f%.zst}")" "$f"
+done
+python3 - "$work/jsonl.text" "$work/bin.conv" "$work/binz.conv" <<'PY' || fail "the binary traces do not hold the JSONL run's lines"
+import glob, json, os, sys
+
+def shape(folder):
+    """Each file's lines as (recordType, type, keys), files keyed by their
+    first event's rank, then by pid order (two runs: other pids and times)."""
+    files = []
+    for path in sorted(glob.glob(os.path.join(folder, "*.jsonl"))):
+        raw = open(path, "rb").read()
+        assert raw.endswith(b"\n"), path
+        lines = []
+        formats = set()
+        for text in raw.decode().splitlines():
+            r = json.loads(text)
+            if r.get("recordType") == "process":
+                formats.add(r.pop("traceFormat", "jsonl"))
+                r.pop("compression", None), r.pop("compressionLevel", None)
+            lines.append((r.get("recordType"), r.get("type"), tuple(r)))
+        files.append((formats, lines))
+    return files
+
+j, b, bz = (shape(f) for f in sys.argv[1:4])
+assert all(f == {"jsonl"} for f, _ in j), "a JSONL file says another format"
+assert all(f == {"binary"} for f, _ in b + bz), "a binary file does not say so"
+from collections import Counter
+def counted(files):
+    return Counter(l for _, lines in files for l in lines)
+want = counted(j)
+for other, name in ((b, "binary"), (bz, "binary+zstd")):
+    got = counted(other)
+    if got != want:
+        sys.exit(f"{name}: lines the JSONL run lacks: {list((got - want).items())[:3]}; "
+                 f"lines it has that {name} lacks: {list((want - got).items())[:3]}")
+print(f"{sum(len(l) for _, l in b)} lines in {len(b)} files, as in the JSONL run")
+PY
+
+# 1b. The bytes: the JSONL run to binary (`convert --to binary`) and back is
+#     the same file byte for byte, and so is the binary run's conversion
+#     converted to binary again (the container holds the lines verbatim).
+"$cs" convert --to binary -o "$work/jsonl.cst" "$work/jsonl.text" 2>/dev/null
+"$cs" convert -o "$work/jsonl.back" "$work/jsonl.cst" 2>/dev/null
+for f in "$work"/jsonl.text/*.jsonl; do
+  cst="$work/jsonl.cst/$(basename "${f%.jsonl}").cst"
+  [ -f "$cst" ] || fail "convert --to binary did not write $cst"
+  cmp "$f" "$work/jsonl.back/$(basename "$f")" || fail "JSONL -> binary -> JSONL changed $(basename "$f")"
+done
+"$cs" convert --to binary -o "$work/bin.again" "$work/bin.conv" 2>/dev/null
+"$cs" convert -o "$work/bin.again.conv" "$work/bin.again" 2>/dev/null
+diff -r "$work/bin.conv" "$work/bin.again.conv" >/dev/null || fail "binary -> JSONL -> binary -> JSONL changed a file"
+
+# 2. Every tool: the binary files and their conversion give the same answers.
+for d in bin binz; do
+  for cmd in "summary --json" "check --json" "hang" "merge -o -" "perfetto -o -"; do
+    set +e
+    (cd "$work/$d" && "$cs" $cmd .) >"$work/a.txt" 2>&1; ra=$?
+    (cd "$work/$d.conv" && "$cs" $cmd .) >"$work/b.txt" 2>&1; rb=$?
+    set -e
+    [ "$ra" -eq "$rb" ] || fail "'$cmd' exits $ra on $d and $rb on its conversion"
+    sed -i 's/\.cst\b/.jsonl/g' "$work/a.txt"
+    cmp -s "$work/a.txt" "$work/b.txt" || { diff "$work/a.txt" "$work/b.txt" | head; fail "'$cmd' differs between $d and its conversion"; }
+    [ -s "$work/a.txt" ] || fail "'$cmd' printed nothing"
+  done
+done
+"$cs" check "$work/bin" | tail -n 1
+
+# 3. A torn last frame: the file cut 7 bytes before its end.
+f=$(find "$work/bin" -name '*.cst' | sort | head -n 1)
+size=$(stat -c %s "$f")
+mkdir "$work/torn"
+head -c $((size - 7)) "$f" >"$work/torn/cut.cst"
+set +e
+"$cs" convert -o "$work/torn.jsonl" "$work/torn/cut.cst" 2>"$work/torn.err"; rc=$?
+set -e
+grep -q "ends inside a binary trace frame" "$work/torn.err" || { cat "$work/torn.err"; fail "the torn frame is not reported (rc $rc)"; }
+whole=$(wc -l <"$work/bin.conv/$(basename "${f%.cst}").jsonl")
+got=$(wc -l <"$work/torn.jsonl")
+[ "$got" -eq $((whole - 1)) ] || fail "expected the $((whole - 1)) whole records before the cut, got $got"
+cmp -s "$work/torn.jsonl" <(head -n "$got" "$work/bin.conv/$(basename "${f%.cst}").jsonl") ||
+  fail "the records before the cut differ"
+cat "$work/torn.err"
+echo "PASS"
