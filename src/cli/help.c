@@ -316,7 +316,7 @@ static const char help_view[] =
     "                     the overview only (as always on stdout)\n";
 
 static const char help_convert[] =
-    "usage: cclscope convert -o FILE|DIR DIR|FILE...\n"
+    "usage: cclscope convert [--to jsonl|binary] -o FILE|DIR DIR|FILE...\n"
     "\n"
     "Rewrites traces of the minimal_profiler format (the JSONL format that\n"
     "cclscope's started from: trace_<job>_pid<PID>.jsonl, events written when\n"
@@ -344,7 +344,9 @@ static const char help_convert[] =
     "GPU UUIDs printed from signed bytes kept as written).\n"
     "Lines are written in the input's order (not sorted); a file already in\n"
     "cclscope's format is copied unchanged (decompressed: convert -o - x.zst\n"
-    "prints the text). The file is read twice; memory:\n"
+    "prints the text); a binary trace (x.cst, CCLSCOPE_FORMAT=binary)\n"
+    "becomes the JSONL its records hold (x.jsonl in a folder). The file is\n"
+    "read twice; memory:\n"
     "32 bytes per event (48 per ProxyOp) plus the states of events not\n"
     "yet written and about 200 bytes per Coll/P2p for its timing.\n"
     "\n"
@@ -352,7 +354,11 @@ static const char help_convert[] =
     "  -o, --output FILE|DIR  one input file: the file to write (\"-\" for\n"
     "                         stdout); several (or an existing folder): the\n"
     "                         folder to write them into, each under its own\n"
-    "                         name (created if needed); never an input\n";
+    "                         name (created if needed); never an input\n"
+    "  --to jsonl|binary      jsonl (default): JSONL lines; binary: the same\n"
+    "                         lines in the binary container (.cst, stored\n"
+    "                         frames; docs/trace-format.md), x.jsonl[.zst]\n"
+    "                         written as x.cst in a folder\n";
 
 bool help_print(const char *cmd, FILE *out) {
   static const struct {
