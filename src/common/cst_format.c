@@ -73,6 +73,13 @@ size_t cst_rec_head(unsigned char *out, unsigned kind, uint32_t body_len) {
   return n;
 }
 
+void cst_rec_head_wide(unsigned char *out, unsigned kind, uint32_t body_len) {
+  out[0] = (unsigned char)kind;
+  for (int i = 0; i < 4; i++)
+    out[1 + i] = (unsigned char)(((body_len >> (7 * i)) & 0x7f) | 0x80);
+  out[5] = (unsigned char)(body_len >> 28);
+}
+
 int cst_rec_parse(const unsigned char *in, size_t n, unsigned *kind,
                   size_t *body, uint32_t *len, size_t *next) {
   if (n < 2)

@@ -63,6 +63,12 @@ bool cst_frame_parse(const unsigned char *in, cst_frame_info *f);
 /* A record's head (kind, varint length) into out; its size. */
 size_t cst_rec_head(unsigned char *out, unsigned kind, uint32_t body_len);
 
+/* The same at its widest, CST_REC_HEAD_MAX bytes (the varint in 5 bytes,
+ * continuation bits set on the first four: valid LEB128, read like any
+ * other), so that a writer can leave room for it before it knows the
+ * body's length. */
+void cst_rec_head_wide(unsigned char *out, unsigned kind, uint32_t body_len);
+
 /* One record of in[0, n): 1 = *kind, the body at in[*body, *body + *len)
  * and *next after it; 0 = n is too short for it (a cut record); -1 = not
  * a record (a varint over 32 bits). */

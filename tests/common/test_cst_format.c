@@ -43,6 +43,28 @@ static void record_heads_round_trip(void **state) {
   }
 }
 
+/* The wide head (what the plugin writes before it knows a line's length)
+ * parses as the same length at every width of the value. */
+static void wide_heads_parse(void **state) {
+  (void)state;
+  const uint32_t lengths[] = {0, 1, 127, 128, 16384, 1u << 28, UINT32_MAX};
+  for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
+    unsigned char buf[CST_REC_HEAD_MAX + 8] = {0};
+    cst_rec_head_wide(buf, CST_REC_LINE, lengths[i]);
+    unsigned kind;
+    size_t body, next;
+    uint32_t len;
+    int r = cst_rec_parse(buf, sizeof buf, &kind, &body, &len, &next);
+    if (lengths[i] <= 8) {
+      assert_int_equal(r, 1);
+      assert_int_equal(body, CST_REC_HEAD_MAX);
+      assert_int_equal(len, lengths[i]);
+    } else {
+      assert_int_equal(r, 0); /* the body is not all there: cut */
+    }
+  }
+}
+
 /* A varint longer than 32 bits is not a record. */
 static void long_varint_refused(void **state) {
   (void)state;
@@ -115,6 +137,7 @@ static void lines_as_records(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(record_heads_round_trip),
+      cmocka_unit_test(wide_heads_parse),
       cmocka_unit_test(long_varint_refused),
       cmocka_unit_test(headers),
       cmocka_unit_test(lines_as_records),

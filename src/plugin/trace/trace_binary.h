@@ -31,19 +31,26 @@ typedef struct cs_trace_bin cs_trace_bin;
 cs_trace_bin *cs_tb_new(cs_trace_zstd *zstd);
 void cs_tb_free(cs_trace_bin *b);
 
-/* data[0, len) (whole lines) as one frame, kept in b until the next call.
- * False (errno: ENOMEM, or EIO when the compressor failed; then
- * *compress_failed) when it could not be made. */
-bool cs_tb_frame(cs_trace_bin *b, const char *data, size_t len,
-                 const char **frame, size_t *frame_len, bool *compress_failed);
+/* The writer's buffer already holds records: cs_tf_line_begin leaves
+ * CST_REC_HEAD_MAX bytes before each line, and cs_tf_line_end writes the
+ * line record's head there (cst_rec_head_wide), so making a frame is one
+ * copy (stored) or one compression, never a pass over the lines. */
 
-/* The head's size for `before` bytes of first lines and the accounting
- * record's `acct` bytes (one line). */
-size_t cs_tb_head_size(const char *before, size_t before_len, size_t acct_len);
+/* data[0, len) (`records` whole records) as one frame, kept in b until
+ * the next call. False (errno: ENOMEM, or EIO when the compressor failed;
+ * then *compress_failed) when it could not be made. */
+bool cs_tb_frame(cs_trace_bin *b, const char *data, size_t len,
+                 uint32_t records, const char **frame, size_t *frame_len,
+                 bool *compress_failed);
+
+/* The head's size for `before_len` bytes of records before the
+ * accounting record's `acct_len` bytes (its record). */
+size_t cs_tb_head_size(size_t before_len, size_t acct_len);
 
 /* The head into out (cs_tb_head_size bytes); its size. The accounting
- * record's text is its last acct_len bytes. */
-size_t cs_tb_head(const char *before, size_t before_len, const char *acct,
-                  size_t acct_len, bool compressed, char *out);
+ * record's text is the head's last bytes. */
+size_t cs_tb_head(const char *before, size_t before_len,
+                  uint32_t before_records, const char *acct, size_t acct_len,
+                  bool compressed, char *out);
 
 #endif

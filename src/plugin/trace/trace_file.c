@@ -14,6 +14,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "cst_format.h"
 #include "debug_check.h"
 #include "log.h"
 #include "trace_binary.h"
@@ -185,7 +186,12 @@ bool cs_tf_open_as(cs_trace_file *f, cs_out_dir *dir, const char *stem,
 }
 
 size_t cs_tf_line_begin(cs_trace_file *f) {
-  return f->buf.len;
+  size_t start = f->buf.len;
+  if (f->bin) { /* room for the line record's head (cs_tf_line_end) */
+    static const char room[CST_REC_HEAD_MAX];
+    cs_jbuf_put(&f->buf, room, sizeof room);
+  }
+  return start;
 }
 
 /* Insert `pad` spaces before the "}\n" that ends the buffer at `end`. */
@@ -230,6 +236,9 @@ void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns) {
   }
   f->lines++;
   f->buf_lines++;
+  if (f->bin)
+    cst_rec_head_wide((unsigned char *)f->buf.data + start, CST_REC_LINE,
+                      (uint32_t)(f->buf.len - start - CST_REC_HEAD_MAX));
   if (cs_tf_framed(f))
     return; /* frames, not pages, are what a kill leaves whole */
   size_t len = f->buf.len - start;
@@ -315,8 +324,9 @@ static char *head_bytes(const cs_trace_file *f, size_t *len, size_t *cap,
   size_t before = f->buf.len - CS_ACCT_LINE;
   const char *record = f->buf.data + before;
   size_t first = 0, second = CS_ACCT_LINE;
-  if (f->bin) {
-    first = cs_tb_head_size(f->buf.data, before, CS_ACCT_LINE);
+  if (f->bin) { /* records: the accounting record's has a head */
+    before -= CST_REC_HEAD_MAX;
+    first = cs_tb_head_size(before, CST_REC_HEAD_MAX + CS_ACCT_LINE);
     second = 0;
   } else if (f->zstd) {
     first = before > 0 ? cs_tz_raw_frame_size(before) : 0;
@@ -331,7 +341,9 @@ static char *head_bytes(const cs_trace_file *f, size_t *len, size_t *cap,
   if (!p)
     return NULL;
   if (f->bin) {
-    cs_tb_head(f->buf.data, before, record, CS_ACCT_LINE, f->zstd != NULL, p);
+    cs_tb_head(f->buf.data, before, (uint32_t)(f->buf_lines - 1),
+               f->buf.data + before, CST_REC_HEAD_MAX + CS_ACCT_LINE,
+               f->zstd != NULL, p);
   } else if (!f->zstd) {
     memcpy(p, f->buf.data, *len);
   } else {

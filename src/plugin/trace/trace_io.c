@@ -84,8 +84,8 @@ static job_result write_frame(cs_trace_io *io, const cs_io_job *j) {
   bool compress_failed = true;
   pthread_mutex_lock(&io->zstd_lock); /* never half-made across a fork */
   bool made = io->bin
-                  ? cs_tb_frame(io->bin, j->data, j->len, &frame, &frame_len,
-                                &compress_failed)
+                  ? cs_tb_frame(io->bin, j->data, j->len, (uint32_t)j->lines,
+                                &frame, &frame_len, &compress_failed)
                   : cs_tz_frame(io->zstd, j->data, j->len, &frame, &frame_len);
   pthread_mutex_unlock(&io->zstd_lock);
   if (!made) {
