@@ -48,33 +48,39 @@ static bool grow(cs_trace_bin *b, size_t need) {
 
 bool cs_tb_frame(cs_trace_bin *b, const char *data, size_t len,
                  uint32_t records, const char **frame, size_t *frame_len,
-                 bool *compress_failed) {
+                 const char **body, size_t *body_len, bool *compress_failed) {
   *compress_failed = false;
+  *body = NULL;
+  *body_len = 0;
   cst_frame_info info = {CST_CODEC_STORED, (uint32_t)len, records};
-  if (!b->zstd) {
-    if (!grow(b, CST_FRAME_HEADER + len)) {
+  if (!b->zstd) { /* stored: the header here, the records where they are */
+    if (!grow(b, CST_FRAME_HEADER)) {
       errno = ENOMEM;
       return false;
     }
-    memcpy(b->frame + CST_FRAME_HEADER, data, len);
-  } else {
-    const char *z;
-    size_t z_len;
-    if (!cs_tz_frame(b->zstd, data, len, &z, &z_len)) {
-      *compress_failed = errno != ENOMEM;
-      return false;
-    }
-    if (!grow(b, CST_FRAME_HEADER + z_len)) {
-      errno = ENOMEM;
-      return false;
-    }
-    memcpy(b->frame + CST_FRAME_HEADER, z, z_len);
-    info.codec = CST_CODEC_ZSTD;
-    info.bytes = (uint32_t)z_len;
+    cst_frame_header(b->frame, &info);
+    *frame = (const char *)b->frame;
+    *frame_len = CST_FRAME_HEADER;
+    *body = data;
+    *body_len = len;
+    return true;
   }
+  const char *z;
+  size_t z_len;
+  if (!cs_tz_frame(b->zstd, data, len, &z, &z_len)) {
+    *compress_failed = errno != ENOMEM;
+    return false;
+  }
+  if (!grow(b, CST_FRAME_HEADER + z_len)) {
+    errno = ENOMEM;
+    return false;
+  }
+  memcpy(b->frame + CST_FRAME_HEADER, z, z_len);
+  info.codec = CST_CODEC_ZSTD;
+  info.bytes = (uint32_t)z_len;
   cst_frame_header(b->frame, &info);
   *frame = (const char *)b->frame;
-  *frame_len = CST_FRAME_HEADER + info.bytes;
+  *frame_len = CST_FRAME_HEADER + z_len;
   return true;
 }
 

@@ -36,12 +36,14 @@ void cs_tb_free(cs_trace_bin *b);
  * line record's head there (cst_rec_head_wide), so making a frame is one
  * copy (stored) or one compression, never a pass over the lines. */
 
-/* data[0, len) (`records` whole records) as one frame, kept in b until
- * the next call. False (errno: ENOMEM, or EIO when the compressor failed;
- * then *compress_failed) when it could not be made. */
+/* data[0, len) (`records` whole records) as one frame: *frame (kept in b
+ * until the next call), then *body: data itself for a stored frame (no
+ * copy: the caller writes both with one pwritev), NULL (0 bytes) for a
+ * compressed one. False (errno: ENOMEM, or EIO when the compressor
+ * failed; then *compress_failed) when it could not be made. */
 bool cs_tb_frame(cs_trace_bin *b, const char *data, size_t len,
                  uint32_t records, const char **frame, size_t *frame_len,
-                 bool *compress_failed);
+                 const char **body, size_t *body_len, bool *compress_failed);
 
 /* The head's size for `before_len` bytes of records before the
  * accounting record's `acct_len` bytes (its record). */

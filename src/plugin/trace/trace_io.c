@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -47,6 +48,38 @@ static bool write_fully(const cs_trace_io *io, int fd, const char *data,
   return true;
 }
 
+/* a[0, a_len) then b[0, b_len) at `offset`: one pwritev where the file
+ * is written with pwrite (a kill leaves what one write leaves), the same
+ * bytes in order through io->write where a test put another in its
+ * place; the rest of a short write goes through write_fully. */
+static bool write_two(const cs_trace_io *io, int fd, const char *a,
+                      size_t a_len, const char *b, size_t b_len,
+                      uint64_t offset, size_t *done) {
+  *done = 0;
+  if (io->write == pwrite) {
+    struct iovec parts[2] = {{(void *)a, a_len}, {(void *)b, b_len}};
+    ssize_t n;
+    do
+      n = pwritev(fd, parts, 2, (off_t)offset);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+      return false;
+    *done = (size_t)n;
+  }
+  size_t more = 0;
+  if (*done < a_len) {
+    bool ok =
+        write_fully(io, fd, a + *done, a_len - *done, offset + *done, &more);
+    *done += more;
+    if (!ok)
+      return false;
+  }
+  size_t in_b = *done - a_len;
+  bool ok = write_fully(io, fd, b + in_b, b_len - in_b, offset + *done, &more);
+  *done += more;
+  return ok;
+}
+
 uint64_t cs_io_count_lines(const char *p, size_t n) {
   uint64_t lines = 0;
   const char *end = p + n;
@@ -78,15 +111,16 @@ typedef struct {
  * that moves file_end, or the caller when there is no thread). */
 static job_result write_frame(cs_trace_io *io, const cs_io_job *j) {
   job_result r = {0};
-  const char *frame;
-  size_t frame_len, done = 0;
+  const char *frame, *body = NULL;
+  size_t frame_len, body_len = 0, done = 0;
   uint64_t at = io->file_end;
   bool compress_failed = true;
   pthread_mutex_lock(&io->zstd_lock); /* never half-made across a fork */
-  bool made = io->bin
-                  ? cs_tb_frame(io->bin, j->data, j->len, (uint32_t)j->lines,
-                                &frame, &frame_len, &compress_failed)
-                  : cs_tz_frame(io->zstd, j->data, j->len, &frame, &frame_len);
+  bool made =
+      io->bin
+          ? cs_tb_frame(io->bin, j->data, j->len, (uint32_t)j->lines, &frame,
+                        &frame_len, &body, &body_len, &compress_failed)
+          : cs_tz_frame(io->zstd, j->data, j->len, &frame, &frame_len);
   pthread_mutex_unlock(&io->zstd_lock);
   if (!made) {
     r.failed = true; /* nothing was written */
@@ -97,8 +131,12 @@ static job_result write_frame(cs_trace_io *io, const cs_io_job *j) {
     r.bytes_lost = j->len;
     return r;
   }
-  if (write_fully(io, io->fd, frame, frame_len, at, &done)) {
-    io->file_end = at + frame_len;
+  bool written =
+      body_len
+          ? write_two(io, io->fd, frame, frame_len, body, body_len, at, &done)
+          : write_fully(io, io->fd, frame, frame_len, at, &done);
+  if (written) {
+    io->file_end = at + frame_len + body_len;
     return r;
   }
   r.failed = true;
