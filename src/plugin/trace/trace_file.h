@@ -38,6 +38,12 @@
  * begun is never empty and its accounting record needs no compressor.
  * Without libzstd the file is plain `<stem>.jsonl`, with one warning.
  *
+ * Binary (CCLSCOPE_FORMAT=binary, trace_binary.h): the file is
+ * `<stem>.cst`; cs_tf_line_begin leaves room for each line's record head
+ * and cs_tf_line_end fills it in, so the buffer holds records; chunks
+ * become frames as in a compressed file (stored, or zstd with
+ * CCLSCOPE_COMPRESS), with no padding and no O_DIRECT.
+ *
  * Writer thread only.
  */
 #ifndef CCLSCOPE_TRACE_FILE_H
