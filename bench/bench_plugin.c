@@ -480,6 +480,42 @@ static double thread_cpu_s(const char *name) {
   return total;
 }
 
+/* Seconds the threads named `name` spent runnable but waiting for a CPU
+ * (the second field of /proc/self/task/TID/schedstat): what the machine's
+ * load took from them. -1 when the kernel does not say. */
+static double thread_runqueue_s(const char *name) {
+  double total = -1;
+  DIR *d = opendir("/proc/self/task");
+  if (!d)
+    return -1;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] == '.')
+      continue;
+    char path[300], comm[64] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", de->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+      continue;
+    if (!fgets(comm, sizeof comm, f))
+      comm[0] = '\0';
+    fclose(f);
+    comm[strcspn(comm, "\n")] = '\0';
+    if (strcmp(comm, name) != 0)
+      continue;
+    snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", de->d_name);
+    f = fopen(path, "r");
+    if (!f)
+      continue;
+    unsigned long long on_cpu = 0, waiting = 0;
+    if (fscanf(f, "%llu %llu", &on_cpu, &waiting) == 2)
+      total = (total < 0 ? 0 : total) + (double)waiting / 1e9;
+    fclose(f);
+  }
+  closedir(d);
+  return total;
+}
+
 typedef struct {
   const options *o;
   producer w;
@@ -543,6 +579,8 @@ static int run_sustain(const options *o, ncclProfiler_v6_t *plug) {
   double elapsed = (double)(now_ns() - t0) / 1e9;
   double writer_thread_cpu = thread_cpu_s("cclscope-writer");
   double io_thread_cpu = thread_cpu_s("cclscope-io");
+  double writer_runqueue = thread_runqueue_s("cclscope-writer");
+  double io_runqueue = thread_runqueue_s("cclscope-io");
   uint64_t f0 = now_ns();
   for (int i = 0; i < o->threads; i++)
     plug->finalize(t[i].w.ctx); /* the last one drains and closes */
@@ -550,6 +588,9 @@ static int run_sustain(const options *o, ncclProfiler_v6_t *plug) {
   double writer_cpu = (cpu_s(RUSAGE_SELF) - self0) - producers_cpu -
                       (cpu_s(RUSAGE_THREAD) - me0);
   double ds = -1, dst = -1, dsp = -1, lost = -1, started = -1;
+  double disk_wait_ms = -1, disk_waits = -1;
+  read_counter(o->out_dir, "diskWaitMs", &disk_wait_ms);
+  read_counter(o->out_dir, "diskWaits", &disk_waits);
   read_counter(o->out_dir, "droppedStarts", &ds);
   read_counter(o->out_dir, "droppedStates", &dst);
   read_counter(o->out_dir, "droppedStops", &dsp);
@@ -570,6 +611,12 @@ static int run_sustain(const options *o, ncclProfiler_v6_t *plug) {
          writer_cpu, writer_cpu * 1e9 / (double)total,
          100.0 * writer_cpu / (elapsed + drain), writer_thread_cpu,
          io_thread_cpu);
+  /* Where the writer's time went besides its CPU: runnable but without a
+   * CPU (the machine's load), or blocked on the I/O thread's full queue
+   * (the plugin's diskWaitMs); the rest it slept with nothing to do. */
+  printf("  waiting for a CPU: writer thread %.2f s, I/O thread %.2f s; "
+         "writer blocked on the I/O queue %.2f s (%.0f times)\n",
+         writer_runqueue, io_runqueue, disk_wait_ms / 1e3, disk_waits);
   double bytes = trace_bytes(o->out_dir), written = -1;
   read_counter(o->out_dir, "eventsWritten", &written);
   printf("  trace %.1f MB on disk: %.1f bytes per written event, %.2f per "

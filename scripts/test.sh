@@ -15,6 +15,8 @@ scripts/install-deps.sh
 (cd tests/metrics && npm ci --no-audit --no-fund --loglevel=error)
 # playwright-core for the browser test of `cclscope view`, exactly as locked.
 (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+# chdb (ClickHouse embedded) for the shipped SQL read in place, as locked.
+(cd tests/clickhouse/chdb && npm ci --no-audit --no-fund --loglevel=error)
 
 jobs=$(nproc 2>/dev/null || echo 2)
 quick=0

@@ -329,7 +329,7 @@
       const r = ovRowAt(V, y);
       if (r !== V.ovHover) {
         V.ovHover = r;
-        status.textContent = r >= 0 ? ovRowText(V, r) : statusText;
+        setStatus(r >= 0 ? ovRowText(V, r) : statusText);
         requestDraw();
       }
       return;
@@ -360,7 +360,13 @@
     }
     V.select(itemAt(x, y), false);
   });
-  canvas.addEventListener('mouseleave', () => { V.hover = -1; V.ovHover = -1; showTooltip(V, -1); requestDraw(); });
+  canvas.addEventListener('mouseleave', () => {
+    V.hover = -1;
+    if (V.ovHover >= 0) setStatus(statusText);
+    V.ovHover = -1;
+    showTooltip(V, -1);
+    requestDraw();
+  });
   canvas.addEventListener('wheel', (e) => {
     e.preventDefault();
     const r = canvas.getBoundingClientRect();
@@ -416,6 +422,11 @@
   V.layoutMs = performance.now() - t0;
   const status = document.getElementById('status');
   let statusText = '';
+  /* the status shows one line, cut to the bar's room; its title the whole */
+  function setStatus(text) {
+    status.textContent = text;
+    status.title = text;
+  }
   /* the status line: what the page holds now (tiles loaded included) */
   function updateStatus() {
     let text = (V.ov ? V.ov.nr + ' GPUs · ' : '') + M.nEv + ' events · ' + M.nTm + ' timing records · ' +
@@ -434,7 +445,7 @@
         ' tiles in ' + TI.dir + '/, loaded as you zoom in on the lanes (' + V.tiles.loaded.size + ' loaded)';
     }
     statusText = text;
-    status.textContent = text;
+    setStatus(text);
   }
   updateStatus();
   const first = M.files.find((f) => f.host);
@@ -490,6 +501,7 @@
       index: i, type: typeName(M, i), name: itemName(M, i), id: i < M.nEv ? M.raw.events.id[i] : -1,
       parent: M.parent[i], rank: i < M.nEv ? M.raw.events.rank[i] : -1, startNs: M.start[i], endNs: M.end[i],
       track: M.track[i], row: V.R.rowOf[i], file: M.tracks[M.track[i]].file, host: M.files[M.tracks[M.track[i]].file].host,
+      nranks: M.tracks[M.track[i]].nranks,
     }),
     rect: rectOnPage,
     mode: () => V.mode,

@@ -361,7 +361,9 @@ function buildSummary(V) {
   if (Vd) {
     const L = Vd.link;
     const linkText = L ? 'comm rank ' + L.from + ' (g' + L.fromGlobalRank + ') → rank ' + L.to + ' (g' + L.toGlobalRank + '), ' +
-      L.bandwidthGBs + ' GB/s against the median ' + L.medianGBs + ' GB/s' : '';
+      L.bandwidthGBs + ' GB/s against the median ' + L.medianGBs + ' GB/s' +
+      (L.evidence === 'steps' ? ' per ' + L.stepBytes + '-byte step, slower in ' + L.operationsSlower + ' of ' +
+        L.operations + ' operations' : '') : '';
     const kindText = Vd.kind && Vd.kind !== 'none' ? ' Kind: ' + Vd.kind + ' — ' + Vd.kindReason +
       (Vd.kind === 'slow link' ? ': ' + linkText : Vd.compute ? ' (compute ' + Vd.compute.computeRatio + '× the median; final_sync ' +
         Vd.compute.finalSyncUs + ' µs, peers ' + Vd.compute.peerFinalSyncUs + ' µs)' : '') + '.' : '';

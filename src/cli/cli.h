@@ -39,6 +39,8 @@ int cmd_otf2(int argc, char **argv);
 int cmd_hang(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_load(int argc, char **argv);
+int cmd_sql(int argc, char **argv);
 
 /* help.c: print the help of `cmd` (NULL: the overview) to `out`; false
  * if there is no such command. */

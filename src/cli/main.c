@@ -24,7 +24,8 @@ typedef struct {
 static const command commands[] = {
     {"check", cmd_check},       {"summary", cmd_summary}, {"merge", cmd_merge},
     {"perfetto", cmd_perfetto}, {"otf2", cmd_otf2},       {"hang", cmd_hang},
-    {"view", cmd_view},         {"convert", cmd_convert},
+    {"view", cmd_view},         {"convert", cmd_convert}, {"load", cmd_load},
+    {"sql", cmd_sql},
 };
 
 /* cclscope runs for seconds and allocates the same sizes again and again

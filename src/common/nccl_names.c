@@ -142,17 +142,26 @@ const char *nccl_state_name(int state, int abi, bool rccl) {
   return NULL;
 }
 
-int nccl_state_from_name(const char *s, size_t n) {
+static bool name_is(const char *name, const char *s, size_t n) {
+  return strlen(name) == n && memcmp(name, s, n) == 0;
+}
+
+int nccl_state_from_name(const char *s, size_t n, nccl_numbering numbering) {
   for (int i = 0; i < (int)(sizeof state_names / sizeof *state_names); i++)
-    if (strlen(state_names[i]) == n && memcmp(state_names[i], s, n) == 0)
+    if (name_is(state_names[i], s, n))
       return i;
-  if ((strlen(state_31_nccl) == n && memcmp(state_31_nccl, s, n) == 0) ||
-      (strlen(state_31_rccl) == n && memcmp(state_31_rccl, s, n) == 0))
-    return 31;
+  if (name_is(state_31_nccl, s, n)) /* KernelPhaseStop: v7 only */
+    return numbering == NCCL_NUMBERING_RCCL ? -1 : 31;
+  if (name_is(state_31_rccl, s, n)) { /* ProxyDiagUpdate: RCCL only */
+    if (numbering == NCCL_NUMBERING_RCCL_231)
+      return 32;
+    return numbering == NCCL_NUMBERING_RCCL ? 31 : -1;
+  }
   return -1;
 }
 
-int nccl_state_from_any_name(const char *s, size_t n) {
+int nccl_state_from_any_name(const char *s, size_t n,
+                             nccl_numbering numbering) {
   static const char suffix[] = "_v4", nccl_prefix[] = "ncclProfiler";
   const char *step_prefix = nccl_event_name(NCCL_EV_PROXY_STEP);
   size_t ls = sizeof suffix - 1, lp = sizeof nccl_prefix - 1;
@@ -163,9 +172,9 @@ int nccl_state_from_any_name(const char *s, size_t n) {
     s += lp;
     n -= lp;
   }
-  int id = nccl_state_from_name(s, n);
+  int id = nccl_state_from_name(s, n, numbering);
   if (id < 0 && n > lstep && memcmp(s, step_prefix, lstep) == 0)
-    id = nccl_state_from_name(s + lstep, n - lstep);
+    id = nccl_state_from_name(s + lstep, n - lstep, numbering);
   return id;
 }
 

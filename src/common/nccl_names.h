@@ -78,16 +78,24 @@ enum {
  * 2.31 sends its ProxyDiagUpdate as 32 (to v6 and v7): `abi` and `rccl`
  * decide. */
 const char *nccl_state_name(int state, int abi, bool rccl);
-/* The state named s[0..n) (any ABI; 31 as KernelPhaseStop or
- * ProxyDiagUpdate, whose number RCCL 2.31 changed to 32: read a trace's
- * "id" for it), or -1. */
-int nccl_state_from_name(const char *s, size_t n);
+/* Whose numbers the state names take. Names are the same for every host,
+ * numbers are not: 0..30 are shared, 31 and 32 differ. */
+typedef enum {
+  NCCL_NUMBERING_NVIDIA = 0, /* NVIDIA NCCL: 31 KernelPhaseStop (v7) */
+  NCCL_NUMBERING_RCCL,       /* RCCL before 2.31: 31 ProxyDiagUpdate */
+  NCCL_NUMBERING_RCCL_231    /* RCCL 2.31: 31 KernelPhaseStop (v7), 32
+                                ProxyDiagUpdate (v6 and v7) */
+} nccl_numbering;
+/* The state named s[0..n) as `numbering` numbers it, or -1 (also for a
+ * state that host does not have: ProxyDiagUpdate under NVIDIA NCCL,
+ * KernelPhaseStop under RCCL before 2.31). */
+int nccl_state_from_name(const char *s, size_t n, nccl_numbering numbering);
 /* The same for a name as NCCL's enum spells it, which other tracers write:
  * "ncclProfilerProxyStepSendWait", "ncclProfilerProxyOpInProgress_v4",
  * "ProxyStepSendGPUWait" (prefix ncclProfiler, the ProxyStep prefix of
  * step states and a _v4 suffix are dropped); our names too; -1 if
  * unknown. */
-int nccl_state_from_any_name(const char *s, size_t n);
+int nccl_state_from_any_name(const char *s, size_t n, nccl_numbering numbering);
 /* One past the highest state number nccl_state_name knows. */
 #define NCCL_STATES 33
 

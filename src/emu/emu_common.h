@@ -17,10 +17,10 @@
 #include "nccl/profiler.h"
 
 /* ---------- limits (static sizes: the hot path never allocates) ---------- */
-#define EMU_MAX_RANKS 256      /* global ranks of one run */
-#define EMU_MAX_WORKERS 256    /* processes */
+#define EMU_MAX_RANKS 1024     /* global ranks of one run */
+#define EMU_MAX_WORKERS 1024   /* processes */
 #define EMU_MAX_LOCAL_RANKS 16 /* ranks emulated by one process */
-#define EMU_MAX_COMMS 64       /* communicators (world + splits) */
+#define EMU_MAX_COMMS 1040     /* communicators (world + splits) */
 #define EMU_MAX_CHANNELS 32
 #define EMU_NCCL_STEPS 8 /* NCCL_STEPS: handle slots per proxy sub */
 #define EMU_MAX_SIZES 32

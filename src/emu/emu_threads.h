@@ -66,15 +66,32 @@ bool emu_thread_is_own(pid_t tid);
  * position, never on creation timing, so ids repeat for the same --seed. */
 #define EMU_STREAM_MAIN 1u
 #define EMU_STREAM_APP(i) (0x100u + (uint32_t)(i))
+/* Communicator threads (proxy, init, 2.31 profiler, socket helpers) of
+ * communicators 0..63 keep their historical streams (seeded runs repeat);
+ * those of communicator 64 and later get streams above every other range,
+ * EMU_STREAM_COMM_WIDE + 8 x (slot x EMU_MAX_COMMS + ci) + kind. */
+#define EMU_STREAM_COMM_WIDE 0x200000u
+static inline uint32_t emu_stream_comm(uint32_t narrow, int slot, int ci,
+                                       uint32_t kind) {
+  if (ci < 64)
+    return narrow;
+  return EMU_STREAM_COMM_WIDE +
+         8u * ((uint32_t)slot * EMU_MAX_COMMS + (uint32_t)ci) + kind;
+}
 #define EMU_STREAM_PROXY(slot, ci)                                             \
-  (0x1000u + (uint32_t)(slot)*64u + (uint32_t)(ci))
+  emu_stream_comm(0x1000u + (uint32_t)(slot)*64u + (uint32_t)(ci), (slot),     \
+                  (ci), 0u)
 #define EMU_STREAM_CUDACB(i) (0x3000u + (uint32_t)(i))
 #define EMU_STREAM_INIT(slot, ci)                                              \
-  (0x4000u + (uint32_t)(slot)*64u + (uint32_t)(ci))
+  emu_stream_comm(0x4000u + (uint32_t)(slot)*64u + (uint32_t)(ci), (slot),     \
+                  (ci), 1u)
 #define EMU_STREAM_PROFILER(slot, ci)                                          \
-  (0x5000u + (uint32_t)(slot)*64u + (uint32_t)(ci))
+  emu_stream_comm(0x5000u + (uint32_t)(slot)*64u + (uint32_t)(ci), (slot),     \
+                  (ci), 2u)
 #define EMU_STREAM_SOCK(slot, ci, k)                                           \
-  (0x8000u + ((uint32_t)(slot)*64u + (uint32_t)(ci)) * 4u + (uint32_t)(k))
+  emu_stream_comm(0x8000u + ((uint32_t)(slot)*64u + (uint32_t)(ci)) * 4u +     \
+                      (uint32_t)(k),                                           \
+                  (slot), (ci), 4u + (uint32_t)(k))
 #define EMU_STREAM_ASYNC(app, job)                                             \
   (0x100000u + ((uint32_t)(app) << 16) + ((uint32_t)(job)&0xFFFFu))
 

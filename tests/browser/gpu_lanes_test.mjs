@@ -14,26 +14,18 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { chromiumOrExit, parseArgs } from './harness.mjs';
+import { chromiumOrExit, launchBrowser, parseArgs, tally } from './harness.mjs';
 
 const args = parseArgs(['cclscope', 'trace', 'out'], 'gpu_lanes_test.mjs --cclscope BIN --trace DIR --out DIR');
 const { chromium, executable: CHROMIUM } = await chromiumOrExit();
 
-let passed = 0;
-let failed = 0;
-function check(ok, what, detail) {
-  if (ok) { passed++; console.log('ok - ' + what); } else { failed++; console.log('not ok - ' + what + (detail !== undefined ? ': ' + JSON.stringify(detail) : '')); }
-  return ok;
-}
+const { check, finish } = tally();
 
 fs.mkdirSync(args.out, { recursive: true });
 const html = path.join(args.out, 'gpu_lanes.html');
 execFileSync(args.cclscope, ['-q', 'view', args.trace, '-o', html], { stdio: 'inherit' });
 
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-});
+const browser = await launchBrowser(chromium, CHROMIUM);
 const context = await browser.newContext({ viewport: { width: 1600, height: 1400 }, offline: true });
 const url = 'file://' + html;
 const requests = [];
@@ -99,5 +91,4 @@ check(sum.includes('No bandwidth ("-") from a host-only span'), 'the summary pan
 check(errors.length === 0, 'no script error', errors);
 check(requests.length === 0, 'no request attempted', requests);
 await browser.close();
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// tests/browser/harness.mjs — what every browser test does before it opens a
-// page: read its `--key value` arguments, find Debian's chromium and load
-// playwright-core from this folder's node_modules.
+// tests/browser/harness.mjs — what every browser test does around its pages:
+// read its `--key value` arguments, find Debian's chromium, load
+// playwright-core from this folder's node_modules and launch it headless, and
+// count its checks ("ok - …" / "not ok - …" lines, "N passed, M failed").
 //
 // Exit 77 (ctest SKIP) only when chromium cannot be installed on this system
 // (no apt candidate); a chromium that could be installed but is missing, or
@@ -47,4 +48,40 @@ export async function chromiumOrExit() {
     console.error('FAIL: playwright-core is not installed: run (cd tests/browser && npm ci) — scripts/test.sh does\n' + e.message);
     process.exit(1);
   }
+}
+
+/* Chromium launched headless, offline-minded (no QUIC, no background
+ * traffic, no component updates or sync). */
+export async function launchBrowser(chromium, executable) {
+  return chromium.launch({
+    executablePath: executable,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/* The test's checks: check(ok, what, detail) prints "ok - what" or
+ * "not ok - what: detail" (the detail as JSON, cut to `detailMax`
+ * characters when given) and returns ok; finish() prints "N passed, M failed"
+ * and exits 1 when any failed. */
+export function tally(detailMax) {
+  let passed = 0;
+  let failed = 0;
+  function check(ok, what, detail) {
+    if (ok) {
+      passed++;
+      console.log('ok - ' + what);
+    } else {
+      failed++;
+      let text = detail !== undefined ? JSON.stringify(detail) : undefined;
+      if (text !== undefined && detailMax !== undefined) text = text.slice(0, detailMax);
+      console.log('not ok - ' + what + (text !== undefined ? ': ' + text : ''));
+    }
+    return ok;
+  }
+  function finish() {
+    console.log(`${passed} passed, ${failed} failed`);
+    process.exit(failed ? 1 : 0);
+  }
+  return { check, finish };
 }

@@ -31,17 +31,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { chromiumOrExit, parseArgs } from './harness.mjs';
+import { chromiumOrExit, launchBrowser, parseArgs, tally } from './harness.mjs';
 
 const args = parseArgs(['cclscope', 'trace8', 'trace256', 'out'], 'overview_test.mjs --cclscope BIN --trace8 DIR --trace256 DIR --out DIR');
 const { chromium, executable: CHROMIUM } = await chromiumOrExit();
 
-let passed = 0;
-let failed = 0;
-function check(ok, what, detail) {
-  if (ok) { passed++; console.log('ok - ' + what); } else { failed++; console.log('not ok - ' + what + (detail !== undefined ? ': ' + JSON.stringify(detail) : '')); }
-  return ok;
-}
+const { check, finish } = tally();
 
 /* The world size: the most ranks any communicator of the trace has. */
 function worldSize(dir) {
@@ -91,11 +86,7 @@ function plantLateRank(dir, out, rank, us) {
   return moved;
 }
 
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchBrowser(chromium, CHROMIUM);
 
 async function open(html) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, offline: true });
@@ -235,5 +226,4 @@ if (args.ranks !== '8') {
 }
 
 await browser.close();
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();

@@ -22,15 +22,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 
-import { parseArgs } from './harness.mjs';
+import { parseArgs, tally } from './harness.mjs';
 
 const args = parseArgs(['cclscope', 'trace', 'out'], 'tiles_check.mjs --cclscope BIN --trace DIR --out DIR');
-let passed = 0;
-let failed = 0;
-function check(ok, what, detail) {
-  if (ok) { passed++; console.log('ok - ' + what); } else { failed++; console.log('not ok - ' + what + (detail !== undefined ? ': ' + JSON.stringify(detail).slice(0, 600) : '')); }
-  return ok;
-}
+const { check, finish } = tally(600);
 
 /* The trace: per file name, its event (file, id) keys, and the counts. */
 function readTrace(dir) {
@@ -172,5 +167,4 @@ check(keys.length === truth.keys.length && keys.every((x, i) => x === truth.keys
 const size = fs.statSync(html).size;
 console.log(`# page ${size} bytes, ${T.count} tiles ${total} bytes`);
 check(size < total, 'the page is smaller than its tiles', { size, total });
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();

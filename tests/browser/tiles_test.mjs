@@ -24,17 +24,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { chromiumOrExit, parseArgs } from './harness.mjs';
+import { chromiumOrExit, launchBrowser, parseArgs, tally } from './harness.mjs';
 
 const args = parseArgs(['cclscope', 'trace', 'out'], 'tiles_test.mjs --cclscope BIN --trace DIR --out DIR');
 const { chromium, executable: CHROMIUM } = await chromiumOrExit();
 
-let passed = 0;
-let failed = 0;
-function check(ok, what, detail) {
-  if (ok) { passed++; console.log('ok - ' + what); } else { failed++; console.log('not ok - ' + what + (detail !== undefined ? ': ' + JSON.stringify(detail).slice(0, 800) : '')); }
-  return ok;
-}
+const { check, finish } = tally(800);
 
 const BUDGET_MB = 1;
 
@@ -76,11 +71,7 @@ const starts = eventStarts(args.trace, D.baseUs);
 const collStarts = eventStarts(args.trace, D.baseUs, '"type":"ncclProfileColl"').sort((a, b) => a - b);
 const END = collStarts[Math.floor(collStarts.length * 0.95)];
 
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchBrowser(chromium, CHROMIUM);
 
 /* Opens `file` on the lanes; requests outside its tiles folder are
  * aborted and recorded. */
@@ -236,5 +227,4 @@ async function zoomAt(page, t, steps) {
 }
 
 await browser.close();
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();

@@ -24,18 +24,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { chromiumOrExit, parseArgs } from './harness.mjs';
+import { chromiumOrExit, launchBrowser, parseArgs, tally } from './harness.mjs';
 
 const args = parseArgs(['cclscope', 'demo', 'out'], 'verdict_test.mjs --cclscope BIN --demo DIR --out DIR');
 const { chromium, executable: CHROMIUM } = await chromiumOrExit();
 const PLANTED = 5;
 
-let passed = 0;
-let failed = 0;
-function check(ok, what, detail) {
-  if (ok) { passed++; console.log('ok - ' + what); } else { failed++; console.log('not ok - ' + what + (detail !== undefined ? ': ' + JSON.stringify(detail) : '')); }
-  return ok;
-}
+const { check, finish } = tally();
 
 const traces = path.join(args.demo, 'traces');
 const html = path.join(args.demo, 'timeline.html');
@@ -54,11 +49,7 @@ check(named !== null
   : line.startsWith(`  Verdict: no GPU stands out (confidence ${V && V.confidence})`),
 'summary\'s text states the same verdict', line);
 
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchBrowser(chromium, CHROMIUM);
 const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, offline: true });
 const url = 'file://' + path.resolve(html);
 const requests = [];
@@ -115,5 +106,4 @@ check(panel.includes('Stragglers (by GPU)'), 'the summary panel has the By GPU t
 await page.screenshot({ path: path.join(args.out, 'demo-summary.png') });
 check(requests.length === 0 && errors.length === 0, 'no request, no script error', { requests, errors });
 await browser.close();
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();

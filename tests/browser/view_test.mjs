@@ -23,7 +23,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { chromiumOrExit, parseArgs } from './harness.mjs';
+import { chromiumOrExit, launchBrowser, parseArgs, tally } from './harness.mjs';
 
 const args = parseArgs(['cclscope', 'trace', 'pxn', 'out'], 'view_test.mjs --cclscope BIN --trace DIR --pxn DIR --out DIR');
 const { chromium, executable: CHROMIUM } = await chromiumOrExit();
@@ -61,23 +61,14 @@ function readTrace(dir) {
 }
 
 // ---- a tiny test harness ----
-let passed = 0;
-let failed = 0;
-function check(ok, what, detail) {
-  if (ok) { passed++; console.log('ok - ' + what); } else { failed++; console.log('not ok - ' + what + (detail !== undefined ? ': ' + JSON.stringify(detail) : '')); }
-  return ok;
-}
+const { check, finish } = tally();
 
 function makePage(trace, html, extra = []) {
   execFileSync(args.cclscope, ['-q', 'view', ...extra, trace, '-o', html], { stdio: 'inherit' });
   return html;
 }
 
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchBrowser(chromium, CHROMIUM);
 
 /* Opens `html` with every request but the page itself blocked and
  * recorded; returns { page, requests, dialogs, errors }. */
@@ -325,5 +316,4 @@ fs.mkdirSync(args.out, { recursive: true });
 }
 
 await browser.close();
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();

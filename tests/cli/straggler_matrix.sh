@@ -10,12 +10,15 @@
 #              GPU R calls every collective X us late;
 #   slow-gpu   --slow-rank R --slow-factor 2 --lat-us 50: GPU R's own work
 #              (50 us a collective) takes twice as long;
-#   slow-link  --slow-link A:B, an inter-node link of the world ring, with
-#              the network modelled (--net-lat-us 20, messages of 64K, 1M
-#              and 4M for the fits) and ProxySteps recorded: its bytes move
-#              4 times slower. multi-node cells only: the mixed scenario's
-#              communicators each move one message size, which no fit can
-#              be made from, so the verdict claims no slow link there;
+#   slow-link  --slow-link A:B (of every communicator), its bytes moving 4
+#              times slower, the network modelled and ProxySteps recorded.
+#              multi-node: an inter-node link of the world ring, with
+#              --net-lat-us 20 and messages of 64K, 1M and 4M, for the
+#              fits. mixed: its own message sizes (one per communicator,
+#              which no fit can be made from: the per-step test finds the
+#              link) and the emulator's 2 us latency; A:B an inter-node
+#              link of the pipeline (0:1, 1:0) or, on 4x4, of the data-
+#              parallel ring (1:2, 3:0), changing from run to run;
 #   none       no plant (64 KiB messages).
 # It asserts the rates the verdict is calibrated for:
 #   - each plant: the planted GPU (slow link: the planted link) named, with
@@ -44,7 +47,7 @@
 # usage: straggler_matrix.sh EMU PLUGIN CCLSCOPE [--repeats N] [--attempts N]
 #          [--delay-us X] [--net model|free] [--sizes LIST] [--kinds LIST]
 #          [--report-only] [--keep DIR]
-#   --repeats N   runs of each kind per cell (default 2: 28 runs a pass)
+#   --repeats N   runs of each kind per cell (default 2: 32 runs a pass)
 #   --sizes LIST  message sizes of late-host and none (ncclemu --sizes;
 #                 default 64K)
 #   --kinds LIST  the plants to run (default late-host,slow-gpu,slow-link,
@@ -76,6 +79,11 @@ net_opts=(--net-lat-us 0 --bw-gbps 1e6)
 cells=("multi-node 4 4 200" "multi-node 2 4 200" "mixed 4 4 12" "mixed 2 4 20")
 # the planted rank of repeat k
 plants16=(13 6 0 15 3 9 7 10) plants8=(5 2 7 0 3 6 1 4)
+# the slow link of repeat k in the mixed scenario (tp 2, pp 2; ranks of
+# every communicator): 4x4: the pipeline's 0:1 and 1:0 cross nodes, and
+# the data-parallel ring (4 ranks, 2 a node) crosses at 1:2 and 3:0; 2x4:
+# the pipeline only (its data-parallel pairs share a node)
+mixed_links16=(1:2 0:1 3:0 1:0) mixed_links8=(0:1 1:0)
 
 # One run: its verdict's outcome (right, wrong, none), kind, confidence and
 # the numbers behind it, on one line. want: the planted GPU, or A:B for a
@@ -107,11 +115,16 @@ PY
 
 # The emulator's arguments of one run: the cell's topology, then the
 # plant of `kind` (want: its GPU or link) on top of the base of its kind.
-plant_args() { # kind want
+plant_args() { # kind want scenario
   case $1 in
   late-host) echo --sizes "$sizes" "${net_opts[@]}" --delay-rank "$2" --delay-us "$delay" ;;
   slow-gpu) echo --sizes "$sizes" "${net_opts[@]}" --lat-us 50 --slow-rank "$2" --slow-factor 2 ;;
-  slow-link) echo --sizes 64K,1M,4M --net-lat-us 20 --slow-link "$2" ;;
+  slow-link)
+    if [ "$3" = multi-node ]; then
+      echo --sizes 64K,1M,4M --net-lat-us 20 --slow-link "$2"
+    else
+      echo --slow-link "$2"
+    fi ;;
   none) echo --sizes "$sizes" "${net_opts[@]}" ;;
   esac
 }
@@ -127,7 +140,6 @@ pass() {
     local n=$((nodes * rpn))
     for ((k = 0; k < repeats; k++)); do
       for kind in "${kind_list[@]}"; do
-        [ "$kind" = slow-link ] && [ "$scenario" != multi-node ] && continue
         run=$((run + 1))
         seed=$((base + run * 7))
         dir=$work/run$run
@@ -136,17 +148,24 @@ pass() {
         local mask=default run_ops=$ops
         case $kind in
         none) want=-1 ;;
-        slow-link) # an inter-node link of the world ring: rank j*rpn-1 -> j*rpn
-          local j=$((1 + k % nodes))
-          want=$((j * rpn - 1)):$(((j * rpn) % n))
+        slow-link)
           mask=default,proxystep
-          [ "$scenario" = multi-node ] && run_ops=32 ;;
+          if [ "$scenario" = multi-node ]; then
+            # an inter-node link of the world ring: rank j*rpn-1 -> j*rpn
+            local j=$((1 + k % nodes))
+            want=$((j * rpn - 1)):$(((j * rpn) % n))
+            run_ops=32
+          elif [ "$n" -eq 16 ]; then
+            want=${mixed_links16[k % 4]}
+          else
+            want=${mixed_links8[k % 2]}
+          fi ;;
         esac
         local args=(--scenario "$scenario" --nodes "$nodes" --ranks-per-node "$rpn"
           --ranks-per-process "$rpn" --threads "$rpn" --ops "$run_ops"
           --seed "$seed" --nccl-version 2.31)
         # shellcheck disable=SC2207
-        args+=($(plant_args "$kind" "$want"))
+        args+=($(plant_args "$kind" "$want" "$scenario"))
         rm -rf "$dir"
         CCLSCOPE_DIR=$dir CCLSCOPE_JOB_ID=strag CCLSCOPE_SUMMARY=off CCLSCOPE_MASK=$mask \
           "$emu" --plugin "$plugin" --quiet --max-callback-ms 5000 "${args[@]}" ||

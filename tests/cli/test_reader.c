@@ -20,26 +20,25 @@
 
 #include <cmocka.h>
 
+#include "test_dir.h"
+
 #include "cli.h"
 #include "read/ordered_reader.h"
 #include "read/read_ahead.h"
 #include "read/trace_reader.h"
 
-static char dir[256];
+static char *dir; /* the group's temporary folder (test_dir.h) */
 
 static int make_dir(void **state) {
   (void)state;
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, sizeof dir, "%s/cclscope-reader-XXXXXX", tmp ? tmp : "/tmp");
   cli_globals.quiet = true;
-  return mkdtemp(dir) ? 0 : -1;
+  dir = test_dir_make("reader");
+  return dir ? 0 : -1;
 }
 
 static int remove_dir(void **state) {
   (void)state;
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return test_dir_remove();
 }
 
 static void write_file(const char *name, const char *text) {

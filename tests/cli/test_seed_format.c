@@ -20,24 +20,23 @@
 
 #include <cmocka.h>
 
+#include "test_dir.h"
+
 #include "read/trace_reader.h"
 #include "read/trace_record.h"
 
-static char dir[256];
+static char *dir; /* the group's temporary folder (test_dir.h) */
 
 static int make_dir(void **state) {
   (void)state;
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, sizeof dir, "%s/cclscope-seed-XXXXXX", tmp ? tmp : "/tmp");
   tr_format_notices = false;
-  return mkdtemp(dir) ? 0 : -1;
+  dir = test_dir_make("seed");
+  return dir ? 0 : -1;
 }
 
 static int remove_dir(void **state) {
   (void)state;
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return test_dir_remove();
 }
 
 /* Every line the reader yields for a file, copied (at most 64). */
@@ -258,6 +257,39 @@ static void late_orphan_and_unknown(void **state) {
   free(s);
 }
 
+/* RCCL's ProxyDiagUpdate keeps its name whatever number the file gives it:
+ * 32 (RCCL 2.31), 31 (RCCL before 2.31), or none (then 31). It is not
+ * NVIDIA's KernelPhaseStop, which 31 means under NVIDIA NCCL. */
+static const char rccl_diag[] = LIFE("ProfilerInit", "100.0") ST(
+    "0xa0", "131.0", "ncclProfilerProxyDiagUpdate",
+    "32") ST("0xa0", "132.0", "ProxyDiagUpdate", "31")
+    ST("0xa0", "132.5", "ProxyOpInProgress",
+       "19") "{\"recordType\":\"state\",\"eventAddr\":\"0xa0\",\"ts\":133.0,"
+             "\"name\":\"ProxyDiagUpdate\",\"pid\":9,\"tid\":10}\n" EV(
+                 "ncclProfileProxyOp", "0xa0", "0x0", "130.0", "150.0",
+                 "{\"channelId\":1,\"peer\":1,\"nSteps\":1,\"isSend\":1}")
+                 LIFE("ProfilerFinalize", "200.0");
+
+static void rccl_proxy_diag_names(void **state) {
+  (void)state;
+  yielded y;
+  read_all("trace_3_pid9.jsonl", rccl_diag, &y);
+  assert_int_equal(y.format, TR_FORMAT_MINIMAL_PROFILER);
+  const char *op = NULL;
+  for (size_t i = 0; i < y.n; i++)
+    if (strstr(y.line[i], "\"ncclProfileProxyOp\""))
+      op = y.line[i];
+  assert_non_null(op);
+  assert_non_null(
+      strstr(op, "{\"name\":\"ProxyDiagUpdate\",\"id\":32,\"ts\":131.000}"));
+  assert_non_null(
+      strstr(op, "{\"name\":\"ProxyDiagUpdate\",\"id\":31,\"ts\":132.000}"));
+  assert_non_null(
+      strstr(op, "{\"name\":\"ProxyDiagUpdate\",\"id\":31,\"ts\":133.000}"));
+  assert_null(strstr(op, "KernelPhaseStop"));
+  free_all(&y);
+}
+
 /* Our own format is read as it is, even with keys minimal_profiler also
  * has; so is a file that starts with blank lines then our process record. */
 static void own_format_untouched(void **state) {
@@ -281,6 +313,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(reused_pointers),
       cmocka_unit_test(late_orphan_and_unknown),
+      cmocka_unit_test(rccl_proxy_diag_names),
       cmocka_unit_test(own_format_untouched),
   };
   return cmocka_run_group_tests(tests, make_dir, remove_dir);

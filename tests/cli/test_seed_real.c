@@ -31,24 +31,23 @@
 
 #include <cmocka.h>
 
+#include "test_dir.h"
+
 #include "read/trace_reader.h"
 #include "read/trace_record.h"
 
-static char dir[256];
+static char *dir; /* the group's temporary folder (test_dir.h) */
 
 static int make_dir(void **state) {
   (void)state;
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, sizeof dir, "%s/cclscope-seed-real-XXXXXX", tmp ? tmp : "/tmp");
   tr_format_notices = false;
-  return mkdtemp(dir) ? 0 : -1;
+  dir = test_dir_make("seed-real");
+  return dir ? 0 : -1;
 }
 
 static int remove_dir(void **state) {
   (void)state;
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return test_dir_remove();
 }
 
 typedef struct {

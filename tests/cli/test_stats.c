@@ -2,7 +2,9 @@
 /*
  * tests/cli/test_stats.c — the numbers behind `summary`: the log-bucket
  * histogram's error bound, the bus-bandwidth
- * factors, the binomial tail of the straggler verdict; and the containers:
+ * factors, the binomial tail of the straggler verdict, the gap of the
+ * own/inherited split and who is last among equal arrivals; and the
+ * containers:
  * pair_map (with deletions), intern tables, lane placement.
  */
 #include <math.h>
@@ -265,6 +267,116 @@ static void binomial_tail(void **state) {
   assert_true(mid < -5.5 && mid > -7.5);
 }
 
+/* A gap runs from the later of the GPU's previous arrival and the latest
+ * completion of another of its operations (at most 100 us after the
+ * arrival: chosen by summary_gaps.c): the definition the shipped SQL
+ * computes too. */
+static void gap_definition(void **state) {
+  (void)state;
+  /* waited for the GPU: from the completion */
+  assert_int_equal(gap_after(1000, 5000, 9000), 4000);
+  /* a completion just after the arrival (clock error): negative */
+  assert_int_equal(gap_after(1000, 109000, 9000), -100000);
+  /* no completion in time (a host ahead of its GPU): from the call */
+  assert_int_equal(gap_after(1000, STRAG_UNKNOWN, 9000), 8000);
+  /* a completion before the previous call: from the call */
+  assert_int_equal(gap_after(6000, 5000, 9000), 3000);
+}
+
+/* Of two ranks with the same latest arrival, the lower rank is last,
+ * whatever order their reports came in (the SQL has no order to go by). */
+static void last_of_equal_arrivals(void **state) {
+  (void)state;
+  summary s;
+  memset(&s, 0, sizeof s);
+  const inst_rank reports[] = {
+      /* arrival, completion, gap, gpu_wait, rank: ranks 2 and 1 arrive
+       * last together, rank 2 reported first */
+      {5000, 9000, 700, STRAG_UNKNOWN, 2, STRAG_UNKNOWN, STRAG_UNKNOWN},
+      {5000, 9000, 300, STRAG_UNKNOWN, 1, STRAG_UNKNOWN, STRAG_UNKNOWN},
+      {1000, 9000, 100, STRAG_UNKNOWN, 0, STRAG_UNKNOWN, STRAG_UNKNOWN},
+      {1000, 9000, 100, STRAG_UNKNOWN, 3, STRAG_UNKNOWN, STRAG_UNKNOWN},
+  };
+  for (int i = 0; i < 4; i++)
+    strag_add(&s, 0xc0, 1, 7, 1024, true, 4, &reports[i]);
+  assert_int_equal(s.strag.matched[1], 1);
+  uint64_t last[4] = {0, 0, 0, 0};
+  int64_t wait[4] = {0, 0, 0, 0}, own[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < s.strag.nranks; i++) {
+    const rank_row *r = &s.strag.ranks[i];
+    assert_true(r->rank >= 0 && r->rank < 4);
+    last[r->rank] = r->times_last;
+    wait[r->rank] = r->wait_sum;
+    own[r->rank] = r->own_wait_sum;
+  }
+  assert_int_equal(last[1], 1);
+  assert_int_equal(last[2], 0);
+  /* wait = 5000 - median arrival (1000 + 4000 / 2) = 2000; own = rank 1's
+   * gap 300 - median gap (100 + 200 / 2) = 100 (rank 2's would be 500) */
+  assert_int_equal(wait[1], 2000);
+  assert_int_equal(own[1], 100);
+  summary_free(&s);
+}
+
+/* A GPU's records written in reverse arrival order, 1000 of them (within
+ * the window): the gaps come from the previous record in arrival order all
+ * the same, so its peer, late by 10 ns at every call with the same gaps,
+ * owns none of it; 3000 of them (beyond the window) are counted as out of
+ * order. */
+static void gaps_in_arrival_order(void **state) {
+  (void)state;
+  for (int round = 0; round < 2; round++) {
+    int n = round == 0 ? 1000 : 3000;
+    summary s;
+    memset(&s, 0, sizeof s);
+    for (int k = 0; k < n; k++) {
+      int i = n - 1 - k; /* rank 0: last call first */
+      gap_report r0 = {0xa,
+                       (uint64_t)i,
+                       1024,
+                       1,
+                       2,
+                       true,
+                       {(int64_t)i * 1000000, (int64_t)i * 1000000 + 500000,
+                        STRAG_UNKNOWN, STRAG_UNKNOWN, 0, STRAG_UNKNOWN,
+                        STRAG_UNKNOWN},
+                       0};
+      gaps_add(&s, &r0);
+    }
+    for (int i = 0; i < n; i++) { /* rank 1: in order, 10 ns later */
+      gap_report r1 = {0xa,
+                       (uint64_t)i,
+                       1024,
+                       1,
+                       2,
+                       true,
+                       {(int64_t)i * 1000000 + 10,
+                        (int64_t)i * 1000000 + 500010, STRAG_UNKNOWN,
+                        STRAG_UNKNOWN, 1, STRAG_UNKNOWN, STRAG_UNKNOWN},
+                       0};
+      gaps_add(&s, &r1);
+    }
+    strag_finish(&s);
+    const rank_row *late = NULL;
+    for (size_t i = 0; i < s.strag.nranks; i++)
+      if (s.strag.ranks[i].rank == 1)
+        late = &s.strag.ranks[i];
+    assert_non_null(late);
+    assert_int_equal(late->times_last, (uint64_t)n);
+    if (round == 0) {
+      assert_int_equal(s.strag.gaps_out_of_order, 0);
+      /* wait 5 ns each (median of two arrivals: 5 ns before the last);
+       * the first call's is start-up skew, the rest inherited */
+      assert_int_equal(late->wait_sum, (int64_t)n * 5);
+      assert_int_equal(late->unattributed_wait_sum, 5);
+      assert_int_equal(late->own_wait_sum, 0);
+    } else {
+      assert_true(s.strag.gaps_out_of_order > 0);
+    }
+    summary_free(&s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(histogram_error_bound),
@@ -274,6 +386,9 @@ int main(void) {
       cmocka_unit_test(intern_ids),
       cmocka_unit_test(lanes_nest_and_overflow),
       cmocka_unit_test(binomial_tail),
+      cmocka_unit_test(gap_definition),
+      cmocka_unit_test(last_of_equal_arrivals),
+      cmocka_unit_test(gaps_in_arrival_order),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,10 +58,12 @@ static void test_every_state_reads_back(void **state) {
         if (!written)
           continue;
         named++;
-        /* RCCL 2.31's ProxyDiagUpdate (32) reads back as the name's older
-         * number (31) */
-        assert_int_equal(nccl_state_from_name(written, strlen(written)),
-                         s == 32 ? 31 : s);
+        /* 0..30 are everyone's: any numbering reads them back */
+        for (int num = NCCL_NUMBERING_NVIDIA;
+             s <= 30 && num <= NCCL_NUMBERING_RCCL_231; num++)
+          assert_int_equal(nccl_state_from_name(written, strlen(written),
+                                                (nccl_numbering)num),
+                           s);
       }
   /* 31 states for each of the 14 hosts; 31 for 8 of them (v7 NCCL and
    * RCCL 2.31, RCCL up to v6); 32 for RCCL 2.31's v6 and v7 */
@@ -74,7 +76,45 @@ static void test_every_state_reads_back(void **state) {
   assert_null(cs_state_name(31, 6, 0));
   assert_null(cs_state_name(32, 7, 0));
   assert_null(cs_state_name(33, 7, 1));
-  assert_int_equal(nccl_state_from_name("SendGPUWai", 10), -1);
+  assert_int_equal(
+      nccl_state_from_name("SendGPUWai", 10, NCCL_NUMBERING_NVIDIA), -1);
+}
+
+static int from_name(const char *name, nccl_numbering numbering) {
+  return nccl_state_from_name(name, strlen(name), numbering);
+}
+
+/* 31 and 32 read back as the host that wrote them numbers them: RCCL 2.31
+ * sends ProxyDiagUpdate as 32 (to v6 and v7), RCCL before 2.31 as 31, and
+ * 31 is KernelPhaseStop under v7; a name a host does not have is -1. */
+static void test_states_31_and_32_by_host(void **state) {
+  (void)state;
+  assert_int_equal(from_name("ProxyDiagUpdate", NCCL_NUMBERING_RCCL_231), 32);
+  assert_int_equal(from_name("ProxyDiagUpdate", NCCL_NUMBERING_RCCL), 31);
+  assert_int_equal(from_name("ProxyDiagUpdate", NCCL_NUMBERING_NVIDIA), -1);
+  assert_int_equal(from_name("KernelPhaseStop", NCCL_NUMBERING_NVIDIA), 31);
+  assert_int_equal(from_name("KernelPhaseStop", NCCL_NUMBERING_RCCL_231), 31);
+  assert_int_equal(from_name("KernelPhaseStop", NCCL_NUMBERING_RCCL), -1);
+  /* what a trace names, read back under its host's numbering, is the
+   * number the host sent */
+  static const struct {
+    int state, abi;
+    bool rccl;
+    nccl_numbering numbering;
+  } sent[] = {{31, 7, false, NCCL_NUMBERING_NVIDIA},
+              {31, 7, true, NCCL_NUMBERING_RCCL_231},
+              {31, 6, true, NCCL_NUMBERING_RCCL},
+              {32, 6, true, NCCL_NUMBERING_RCCL_231},
+              {32, 7, true, NCCL_NUMBERING_RCCL_231}};
+  for (size_t i = 0; i < sizeof sent / sizeof *sent; i++) {
+    const char *written =
+        cs_state_name(sent[i].state, sent[i].abi, sent[i].rccl);
+    assert_non_null(written);
+    assert_int_equal(from_name(written, sent[i].numbering), sent[i].state);
+  }
+  assert_int_equal(nccl_state_from_any_name("ncclProfilerProxyDiagUpdate", 27,
+                                            NCCL_NUMBERING_RCCL_231),
+                   32);
 }
 
 /* NCCL's enum spellings (what other tracers write) read as our states. */
@@ -98,9 +138,10 @@ static void test_state_from_nccl_spellings(void **state) {
       {"_v4", -1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-    assert_int_equal(
-        nccl_state_from_any_name(cases[i].name, strlen(cases[i].name)),
-        cases[i].state);
+    assert_int_equal(nccl_state_from_any_name(cases[i].name,
+                                              strlen(cases[i].name),
+                                              NCCL_NUMBERING_NVIDIA),
+                     cases[i].state);
 }
 
 static void test_step_states_the_hang_reader_knows(void **state) {
@@ -177,6 +218,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_event_type_reads_back),
       cmocka_unit_test(test_every_state_reads_back),
+      cmocka_unit_test(test_states_31_and_32_by_host),
       cmocka_unit_test(test_state_from_nccl_spellings),
       cmocka_unit_test(test_step_states_the_hang_reader_knows),
       cmocka_unit_test(test_mask_names_round_trip),

@@ -5,11 +5,17 @@
 # the summary must name rank 5 (delayed by 400 us at every operation) as
 # the rank that arrives last in the world communicator and its verdict
 # must name it as the straggler, and the timeline,
-# Perfetto trace and metrics files must exist.
+# Perfetto trace and metrics files must exist. A clean run's `check` prints
+# no note and no error (events reclaimed as NCCL's normal behaviour are one
+# line that says so, never a note[...] finding). The summary fits at least
+# one network link (latency and bandwidth: the demo's sizes give the world
+# communicator's links the three distinct sizes a fit needs), in its JSON
+# and in its text.
 # usage: demo.sh BUILD_DIR [timing|no-timing]
 #   no-timing (sanitizer builds): every callback is several times slower
-#   and 400 us of delay drowns in that noise; the straggler is then not
-#   judged (the plain builds do), everything else is.
+#   and 400 us of delay drowns in that noise; the straggler and the link
+#   fit, both wall-clock stories, are then not judged (the plain builds
+#   do), everything else is.
 set -euo pipefail
 build=$1 timing=${2:-timing}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -62,8 +68,30 @@ for f in timeline.html trace.json; do
   [ -s "$work/out/$f" ] || { echo "FAIL: $f was not written"; exit 1; }
 done
 ls "$work"/out/metrics/*.prom >/dev/null 2>&1 || { echo "FAIL: no metrics textfile"; exit 1; }
-grep -qE "cclscope check: .*: 0 errors.* OK" "$work/log" ||
-  { echo "FAIL: check did not pass:"; grep -A3 "cclscope check" "$work/log"; exit 1; }
+grep -qE "cclscope check: .*: 0 errors, 0 notes — OK" "$work/log" ||
+  { echo "FAIL: check did not pass without notes:"; grep -A3 "cclscope check" "$work/log"; exit 1; }
+# Nothing that reads like a fault: no finding (note[...] or error[...]),
+# and reclaimed events, if any, told as normal.
+if grep -E "(note|error)\[[a-z-]+\]" "$work/log"; then
+  echo "FAIL: a clean demo run printed the findings above"; exit 1
+fi
+if grep -q "reclaimed" <(sed -n '/cclscope check /,/cclscope summary /p' "$work/log") &&
+  ! grep -qE "^cclscope check: [0-9]+ events? that NCCL never stops .* this is how NCCL behaves, not a fault$" "$work/log"; then
+  echo "FAIL: check mentions reclaimed events without saying they are normal:"
+  grep -n "reclaim" "$work/log"; exit 1
+fi
+# The links the summary fitted (JSON), and its text's link rows that carry
+# a fit: a bandwidth and an R² where unfitted rows say "not fitted".
+fitted_links() {
+  python3 -c '
+import json, sys
+links = json.load(open(sys.argv[1]))["network"]["links"]
+ok = [l for l in links if l["fit"]["status"] == "ok" and l["distinctSizes"] >= 3]
+print(len(ok), " ".join("%s:%d->%d" % (l["commName"], l["from"], l["to"]) for l in ok))' "$work/summary.json"
+}
+fitted_text_rows() {
+  sed -n '/^Network/,/^  Slow/p' "$work/log" | grep -E "^  [^ ].*→" | grep -vc "not fitted" || true
+}
 verdict=$(rank5_last)
 last=${verdict% *} first=${verdict#* }
 if [ "$timing" = timing ]; then
@@ -86,6 +114,13 @@ if [ "$timing" = timing ]; then
   [ "$first" = 1 ] ||
     { echo "FAIL: the first GPU of the summary is not global rank 5 (with host, pid, device), the verdict does not name it, or node 0's GPUs own their lateness, in $runs runs"; exit 1; }
   echo "ok: world rank 5 was last in a fraction $last of its collectives, and is the first GPU (run $runs)"
+  fits=$(fitted_links)
+  [ "${fits%% *}" -ge 1 ] ||
+    { echo "FAIL: the summary fitted no network link (JSON):"; sed -n '/^Network/,/^  Slow/p' "$work/log"; exit 1; }
+  rows=$(fitted_text_rows)
+  [ "$rows" -ge 1 ] ||
+    { echo "FAIL: the summary's text shows no fitted link row:"; sed -n '/^Network/,/^  Slow/p' "$work/log"; exit 1; }
+  echo "ok: ${fits%% *} network links fitted (${fits#* }), $rows fitted rows in the text"
 else
   [ "$last" != -1 ] || { echo "FAIL: no straggler row for world rank 5"; exit 1; }
   echo "note: sanitizer build: the straggler's identity is judged in the plain builds (here: $last)"

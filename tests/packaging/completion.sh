@@ -32,7 +32,7 @@ expect() { # expected, words...
   [ "$got" = "$want" ] || fail "[$*]: got '$got', want '$want'"
 }
 
-expect "check convert hang help merge otf2 perfetto summary view" cclscope ""
+expect "check convert hang help load merge otf2 perfetto sql summary view" cclscope ""
 expect "check" cclscope ch
 expect "summary" cclscope -j 4 su
 expect "perfetto" cclscope help pe
@@ -43,6 +43,8 @@ got=$(complete_words cclscope check --)
 [[ " $got " != *" --top "* ]] || fail "check -- offers summary's --top: $got"
 expect "--max-ranks" cclscope --quiet hang --max
 expect "end start" cclscope merge --order ""
+expect "--clickhouse --cluster --create" cclscope load --c
+expect "" cclscope load --clickhouse ""
 expect "" cclscope summary --top ""
 expect "a.jsonl b.txt c.jsonl.zst d.jsonl.gz run1" cclscope view -o ""
 expect "a.jsonl c.jsonl.zst d.jsonl.gz run1" cclscope summary ""

@@ -93,6 +93,8 @@ for f in usr/bin/cclscope usr/bin/ncclemu usr/libexec/cclscope/ncclemu \
   usr/share/cclscope/prometheus/cclscope-rules.yml usr/share/doc/cclscope/README.md \
   usr/share/cclscope/prometheus/scrape-slurm.yml usr/share/cclscope/prometheus/scrape-kubernetes.yml \
   usr/share/cclscope/prometheus/cclscope-slurm-targets usr/share/cclscope/otel/otel-collector.yaml \
+  usr/share/cclscope/clickhouse/schema.sql usr/share/cclscope/clickhouse/distributed.sql \
+  usr/share/cclscope/clickhouse/queries/stragglers_ranks.sql \
   usr/share/doc/cclscope-tools/copyright usr/share/doc/cclscope-tools/changelog.Debian.gz; do
   grep -qxF "$f" <<<"$tools_files" || fail "$f not in cclscope-tools"
 done

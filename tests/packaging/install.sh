@@ -3,7 +3,7 @@
 # tests/packaging/install.sh BUILD PREFIX — `cmake --install BUILD --prefix
 # PREFIX` puts every product and file where packaging/CMakeLists.txt says,
 # the pkg-config file points at them from wherever the prefix is, the CLI
-# built without OTF2 says so, and libnccl-profiler.so appears only when
+# built without OTF2 (and without libcurl) says so, and libnccl-profiler.so appears only when
 # its component is asked for.
 set -euo pipefail
 build=$1 prefix=$2
@@ -23,6 +23,12 @@ for f in lib/libnccl-profiler-cclscope.so bin/cclscope bin/ncclemu \
   share/cclscope/prometheus/cclscope-rules.yml \
   share/cclscope/prometheus/scrape-slurm.yml share/cclscope/prometheus/cclscope-slurm-targets \
   share/cclscope/otel/otel-collector.yaml \
+  share/cclscope/clickhouse/schema.sql share/cclscope/clickhouse/distributed.sql \
+  share/cclscope/clickhouse/timing_columns.txt \
+  share/cclscope/clickhouse/queries/collectives.sql \
+  share/cclscope/clickhouse/queries/stragglers_ranks.sql \
+  share/cclscope/clickhouse/queries/stragglers_gpus.sql \
+  share/man/man1/cclscope-sql.1.gz \
   share/doc/cclscope/README.md share/doc/cclscope/docs/deploy.md \
   share/doc/cclscope/copyright share/doc/cclscope/LICENSE; do
   [ -e "$f" ] || fail "$prefix/$f missing"
@@ -59,6 +65,13 @@ rc=$?
 set -e
 [ $rc -eq 1 ] || fail "cclscope otf2 without OTF2: exit $rc"
 grep -q "built without OTF2 support" <<<"$msg" || fail "otf2 said: $msg"
+# ... and so does `load` without libcurl.
+set +e
+msg=$(bin/cclscope load --clickhouse http://127.0.0.1:9 "$prefix" 2>&1)
+rc=$?
+set -e
+[ $rc -eq 1 ] || fail "cclscope load without libcurl: exit $rc"
+grep -q "built without libcurl" <<<"$msg" || fail "load said: $msg"
 
 # The opt-in link to NCCL's default name, asked for by component.
 cmake --install "$build" --prefix "$prefix-default-name" \

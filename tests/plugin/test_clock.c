@@ -158,6 +158,122 @@ static void test_stamps_older_than_the_history(void **state) {
   free(cal);
 }
 
+/* Stamps to convert around segment position `i` (0 the oldest): the ticks
+ * on both sides of its start and end, and a few inside. */
+static size_t stamps_around(const cs_clock_cal *cal, unsigned i, unsigned *rng,
+                            uint64_t *out) {
+  unsigned oldest =
+      (cal->newest + CS_CLOCK_SEGMENTS - (cal->count - 1)) % CS_CLOCK_SEGMENTS;
+  const cs_clock_segment *s = &cal->seg[(oldest + i) % CS_CLOCK_SEGMENTS];
+  uint64_t start = s->raw;
+  uint64_t end = i + 1 < cal->count
+                     ? cal->seg[(oldest + i + 1) % CS_CLOCK_SEGMENTS].raw
+                     : start + 300000000ull;
+  size_t n = 0;
+  out[n++] = start - 1;
+  out[n++] = start;
+  out[n++] = start + 1;
+  for (int k = 0; k < 4; k++) {
+    *rng = *rng * 69069u + 1u;
+    out[n++] = start + (uint64_t)*rng % (end - start);
+  }
+  out[n++] = end - 1;
+  out[n++] = end;
+  out[n++] = end + 1;
+  return n;
+}
+
+/* Compare the cached conversion with the search on `raw`. */
+static void expect_same(const cs_clock_cal *cal, cs_clock_past_cache *cache,
+                        uint64_t raw, int update) {
+  int64_t searched = cs_clock_to_epoch_ns(cal, raw);
+  int64_t cached = cs_clock_to_epoch_ns_cached(cal, cache, raw);
+  if (cached != searched)
+    fail_msg("after update %d, tick %llu: searched %lld ns, cached %lld ns",
+             update, (unsigned long long)raw, (long long)searched,
+             (long long)cached);
+}
+
+/* The cached conversion gives exactly what the search gives: stamps on
+ * both sides of every boundary, walked forwards, backwards and at random,
+ * through one cache, while updates (some of them steps, where the mapping
+ * jumps, so a neighbouring segment gives other nanoseconds) add segments
+ * and push the oldest ones out of the history. */
+static void test_cached_conversion_is_the_searched_one(void **state) {
+  (void)state;
+  cs_clock_cal *cal = new_counter_cal();
+  cs_clock_past_cache cache = {0};
+  unsigned rng = 17;
+  uint64_t raw = cal->raw0;
+  int64_t mono = cal->mono0;
+  uint64_t stamps[16];
+  for (int u = 1; u <= CS_CLOCK_SEGMENTS + 120; u++) {
+    /* Periods of uneven length; every 7th update a 3 ms step. */
+    rng = rng * 69069u + 1u;
+    uint64_t period = 150000000ull + rng % 300000000u;
+    raw += period;
+    mono += (int64_t)(period / 3) + noise(&rng) + (u % 7 == 0 ? 3000000 : 0);
+    /* Before the update: around the oldest period, then inside it, so
+     * that the cache holds the oldest segment... */
+    size_t n = stamps_around(cal, 0, &rng, stamps);
+    for (size_t k = 0; k < n; k++)
+      expect_same(cal, &cache, stamps[k], u);
+    expect_same(cal, &cache, stamps[1] + 1, u);
+    cs_clock_cal_update_with(cal, raw, mono);
+    /* ...which the update may push out of the history: the same stamps
+     * then map through the next segment, extrapolated backwards. */
+    expect_same(cal, &cache, stamps[1] + 1, u);
+    for (size_t k = 0; k < n; k++)
+      expect_same(cal, &cache, stamps[k], u);
+    /* Forwards and backwards over the last few boundaries. */
+    unsigned last = cal->count - 1, first = last > 6 ? last - 6 : 0;
+    for (unsigned i = first; i <= last; i++) {
+      n = stamps_around(cal, i, &rng, stamps);
+      for (size_t k = 0; k < n; k++)
+        expect_same(cal, &cache, stamps[k], u);
+    }
+    for (unsigned i = last + 1; i-- > first;) {
+      n = stamps_around(cal, i, &rng, stamps);
+      for (size_t k = n; k-- > 0;)
+        expect_same(cal, &cache, stamps[k], u);
+    }
+    /* Anywhere in the history. */
+    rng = rng * 69069u + 1u;
+    n = stamps_around(cal, rng % cal->count, &rng, stamps);
+    for (size_t k = 0; k < n; k++)
+      expect_same(cal, &cache, stamps[k], u);
+  }
+  assert_true(cal->steps > 0);
+  assert_int_equal(cal->count, CS_CLOCK_SEGMENTS);
+  free(cal);
+}
+
+/* Stamps of one period converted in a row: after the first, no search
+ * (the cache holds the period's segment). */
+static void test_one_period_needs_one_search(void **state) {
+  (void)state;
+  cs_clock_cal *cal = new_counter_cal();
+  unsigned rng = 23;
+  for (int u = 1; u <= 20; u++)
+    cs_clock_cal_update_with(cal, cal->raw0 + (uint64_t)u * 300000000ull,
+                             cal->mono0 + (int64_t)u * 100000000 + noise(&rng));
+  cs_clock_past_cache cache = {0};
+  uint64_t period_start = cal->raw0 + 5 * 300000000ull;
+  (void)cs_clock_to_epoch_ns_cached(cal, &cache, period_start + 10);
+  assert_true(cache.valid);
+  assert_int_equal(cache.seg.raw, period_start);
+  assert_int_equal(cache.end, period_start + 300000000ull);
+  unsigned searched_slot = cache.index;
+  for (uint64_t t = period_start; t < period_start + 300000000ull;
+       t += 1000003ull)
+    assert_int_equal(cs_clock_to_epoch_ns_cached(cal, &cache, t),
+                     cs_clock_to_epoch_ns(cal, t));
+  /* Still the same segment: nothing was searched again. */
+  assert_int_equal(cache.index, searched_slot);
+  assert_int_equal(cache.seg.raw, period_start);
+  free(cal);
+}
+
 /* The real counter: stamps taken in order on this thread, converted after
  * many real updates, are in order and near CLOCK_MONOTONIC. */
 static void test_live_counter(void **state) {
@@ -193,6 +309,8 @@ int main(void) {
       cmocka_unit_test(test_tracks_the_monotonic_clock),
       cmocka_unit_test(test_large_error_is_stepped),
       cmocka_unit_test(test_stamps_older_than_the_history),
+      cmocka_unit_test(test_cached_conversion_is_the_searched_one),
+      cmocka_unit_test(test_one_period_needs_one_search),
       cmocka_unit_test(test_live_counter),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

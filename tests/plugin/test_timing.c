@@ -374,6 +374,92 @@ static void test_kernel_phases_of_two_threads(void **state) {
   cs_completion_destroy(c);
 }
 
+static cs_event coll_api(uint64_t id, uint64_t start) {
+  cs_event e;
+  memset(&e, 0, sizeof e);
+  e.id = id;
+  e.etype = CS_EV_COLL_API;
+  e.ctx = ctx8;
+  e.start_raw = start;
+  e.stop_raw = start + 500;
+  e.end = CS_END_STOPPED;
+  return e;
+}
+
+/* The arrival time (apiNs) of a collective is its CollApi's start. Two
+ * application threads (or two GPUs' threads) draw event ids from blocks
+ * of 4096 of their own and call in step, so their CollApis sit at the same
+ * offset of their blocks. Each collective keeps its own CollApi's start (a
+ * cache indexed by the low bits of the id gave both the second one's). */
+static void test_api_start_of_two_threads(void **state) {
+  (void)state;
+  timings out;
+  cs_completion *c = make(&out);
+  const uint64_t a = 4096, b = 2 * 4096; /* the two threads' blocks */
+  cs_event api_a = coll_api(a + 39, 900000);
+  cs_event api_b = coll_api(b + 39, 950000);
+  cs_event co_a = coll(a + 40, 1000000, 1002000, 1);
+  cs_event co_b = coll(b + 40, 1000000, 1002000, 1);
+  co_a.parent_kind = co_b.parent_kind = CS_PARENT_LOCAL;
+  co_a.parent = a + 39;
+  co_b.parent = b + 39;
+  cs_event k_a = kernel(a + 41, a + 40, 0, 1100000, 1050000, 3100000, 3050000);
+  cs_event k_b = kernel(b + 41, b + 40, 0, 1100000, 1050000, 3100000, 3050000);
+  run(c, &api_a, true);
+  run(c, &api_b, true);
+  run(c, &co_a, true);
+  run(c, &co_b, true);
+  run(c, &api_a, false);
+  run(c, &api_b, false);
+  run(c, &k_a, true);
+  run(c, &k_b, true);
+  run(c, &co_a, false);
+  run(c, &co_b, false);
+  run(c, &k_a, false);
+  run(c, &k_b, false);
+  settle(c, 20000000);
+  assert_int_equal(out.n, 2);
+  for (int i = 0; i < 2; i++) {
+    const cs_timing *t = &out.got[i];
+    uint64_t api_raw = t->event_id == a + 40 ? 900000 : 950000;
+    assert_true(t->event_id == a + 40 || t->event_id == b + 40);
+    assert_int_equal(t->api_ns, cs_clock_to_epoch_ns(&cal, api_raw));
+  }
+  cs_completion_destroy(c);
+}
+
+/* The CollApi start is remembered for the recent calls of all threads:
+ * a collective finds its call's start after thousands of other calls
+ * (grouped calls start their collectives at the group's end). */
+static void test_api_start_survives_other_calls(void **state) {
+  (void)state;
+  timings out;
+  cs_completion *c = make(&out);
+  cs_event api = coll_api(7, 800000);
+  run(c, &api, true);
+  run(c, &api, false);
+  /* 1000 calls of 3 other threads, none of them the first call's id */
+  for (uint64_t i = 0; i < 1000; i++) {
+    for (uint64_t thread = 1; thread <= 3; thread++) {
+      cs_event other = coll_api(thread * 4096 + i, 810000 + i);
+      run(c, &other, true);
+      run(c, &other, false);
+    }
+  }
+  cs_event co = coll(8, 1000000, 1002000, 1);
+  co.parent_kind = CS_PARENT_LOCAL;
+  co.parent = 7;
+  cs_event k = kernel(9, 8, 0, 1100000, 1050000, 3100000, 3050000);
+  run(c, &co, true);
+  run(c, &k, true);
+  run(c, &co, false);
+  run(c, &k, false);
+  settle(c, 20000000);
+  assert_int_equal(out.n, 1);
+  assert_int_equal(out.got[0].api_ns, cs_clock_to_epoch_ns(&cal, 800000));
+  cs_completion_destroy(c);
+}
+
 static void test_aborted_operation_is_incomplete(void **state) {
   (void)state;
   timings out;
@@ -522,6 +608,8 @@ int main(void) {
       cmocka_unit_test(test_gpu_timing_and_bandwidth),
       cmocka_unit_test(test_kernel_phases_join_their_operation),
       cmocka_unit_test(test_kernel_phases_of_two_threads),
+      cmocka_unit_test(test_api_start_of_two_threads),
+      cmocka_unit_test(test_api_start_survives_other_calls),
       cmocka_unit_test(test_aborted_operation_is_incomplete),
       cmocka_unit_test(test_fallbacks_and_rejected_stamps),
       cmocka_unit_test(test_batched_work_is_flagged),

@@ -10,6 +10,8 @@
  * Raw frames (stored, made without libzstd) decompress to their input at
  * every size; a compressed file begins with two of them, its first line and
  * its accounting record, which counts a failed write's lines in place.
+ * With the I/O thread behind, the queueing thread compresses chunks itself
+ * rather than wait for room, and the file is the same.
  *
  * The frames are decompressed with libzstd.so.1 (dlopen, as the CLI does).
  */
@@ -23,12 +25,14 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trace_file.h"
@@ -284,6 +288,114 @@ static void test_failed_write_cuts_back_to_whole_frames(void **state) {
   io_case(true);
 }
 
+/* ---- the writer compresses when the I/O thread is behind ---- */
+
+/* A disk that takes nothing until the test opens the gate. */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static bool gate_open;
+
+static ssize_t gated_pwrite(int fd, const void *data, size_t len,
+                            off_t offset) {
+  pthread_mutex_lock(&gate_lock);
+  while (!gate_open)
+    pthread_cond_wait(&gate_cond, &gate_lock);
+  pthread_mutex_unlock(&gate_lock);
+  return pwrite(fd, data, len, offset);
+}
+
+static void open_gate(void) {
+  pthread_mutex_lock(&gate_lock);
+  gate_open = true;
+  pthread_cond_broadcast(&gate_cond);
+  pthread_mutex_unlock(&gate_lock);
+}
+
+enum { BEHIND_CHUNKS = 48, BEHIND_LINES = 40000 }; /* ~1 MB each */
+
+typedef struct {
+  cs_trace_io *io;
+  char *expect; /* every chunk's text, in order */
+  size_t expect_len;
+  atomic_int queued; /* read by the test while this thread may wait */
+} behind_run;
+
+static void *queue_all(void *arg) {
+  behind_run *r = arg;
+  for (int c = 0; c < BEHIND_CHUNKS; c++) {
+    size_t len;
+    char *data = chunk(c, BEHIND_LINES, &len);
+    memcpy(r->expect + r->expect_len, data, len);
+    r->expect_len += len;
+    cs_io_failure failure;
+    if (!cs_io_queue(r->io, data, (size_t)BEHIND_LINES * 64, len, 0,
+                     BEHIND_LINES, false, &failure))
+      return NULL;
+    atomic_fetch_add(&r->queued, 1);
+  }
+  return NULL;
+}
+
+/* With the I/O thread stuck (its disk takes nothing), queueing well past
+ * CS_IO_MAX_QUEUED of text never waits: the queueing thread compresses
+ * the chunks itself. Once the disk moves, the file holds every chunk, in
+ * order, as whole frames. Before, the queueing thread waited for room
+ * (and the writer's rings filled): the join below then times out, a
+ * generous guard, not a measurement. */
+static void test_writer_compresses_when_io_is_behind(void **state) {
+  (void)state;
+  setup_library();
+  char dir[4096], path[4200];
+  test_make_tmpdir(dir, sizeof dir);
+  int fd = open_file(dir, "t.jsonl.zst", path, sizeof path);
+  cs_trace_zstd *z = cs_tz_new(1), *mine = cs_tz_new(1);
+  cs_trace_io *io = calloc(1, sizeof *io); /* heap: see test_trace_file.c */
+  cs_io_start(io, fd, -1, z);
+  cs_io_set_helper(io, mine, NULL);
+  gate_open = false;
+  io->write = gated_pwrite;
+  behind_run r = {.io = io,
+                  .expect = malloc((size_t)BEHIND_CHUNKS * BEHIND_LINES * 64)};
+  assert_true((size_t)BEHIND_CHUNKS * BEHIND_LINES * 25 > CS_IO_MAX_QUEUED);
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, queue_all, &r), 0);
+  struct timespec guard;
+  clock_gettime(CLOCK_REALTIME, &guard);
+  guard.tv_sec += 240;
+  int joined = pthread_timedjoin_np(t, NULL, &guard);
+  int queued = atomic_load(&r.queued);
+  open_gate();
+  if (joined != 0) {
+    pthread_join(t, NULL);
+    fail_msg("queueing waited for the stuck I/O thread (%d of %d chunks "
+             "queued before it had to)",
+             queued, BEHIND_CHUNKS);
+  }
+  assert_int_equal(queued, BEHIND_CHUNKS);
+  cs_io_failure failure;
+  assert_true(cs_io_sync(io, &failure));
+  assert_true(io->helped > 0);
+  cs_io_counters counters;
+  cs_io_get_counters(io, &counters);
+  assert_int_equal(counters.lines_lost, 0);
+  cs_io_stop(io);
+  free(io);
+  cs_tz_free(z);
+  cs_tz_free(mine);
+  close(fd);
+
+  char *file, *out;
+  size_t file_len, out_len;
+  read_file(path, &file, &file_len);
+  assert_true(decompress(file, file_len, &out, &out_len)); /* whole frames */
+  assert_int_equal(out_len, r.expect_len);
+  assert_memory_equal(out, r.expect, r.expect_len);
+  free(file);
+  free(out);
+  free(r.expect);
+  test_remove_tree(dir);
+}
+
 /* Through the trace file: named .jsonl.zst, no O_DIRECT, every line once
  * and in order, no padding records (the page rule is for plain files). */
 static void test_trace_file_compressed(void **state) {
@@ -439,6 +551,7 @@ int main(void) {
       cmocka_unit_test(test_frame_cut_anywhere_gives_whole_lines),
       cmocka_unit_test(test_one_write_per_frame),
       cmocka_unit_test(test_failed_write_cuts_back_to_whole_frames),
+      cmocka_unit_test(test_writer_compresses_when_io_is_behind),
       cmocka_unit_test(test_trace_file_compressed),
       cmocka_unit_test(test_raw_frames),
       cmocka_unit_test(test_compressed_accounting),

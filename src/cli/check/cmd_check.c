@@ -12,9 +12,12 @@
  * files at the end by re-reading only the files they point to; one missing
  * from a file that ended without processEnd or lost lines is a note, as a
  * missing parent inside such a file is. Findings
- * are errors (exit 1) or notes (information: drops, reclaims, a process
- * that was killed...). Output: "FILE:LINE: error[code]: message
- * (invariant)", one per line, then a one-line verdict.
+ * are errors (exit 1) or notes (information: drops, a process that was
+ * killed...). Output: "FILE:LINE: error[code]: message (invariant)", one
+ * per line, then a one-line verdict. Reclaimed events are neither: they
+ * are how the plugin closes events NCCL never stops (every reason is
+ * NCCL's normal behaviour), so a clean run says how many, by reason, in
+ * one line worded as such before the verdict, never as a finding.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -57,7 +60,6 @@ typedef enum {
   F_READ,
   N_NO_PROCESS_END,
   N_DROPS,
-  N_RECLAIMS,
   N_INFLIGHT,
   N_PARENTS_UNWRITTEN,
   N_FOREIGN_ELSEWHERE,
@@ -110,7 +112,6 @@ static const code_info codes[F_CODE_COUNT] = {
     [F_READ] = {"read", SEV_ERROR, "the file can be read"},
     [N_NO_PROCESS_END] = {"no-process-end", SEV_NOTE, NULL},
     [N_DROPS] = {"drops", SEV_NOTE, NULL},
-    [N_RECLAIMS] = {"reclaims", SEV_NOTE, NULL},
     [N_INFLIGHT] = {"inflight", SEV_NOTE, NULL},
     [N_PARENTS_UNWRITTEN] = {"parents-unwritten", SEV_NOTE, NULL},
     [N_FOREIGN_ELSEWHERE] = {"foreign-elsewhere", SEV_NOTE, NULL},
@@ -123,6 +124,31 @@ typedef struct {
   finding_code code;
   char *message;
 } finding;
+
+/* ---- reclaimed events: NCCL's normal behaviour, not findings ---- */
+
+/* The reclaimReason values of docs/trace-format.md; any other is an
+ * error[end]. */
+typedef enum {
+  RECLAIM_ABANDONED,
+  RECLAIM_PARENT_STOPPED,
+  RECLAIM_NO_PROGRESS,
+  RECLAIM_FINALIZE,
+  RECLAIM_REASON_COUNT
+} reclaim_reason;
+
+static const struct {
+  const char *name; /* reclaimReason */
+  const char *what; /* what such events are */
+} reclaim_reasons[RECLAIM_REASON_COUNT] = {
+    [RECLAIM_ABANDONED] = {"abandoned", "receive steps NCCL started again"},
+    [RECLAIM_PARENT_STOPPED] = {"parent-stopped", "their parent ended first"},
+    [RECLAIM_NO_PROGRESS] = {"no-progress",
+                             "ProxyOps of a transport that reports no "
+                             "progress"},
+    [RECLAIM_FINALIZE] = {"finalize", "still open when their communicator "
+                                      "was finalized"},
+};
 
 /* A reference to an event id of the same file not yet resolvable. */
 typedef enum { REF_PARENT, REF_STATE, REF_TIMING, REF_LAUNCH } ref_kind;
@@ -164,7 +190,8 @@ typedef struct {
   /* results */
   uint64_t files, records, lines_bytes;
   uint64_t errors, notes_count;
-  finding *findings; /* --json only */
+  uint64_t reclaimed[RECLAIM_REASON_COUNT]; /* event records, by reason */
+  finding *findings;                        /* --json only */
   size_t nfindings, cap_findings;
   foreign_ref *frefs;
   size_t nfrefs, cap_frefs;
@@ -588,11 +615,16 @@ static void check_event(checker *c, file_check *fc, rec_scratch *s,
              idtxt, r->end == END_RECLAIMED ? "reclaimed" : "inflight");
     if (r->end == END_RECLAIMED) {
       const js_value *why = js_get(f, K_reclaimReason);
-      if (!js_str_eq(why, "abandoned") && !js_str_eq(why, "parent-stopped") &&
-          !js_str_eq(why, "no-progress") && !js_str_eq(why, "finalize"))
+      int reason = 0;
+      while (reason < RECLAIM_REASON_COUNT &&
+             !js_str_eq(why, reclaim_reasons[reason].name))
+        reason++;
+      if (reason == RECLAIM_REASON_COUNT)
         report(c, fc, line, F_END,
                "%s%s is reclaimed without a known \"reclaimReason\"", tname,
                idtxt);
+      else
+        c->reclaimed[reason]++;
     }
     break;
   case END_NONE:
@@ -757,10 +789,6 @@ static void finish_file(checker *c, file_check *fc) {
              "processEnd says eventsWritten %" PRIu64 ", the file has %" PRIu64
              " event records",
              fc->end_events_written, fc->event_lines);
-    if (fc->end_reclaimed)
-      report(c, fc, fc->end_line, N_RECLAIMS,
-             "%" PRIu64 " events were reclaimed (never stopped by NCCL)",
-             fc->end_reclaimed);
     if (fc->end_inflight)
       report(c, fc, fc->end_line, N_INFLIGHT,
              "%" PRIu64 " events were still in flight at exit",
@@ -1129,6 +1157,13 @@ static void print_json(const checker *c) {
   jw_u64(&w, c->errors);
   jw_key(&w, "notes");
   jw_u64(&w, c->notes_count);
+  jw_key(&w, "reclaimed");
+  jw_obj_begin(&w);
+  for (int k = 0; k < RECLAIM_REASON_COUNT; k++) {
+    jw_key(&w, reclaim_reasons[k].name);
+    jw_u64(&w, c->reclaimed[k]);
+  }
+  jw_obj_end(&w);
   jw_key(&w, "findings");
   jw_arr_begin(&w);
   for (size_t i = 0; i < c->nfindings; i++) {
@@ -1156,6 +1191,28 @@ static void print_json(const checker *c) {
   jw_obj_end(&w);
   jw_newline(&w);
   jw_flush(&w);
+}
+
+/* The line about reclaimed events, when there are any: how many, by
+ * reason, and that this is how NCCL behaves. */
+static void print_reclaimed(const checker *c) {
+  uint64_t total = 0;
+  for (int k = 0; k < RECLAIM_REASON_COUNT; k++)
+    total += c->reclaimed[k];
+  if (!total)
+    return;
+  printf("cclscope check: %" PRIu64 " event%s that NCCL never stops %s "
+         "closed by the plugin (reclaimed): ",
+         total, total == 1 ? "" : "s", total == 1 ? "was" : "were");
+  const char *sep = "";
+  for (int k = 0; k < RECLAIM_REASON_COUNT; k++) {
+    if (!c->reclaimed[k])
+      continue;
+    printf("%s%" PRIu64 " %s (%s)", sep, c->reclaimed[k],
+           reclaim_reasons[k].name, reclaim_reasons[k].what);
+    sep = ", ";
+  }
+  printf("; this is how NCCL behaves, not a fault\n");
 }
 
 static const cli_option check_options[] = {{"json", false, 'J'},
@@ -1232,6 +1289,8 @@ int cmd_check(int argc, char **argv) {
   if (c.json) {
     print_json(&c);
   } else {
+    if (c.notes)
+      print_reclaimed(&c);
     printf("cclscope check: %" PRIu64 " file%s, %" PRIu64 " records: %" PRIu64
            " error%s, %" PRIu64 " note%s — %s\n",
            c.files, c.files == 1 ? "" : "s", c.records, c.errors,

@@ -98,7 +98,8 @@ void hang_db_free(hang_db *db) {
 hang_wait hang_wait_of_state(const char *state) {
   if (!state || !*state)
     return HW_NONE;
-  switch (nccl_state_from_name(state, strlen(state))) {
+  /* step states are numbered alike by every host: any numbering will do */
+  switch (nccl_state_from_name(state, strlen(state), NCCL_NUMBERING_NVIDIA)) {
   case NCCL_STATE_STEP_RECV_WAIT:
     return HW_PEER_DATA;
   case NCCL_STATE_STEP_SEND_PEER_WAIT:

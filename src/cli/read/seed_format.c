@@ -547,24 +547,36 @@ static void convert_lifecycle(seed_conv *c, const seed_line *s,
 
 /* ---- states ---- */
 
-/* A state's number from its name as NCCL's enum spells it
- * ("ncclProfilerProxyStepSendWait") or as ours does ("SendWait"); -1 if
+/* A state's number under `numbering` from its name as NCCL's enum spells
+ * it ("ncclProfilerProxyStepSendWait") or as ours does ("SendWait"); -1 if
  * unknown. */
-static int state_number(const js_value *name) {
+static int state_number(const js_value *name, nccl_numbering numbering) {
   if (name->type != JS_STRING || name->escaped)
     return -1;
-  return nccl_state_from_any_name(name->ptr, name->len);
+  return nccl_state_from_any_name(name->ptr, name->len, numbering);
 }
 
 /* The embedded state object of a state record: name, id, ts and every
- * state-specific member (transSize, pTimer, ...). */
+ * state-specific member (transSize, pTimer, ...). The file names no host:
+ * minimal_profiler is NVIDIA's tracer, so NVIDIA's numbers, except for a
+ * state only RCCL has (ProxyDiagUpdate): RCCL 2.31's number when the
+ * record's id says 32, else RCCL's older one. */
 static void put_state_object(seed_text *t, const seed_line *s, const char *line,
                              size_t len, int64_t ts) {
   int64_t id = -1;
-  int number = state_number(&s->name);
-  if (!js_to_i64(&s->state_id, &id))
+  bool has_id = js_to_i64(&s->state_id, &id);
+  bool rccl = false;
+  int number = state_number(&s->name, NCCL_NUMBERING_NVIDIA);
+  if (number < 0) {
+    number = state_number(&s->name, has_id && id == 32 ? NCCL_NUMBERING_RCCL_231
+                                                       : NCCL_NUMBERING_RCCL);
+    rccl = number >= 0;
+  }
+  if (!has_id)
     id = number;
-  const char *name = number >= 0 ? nccl_state_name(number, 7, false) : NULL;
+  /* RCCL's name of its number under its v6, which has them all */
+  const char *name =
+      number >= 0 ? nccl_state_name(number, rccl ? 6 : 7, rccl) : NULL;
   if (!name && id >= 0)
     name = nccl_state_name((int)id, 6, false);
   seed_text_fmt(t, "{\"name\":\"%s\",\"id\":%" PRId64 ",\"ts\":",
@@ -639,7 +651,8 @@ static void pending_release(seed_conv *c, uint32_t ordinal, pending *p) {
 static void note_kernel_stop(seed_conv *c, const seed_line *s,
                              const incarnation *in, int64_t ts) {
   uint64_t ptimer;
-  if (in->type != ET_KERNEL_CH || state_number(&s->name) != 22 ||
+  if (in->type != ET_KERNEL_CH ||
+      state_number(&s->name, NCCL_NUMBERING_NVIDIA) != 22 ||
       !js_to_u64(&s->ptimer, &ptimer))
     return;
   /* (each value set right after its own insertion: one may move another) */

@@ -73,9 +73,10 @@ typedef struct {
 typedef struct {
   int64_t arrival;    /* apiTs, else enqueue start (ns) */
   int64_t completion; /* stop (ns) */
-  /* arrival - this GPU's previous completion (its own time between two
-   * operations: compute, host work), STRAG_UNKNOWN for the enqueue basis and
-   * a GPU's first operation */
+  /* arrival - the later of this GPU's previous arrival and the latest
+   * completion of another of its operations (gap_after: its own time
+   * between two operations: compute, host work),
+   * STRAG_UNKNOWN for the enqueue basis and a GPU's first operation */
   int64_t gap;
   /* KernelPhase initial_sync length (ns): how long the GPU waited for its
    * peers inside the kernel; STRAG_UNKNOWN without KernelPhase */
@@ -186,7 +187,7 @@ typedef struct {
   rank_row *ranks;
   size_t nranks, cap_ranks;
   pair_map rank_index; /* (comm, rank|timing) -> rank_row index + 1 */
-  /* Each GPU's queue of reports and last completions (summary_gaps.c):
+  /* Each GPU's queue of reports and the last one released (summary_gaps.c):
    * (1 << 63 | file, device + 1), or (comm, rank) when the GPU is unknown
    * -> index + 1 in `history` */
   pair_map history_index;
@@ -196,6 +197,9 @@ typedef struct {
   uint64_t incomplete[2]; /* of which missing some rank */
   uint64_t single[2];     /* only one rank seen: not comparable */
   uint64_t duplicates;    /* the same rank twice in one instance */
+  /* timing reports written after a report of the same GPU that arrived
+   * later had left the window: their gaps are not in arrival order */
+  uint64_t gaps_out_of_order;
   worst_instance worst[2][WORST_KEEP];
   int nworst[2];
 } straggler_state;
@@ -215,13 +219,49 @@ typedef struct {
   net_fit_result fit; /* filled by net_finish from min_by_size */
   lhist step_mbps;    /* each transfer's bytes / time, in MB/s (10^6 B/s) */
   bool slow;          /* below half the median bandwidth of its comm */
+  bool slow_steps;    /* its steps slow against its comm's (link_steps) */
 } link_row;
+
+/* The per-step test of one link at one step size (summary_link_steps.c):
+ * each of its ProxyOps' fastest send step against the median of the other
+ * links' of the same communicator and step size. */
+typedef struct {
+  bool tested;          /* enough operations on it and on the others */
+  bool slow;            /* consistently and much slower (docs/cli.md) */
+  uint64_t ops;         /* its operations (ProxyOps) */
+  uint64_t ops_slower;  /* of which slower than the reference */
+  int64_t median_ns;    /* the median of its operations' fastest step */
+  int64_t reference_ns; /* the median of the other links' */
+  double ratio;         /* median_ns / reference_ns */
+  double log10p;        /* of ops_slower by chance (1/2), times the links
+                           tested; at most 0 */
+} link_step_result;
+
+/* The operations of one link at one step size: each one's fastest send
+ * step (ns). */
+typedef struct {
+  size_t link;         /* index in network_state.links */
+  uint64_t step_bytes; /* the operation's (largest) step size */
+  int64_t *op_min_ns;
+  size_t nops, cap_ops;
+  link_step_result result; /* filled by net_step_tests */
+} link_size_row;
+
+/* A ProxyOp whose send steps are still being read: its link and its
+ * fastest step of its largest step size so far. */
+typedef struct {
+  uint64_t file, op_id; /* its key in network_state.open_index */
+  size_t link;
+  uint64_t step_bytes;
+  int64_t min_ns;
+} open_op;
 
 /* What a slow pair points to (net_verdicts in summary_network.c). */
 typedef enum {
   VERDICT_LINK,
   VERDICT_RANK_LINKS,
-  VERDICT_RANK_LATE
+  VERDICT_RANK_LATE,
+  VERDICT_LINK_STEPS /* the per-step test, not the fits, found it slow */
 } verdict_kind;
 
 typedef struct {
@@ -231,6 +271,10 @@ typedef struct {
   int32_t rank;     /* the rank blamed, -1 for VERDICT_LINK */
   double bandwidth_gbs, median_gbs;
   double last_fraction; /* VERDICT_RANK_LATE */
+  /* VERDICT_LINK_STEPS: the step size tested and the test (bandwidths
+   * above are then step_bytes over the two medians) */
+  uint64_t step_bytes;
+  link_step_result steps;
 } net_verdict;
 
 /* Per (comm, rank, channel) send traffic. */
@@ -256,6 +300,14 @@ typedef struct {
   uint64_t recv_steps; /* not fitted: they include waiting for the sender */
   net_verdict *verdicts;
   size_t nverdicts;
+  /* the per-step test (summary_link_steps.c) */
+  open_op *open_ops;
+  size_t nopen, cap_open;
+  pair_map open_index; /* (file, ProxyOp id) -> index + 1 in open_ops */
+  link_size_row *sized;
+  size_t nsized, cap_sized;
+  pair_map sized_index;       /* (link index, step bytes) -> index + 1 */
+  uint64_t links_step_tested; /* links compared (the Bonferroni factor) */
 } network_state;
 
 /* Per file: which process of the job it is, how it ended, what was lost. */
@@ -387,13 +439,17 @@ typedef struct {
   double peer_final_us; /* the mean of the instances' median final_sync */
 } compute_tests;
 
-/* The slow link the network fits found (summary_network.c), its ends as
- * GPUs (global ranks, -1 unknown). */
+/* The slow link the network fits or the per-step test found
+ * (summary_network.c, summary_link_steps.c), its ends as GPUs (global
+ * ranks, -1 unknown). */
 typedef struct {
   uint64_t comm_id;
   int32_t from, to; /* comm ranks */
   int64_t from_global, to_global;
   double bandwidth_gbs, median_gbs;
+  bool by_steps;          /* the per-step test found it (no fit did) */
+  uint64_t step_bytes;    /* by_steps: the step size compared */
+  link_step_result steps; /* by_steps: the test */
 } kind_link;
 
 typedef struct {
@@ -456,6 +512,11 @@ typedef struct {
   const char *reason;
 } kind_decision;
 void strag_kind_decide(const kind_input *in, kind_decision *out);
+/* Of two slow links, does `a` explain more than `b`: one at an end of
+ * the late GPU (`late_gpu`, -1 none) first, then a fitted one before one
+ * only the per-step test found, then the slower against its median. */
+bool strag_link_explains_more(const kind_link *a, const kind_link *b,
+                              int64_t late_gpu);
 /* Sets the verdict's kind, its evidence and, for a slow GPU or link, its
  * confidence, from the GPU rows (blame order, n of them) and the
  * summary's network verdicts; a slow link names no GPU (stands_out
@@ -488,13 +549,23 @@ typedef struct {
   uint64_t bytes;
   uint32_t func;
   int nranks;
-  bool matched;  /* a collective with a seqNumber: goes on to strag_add */
-  inst_rank who; /* gap filled in here */
+  bool matched;   /* a collective with a seqNumber: goes on to strag_add */
+  inst_rank who;  /* gap filled in here */
+  uint64_t order; /* set by gaps_add: the report's number on its GPU */
 } gap_report;
 /* Queue a report on its GPU; reports leave in arrival order with their gap
  * set (collectives then go to strag_add). P2P reports only count as
  * completions. */
 void gaps_add(summary *s, const gap_report *r);
+/* A completion up to this long after an arrival still counts as before it
+ * (summary_gaps.c). */
+#define GAP_CLOCK_SLACK_NS 100000
+/* The gap of `arrival`: minus the later of the GPU's previous arrival (in
+ * arrival order) and `latest_completion`, the latest completion of another
+ * operation of the GPU at most GAP_CLOCK_SLACK_NS after the arrival
+ * (STRAG_UNKNOWN: none). */
+int64_t gap_after(int64_t prev_arrival, int64_t latest_completion,
+                  int64_t arrival);
 /* Let every queued report go (called by strag_finish). */
 void gaps_finish(summary *s);
 /* Free every GPU's queue and history (summary_free). */
@@ -519,6 +590,22 @@ int64_t strag_inherited(int64_t wait, int64_t own, int64_t unattributed);
 /* summary_network.c */
 void net_add_step(summary *s, const rec *r, rec_scratch *sc, size_t file);
 void net_finish(summary *s); /* fits, PXN communicators, verdicts */
+/* summary_link_steps.c: the per-step test of each link (docs/cli.md
+ * "Network", slow pairs). A send step of ProxyOp `op_id` of `file` on
+ * link `link`: */
+void net_step_add(network_state *n, uint64_t file, uint64_t op_id, size_t link,
+                  uint64_t bytes, int64_t ns);
+/* The ProxyOp's record was read: its steps are all in. */
+void net_step_op_done(network_state *n, uint64_t file, uint64_t op_id);
+/* After the fits: every link tested against the others of its
+ * communicator at the same step size (link_size_row.result). */
+void net_step_tests(network_state *n);
+void net_step_free(network_state *n);
+/* The test of `nops` operations' fastest steps against `nothers` of the
+ * other links' (each array is sorted in place); `links_tested` links are
+ * compared in all (the Bonferroni factor). */
+link_step_result link_step_test(int64_t *ops, size_t nops, int64_t *others,
+                                size_t nothers, uint64_t links_tested);
 
 /* summary_print.c */
 void summary_print_text(summary *s);

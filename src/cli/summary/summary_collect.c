@@ -197,6 +197,10 @@ static void on_record(summary *s, const rec *r, file_health *h, size_t file,
     case ET_PROXY_STEP:
       net_add_step(s, r, sc, file);
       break;
+    case ET_PROXY_OP: /* its steps are all in (summary_link_steps.c) */
+      if (r->has_id)
+        net_step_op_done(&s->net, file, r->id);
+      break;
     default:
       break;
     }
@@ -269,6 +273,7 @@ void summary_free(summary *s) {
   free(s->net.verdicts);
   free(s->net.channels);
   pair_map_free(&s->net.channel_index);
+  net_step_free(&s->net);
   free(s->health);
 }
 

@@ -193,7 +193,8 @@ void colls_add_timing(summary *s, const rec *r, rec_scratch *sc) {
                     (int)nranks,
                     false,
                     {arrival, stop, STRAG_UNKNOWN, STRAG_UNKNOWN, (int32_t)rank,
-                     STRAG_UNKNOWN, STRAG_UNKNOWN}};
+                     STRAG_UNKNOWN, STRAG_UNKNOWN},
+                    0};
   phase_lengths(r, sc, &rep.who);
   /* Only collectives are matched across ranks: a P2p's seqNumber does not
    * name the same operation on another rank. P2P operations still count

@@ -22,10 +22,12 @@
  *     collective ends when the slowest does, so the KernelCh spans are
  *     long on every GPU alike;
  *   - slow link: the network fits (summary_network.c) found a link below
- *     half its communicator's median bandwidth (a communicator that moves
- *     one message size has no fit: no slow link is claimed there). A GPU
- *     the arrival tests name at either end of that link is late because
- *     of it.
+ *     half its communicator's median bandwidth, or, where a communicator
+ *     moves one message size and has no fit, the per-step test
+ *     (summary_link_steps.c) found a link whose steps take at least twice
+ *     as long as the others', consistently. A GPU the arrival tests name
+ *     at either end of a slow link is late because of it (a link at its
+ *     ends is the one named).
  *
  * Evidence: each scored instance (summary_stragglers.c) hands its ranks'
  * compute and final_sync lengths here (strag_kind_score); they are summed
@@ -44,6 +46,7 @@
 #define SLOW_GPU_MEDIUM_LOG10_P (-6.0) /* medium: p <= 1e-6 */
 #define SLOW_GPU_HIGH_LOG10_P (-9.0)   /* high: p <= 1e-9 */
 #define SLOW_LINK_HIGH_FRACTION 0.3    /* high: below 0.3 x the median */
+#define SLOW_LINK_STEPS_HIGH_LOG10_P (-9.0) /* step test: and p <= 1e-9 */
 
 const char *strag_kind_name(strag_kind k) {
   switch (k) {
@@ -172,11 +175,12 @@ static bool link_touches(const kind_link *l, int64_t gpu) {
   return gpu >= 0 && (l->from_global == gpu || l->to_global == gpu);
 }
 
-/* High below 0.3 x the median, else medium. */
+/* High below 0.3 x the median (found by the step test: and p <= 1e-9),
+ * else medium. */
 static strag_confidence link_confidence(const kind_link *l) {
-  return l->bandwidth_gbs < SLOW_LINK_HIGH_FRACTION * l->median_gbs
-             ? STRAG_CONF_HIGH
-             : STRAG_CONF_MEDIUM;
+  bool far = l->bandwidth_gbs < SLOW_LINK_HIGH_FRACTION * l->median_gbs;
+  bool firm = !l->by_steps || l->steps.log10p <= SLOW_LINK_STEPS_HIGH_LOG10_P;
+  return far && firm ? STRAG_CONF_HIGH : STRAG_CONF_MEDIUM;
 }
 
 /* The rule (docs/cli.md, Stragglers: what kind), most specific evidence
@@ -208,8 +212,12 @@ void strag_kind_decide(const kind_input *in, kind_decision *out) {
     out->kind = STRAG_KIND_SLOW_LINK;
     out->confidence = link_confidence(&in->link);
     out->reason = in->late_named && link_touches(&in->link, in->late_gpu)
-                      ? "the late GPU is at an end of a link the network "
-                        "fits find slow: the link made it late"
+                      ? "the late GPU is at an end of a link found slow: "
+                        "the link made it late"
+                  : in->link.by_steps
+                      ? "a link's steps take at least twice as long as "
+                        "the other links' of its communicator at the same "
+                        "size, in more of its operations than chance"
                       : "the network fits find a link below half its "
                         "communicator's median bandwidth";
     return;
@@ -225,37 +233,55 @@ void strag_kind_decide(const kind_input *in, kind_decision *out) {
   }
 }
 
-/* The slowest link of the network verdicts against its median, its ends
- * as GPUs; false when the fits found none. */
-static bool slowest_link(const summary *s, kind_link *out) {
+/* A link verdict's ends as GPUs (global ranks, -1 unknown). */
+static void link_ends(const summary *s, kind_link *l) {
+  const char *source;
+  int device;
+  const file_health *h = gpu_of(s, l->comm_id, l->from, &device);
+  l->from_global =
+      h ? gpu_global_rank(s, h, l->comm_id, l->from, device, &source) : -1;
+  h = gpu_of(s, l->comm_id, l->to, &device);
+  l->to_global =
+      h ? gpu_global_rank(s, h, l->comm_id, l->to, device, &source) : -1;
+}
+
+/* Is link `a` the better explanation than `b`: one at an end of the late
+ * GPU (`late_gpu`, -1 none) first, then a fitted one before one the step
+ * test found, then the slower against its median. */
+bool strag_link_explains_more(const kind_link *a, const kind_link *b,
+                              int64_t late_gpu) {
+  bool ta = link_touches(a, late_gpu), tb = link_touches(b, late_gpu);
+  if (ta != tb)
+    return ta;
+  if (a->by_steps != b->by_steps)
+    return !a->by_steps;
+  return a->bandwidth_gbs / a->median_gbs < b->bandwidth_gbs / b->median_gbs;
+}
+
+/* The slow link of the network verdicts (fits or step test) that explains
+ * the most (strag_link_explains_more), its ends as GPUs; false when none was
+ * found. */
+static bool slowest_link(const summary *s, int64_t late_gpu, kind_link *out) {
   bool have = false;
-  double worst = HUGE_VAL;
   for (size_t i = 0; i < s->net.nverdicts; i++) {
     const net_verdict *nv = &s->net.verdicts[i];
     if (nv->kind == VERDICT_RANK_LATE || nv->median_gbs <= 0.0)
       continue;
-    double frac = nv->bandwidth_gbs / nv->median_gbs;
-    if (frac >= worst)
-      continue;
-    worst = frac;
+    kind_link l = {0};
+    l.comm_id = nv->comm_id;
+    l.from = nv->from;
+    l.to = nv->to;
+    l.bandwidth_gbs = nv->bandwidth_gbs;
+    l.median_gbs = nv->median_gbs;
+    l.by_steps = nv->kind == VERDICT_LINK_STEPS;
+    l.step_bytes = nv->step_bytes;
+    l.steps = nv->steps;
+    link_ends(s, &l);
+    if (!have || strag_link_explains_more(&l, out, late_gpu))
+      *out = l;
     have = true;
-    out->comm_id = nv->comm_id;
-    out->from = nv->from;
-    out->to = nv->to;
-    out->bandwidth_gbs = nv->bandwidth_gbs;
-    out->median_gbs = nv->median_gbs;
   }
-  if (!have)
-    return false;
-  const char *source;
-  int device;
-  const file_health *h = gpu_of(s, out->comm_id, out->from, &device);
-  out->from_global =
-      h ? gpu_global_rank(s, h, out->comm_id, out->from, device, &source) : -1;
-  h = gpu_of(s, out->comm_id, out->to, &device);
-  out->to_global =
-      h ? gpu_global_rank(s, h, out->comm_id, out->to, device, &source) : -1;
-  return true;
+  return have;
 }
 
 size_t strag_kind_of(const summary *s, const gpu_row *rows, size_t n,
@@ -286,7 +312,7 @@ size_t strag_kind_of(const summary *s, const gpu_row *rows, size_t n,
     in.candidate_gpu = rows[cand].global_rank;
     in.candidate = strag_compute_tests(&rows[cand].compute, ngpus);
   }
-  in.have_link = slowest_link(s, &in.link);
+  in.have_link = slowest_link(s, in.late_named ? in.late_gpu : -1, &in.link);
   kind_decision d;
   strag_kind_decide(&in, &d);
   v->kind = d.kind;

@@ -19,7 +19,9 @@
  * they are kept under a placeholder (proxy file, origin pid) and resolved
  * at the end to the origin process's communicator in which the sending
  * rank and its peer exist. Channels: bytes and busy time of send steps per
- * (comm, rank, channel).
+ * (comm, rank, channel). Each send step also goes to the per-step test
+ * (summary_link_steps.c), which finds a slow link where no fit can be
+ * made; its verdicts join the fits' (evidence slow-steps).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -109,12 +111,15 @@ static link_row *link_for(network_state *n, uint64_t comm, int32_t from,
   return &n->links[*idx - 1];
 }
 
-static void add_transfer(network_state *n, uint64_t comm, int32_t from,
-                         int32_t to, bool pxn, uint64_t bytes, int64_t ns) {
+/* One send transfer on its link; false when out of memory. */
+static bool add_transfer(network_state *n, uint64_t comm, int32_t from,
+                         int32_t to, bool pxn, uint64_t bytes, int64_t ns,
+                         size_t *index_out) {
   size_t index;
   link_row *l = link_for(n, comm, from, to, pxn, &index);
   if (!l)
-    return;
+    return false;
+  *index_out = index;
   l->transfers++;
   l->bytes += bytes;
   l->busy_ns += ns;
@@ -125,6 +130,7 @@ static void add_transfer(network_state *n, uint64_t comm, int32_t from,
       pair_map_put(&n->min_by_size, index, bytes, (uint64_t)ns, &inserted);
   if (m && !inserted && (uint64_t)ns < *m)
     *m = (uint64_t)ns;
+  return true;
 }
 
 static void add_channel(network_state *n, uint64_t comm, int32_t rank,
@@ -199,7 +205,11 @@ void net_add_step(summary *s, const rec *r, rec_scratch *sc, size_t file) {
     return;
   }
   int64_t ns = r->stop.ts - st.send_ts;
-  add_transfer(&s->net, comm, rank, (int32_t)peer, pxn, st.send_size, ns);
+  size_t link;
+  if (add_transfer(&s->net, comm, rank, (int32_t)peer, pxn, st.send_size, ns,
+                   &link) &&
+      r->parent == PAR_LOCAL) /* its ProxyOp: the per-step test's unit */
+    net_step_add(&s->net, file, r->parent_id, link, st.send_size, ns);
   if (channel >= 0 && !pxn)
     add_channel(&s->net, comm, rank, (int32_t)channel, st.send_size, ns);
   s->net.steps_used++;
@@ -304,7 +314,7 @@ static bool receives_slow_link(const network_state *n, uint64_t comm,
                                int32_t rank) {
   for (size_t i = 0; i < n->nlinks; i++)
     if (n->links[i].comm_id == comm && n->links[i].to == rank &&
-        n->links[i].slow)
+        (n->links[i].slow || n->links[i].slow_steps))
       return true;
   return false;
 }
@@ -331,6 +341,40 @@ static double median_bandwidth(const comm_bw *v, size_t n, uint64_t comm,
   const comm_bw *c = v + lo;
   return k % 2 ? c[k / 2].bandwidth
                : (c[k / 2 - 1].bandwidth + c[k / 2].bandwidth) / 2;
+}
+
+/* The links the per-step test finds slow that no fit found slow
+ * (summary_link_steps.c), each at its most significant step size. */
+static void step_verdicts(network_state *n, size_t *cap) {
+  for (size_t i = 0; i < n->nlinks; i++) {
+    const link_row *l = &n->links[i];
+    if (!l->slow_steps || l->slow)
+      continue;
+    const link_size_row *best = NULL;
+    for (size_t j = 0; j < n->nsized; j++) {
+      const link_size_row *r = &n->sized[j];
+      if (r->link == i && r->result.slow &&
+          (!best || r->result.log10p < best->result.log10p))
+        best = r;
+    }
+    if (!best)
+      continue;
+    const link_step_result *t = &best->result;
+    net_verdict v = {
+        .kind = VERDICT_LINK_STEPS,
+        .comm_id = l->comm_id,
+        .from = l->from,
+        .to = l->to,
+        .rank = -1,
+        .bandwidth_gbs = (double)best->step_bytes / (double)t->median_ns,
+        .median_gbs = t->reference_ns > 0
+                          ? (double)best->step_bytes / (double)t->reference_ns
+                          : 0.0,
+        .step_bytes = best->step_bytes,
+        .steps = *t};
+    if (!add_verdict(n, cap, v))
+      return;
+  }
 }
 
 /* Slow pairs: a link whose fitted send-side bandwidth is below half the
@@ -379,6 +423,7 @@ static void net_verdicts(summary *s) {
     if (!add_verdict(n, &cap, v))
       break;
   }
+  step_verdicts(n, &cap);
   bool timing = s->strag.matched[1] > 0;
   for (size_t i = 0; i < s->strag.nranks; i++) {
     const rank_row *r = &s->strag.ranks[i];
@@ -421,5 +466,6 @@ void net_finish(summary *s) {
       resolve_pxn(s, l);
   }
   free(acc);
+  net_step_tests(n);
   net_verdicts(s);
 }

@@ -430,11 +430,21 @@ static void print_evidence_text(const strag_verdict *v) {
 /* "comm 0xab rank 3 (g3) -> rank 5 (g5), 1.2 GB/s against the median
  * 4.8 GB/s of its communicator": the slow link of the verdict. */
 static void print_link_text(const kind_link *l) {
-  say("comm 0x%" PRIx64 " rank %d (g%" PRId64 ") -> rank %d (g%" PRId64
-      "), %.3f GB/s against the median %.3f GB/s of its communicator "
-      "(fitted)",
-      l->comm_id, l->from, l->from_global, l->to, l->to_global,
-      l->bandwidth_gbs, l->median_gbs);
+  say("comm 0x%" PRIx64 " rank %d (g%" PRId64 ") -> rank %d (g%" PRId64 "), ",
+      l->comm_id, l->from, l->from_global, l->to, l->to_global);
+  if (!l->by_steps) {
+    say("%.3f GB/s against the median %.3f GB/s of its communicator "
+        "(fitted)",
+        l->bandwidth_gbs, l->median_gbs);
+    return;
+  }
+  char pl[32];
+  say("its %" PRIu64 "-byte steps %.2fx as long as its communicator's "
+      "other links' (%.1f against %.1f us), slower in %" PRIu64 " of %" PRIu64
+      " operations (p = %s)",
+      l->step_bytes, l->steps.ratio, (double)l->steps.median_ns / 1e3,
+      (double)l->steps.reference_ns / 1e3, l->steps.ops_slower, l->steps.ops,
+      p_text(pl, sizeof pl, l->steps.log10p));
 }
 
 /* "finished last (the shortest final_sync) in 95 of 100 instances
@@ -547,6 +557,25 @@ static void json_verdict_gpu(jsonw *w, const gpu_row *g) {
   jw_obj_end(w);
 }
 
+/* The per-step test of a link (summary_link_steps.c). */
+static void json_step_test(jsonw *w, uint64_t step_bytes,
+                           const link_step_result *t) {
+  jw_key(w, "stepBytes");
+  jw_u64(w, step_bytes);
+  jw_key(w, "operations");
+  jw_u64(w, t->ops);
+  jw_key(w, "operationsSlower");
+  jw_u64(w, t->ops_slower);
+  jw_key(w, "medianStepUs");
+  jw_double(w, (double)t->median_ns / 1e3, 3);
+  jw_key(w, "referenceStepUs");
+  jw_double(w, (double)t->reference_ns / 1e3, 3);
+  jw_key(w, "stepRatio");
+  jw_double(w, t->ratio, 3);
+  jw_key(w, "log10P");
+  jw_double(w, t->log10p, 2);
+}
+
 /* The kind's evidence: the GPU's compute against its peers', the slow
  * link. */
 static void json_kind(jsonw *w, const strag_verdict *v) {
@@ -579,7 +608,7 @@ static void json_kind(jsonw *w, const strag_verdict *v) {
   } else {
     jw_null(w);
   }
-  jw_key(w, "link"); /* the slowest link the network fits found */
+  jw_key(w, "link"); /* the slow link the fits or the step test found */
   if (v->have_link) {
     jw_obj_begin(w);
     jw_key(w, "commId");
@@ -596,6 +625,10 @@ static void json_kind(jsonw *w, const strag_verdict *v) {
     jw_double(w, v->link.bandwidth_gbs, 3);
     jw_key(w, "medianGBs");
     jw_double(w, v->link.median_gbs, 3);
+    jw_key(w, "evidence"); /* which test found it */
+    jw_str(w, v->link.by_steps ? "steps" : "fit");
+    if (v->link.by_steps)
+      json_step_test(w, v->link.step_bytes, &v->link.steps);
     jw_obj_end(w);
   } else {
     jw_null(w);
@@ -774,6 +807,11 @@ static void print_stragglers_text(const summary *s) {
       "func, seqNumber); %" PRIu64 " incomplete (a rank missing), %" PRIu64
       " seen on one rank only\n",
       st->matched[timing], st->incomplete[timing], st->single[timing]);
+  if (timing && st->gaps_out_of_order > 0)
+    say("  %" PRIu64 " timing records came further out of arrival order "
+        "than summary holds back: their gaps (own/inherited) are from a "
+        "neighbour out of order\n",
+        st->gaps_out_of_order);
   print_verdict_text(s);
   size_t n;
   rank_row **rows = sorted_ranks(s, timing, &n);
@@ -888,14 +926,15 @@ static void print_verdicts_text(const summary *s) {
   const network_state *n = &s->net;
   if (n->nverdicts == 0) {
     say("  Slow pairs: none (no fitted link below half its "
-        "communicator's median, no rank last in >= 75%% of "
+        "communicator's median, no link whose steps take twice as long "
+        "as its communicator's others', no rank last in >= 75%% of "
         "collectives)\n");
     return;
   }
   say("  Slow pairs (what the evidence points to):\n");
   for (size_t i = 0; i < n->nverdicts; i++) {
     const net_verdict *v = &n->verdicts[i];
-    char cb[32];
+    char cb[32], pb[32];
     const char *comm = comm_label(s, v->comm_id, cb, sizeof cb);
     switch (v->kind) {
     case VERDICT_LINK:
@@ -910,6 +949,16 @@ static void print_verdicts_text(const summary *s) {
           "%.3f GB/s, and every link of rank %d is slow\n",
           comm, v->rank, v->from, v->to, v->bandwidth_gbs, v->median_gbs,
           v->rank);
+      break;
+    case VERDICT_LINK_STEPS:
+      say("    link %s %d→%d: its %" PRIu64 "-byte send steps take %.2fx "
+          "as long as the other links' of its communicator (median of "
+          "each operation's fastest: %.1f against %.1f us), slower in "
+          "%" PRIu64 " of %" PRIu64 " operations (p = %s)\n",
+          comm, v->from, v->to, v->step_bytes, v->steps.ratio,
+          (double)v->steps.median_ns / 1e3, (double)v->steps.reference_ns / 1e3,
+          v->steps.ops_slower, v->steps.ops,
+          p_text(pb, sizeof pb, v->steps.log10p));
       break;
     case VERDICT_RANK_LATE:
       say("    rank %s %d: arrives last in %.0f%% of its collectives while "
@@ -1241,6 +1290,8 @@ static void json_stragglers(jsonw *w, const summary *s) {
   jw_u64(w, st->single[timing]);
   jw_key(w, "duplicates");
   jw_u64(w, st->duplicates);
+  jw_key(w, "gapsOutOfOrder");
+  jw_u64(w, st->gaps_out_of_order);
   jw_key(w, "waitingHighWater");
   jw_u64(w, st->waiting_high_water);
   json_verdict(w, s);
@@ -1348,9 +1399,9 @@ static void json_link(jsonw *w, const summary *s, const link_row *l) {
 }
 
 static void json_verdicts(jsonw *w, const summary *s) {
-  static const char *const kinds[] = {"link", "rank", "rank"};
+  static const char *const kinds[] = {"link", "rank", "rank", "link"};
   static const char *const evidence[] = {"slow-send-link", "all-links-slow",
-                                         "arrives-late"};
+                                         "arrives-late", "slow-steps"};
   jw_key(w, "verdicts");
   jw_arr_begin(w);
   for (size_t i = 0; i < s->net.nverdicts; i++) {
@@ -1383,6 +1434,8 @@ static void json_verdicts(jsonw *w, const summary *s) {
       jw_key(w, "medianGBs");
       jw_double(w, v->median_gbs, 4);
     }
+    if (v->kind == VERDICT_LINK_STEPS)
+      json_step_test(w, v->step_bytes, &v->steps);
     jw_obj_end(w);
   }
   jw_arr_end(w);

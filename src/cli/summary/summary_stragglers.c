@@ -20,11 +20,13 @@
  * host work, a delay) or because its previous operation finished late —
  * it was waiting on someone else in another communicator (a pipeline
  * bubble, a peer that was itself waiting). Each timing report carries the
- * rank's gap, arrival - its GPU's previous completion (summary_gaps.c). The
- * last rank's own share of its wait is how much its gap exceeds the
- * instance's median gap, at most the wait; the rest is inherited. Where the
- * gaps cannot be compared (a GPU's first operation: startup skew) the wait
- * is unattributed; on the enqueue basis, which has no gaps, it is own,
+ * rank's gap: arrival - the later of its GPU's previous arrival and the
+ * latest completion of another of its operations (summary_gaps.c). The last
+ * rank (the latest arrival; of equal ones, the lowest rank) owns how much its
+ * gap exceeds the instance's median gap, at most the wait; the rest is
+ * inherited. The shipped SQL (share/clickhouse/queries/) computes the same.
+ * Where the gaps cannot be compared (a GPU's first operation: startup skew) the
+ * wait is unattributed; on the enqueue basis, which has no gaps, it is own,
  * except in a communicator's first call of a function (seqNumber 0), where
  * the processes' launch skew shows: unattributed.
  *
@@ -140,7 +142,9 @@ static void score_gpu_wait(straggler_state *st, const instance *in,
       row->gpu_instances++;
       row->gpu_wait_sum += x->gpu_wait;
     }
-    if (last < 0 || x->gpu_wait < in->ranks[last].gpu_wait)
+    if (last < 0 || x->gpu_wait < in->ranks[last].gpu_wait ||
+        (x->gpu_wait == in->ranks[last].gpu_wait &&
+         x->rank < in->ranks[last].rank))
       last = i;
   }
   /* A GPU's first operation blames no one: its kernel started late by the
@@ -214,8 +218,10 @@ static void score(straggler_state *st, const instance *in) {
   for (int i = 0; i < n; i++) {
     arr[i] = in->ranks[i].arrival;
     comp[i] = in->ranks[i].completion;
-    if (in->ranks[i].arrival > in->ranks[last].arrival)
-      last = i;
+    if (in->ranks[i].arrival > in->ranks[last].arrival ||
+        (in->ranks[i].arrival == in->ranks[last].arrival &&
+         in->ranks[i].rank < in->ranks[last].rank))
+      last = i; /* ties: the lowest rank, whatever order they came in */
     if (in->ranks[i].arrival < first_arrival)
       first_arrival = in->ranks[i].arrival;
   }

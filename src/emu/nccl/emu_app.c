@@ -1182,7 +1182,7 @@ void emu_stream_sync(emu_app *a) {
   emu_worker *w = a->worker;
   uint64_t busy = 0;
   for (int i = 0; i < a->nslots; i++) {
-    for (int ci = 0; ci < EMU_MAX_COMMS; ci++) {
+    for (int ci = 0; ci < w->layout->ncomms; ci++) {
       emu_comm *c = &w->comms[a->slots[i]][ci];
       if (c->spec != NULL && c->proxy != NULL && !c->destroyed)
         emu_proxy_wait_idle(c->proxy);

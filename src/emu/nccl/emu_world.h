@@ -19,6 +19,10 @@ typedef struct emu_comm_spec {
   int parent; /* -1: created by ncclCommInitRank; else split of `parent` */
   int nranks;
   int members[EMU_MAX_RANKS]; /* global rank of each comm rank */
+  /* the inverse: comm rank of each global rank, -1 if not a member (ring
+   * neighbours and peers are looked up per plan and channel: a scan of
+   * members[] there made every plan cost N^2 at a thousand ranks) */
+  int comm_rank[EMU_MAX_RANKS];
   int nnodes;
   uint64_t hash;    /* commHash (= commId given to init) */
   char name[48];    /* commName ("" -> NULL) */
@@ -94,6 +98,19 @@ typedef struct emu_rank_progress {
   uint64_t arrived_ns[EMU_ARRIVAL_HISTORY];
 } emu_rank_progress;
 
+/* Where the ranks of one communicator sleep until a plan is complete.
+ * arrivals[seq % EMU_ARRIVAL_HISTORY] counts every arrival at a plan of
+ * that residue (a futex word); the arrival that brings it to a multiple of
+ * the comm's size wakes the sleepers, who then read emu_rank_progress (the
+ * truth: a rank far ahead can make the count a hint too early, and a
+ * sleep lasts 10 ms at most). Without it every waiting rank re-read every
+ * rank until all had arrived: N^2 reads per plan, most of the emulator's
+ * time at a thousand ranks. */
+typedef struct emu_comm_arrivals {
+  uint32_t arrivals[EMU_ARRIVAL_HISTORY];
+  uint32_t sleepers; /* threads (of any process) asleep on arrivals[] */
+} emu_comm_arrivals;
+
 /* One rank's channel of the flow plan (emu_flow.h): what its GPU and
  * proxy did, for its ring neighbours to wait on. Written by that rank only
  * (with PXN its send counters by the node-mate whose proxy runs them). */
@@ -121,6 +138,7 @@ typedef struct emu_shared {
   int stop_iter;  /* --duration: iterations every rank runs (INT_MAX) */
   int pace_barrier;
   emu_rank_progress progress[EMU_MAX_COMMS][EMU_MAX_RANKS];
+  emu_comm_arrivals comm_arrivals[EMU_MAX_COMMS];
   emu_worker_report workers[EMU_MAX_WORKERS];
   /* the hang scenario's hung AllReduce (world communicator): per comm rank
    * and channel */
@@ -134,10 +152,11 @@ emu_shared *emu_shared_create(void);
  * (CLOCK_MONOTONIC). */
 void emu_arrive(emu_shared *sh, const emu_comm *comm, uint64_t seq,
                 uint64_t launch_mono);
-/* Waits until every rank of `comm` launched plan `seq` and none hangs at or
- * before it. Returns false on abort/deadline (the caller then gives up). */
-/* Waits until every rank launched plan `seq`; *last_ns (may be NULL) gets
- * the monotonic time of the last launch. */
+/* Waits until every rank of `comm` launched plan `seq` and none (but the
+ * caller) hangs at or before it; *last_ns (may be NULL) gets the monotonic
+ * time of the last launch. Returns false on abort/deadline (the caller
+ * then gives up). Costs O(ranks) per plan, not per look: it sleeps until
+ * the last rank's arrival wakes it (emu_comm_arrivals). */
 bool emu_wait_all_arrived(emu_shared *sh, const emu_comm *comm, uint64_t seq,
                           uint64_t deadline_ns, uint64_t *last_ns);
 void emu_mark_stalled(emu_shared *sh, const emu_comm *comm, uint64_t seq);

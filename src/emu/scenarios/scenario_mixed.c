@@ -6,7 +6,10 @@
  * AllGather + ReduceScatter, pipeline send/recv of activations (forward)
  * and gradients (backward) between stages, data-parallel AllReduce of
  * gradient buckets, and a tiny world AllReduce (loss). Sizes follow a
- * mid-size transformer unless --sizes is given (then round-robin).
+ * mid-size transformer unless --sizes is given: then round-robin over the
+ * roles (tp, pp, dp, world) and the iterations, so that with k sizes every
+ * role moves each of them once in k iterations (a network link then sees
+ * several sizes: what its latency and bandwidth fit needs).
  */
 #include "scenarios/emu_scenarios.h"
 
@@ -82,11 +85,13 @@ static emu_comm *member_comm(emu_app *a, int i, int base, int end) {
   return NULL;
 }
 
-static uint64_t size_for(emu_app *a, int role, uint64_t dflt) {
+/* The message size of `role` at `iteration`: `dflt`, or the --sizes entry
+ * the round-robin gives. */
+static uint64_t size_for(emu_app *a, int role, int iteration, uint64_t dflt) {
   const emu_options *o = a->worker->opts;
   if (!o->sizes_set)
     return dflt;
-  return o->sizes[role % o->nsizes];
+  return o->sizes[((unsigned)role + (unsigned)iteration) % (unsigned)o->nsizes];
 }
 
 typedef enum { ROLE_TP = 0, ROLE_PP, ROLE_DP, ROLE_WORLD } role;
@@ -117,7 +122,7 @@ static void pp_exchange(emu_app *a, int direction, bool receive,
                         uint64_t bytes) {
   emu_group_start(a);
   for (int i = 0; i < a->nslots; i++) {
-    emu_comm *c = member_comm(a, i, base_pp, EMU_MAX_COMMS);
+    emu_comm *c = member_comm(a, i, base_pp, a->worker->layout->ncomms);
     if (c == NULL)
       continue;
     int peer = receive ? c->rank - direction : c->rank + direction;
@@ -132,10 +137,9 @@ static void pp_exchange(emu_app *a, int direction, bool receive,
 }
 
 static void step_mixed(emu_app *a, int iteration) {
-  (void)iteration;
-  uint64_t tp_bytes = size_for(a, ROLE_TP, 8u << 20);
-  uint64_t pp_bytes = size_for(a, ROLE_PP, 4u << 20);
-  uint64_t dp_bytes = size_for(a, ROLE_DP, 25u << 20);
+  uint64_t tp_bytes = size_for(a, ROLE_TP, iteration, 8u << 20);
+  uint64_t pp_bytes = size_for(a, ROLE_PP, iteration, 4u << 20);
+  uint64_t dp_bytes = size_for(a, ROLE_DP, iteration, 25u << 20);
   a->user_tag = 0x66776400ULL; /* "fwd" */
   for (int m = 0; m < MICROBATCHES; m++) {
     pp_exchange(a, +1, true, pp_bytes);
@@ -158,7 +162,8 @@ static void step_mixed(emu_app *a, int iteration) {
                      dp_bytes / 2, EMU_DT_BFLOAT16, 0);
   emu_group_end(a);
   emu_all_ranks_collective(a, 0, EMU_FUNC_ALLREDUCE,
-                           size_for(a, ROLE_WORLD, 4) / 4, EMU_DT_FLOAT32, 0);
+                           size_for(a, ROLE_WORLD, iteration, 4) / 4,
+                           EMU_DT_FLOAT32, 0);
 }
 
 const emu_scenario emu_scenario_mixed = {

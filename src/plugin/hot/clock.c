@@ -142,8 +142,9 @@ void cs_clock_cal_update(cs_clock_cal *cal) {
   cs_clock_cal_update_with(cal, raw, mono);
 }
 
-int64_t cs_clock_past_to_epoch_ns(const cs_clock_cal *cal, uint64_t raw) {
-  /* The last segment starting at or before raw; the oldest when none. */
+/* Position (0 the oldest) of the last segment starting at or before raw;
+ * the oldest when none does. */
+static unsigned past_position(const cs_clock_cal *cal, uint64_t raw) {
   unsigned lo = 0, hi = cal->count; /* answer in [lo, hi) */
   while (hi - lo > 1) {
     unsigned mid = lo + (hi - lo) / 2;
@@ -152,7 +153,41 @@ int64_t cs_clock_past_to_epoch_ns(const cs_clock_cal *cal, uint64_t raw) {
     else
       hi = mid;
   }
-  return cal->epoch_offset + cs_clock_segment_ns(segment_at(cal, lo), raw);
+  return lo;
+}
+
+int64_t cs_clock_past_to_epoch_ns(const cs_clock_cal *cal, uint64_t raw) {
+  return cal->epoch_offset +
+         cs_clock_segment_ns(segment_at(cal, past_position(cal, raw)), raw);
+}
+
+/* The cached segment, when it was the oldest: it covers the ticks before
+ * it too (the inline check takes those from its start on). It stays the
+ * oldest until an update pushes it out, which overwrites its slot. */
+static bool cached_oldest_covers(const cs_clock_cal *cal,
+                                 const cs_clock_past_cache *cache,
+                                 uint64_t raw) {
+  return cache->valid && cache->oldest && (int64_t)(raw - cache->end) < 0 &&
+         cal->seg[cache->index].raw == cache->seg.raw;
+}
+
+int64_t cs_clock_past_to_epoch_ns_cached(const cs_clock_cal *cal,
+                                         cs_clock_past_cache *cache,
+                                         uint64_t raw) {
+  if (cached_oldest_covers(cal, cache, raw))
+    return cal->epoch_offset + cs_clock_segment_ns(&cache->seg, raw);
+  unsigned at = past_position(cal, raw);
+  const cs_clock_segment *s = segment_at(cal, at);
+  /* Called for stamps before the newest segment only, so one follows;
+   * with a single segment (a monotonic clock) nothing is cached. */
+  if (at + 1 < cal->count) {
+    cache->seg = *s;
+    cache->end = segment_at(cal, at + 1)->raw;
+    cache->index = (unsigned)(s - cal->seg);
+    cache->oldest = at == 0;
+    cache->valid = true;
+  }
+  return cal->epoch_offset + cs_clock_segment_ns(s, raw);
 }
 
 int64_t cs_clock_epoch_now(const cs_clock_cal *cal) {

@@ -14,6 +14,7 @@
 #define CCLSCOPE_CLOCK_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -112,6 +113,28 @@ static inline int64_t cs_clock_segment_ns(const cs_clock_segment *s,
 /* Stamps before the newest segment: find the segment that covered them. */
 int64_t cs_clock_past_to_epoch_ns(const cs_clock_cal *cal, uint64_t raw);
 
+/*
+ * The segment the last older stamp was converted with, so that the next
+ * ones of the same period need no search: the writer converts a parent's
+ * start, a state's stamp or a backlog drained late one after another, all
+ * from the same 100 ms. A copy of the segment and the first tick of the
+ * next one (segments are never rewritten, so the range stays right while
+ * the slot still holds it). One per consumer (not thread-safe); all zero
+ * is empty. The answers are exactly cs_clock_past_to_epoch_ns's.
+ */
+typedef struct {
+  cs_clock_segment seg; /* copy of the segment found last */
+  uint64_t end;         /* first tick of the segment after it */
+  unsigned index;       /* its slot in cal->seg */
+  bool oldest;          /* it was the oldest: earlier ticks map through it */
+  bool valid;
+} cs_clock_past_cache;
+
+/* cs_clock_past_to_epoch_ns, remembering the segment in `cache`. */
+int64_t cs_clock_past_to_epoch_ns_cached(const cs_clock_cal *cal,
+                                         cs_clock_past_cache *cache,
+                                         uint64_t raw);
+
 /* Raw ticks -> nanoseconds since the Unix epoch (a compare, a multiply and
  * a shift for recent stamps; the writer converts several per line). */
 static inline int64_t cs_clock_to_epoch_ns(const cs_clock_cal *cal,
@@ -120,6 +143,21 @@ static inline int64_t cs_clock_to_epoch_ns(const cs_clock_cal *cal,
   if (__builtin_expect((int64_t)(raw - s->raw) >= 0, 1))
     return cal->epoch_offset + cs_clock_segment_ns(s, raw);
   return cs_clock_past_to_epoch_ns(cal, raw);
+}
+
+/* The same, an older stamp in the cached segment costing what a recent one
+ * does: a compare more, no search. */
+static inline int64_t cs_clock_to_epoch_ns_cached(const cs_clock_cal *cal,
+                                                  cs_clock_past_cache *cache,
+                                                  uint64_t raw) {
+  const cs_clock_segment *s = &cal->seg[cal->newest];
+  if (__builtin_expect((int64_t)(raw - s->raw) >= 0, 1))
+    return cal->epoch_offset + cs_clock_segment_ns(s, raw);
+  if (cache->valid && (int64_t)(raw - cache->seg.raw) >= 0 &&
+      (int64_t)(raw - cache->end) < 0 &&
+      cal->seg[cache->index].raw == cache->seg.raw)
+    return cal->epoch_offset + cs_clock_segment_ns(&cache->seg, raw);
+  return cs_clock_past_to_epoch_ns_cached(cal, cache, raw);
 }
 
 /* Current time in epoch nanoseconds on the same scale (for derived stamps). */

@@ -115,8 +115,12 @@ static void text_release(http_text *t) {
 
 static void client_close(http_client *c) {
   close(c->fd);
-  text_release(c->text);
+  /* Forget the snapshot before releasing it: a process forked meanwhile
+   * frees what its connections still name (cs_http_atfork_child), so none
+   * may name one already freed. */
+  http_text *t = c->text;
   c->text = NULL;
+  text_release(t);
   c->fd = -1;
   c->phase = CLIENT_FREE;
 }
@@ -428,8 +432,26 @@ void cs_http_stop(void) {
   text_release(t);
 }
 
+/* In a fork child: free the snapshot `t` unless it is NULL or one of
+ * `freed` (the n already freed), and add it to them. */
+static void child_free_once(http_text *t, http_text **freed, size_t *n) {
+  if (!t)
+    return;
+  for (size_t i = 0; i < *n; i++)
+    if (freed[i] == t)
+      return;
+  freed[(*n)++] = t;
+  free(t);
+}
+
 void cs_http_atfork_child(void) {
   pthread_mutex_init(&http_server.lock, NULL);
+  /* Single-threaded here: every snapshot this copy of the process holds is
+   * `current` or a connection's (an answer in progress at the fork keeps
+   * an older one). Their counts also counted the parent's references,
+   * which stay in the parent: free each snapshot once, whatever its count. */
+  http_text *freed[MAX_CLIENTS + 1];
+  size_t nfreed = 0;
   if (http_server.running) {
     /* The sockets are the parent's: close our copies, keep theirs open. */
     close(http_server.listen_fd);
@@ -439,13 +461,16 @@ void cs_http_atfork_child(void) {
       http_client *c = &http_server.clients[i];
       if (c->phase != CLIENT_FREE)
         close(c->fd);
+      child_free_once(c->text, freed, &nfreed);
       c->phase = CLIENT_FREE;
       c->fd = -1;
-      c->text = NULL; /* the parent's references */
+      c->text = NULL;
+      c->body = NULL; /* pointed into c->text */
+      c->body_len = 0;
     }
     http_server.listen_fd = -1;
     http_server.running = false;
   }
-  free(http_server.current); /* this process's copy */
+  child_free_once(http_server.current, freed, &nfreed);
   http_server.current = NULL;
 }

@@ -26,7 +26,8 @@ void cs_http_publish(const char *text, size_t len);
 void cs_http_stop(void);
 
 /* In a fork child: the thread is the parent's; drop its state, close the
- * inherited socket (the port stays the parent's). */
+ * inherited sockets (the port stays the parent's), free each snapshot this
+ * copy holds (the current one, those of answers in progress) once. */
 void cs_http_atfork_child(void);
 
 #endif

@@ -385,9 +385,11 @@ void cs_metrics_event(cs_metrics *m, const cs_event *e, uint64_t op_id,
       posted = &e->states[i];
   if (!posted || posted->arg == 0)
     return;
-  double seconds = (double)(cs_clock_to_epoch_ns(cal, e->stop_raw) -
-                            cs_clock_to_epoch_ns(cal, posted->raw_ts)) /
-                   1e9;
+  double seconds =
+      (double)(cs_clock_to_epoch_ns_cached(cal, &m->clock_past, e->stop_raw) -
+               cs_clock_to_epoch_ns_cached(cal, &m->clock_past,
+                                           posted->raw_ts)) /
+      1e9;
   if (seconds <= 0)
     return;
   uint64_t size = posted->arg;

@@ -63,7 +63,8 @@ typedef struct {
   int64_t start_ns;      /* session start */
   int64_t window_end_ns; /* when the current window closes */
   int64_t last_close_ns;
-  uint64_t events_w; /* events seen in the current window */
+  uint64_t events_w;              /* events seen in the current window */
+  cs_clock_past_cache clock_past; /* the segment of the last older stamp */
   cs_coll_series *colls;
   size_t ncolls;
   cs_link_series *links;

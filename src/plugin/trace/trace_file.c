@@ -182,6 +182,18 @@ bool cs_tf_open_as(cs_trace_file *f, cs_out_dir *dir, const char *stem,
   if (f->bin)
     cs_io_set_binary(&f->io, f->bin);
   f->io_started = true;
+  if (f->zstd) { /* without it (no memory), the writer waits for room */
+    f->zstd_mine = cs_tz_new(zstd_level);
+    if (f->zstd_mine && f->bin) {
+      f->bin_mine = cs_tb_new(f->zstd_mine);
+      if (!f->bin_mine) {
+        cs_tz_free(f->zstd_mine);
+        f->zstd_mine = NULL;
+      }
+    }
+    if (f->zstd_mine)
+      cs_io_set_helper(&f->io, f->zstd_mine, f->bin_mine);
+  }
   return true;
 }
 
@@ -538,6 +550,10 @@ static void close_both(cs_trace_file *f) {
   f->bin = NULL;
   cs_tz_free(f->zstd);
   f->zstd = NULL;
+  cs_tb_free(f->bin_mine);
+  f->bin_mine = NULL;
+  cs_tz_free(f->zstd_mine);
+  f->zstd_mine = NULL;
   if (f->direct_fd >= 0)
     close(f->direct_fd);
   if (f->fd >= 0)

@@ -103,6 +103,10 @@ typedef struct {
   int64_t acct_told_ns;     /* ... when (cs_tf_account_if_due's clock) */
   cs_trace_zstd *zstd;      /* compressed: the I/O thread's context, or NULL */
   cs_trace_bin *bin;        /* CCLSCOPE_FORMAT=binary: frames, or NULL */
+  cs_trace_zstd *zstd_mine; /* ... and this thread's, when the I/O thread is
+                               behind (cs_io_set_helper), or NULL */
+  cs_trace_bin *bin_mine;   /* ... binary and compressed: the frames
+                               made with zstd_mine, or NULL */
   cs_trace_io io;
 } cs_trace_file;
 

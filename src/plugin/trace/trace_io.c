@@ -22,6 +22,8 @@ struct cs_io_job {
   size_t len;
   uint64_t offset;
   uint64_t lines;
+  size_t text_len; /* bytes of lines it holds (len, unless compressed) */
+  bool compressed; /* data is a finished frame (the queueing thread's) */
   bool direct;
   bool head;        /* the file's first bytes (cs_io_write_head) */
   uint64_t acct_at; /* head: where its accounting record's text starts */
@@ -114,21 +116,25 @@ static job_result write_frame(cs_trace_io *io, const cs_io_job *j) {
   const char *frame, *body = NULL;
   size_t frame_len, body_len = 0, done = 0;
   uint64_t at = io->file_end;
-  bool compress_failed = true;
-  pthread_mutex_lock(&io->zstd_lock); /* never half-made across a fork */
-  bool made =
-      io->bin
-          ? cs_tb_frame(io->bin, j->data, j->len, (uint32_t)j->lines, &frame,
-                        &frame_len, &body, &body_len, &compress_failed)
-          : cs_tz_frame(io->zstd, j->data, j->len, &frame, &frame_len);
-  pthread_mutex_unlock(&io->zstd_lock);
+  bool made = true, compress_failed = true;
+  if (j->compressed) { /* the queueing thread made the frame */
+    frame = j->data;
+    frame_len = j->len;
+  } else {
+    pthread_mutex_lock(&io->zstd_lock); /* never half-made across a fork */
+    made = io->bin ? cs_tb_frame(io->bin, j->data, j->len, (uint32_t)j->lines,
+                                 &frame, &frame_len, &body, &body_len,
+                                 &compress_failed)
+                   : cs_tz_frame(io->zstd, j->data, j->len, &frame, &frame_len);
+    pthread_mutex_unlock(&io->zstd_lock);
+  }
   if (!made) {
     r.failed = true; /* nothing was written */
     r.compress_failed = compress_failed;
     r.error = errno;
     r.end = at;
     r.lines_lost = j->lines;
-    r.bytes_lost = j->len;
+    r.bytes_lost = j->text_len;
     return r;
   }
   bool written =
@@ -148,7 +154,7 @@ static job_result write_frame(cs_trace_io *io, const cs_io_job *j) {
     r.end = at + done; /* cannot repair: readers drop the torn frame */
   io->file_end = r.end;
   r.lines_lost = j->lines;
-  r.bytes_lost = j->len;
+  r.bytes_lost = j->text_len;
   return r;
 }
 
@@ -235,7 +241,7 @@ static void finish_job(cs_trace_io *io, cs_io_job *j, bool discarded,
                        const job_result *r) {
   io->queued_bytes -= j->len;
   if (discarded) {
-    count_lost(io, j->lines, j->len);
+    count_lost(io, j->lines, j->text_len);
   } else {
     io->direct_bytes += r->direct_bytes;
     if (r->refused && !io->direct_refused) {
@@ -409,22 +415,63 @@ static void take_failure(cs_trace_io *io, cs_io_failure *failure) {
   settle_accounting(io);
 }
 
-/* Must `len` more bytes wait for the disk to make room? Under the lock. */
-static bool no_room_for(const cs_trace_io *io, size_t len) {
+/* Must `len` more bytes wait for the disk to make room, the queue
+ * holding at most `limit`? Under the lock. */
+static bool no_room_for(const cs_trace_io *io, size_t len, size_t limit) {
   return io->running && !io->failure_pending && io->queued_bytes > 0 &&
-         io->queued_bytes + len > CS_IO_MAX_QUEUED;
+         io->queued_bytes + len > limit;
+}
+
+void cs_io_set_helper(cs_trace_io *io, cs_trace_zstd *helper,
+                      cs_trace_bin *helper_bin) {
+  io->helper = helper;
+  io->helper_bin = helper_bin;
+}
+
+/* Compress the chunk data[0, *len) into a frame in its own memory (`cap`
+ * bytes) with the helper context; *len becomes the frame's length. False,
+ * data untouched, when the library fails or the frame would not fit.
+ * Called without the lock: the context is the queueing thread's. */
+static bool compress_here(cs_trace_io *io, char *data, size_t cap, size_t *len,
+                          uint64_t lines) {
+  const char *frame, *body;
+  size_t frame_len, body_len;
+  bool compress_failed;
+  bool made =
+      io->helper_bin
+          ? cs_tb_frame(io->helper_bin, data, *len, (uint32_t)lines, &frame,
+                        &frame_len, &body, &body_len, &compress_failed) &&
+                body_len == 0
+          : cs_tz_frame(io->helper, data, *len, &frame, &frame_len);
+  if (!made || frame_len > cap)
+    return false;
+  memcpy(data, frame, frame_len);
+  *len = frame_len;
+  return true;
 }
 
 bool cs_io_queue(cs_trace_io *io, char *data, size_t cap, size_t len,
                  uint64_t offset, uint64_t lines, bool direct,
                  cs_io_failure *failure) {
   cs_io_job *j = malloc(sizeof *j);
+  size_t text_len = len, limit = CS_IO_MAX_QUEUED;
+  bool compressed = false;
   pthread_mutex_lock(&io->lock);
-  if (no_room_for(io, len)) {
+  if (io->helper && io->zstd && no_room_for(io, len, limit)) {
+    /* The I/O thread is behind with its compressing: share the work. */
+    pthread_mutex_unlock(&io->lock);
+    compressed = compress_here(io, data, cap, &len, lines);
+    pthread_mutex_lock(&io->lock);
+    if (compressed) {
+      io->helped++;
+      limit = 2 * CS_IO_MAX_QUEUED;
+    }
+  }
+  if (no_room_for(io, len, limit)) {
     /* The disk is behind: wait (NCCL's threads never do), and say how
      * long in the counters. */
     uint64_t since = cs_clock_monotonic_ns();
-    while (no_room_for(io, len))
+    while (no_room_for(io, len, limit))
       pthread_cond_wait(&io->idle, &io->lock);
     io->disk_wait_ns += cs_clock_monotonic_ns() - since;
     io->disk_waits++;
@@ -436,7 +483,7 @@ bool cs_io_queue(cs_trace_io *io, char *data, size_t cap, size_t len,
       failure->end = offset;
       failure->error = ENOMEM;
     }
-    count_lost(io, lines, len);
+    count_lost(io, lines, text_len);
     settle_accounting(io);
     pthread_mutex_unlock(&io->lock);
     free(data);
@@ -448,6 +495,8 @@ bool cs_io_queue(cs_trace_io *io, char *data, size_t cap, size_t len,
                    .len = len,
                    .offset = offset,
                    .lines = lines,
+                   .text_len = text_len,
+                   .compressed = compressed,
                    .direct = direct};
   io->queued_bytes += len;
   if (!io->running) {
@@ -503,6 +552,7 @@ bool cs_io_write_head(cs_trace_io *io, char *data, size_t cap, size_t len,
                    .cap = cap,
                    .len = len,
                    .lines = lines,
+                   .text_len = len,
                    .head = true,
                    .acct_at = acct_at};
   pthread_mutex_lock(&io->lock);

@@ -14,7 +14,8 @@
  * then carries on from the new end of the file.
  *
  * Compressed files (CCLSCOPE_COMPRESS=zstd, trace_zstd.h): each chunk is
- * compressed here, on this thread, into one zstd frame written with a
+ * compressed here, on this thread (or by the queueing thread when the
+ * queue is full, cs_io_set_helper), into one zstd frame written with a
  * single write at the end of the file (the chunk's own offset counts the
  * uncompressed text and is not used); a failed write cuts the file back
  * to the end of the last whole frame, and a chunk the compressor fails on
@@ -27,10 +28,11 @@
  * them) or the writer's side of it changes (cs_io_account), and last when
  * it stops: its counts reach the file even when nothing else can.
  *
- * Memory in flight is bounded (CS_IO_MAX_QUEUED): past it, cs_io_queue
- * waits for the disk (the writer thread waits, never NCCL's threads; their
- * rings absorb it or drop and count). Without a thread (pthread_create
- * failed) every chunk is written at once by the caller.
+ * Memory in flight is bounded (CS_IO_MAX_QUEUED of chunks, twice that
+ * with finished frames): past it, cs_io_queue waits for the disk (the writer
+ * thread waits, never NCCL's threads; their rings absorb it or drop and count).
+ * Without a thread (pthread_create failed) every chunk is written at once by
+ * the caller.
  */
 #ifndef CCLSCOPE_TRACE_IO_H
 #define CCLSCOPE_TRACE_IO_H
@@ -70,9 +72,14 @@ typedef struct {
   cs_io_write_fn write; /* pwrite */
   cs_trace_zstd *zstd;  /* compress each chunk into a frame, or NULL */
   cs_trace_bin *bin;    /* binary: each chunk a container frame, or NULL */
-  uint64_t file_end;    /* compressed: where the next frame goes */
-  bool running;         /* the thread exists */
-  bool started;         /* ... and runs io_main */
+  /* The queueing thread's own context (cs_io_set_helper), or NULL: with
+   * the queue full, it compresses its chunk itself instead of waiting. */
+  cs_trace_zstd *helper;
+  cs_trace_bin *helper_bin; /* ... binary: its frames, or NULL */
+  uint64_t helped;          /* chunks it compressed that way */
+  uint64_t file_end;        /* compressed: where the next frame goes */
+  bool running;             /* the thread exists */
+  bool started;             /* ... and runs io_main */
   pthread_t thread;
   pthread_mutex_t lock;
   pthread_mutex_t zstd_lock; /* held by the thread while it compresses */
@@ -116,6 +123,17 @@ void cs_io_start(cs_trace_io *io, int fd, int direct_fd, cs_trace_zstd *zstd);
  * zstd context). Right after cs_io_start, before anything is queued; the
  * context stays the caller's. */
 void cs_io_set_binary(cs_trace_io *io, cs_trace_bin *bin);
+
+/* Compressed files: a second context, used by the thread that queues
+ * (the writer) and never by the I/O thread. When the queue is full, that
+ * thread compresses the chunk itself, in its own memory, and queues the
+ * frame (the I/O thread writes it in its turn) rather than wait while the
+ * rings fill: the two threads compress side by side. Frames so made may
+ * take the queue up to twice CS_IO_MAX_QUEUED. The context stays the
+ * caller's (free it after cs_io_stop). Binary files: `helper_bin`, made
+ * with `helper`, makes those frames (NULL for JSONL). */
+void cs_io_set_helper(cs_trace_io *io, cs_trace_zstd *helper,
+                      cs_trace_bin *helper_bin);
 
 /* Queue `len` bytes of whole lines at file offset `offset`, `lines` of
  * them. `data` (allocated with malloc or aligned_alloc, capacity `cap`)

@@ -23,8 +23,8 @@
 
 #define J(lit) CS_JLIT(b, lit)
 
-static int64_t to_ns(const cs_trace_sink *t, uint64_t raw) {
-  return cs_clock_to_epoch_ns(t->env.cal, raw);
+static int64_t to_ns(cs_trace_sink *t, uint64_t raw) {
+  return cs_clock_to_epoch_ns_cached(t->env.cal, &t->pieces.clock_past, raw);
 }
 
 /* ,"pid":P,"tid":T} for this thread, formatted once (fixed 48-byte slot so
@@ -41,10 +41,11 @@ static const cs_tid_piece *tid_piece(cs_trace_sink *t, int32_t tid) {
   return e;
 }
 
-static char *cur_endpoint(cs_trace_sink *t, char *p, uint64_t raw,
-                          int32_t tid) {
+/* {"ts":…,"pid":P,"tid":T} of an event's start or stop, `ns` converted by
+ * the caller (who needs it for the duration too). */
+static char *cur_endpoint(cs_trace_sink *t, char *p, int64_t ns, int32_t tid) {
   p = CS_CUR_LIT(p, "{\"ts\":");
-  p = cs_cur_epoch_us(p, to_ns(t, raw), &t->pieces.ts);
+  p = cs_cur_epoch_us(p, ns, &t->pieces.ts);
   const cs_tid_piece *piece = tid_piece(t, tid);
   memcpy(p, piece->text, sizeof piece->text);
   return p + piece->len;
@@ -75,7 +76,8 @@ static char *cur_comm(cs_trace_sink *t, char *p, uint32_t ctx) {
 static void put_endpoint(cs_trace_sink *t, cs_jbuf *b, uint64_t raw,
                          int32_t tid) {
   if (cs_jbuf_reserve(b, 128))
-    b->len = (size_t)(cur_endpoint(t, b->data + b->len, raw, tid) - b->data);
+    b->len = (size_t)(cur_endpoint(t, b->data + b->len, to_ns(t, raw), tid) -
+                      b->data);
 }
 
 static void put_comm(cs_jbuf *b, uint32_t ctx) {
@@ -602,15 +604,15 @@ void cs_trace_event(cs_trace_sink *t, const cs_event *e) {
     p = CS_CUR_LIT(p, ",\"func\":");
     p = cs_cur_str(p, func);
   }
+  int64_t start_ns = to_ns(t, e->start_raw), end_ns;
   p = CS_CUR_LIT(p, ",\"start\":");
-  p = cur_endpoint(t, p, e->start_raw, e->start_tid);
-  int64_t end_ns;
+  p = cur_endpoint(t, p, start_ns, e->start_tid);
   if (e->end == CS_END_STOPPED) {
-    p = CS_CUR_LIT(p, ",\"stop\":");
-    p = cur_endpoint(t, p, e->stop_raw, e->stop_tid);
     end_ns = to_ns(t, e->stop_raw);
+    p = CS_CUR_LIT(p, ",\"stop\":");
+    p = cur_endpoint(t, p, end_ns, e->stop_tid);
     p = CS_CUR_LIT(p, ",\"duration\":");
-    p = cs_cur_ns_as_us(p, end_ns - to_ns(t, e->start_raw));
+    p = cs_cur_ns_as_us(p, end_ns - start_ns);
     p = CS_CUR_LIT(p, ",\"end\":\"stopped\"");
   } else {
     p = CS_CUR_LIT(p, ",\"stop\":null,\"duration\":null,\"end\":");

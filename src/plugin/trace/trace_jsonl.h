@@ -82,6 +82,7 @@ typedef struct {
 } cs_ctx_piece;
 typedef struct {
   cs_cur_ts_cache ts;
+  cs_clock_past_cache clock_past; /* the segment of the last older stamp */
   cs_tid_piece tids[CS_TRACE_TID_CACHE];
   cs_ctx_piece ctxs[CS_TRACE_CTX_CACHE];
   char event_head[CS_EV_COUNT][80]; /* {"recordType":"event","type":"…","id": */

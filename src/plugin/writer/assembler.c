@@ -194,6 +194,8 @@ static cs_event *event_alloc(cs_assembler *a) {
   }
   cs_event *e = a->free_list;
   a->free_list = e->next_free;
+  /* The fields before the payload; the payload is copied from the record
+   * and the inline states are written before `nstates` counts them. */
   memset(e, 0, offsetof(cs_event, p));
   e->states = e->inline_states;
   e->cap_states = CS_INLINE_STATES;

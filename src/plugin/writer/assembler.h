@@ -85,8 +85,10 @@ typedef struct cs_event {
   uint32_t nstates;
   uint32_t cap_states;
   cs_state_rec *states;
-  cs_state_rec inline_states[CS_INLINE_STATES];
+  /* Not cleared when the event is reused (the fields above are): copied
+   * in from the record, and `nstates` says how many states are set. */
   cs_payload p;
+  cs_state_rec inline_states[CS_INLINE_STATES];
   /* ProxyOp only (set at its start): its open steps by step % 8, the slot
    * NCCL reuses (sub->pHandles[step % 8]). */
   struct cs_event *open_steps[8];

@@ -5,8 +5,13 @@
  * Data: `trackers` maps a Coll/P2p/CeColl id to its tracker. A child may
  * start before its parent's start record is processed (different threads'
  * rings), so a tracker can exist as a placeholder, filled in when the parent
- * shows up. `api` is a direct-mapped cache of recent CollApi/P2pApi start
- * times by id (a Coll names its CollApi as parent). `clocks` holds one GPU
+ * shows up. `api` remembers the start times of the latest API_CACHE
+ * CollApi/P2pApi events of all threads, oldest replaced first, found by
+ * their full id through `api_by_id` (a Coll names its CollApi as parent,
+ * possibly after its call returned: grouped calls start their Colls at the
+ * group's end). Not by the id's low bits: each thread draws ids from a
+ * block of its own, and calls of different threads would evict each
+ * other. `clocks` holds one GPU
  * clock calibration per GPU (by UUID, else per context). `batches`
  * remembers recent KernelCh stamp pairs by (context, channel) to find
  * collectives that shared a work batch. `channels` maps recent KernelCh ids
@@ -28,7 +33,7 @@
 #include "nccl_names.h"
 #include "u64map.h"
 
-#define API_CACHE 4096   /* power of two */
+#define API_CACHE 4096   /* CollApi/P2pApi starts remembered */
 #define BATCH_TABLE 4096 /* power of two */
 #define CHANNEL_CACHE_BITS 12
 #define CHANNEL_CACHE (1u << CHANNEL_CACHE_BITS)
@@ -99,11 +104,14 @@ typedef struct {
 struct cs_completion {
   cs_completion_config cfg;
   cs_u64map trackers;
-  api_entry api[API_CACHE];
+  api_entry api[API_CACHE]; /* a ring: api_next is the oldest (id 0: free) */
+  size_t api_next;
+  cs_u64map api_by_id; /* CollApi/P2pApi id -> its entry in `api` */
   gpu_slot gpus[MAX_GPUS];
   batch_entry batches[BATCH_TABLE];
   channel_entry channels[CHANNEL_CACHE];
-  int64_t now_ns; /* the writer's latest notion of "now" */
+  int64_t now_ns;                 /* the writer's latest notion of "now" */
+  cs_clock_past_cache clock_past; /* the segment of the last older stamp */
   cs_completion_counters c;
 };
 
@@ -146,6 +154,12 @@ cs_completion *cs_completion_create(const cs_completion_config *cfg) {
     free(c);
     return NULL;
   }
+  /* twice the ring: the map stays under half full and never grows */
+  if (!cs_u64map_init(&c->api_by_id, 2 * API_CACHE)) {
+    cs_u64map_free(&c->trackers);
+    free(c);
+    return NULL;
+  }
   return c;
 }
 
@@ -157,6 +171,7 @@ void cs_completion_destroy(cs_completion *c) {
     if (c->trackers.slots[i].key)
       free(c->trackers.slots[i].value);
   cs_u64map_free(&c->trackers);
+  cs_u64map_free(&c->api_by_id);
   free(c);
 }
 
@@ -165,8 +180,8 @@ cs_completion_get_counters(const cs_completion *c) {
   return &c->c;
 }
 
-static int64_t ns_of(const cs_completion *c, uint64_t raw) {
-  return cs_clock_to_epoch_ns(c->cfg.cal, raw);
+static int64_t ns_of(cs_completion *c, uint64_t raw) {
+  return cs_clock_to_epoch_ns_cached(c->cfg.cal, &c->clock_past, raw);
 }
 
 static tracker *tracker_for(cs_completion *c, uint64_t id, bool create) {
@@ -270,18 +285,30 @@ static void fill_from_event(cs_completion *c, tracker *t, const cs_event *e) {
     /* A replay of a captured CUDA graph names the capture-time CollApi
      * as parent: that call is not this operation's arrival (apiTs null,
      * readers then use the enqueue start, the replay's host callback). */
-    const api_entry *a = &c->api[e->parent & (API_CACHE - 1)];
-    if (a->id == e->parent && !a->graph_captured)
+    const api_entry *a = cs_u64map_get(&c->api_by_id, e->parent);
+    if (a && !a->graph_captured)
       t->api_ns = a->start_ns;
   }
 }
 
+/* Remember a CollApi/P2pApi start in place of the oldest one. */
+static void api_started(cs_completion *c, const cs_event *e) {
+  if (!e->id)
+    return; /* 0 is no id (the map's empty key) */
+  api_entry *a = &c->api[c->api_next];
+  c->api_next = (c->api_next + 1) % API_CACHE;
+  if (a->id && cs_u64map_get(&c->api_by_id, a->id) == a)
+    cs_u64map_remove(&c->api_by_id, a->id);
+  a->id = e->id;
+  a->start_ns = ns_of(c, e->start_raw);
+  a->graph_captured = e->p.coll_api.graph_captured != 0;
+  if (!cs_u64map_put(&c->api_by_id, e->id, a))
+    a->id = 0; /* cannot happen (the map never grows); forget it */
+}
+
 void cs_completion_started(cs_completion *c, const cs_event *e) {
   if (e->etype == CS_EV_COLL_API || e->etype == CS_EV_P2P_API) {
-    api_entry *a = &c->api[e->id & (API_CACHE - 1)];
-    a->id = e->id;
-    a->start_ns = ns_of(c, e->start_raw);
-    a->graph_captured = e->p.coll_api.graph_captured != 0;
+    api_started(c, e);
     return;
   }
   if (is_tracked_type(e->etype)) {

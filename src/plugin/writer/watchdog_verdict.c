@@ -32,7 +32,8 @@ typedef struct {
 static cs_wd_verdict_kind kind_of_head(const char *state, bool gpu_done) {
   if (state == NULL)
     return CS_WD_VERDICT_NONE;
-  switch (nccl_state_from_name(state, strlen(state))) {
+  /* step states are numbered alike by every host: any numbering will do */
+  switch (nccl_state_from_name(state, strlen(state), NCCL_NUMBERING_NVIDIA)) {
   case NCCL_STATE_STEP_RECV_GPU_WAIT:
   case NCCL_STATE_STEP_RECV_FLUSH_WAIT:
     return gpu_done ? CS_WD_VERDICT_PROXY : CS_WD_VERDICT_GPU_TAKE;
