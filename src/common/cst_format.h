@@ -8,8 +8,10 @@
  * A file is a 16-byte file header, then frames. A frame is a 16-byte frame
  * header and its payload, stored or one zstd frame; the payload, decoded,
  * is a sequence of records: a kind byte, the body's length as a LEB128
- * varint, the body. Version 1 has one kind, a trace line (its JSON text
- * and newline, exactly as the JSONL format writes it). All integers are
+ * varint, the body. A line record holds a trace line (its JSON text and
+ * newline, exactly as the JSONL format writes it); version 2 adds the
+ * compact records of events, timing records and the contexts and writer
+ * they name (their bodies: trace_compact_codec.h). All integers are
  * little-endian. Pure functions: no allocation, no system call.
  */
 #ifndef CCLSCOPE_CST_FORMAT_H
@@ -23,8 +25,9 @@
 #define CST_FILE_HEADER 16
 #define CST_MAGIC_LEN 8
 extern const unsigned char cst_magic[CST_MAGIC_LEN];
-#define CST_VERSION 1
-#define CST_FLAG_ZSTD 1u /* the writer compressed its frames (informative) */
+#define CST_VERSION 2
+#define CST_VERSION_MIN 1 /* the oldest a reader still reads (lines only) */
+#define CST_FLAG_ZSTD 1u  /* the writer compressed its frames (informative) */
 
 /* The frame header: magic "CSTF" (u32), codec (u8), 3 zero bytes, payload
  * bytes in the file (u32), records in the payload (u32). */
@@ -37,6 +40,14 @@ extern const unsigned char cst_magic[CST_MAGIC_LEN];
 
 /* Record kinds. */
 #define CST_REC_LINE 1 /* body: one trace line, JSON text and '\n' */
+/* Version 2: compact records (bodies: src/plugin/trace/
+ * trace_compact_codec.h). A writer record starts the state a reader keeps
+ * (string table, previous values, contexts) afresh: every frame that has
+ * compact records begins with one, so a frame decodes on its own. */
+#define CST_REC_WRITER 2  /* who writes: pid, host kind, identity */
+#define CST_REC_CONTEXT 3 /* a context as the formatter sees it */
+#define CST_REC_EVENT 4   /* an assembled event (an event line) */
+#define CST_REC_TIMING 5  /* a timing record (a timing line) */
 /* The most a record's head (kind + varint of a length < 2^32) takes. */
 #define CST_REC_HEAD_MAX 6
 
@@ -74,6 +85,50 @@ void cst_rec_head_wide(unsigned char *out, unsigned kind, uint32_t body_len);
  * a record (a varint over 32 bits). */
 int cst_rec_parse(const unsigned char *in, size_t n, unsigned *kind,
                   size_t *body, uint32_t *len, size_t *next);
+
+/* A record's head with its length in two bytes (a valid, not minimal,
+ * LEB128 varint), for bodies under CST_REC_HEAD2_LIMIT bytes: a writer
+ * leaves 3 bytes and fills them in once the body is made. */
+#define CST_REC_HEAD2 3
+#define CST_REC_HEAD2_LIMIT (1u << 14)
+void cst_rec_head2(unsigned char *out, unsigned kind, uint32_t body_len);
+
+/* ---- varints (LEB128) and zigzag, for compact record bodies ---- */
+
+#define CST_VARINT_MAX 10
+static inline unsigned char *cst_put_varint(unsigned char *p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (unsigned char)v;
+  return p;
+}
+
+/* The varint at *p (before end) into *v, *p after it; false when it is
+ * cut or longer than 64 bits. */
+static inline bool cst_get_varint(const unsigned char **p,
+                                  const unsigned char *end, uint64_t *v) {
+  uint64_t r = 0;
+  for (unsigned shift = 0; shift < 64; shift += 7) {
+    if (*p >= end)
+      return false;
+    unsigned char b = *(*p)++;
+    r |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      *v = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+static inline uint64_t cst_zigzag(int64_t v) {
+  return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+static inline int64_t cst_unzigzag(uint64_t v) {
+  return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
 
 /* Payload bytes for text[0, len) of whole lines as line records; and the
  * number of lines (newlines; text must end with one). */

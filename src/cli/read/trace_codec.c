@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cst_format.h"
+#include "read/cst_records.h"
 #include "zlib_abi.h"
 #include "zstd_abi.h"
 
@@ -101,7 +102,8 @@ struct tc_stream {
   size_t dec_cap;
   const unsigned char *text; /* the frame's lines, not yet given out */
   size_t text_len, text_pos;
-  bool cst_end; /* no frame follows (the end, or a torn last frame) */
+  cst_records *records; /* the compact records' reader, or NULL */
+  bool cst_end;         /* no frame follows (the end, or a torn last frame) */
 };
 
 tc_kind tc_sniff(const unsigned char *head, size_t n) {
@@ -289,32 +291,19 @@ static int cst_unzstd(tc_stream *s, size_t n, bool whole, size_t *dec_len) {
   }
 }
 
-/* The records of p[0, n) as text, in place: whole line records only; a
- * cut record ends a torn frame's text. 0 or TC_ERR_CORRUPT. */
+/* The records of p[0, n) as text (cst_records.h): whole records only; a
+ * cut record ends a torn frame's text. 0, TC_ERR_CORRUPT or ENOMEM. */
 static int cst_records_to_text(tc_stream *s, unsigned char *p, size_t n,
                                bool whole, uint32_t records) {
-  size_t at = 0, w = 0;
-  uint32_t count = 0;
-  while (at < n) {
-    unsigned kind;
-    size_t body, next;
-    uint32_t len;
-    int r = cst_rec_parse(p + at, n - at, &kind, &body, &len, &next);
-    if (r < 0 || (r == 0 && whole))
-      return TC_ERR_CORRUPT;
-    if (r == 0)
-      break;
-    if (kind != CST_REC_LINE || len == 0 || p[at + body + len - 1] != '\n')
-      return TC_ERR_CORRUPT;
-    memmove(p + w, p + at + body, len);
-    w += len;
-    at += next;
-    count++;
-  }
-  if (whole && count != records)
-    return TC_ERR_CORRUPT;
-  s->text = p;
-  s->text_len = w;
+  if (!s->records && !(s->records = cst_records_new()))
+    return ENOMEM;
+  const char *text;
+  size_t len;
+  int e = cst_records_text(s->records, p, n, whole, records, &text, &len);
+  if (e)
+    return e;
+  s->text = (const unsigned char *)text;
+  s->text_len = len;
   s->text_pos = 0;
   return 0;
 }
@@ -329,7 +318,8 @@ static int cst_next_frame(tc_stream *s) {
     unsigned char head[CST_FILE_HEADER];
     if ((e = cst_take(s, head, sizeof head, &got)))
       return e;
-    if (got < sizeof head || cst_file_version(head, got) != CST_VERSION)
+    unsigned version = cst_file_version(head, got);
+    if (got < sizeof head || version < CST_VERSION_MIN || version > CST_VERSION)
       return TC_ERR_CORRUPT;
     s->cst_started = true;
   }
@@ -456,5 +446,6 @@ void tc_close(tc_stream *s) {
   free(s->in);
   free(s->frame);
   free(s->dec);
+  cst_records_free(s->records);
   free(s);
 }

@@ -206,6 +206,51 @@ size_t cs_tf_line_begin(cs_trace_file *f) {
   return start;
 }
 
+size_t cs_tf_rec_begin(cs_trace_file *f) {
+  size_t start = f->buf.len;
+  static const char room[CST_REC_HEAD2];
+  cs_jbuf_put(&f->buf, room, sizeof room);
+  return start;
+}
+
+void cs_tf_count_lost(cs_trace_file *f, uint64_t n) {
+  f->lines_dropped += n;
+  f->lines_lost += n;
+}
+
+bool cs_tf_rec_end(cs_trace_file *f, size_t start, unsigned kind,
+                   int64_t now_ns) {
+  if (f->buf.failed || f->failed || now_ns < f->paused_until_ns) {
+    f->bytes_dropped += f->buf.len - start;
+    f->buf.len = start; /* drop this record */
+    f->buf.failed = false;
+    cs_tf_count_lost(f, 1);
+    return false;
+  }
+  size_t body = f->buf.len - start - CST_REC_HEAD2;
+  unsigned char *head = (unsigned char *)f->buf.data + start;
+  if (body < CST_REC_HEAD2_LIMIT) {
+    cst_rec_head2(head, kind, (uint32_t)body);
+  } else { /* a long one (many states): a wider head, the body moved */
+    unsigned char wide[CST_REC_HEAD_MAX];
+    size_t n = cst_rec_head(wide, kind, (uint32_t)body);
+    if (!cs_jbuf_reserve(&f->buf, n - CST_REC_HEAD2)) {
+      f->bytes_dropped += f->buf.len - start;
+      f->buf.len = start;
+      f->buf.failed = false;
+      cs_tf_count_lost(f, 1);
+      return false;
+    }
+    head = (unsigned char *)f->buf.data + start;
+    memmove(head + n, head + CST_REC_HEAD2, body);
+    memcpy(head, wide, n);
+    f->buf.len += n - CST_REC_HEAD2;
+  }
+  f->lines++;
+  f->buf_lines++;
+  return true;
+}
+
 /* Insert `pad` spaces before the "}\n" that ends the buffer at `end`. */
 static bool pad_line_ending_at(cs_trace_file *f, size_t end, size_t pad) {
   if (end < 2 || f->buf.data[end - 1] != '\n' || f->buf.data[end - 2] != '}')
@@ -321,6 +366,7 @@ static void after_failure(cs_trace_file *f, const cs_io_failure *x,
   f->bytes_dropped += f->buf.len;
   f->buf.len = 0;
   f->buf_lines = 0;
+  f->frames++;
   f->written = x->end;
   f->paused_until_ns = now_ns + PAUSE_AFTER_ERROR_NS;
   tell_accounting(f);
@@ -386,6 +432,7 @@ bool cs_tf_begin(cs_trace_file *f, int64_t now_ns) {
   f->written += f->buf.len;
   f->buf.len = 0;
   f->buf_lines = 0;
+  f->frames++;
   cs_io_failure failure = {.end = 0, .error = ENOMEM};
   if (head &&
       cs_io_write_head(&f->io, head, cap, len, lines, acct_at, &failure)) {
@@ -420,7 +467,7 @@ void cs_tf_account_if_due(cs_trace_file *f, int64_t mono_ns) {
 static void hand_off(cs_trace_file *f, size_t n, bool direct, int64_t now_ns) {
   /* Whole lines only; a direct write is whole pages at a page offset. */
   CS_DEBUG_CHECK(n > 0 && n <= f->buf.len);
-  CS_DEBUG_CHECK(f->buf.data[n - 1] == '\n');
+  CS_DEBUG_CHECK(f->bin || f->buf.data[n - 1] == '\n');
   CS_DEBUG_CHECK(!direct ||
                  (f->written % CS_TF_PAGE == 0 && n % CS_TF_PAGE == 0));
   size_t rest = f->buf.len - n;
@@ -459,6 +506,7 @@ static void hand_off(cs_trace_file *f, size_t n, bool direct, int64_t now_ns) {
   }
   f->buf.len = rest;
   f->buf_lines = rest_lines;
+  f->frames++;
   uint64_t offset = f->written;
   f->written += n;
   cs_io_failure failure;
@@ -473,6 +521,7 @@ no_memory: /* everything buffered is lost; the file goes on from here */
   f->bytes_lost += f->buf.len;
   f->buf.len = 0;
   f->buf_lines = 0;
+  f->frames++;
   tell_accounting(f);
 }
 

@@ -76,18 +76,20 @@ typedef struct {
   int fd;                             /* ordinary writes */
   int direct_fd;                      /* O_DIRECT on the same file, or -1 */
   char path[PATH_MAX + NAME_MAX + 2]; /* folder/name: for messages */
-  cs_jbuf buf;            /* lines not yet handed to the I/O thread */
-  uint64_t buf_lines;     /* lines (newlines) in buf */
-  uint64_t written;       /* file offset of buf[0]: bytes handed over so far */
-  uint64_t lines;         /* lines accepted */
-  uint64_t lines_lost;    /* every line lost (dropped here or by the I/O
-                             thread), as of the last flush */
-  uint64_t lines_dropped; /* lost on this side (paused, no memory) */
-  uint64_t bytes_lost;    /* the text of lines_lost, as of the last flush */
-  uint64_t bytes_dropped; /* ... of lines_dropped */
-  uint64_t pad_bytes;     /* alignment padding written */
-  uint64_t write_errors;  /* as of the last flush */
-  uint64_t compress_errors;        /* ... chunks the compressor failed on */
+  cs_jbuf buf;        /* lines not yet handed to the I/O thread */
+  uint64_t buf_lines; /* lines (records, binary) in buf */
+  uint64_t frames;    /* moves whenever buf's records begin a new chunk (frame):
+                         compact records tell their frame everything again */
+  uint64_t written;   /* file offset of buf[0]: bytes handed over so far */
+  uint64_t lines;     /* lines accepted */
+  uint64_t lines_lost;      /* every line lost (dropped here or by the I/O
+                               thread), as of the last flush */
+  uint64_t lines_dropped;   /* lost on this side (paused, no memory) */
+  uint64_t bytes_lost;      /* the text of lines_lost, as of the last flush */
+  uint64_t bytes_dropped;   /* ... of lines_dropped */
+  uint64_t pad_bytes;       /* alignment padding written */
+  uint64_t write_errors;    /* as of the last flush */
+  uint64_t compress_errors; /* ... chunks the compressor failed on */
   uint64_t lines_lost_compressing; /* ... of lines_lost, in those chunks */
   uint64_t direct_bytes; /* written with O_DIRECT, as of the last flush */
   uint64_t disk_wait_ns; /* the writer waited for the disk, as of then */
@@ -162,6 +164,16 @@ static inline bool cs_tf_direct(const cs_trace_file *f) {
  * cs_tf_line_end adds the newline and applies the alignment rule. */
 size_t cs_tf_line_begin(cs_trace_file *f);
 void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns);
+
+/* Binary files: a compact record (trace_compact.h) instead of a line. Its
+ * body goes into f->buf after cs_tf_rec_begin; cs_tf_rec_end puts its
+ * head (`kind`, its length) before it. Dropped and counted like a line
+ * when the file is paused or failed or the buffer out of memory: false. */
+size_t cs_tf_rec_begin(cs_trace_file *f);
+bool cs_tf_rec_end(cs_trace_file *f, size_t start, unsigned kind,
+                   int64_t now_ns);
+/* `n` lines (records) lost before they were made, counted as dropped. */
+void cs_tf_count_lost(cs_trace_file *f, uint64_t n);
 
 /* True when enough is buffered for cs_tf_write_bulk to be worth it. */
 static inline bool cs_tf_bulk_due(const cs_trace_file *f) {
