@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tests/plugin/test_trace_compact.c — a binary trace's compact records read
+ * back as exactly the lines the JSONL writer writes: the same crafted
+ * events and timing records (every event type, every end kind, every
+ * parent kind, PXN, states with repeats, RCCL's ProxyDiag states, ABI 7's
+ * KernelPhaseStop, strings that need escapes, extreme numbers, contexts
+ * with and without communicator info, one that does not exist) go to a
+ * JSONL sink and to a binary sink (stored and zstd frames, frames cut
+ * between the records), and the CLI's reader (src/cli/read/trace_codec.c)
+ * must give the JSONL file's event and timing lines byte for byte. A
+ * stored binary file cut at every byte must read as a prefix of them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "context.h"
+#include "host_info.h"
+#include "out_dir.h"
+#include "read/trace_codec.h"
+#include "trace_jsonl.h"
+#include "trace_read.h"
+
+/* 3 ticks per ns; the epoch offset fixed. */
+static cs_clock_cal *fixed_cal(void) {
+  cs_clock_cal *cal = calloc(1, sizeof *cal);
+  assert_non_null(cal);
+  cs_clock_cal_start(cal, CS_CLOCK_COUNTER);
+  cal->epoch_offset = INT64_C(1700000000000000000);
+  cal->count = 1;
+  cal->newest = 0;
+  cal->seg[0] = (cs_clock_segment){
+      .raw = 3000000000u, .mono = 1000000000, .mult_q32 = 1431655765u};
+  return cal;
+}
+
+static uint32_t add_context(bool comm_info, int abi, int device,
+                            const char *name, uint64_t comm_id) {
+  uint32_t serial = cs_ctx_reserve();
+  assert_true(serial != 0);
+  cs_context *c = &cs_contexts[serial & (CS_MAX_CONTEXTS - 1)];
+  c->abi = abi;
+  c->has_comm_info = comm_info;
+  c->comm_id = comm_id;
+  c->nranks = 8;
+  c->nnodes = 1;
+  c->rank = 3;
+  c->device = device;
+  snprintf(c->comm_name, sizeof c->comm_name, "%s", name);
+  cs_ctx_publish(serial);
+  return serial;
+}
+
+static const char weird[] = "we\"ird\\name\n\t\x01\x1f end";
+
+static void base(cs_event *e, uint8_t etype, uint64_t id, uint32_t ctx) {
+  memset(e, 0, sizeof *e);
+  e->etype = etype;
+  e->id = id;
+  e->parent_kind = CS_PARENT_LOCAL;
+  e->parent = id - 7;
+  e->start_raw = 6000000000u + id * 1000u;
+  e->stop_raw = e->start_raw + 123457u;
+  e->ctx = ctx;
+  e->rank = 3;
+  e->start_tid = 4000 + (int32_t)(id % 3);
+  e->stop_tid = 4001;
+  e->end = CS_END_STOPPED;
+  e->states = e->inline_states;
+  e->cap_states = CS_INLINE_STATES;
+}
+
+static void fill_payload(cs_event *e, int variant) {
+  cs_payload *p = &e->p;
+  switch (e->etype) {
+  case CS_EV_GROUP_API:
+    p->group_api.group_depth = variant ? INT32_MIN : 2;
+    p->group_api.graph_captured = (uint8_t)variant;
+    break;
+  case CS_EV_COLL_API:
+  case CS_EV_P2P_API:
+    p->coll_api.func = variant ? weird : "AllReduce";
+    p->coll_api.datatype = "ncclFloat32";
+    p->coll_api.count = variant ? UINT64_MAX : 1024;
+    p->coll_api.stream = 0x7f00dead0000ull;
+    p->coll_api.root = variant ? -1 : 0;
+    p->coll_api.graph_captured = (uint8_t)variant;
+    p->coll_api.has_user_tag = (uint8_t)variant;
+    p->coll_api.user_tag = UINT64_MAX;
+    break;
+  case CS_EV_KERNEL_LAUNCH:
+    p->kernel_launch.stream = variant ? UINT64_MAX : 0;
+    break;
+  case CS_EV_COLL:
+    p->coll.seq = variant ? UINT64_MAX : 12;
+    p->coll.func = "AllReduce";
+    p->coll.datatype = variant ? NULL : "ncclBfloat16";
+    p->coll.algo = "RING";
+    p->coll.proto = variant ? weird : "SIMPLE";
+    p->coll.kernel_variant = "sym_ll";
+    p->coll.has_kernel_variant = (uint8_t)variant;
+    p->coll.is_sym_coll = (uint8_t)variant;
+    p->coll.send_buff = 0x7f0000001000;
+    p->coll.recv_buff = 0x7f0000002000;
+    p->coll.count = 8388608;
+    p->coll.parent_group = variant ? 0x55 : 0;
+    p->coll.has_user_tag = (uint8_t)variant;
+    p->coll.user_tag = 42;
+    p->coll.comm_hash = variant ? 0xabcdef : 0;
+    p->coll.traffic_bytes = variant ? 1u << 30 : 0;
+    p->coll.root = variant ? INT32_MAX : 0;
+    p->coll.op = variant ? 3 : 0;
+    p->coll.n_channels = 255;
+    p->coll.n_warps = 16;
+    p->coll.is_nvls = (uint8_t)variant;
+    break;
+  case CS_EV_P2P:
+    p->p2p.func = variant ? "Recv" : "Send";
+    p->p2p.datatype = "ncclInt8";
+    p->p2p.buff = 0x7f0000003000;
+    p->p2p.count = 77;
+    p->p2p.parent_group = variant ? 0x99 : 0;
+    p->p2p.user_tag = 5;
+    p->p2p.has_user_tag = (uint8_t)variant;
+    p->p2p.comm_hash = variant ? 1 : 0;
+    p->p2p.peer = variant ? -5 : 4;
+    p->p2p.n_channels = 4;
+    break;
+  case CS_EV_PROXY_OP:
+    p->proxy_op.pid = 31337;
+    p->proxy_op.peer = 2;
+    p->proxy_op.n_steps = variant ? INT32_MIN : 8;
+    p->proxy_op.chunk_size = 524288;
+    p->proxy_op.is_send = variant ? 7 : 0;
+    p->proxy_op.channel_id = 3;
+    p->proxy_op.has_rccl = (uint8_t)variant;
+    p->proxy_op.rccl = (cs_p_rccl_proxy_op){.comm_hash = UINT64_MAX,
+                                            .op_count = INT64_MIN,
+                                            .trace_func_idx = -1,
+                                            .trace_protocol = 2,
+                                            .trace_pattern = 3,
+                                            .trace_total_bytes = UINT32_MAX,
+                                            .proxy_nbytes = 4096,
+                                            .raw_proxy_nsteps = -9};
+    break;
+  case CS_EV_PROXY_STEP:
+    p->proxy_step.step = variant ? -1 : 5;
+    e->has_link = variant != 0;
+    e->link.peer = 3;
+    e->link.channel_id = 200;
+    e->link.is_send = 1;
+    break;
+  case CS_EV_KERNEL_CH:
+    p->kernel_ch.channel_id = 7;
+    p->kernel_ch.has_ptimer = (uint8_t)variant;
+    p->kernel_ch.ptimer = UINT64_MAX - 1;
+    break;
+  case CS_EV_NET_PLUGIN:
+    p->net_plugin.plugin_id = variant ? -1 : 0x10003;
+    p->net_plugin.net_kind = (uint8_t)(variant % 3);
+    p->net_plugin.has_descr = 1;
+    if (variant % 3 == CS_NET_SOCK) {
+      p->net_plugin.u.sock.fd = 9;
+      p->net_plugin.u.sock.op = -2;
+      p->net_plugin.u.sock.length = 65536;
+    } else {
+      p->net_plugin.u.ib.wr_id = 0xabc;
+      p->net_plugin.u.ib.length = 524288;
+      p->net_plugin.u.ib.device = 1;
+      p->net_plugin.u.ib.opcode = 2;
+      p->net_plugin.u.ib.qp_num = 77;
+    }
+    break;
+  case CS_EV_CE_COLL:
+    p->ce_coll.seq = 4;
+    p->ce_coll.func = "AllGather";
+    p->ce_coll.datatype = "ncclUint8";
+    p->ce_coll.sync_strategy = variant ? NULL : "barrier";
+    p->ce_coll.send_buff = 1;
+    p->ce_coll.recv_buff = 2;
+    p->ce_coll.count = 3;
+    p->ce_coll.stream = 4;
+    p->ce_coll.user_tag = 5;
+    p->ce_coll.root = -3;
+    p->ce_coll.batch_size = UINT32_MAX;
+    p->ce_coll.num_batches = 2;
+    p->ce_coll.ce_seq_num = 9;
+    p->ce_coll.intra_batch_sync = (uint8_t)variant;
+    p->ce_coll.has_user_tag = (uint8_t)variant;
+    break;
+  case CS_EV_CE_SYNC:
+    p->ce_sync.is_complete = (uint8_t)variant;
+    p->ce_sync.n_ranks = 8;
+    break;
+  case CS_EV_CE_BATCH:
+    p->ce_batch.total_bytes = UINT64_MAX;
+    p->ce_batch.num_ops = -1;
+    p->ce_batch.use_intra_sync = (uint8_t)variant;
+    break;
+  case CS_EV_KERNEL_PHASE:
+    p->kernel_phase.channel_id = 2;
+    p->kernel_phase.phase_id = (uint8_t)variant;
+    p->kernel_phase.phase_name = variant ? weird : "compute";
+    p->kernel_phase.ptimer = 123456789;
+    break;
+  case CS_EV_PROXY_DIAG:
+  case CS_EV_UNKNOWN:
+    p->unknown.raw_type = variant ? UINT64_MAX : 1u << 15;
+    break;
+  default:
+    break;
+  }
+}
+
+static cs_state_rec st(uint32_t id, uint64_t raw, uint32_t repeat,
+                       uint64_t arg) {
+  return (cs_state_rec){.state = id,
+                        .repeat = repeat,
+                        .raw_ts = raw,
+                        .last_raw_ts = raw + 3000u * repeat,
+                        .arg = arg};
+}
+
+/* Every event and timing record of the test, into sink t. */
+static void write_all(cs_trace_sink *t, const uint32_t *ctx, size_t nctx) {
+  cs_event *e = calloc(1, sizeof *e);
+  cs_state_rec many[40];
+  assert_non_null(e);
+  uint64_t id = 0x1000;
+  for (int etype = 0; etype < CS_EV_COUNT; etype++) {
+    for (int variant = 0; variant < 3; variant++) {
+      base(e, (uint8_t)etype, id++, ctx[(size_t)(etype + variant) % nctx]);
+      fill_payload(e, variant);
+      e->parent_kind = (uint8_t)((etype + variant) % 5);
+      e->parent_hint = variant == 2;
+      e->end = (uint8_t)(variant % 3);
+      e->reclaim = (uint8_t)(etype % CS_RECLAIM_COUNT);
+      e->end_raw = e->start_raw + 999u;
+      if (variant == 1) { /* PXN: another process owns it */
+        e->foreign_owner = true;
+        e->origin_pid = -77;
+        e->rank = -1;
+      }
+      if (variant == 2) { /* states, one of each kind the writer spells */
+        uint64_t at = e->start_raw + 30;
+        many[0] = st(7, at, 1, 0);
+        many[1] = st(9, at + 300, 1, 1048576);
+        many[2] = st(11, at + 600, 5, UINT64_MAX);
+        many[3] = st(18, at + 900, 1, 0xffffffffu); /* -1 appended */
+        many[4] = st(22, at + 1200, 1, 99);
+        many[5] = st(31, at + 1500, 1, 77); /* pTimer under ABI 7 */
+        many[6] = st(31, at + 1800, 2, 0x00ff0003);
+        many[6].has_diag = true; /* RCCL's ProxyDiagUpdate */
+        many[6].arg2 = (uint64_t)INT64_MIN;
+        many[6].arg3 = 5;
+        many[7] = st(32, at + 2100, 1, 0x00010001);
+        many[7].has_diag = true;
+        many[7].arg2 = 1;
+        many[7].arg3 = (uint64_t)-1;
+        many[8] = st(40, at + 2400, 1, 1);
+        many[9] = st(3, at - 60, 1, 0); /* before the start */
+        for (int i = 10; i < 40; i++)
+          many[i] = st(8, at + 3000u * (unsigned)i, (unsigned)i, 0);
+        e->states = many;
+        e->nstates = 40;
+        e->cap_states = 40;
+      }
+      cs_trace_event(t, e);
+      if (id % 5 == 0)
+        cs_trace_write_bulk(t); /* the next records start a frame */
+    }
+  }
+  /* Timing records. */
+  static const uint8_t types[] = {CS_EV_COLL, CS_EV_P2P, CS_EV_CE_COLL};
+  for (int i = 0; i < 12; i++) {
+    cs_timing r;
+    memset(&r, 0, sizeof r);
+    r.event_id = 0x5000 + (uint64_t)i * 3;
+    r.etype = types[i % 3];
+    r.ctx = ctx[(size_t)i % nctx];
+    r.rank = i % 2 ? -1 : 3;
+    r.nranks = 8;
+    r.func = i % 4 == 3 ? weird : "AllReduce";
+    r.datatype = "ncclFloat32";
+    r.algo = i % 2 ? NULL : "TREE";
+    r.proto = "LL128";
+    r.count = i == 5 ? UINT64_MAX : 4096;
+    r.seq = (uint64_t)i;
+    r.has_seq = i % 3 != 2;
+    r.peer = -2;
+    r.bytes = 16384;
+    r.start_ns = INT64_C(1700000002000000000) + i * 1000;
+    r.stop_ns = r.start_ns + 50000;
+    r.api_ns = i % 2 ? 0 : r.start_ns - 777;
+    r.enq_start_ns = r.start_ns - 500;
+    r.enq_stop_ns = i % 3 ? 0 : r.start_ns - 100;
+    r.source = (cs_timing_source)(i % 3);
+    r.has_gpu = i % 2 == 0;
+    r.gpu_start_ns = r.start_ns + 10;
+    r.gpu_stop_ns = r.stop_ns - 10;
+    r.gpu_channels = 65535;
+    r.gpu_rejected = (uint16_t)(i % 2 ? 0 : 3);
+    r.phase_valid = (uint8_t)(i % 8);
+    for (int ph = 0; ph < CS_TIMING_PHASES; ph++) {
+      r.phase_start_ns[ph] = r.start_ns + ph * 100;
+      r.phase_stop_ns[ph] = r.start_ns + ph * 100 + 50;
+    }
+    r.batched = i % 5 == 0;
+    r.incomplete = i % 4 == 1;
+    r.has_proxy = i % 3 == 1;
+    r.proxy_start_ns = r.start_ns + 1;
+    r.proxy_stop_ns = r.start_ns + 2;
+    r.proxy_ops = 12;
+    r.alg_bw = i % 4 == 0 ? -1.0 : i % 4 == 1 ? NAN : 1.234567e10 * i;
+    r.bus_bw = i == 7 ? 1e15 : 2.5e9;
+    cs_trace_timing(t, &r);
+    if (i == 6)
+      cs_trace_write_bulk(t);
+  }
+  free(e);
+}
+
+/* The event and timing lines of text[0, n), joined (each with its '\n'),
+ * without padding. */
+static char *event_lines(const char *text, size_t n, size_t *out_len) {
+  char *out = malloc(n + 1);
+  assert_non_null(out);
+  size_t w = 0;
+  for (size_t at = 0; at < n;) {
+    const char *nl = memchr(text + at, '\n', n - at);
+    size_t len = nl ? (size_t)(nl - (text + at)) + 1 : n - at;
+    if (nl && (strncmp(text + at, "{\"recordType\":\"event\"", 21) == 0 ||
+               strncmp(text + at, "{\"recordType\":\"timing\"", 22) == 0)) {
+      /* Less the spaces plain JSONL pads a line with before its last '}'
+       * to keep lines within pages (never in a formatted line). */
+      size_t keep = len - 2;
+      while (keep > 0 && text[at + keep - 1] == ' ')
+        keep--;
+      memcpy(out + w, text + at, keep);
+      memcpy(out + w + keep, "}\n", 2);
+      w += keep + 2;
+    }
+    at += len;
+  }
+  *out_len = w;
+  return out;
+}
+
+static char *read_file_text(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  size_t k;
+  while ((k = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += k;
+    if (n == cap)
+      buf = realloc(buf, cap *= 2);
+  }
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+/* A binary file's text through the CLI's reader; *err its error. */
+static char *read_cst(const char *path, size_t *len, int *err) {
+  int fd = open(path, O_RDONLY);
+  assert_true(fd >= 0);
+  tc_stream *s;
+  assert_int_equal(tc_open(&s, TC_CST, fd), 0);
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  ssize_t k;
+  *err = 0;
+  while ((k = tc_read(s, buf + n, cap - n, err)) > 0) {
+    n += (size_t)k;
+    if (n == cap)
+      buf = realloc(buf, cap *= 2);
+  }
+  tc_close(s);
+  close(fd);
+  *len = n;
+  return buf;
+}
+
+typedef struct {
+  char dir[4096];
+  cs_out_dir folder;
+  cs_clock_cal *cal;
+  cs_host_info host;
+} fixture;
+
+/* Write everything with one sink; the file's path into path. */
+static void write_trace(fixture *fx, const uint32_t *ctx, size_t nctx,
+                        bool binary, int zstd_level, const char *run,
+                        char *path, size_t path_cap) {
+  cs_trace_env env = {.pid = 4242,
+                      .hostname = "node\"1",
+                      .run_id = run,
+                      .run_id_source = "test",
+                      .file_rank = -1,
+                      .dir = fx->dir,
+                      .out_dir = &fx->folder,
+                      .host = &fx->host,
+                      .global_rank = 17,
+                      .local_rank = -1,
+                      .world_size = -1,
+                      .cal = fx->cal,
+                      .mode_trace = true,
+                      .direct_io = CS_TF_DIRECT_OFF,
+                      .zstd_level = zstd_level,
+                      .binary = binary};
+  cs_trace_sink *t = calloc(1, sizeof *t);
+  assert_true(cs_trace_open(t, &env));
+  write_all(t, ctx, nctx);
+  snprintf(path, path_cap, "%s", cs_trace_path(t));
+  cs_trace_close(t);
+  free(t);
+}
+
+static void round_trip(cs_host_kind host) {
+  fixture fx;
+  memset(&fx, 0, sizeof fx);
+  test_make_tmpdir(fx.dir, sizeof fx.dir);
+  cs_out_dir_init(&fx.folder, fx.dir, "the test folder");
+  fx.cal = fixed_cal();
+  fx.host = (cs_host_info){.kind = host, .version = "2.27.0"};
+  cs_ctx_clear_all();
+  uint32_t ctx[4];
+  ctx[0] = add_context(true, 7, 0, "train\"dp", 0x1234567890abcdefull);
+  ctx[1] = add_context(false, 4, -1, "", 0);
+  ctx[2] = add_context(true, 6, 3, weird, UINT64_MAX);
+  ctx[3] = 0x7777; /* no such context */
+
+  char jsonl[4200], plain[4200], packed[4200];
+  write_trace(&fx, ctx, 4, false, 0, "run", jsonl, sizeof jsonl);
+  write_trace(&fx, ctx, 4, true, 0, "run", plain, sizeof plain);
+  write_trace(&fx, ctx, 4, true, 1, "run", packed, sizeof packed);
+  assert_non_null(strstr(plain, ".cst"));
+
+  size_t n, want_len;
+  char *text = read_file_text(jsonl, &n);
+  char *want = event_lines(text, n, &want_len);
+  free(text);
+  assert_true(want_len > 10000);
+
+  const char *cst[2] = {plain, packed};
+  for (int i = 0; i < 2; i++) {
+    int err;
+    size_t got_len;
+    text = read_cst(cst[i], &n, &err);
+    assert_int_equal(err, 0);
+    char *got = event_lines(text, n, &got_len);
+    free(text);
+    if (got_len != want_len || memcmp(got, want, want_len) != 0) {
+      size_t at = 0;
+      while (at < got_len && at < want_len && got[at] == want[at])
+        at++;
+      size_t from = at > 200 ? at - 200 : 0;
+      fail_msg("%s differs at byte %zu:\n  got      %.400s\n  expected %.400s",
+               cst[i], at, got + from, want + from);
+    }
+    free(got);
+  }
+
+  /* The stored file cut at every byte: a prefix of the lines, or nothing
+   * past the whole records (never an error, never a wrong line). */
+  size_t whole_len;
+  char *whole = read_file_text(plain, &whole_len);
+  char cut[4300];
+  snprintf(cut, sizeof cut, "%s/cut.cst", fx.dir);
+  for (size_t len = 16; len < whole_len; len += 7) {
+    FILE *f = fopen(cut, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(whole, 1, len, f), len);
+    fclose(f);
+    int err;
+    size_t got_len;
+    text = read_cst(cut, &n, &err);
+    assert_int_equal(err, 0);
+    char *got = event_lines(text, n, &got_len);
+    free(text);
+    assert_true(got_len <= want_len);
+    assert_memory_equal(got, want, got_len);
+    free(got);
+  }
+  free(whole);
+  free(want);
+  free(fx.cal);
+  cs_out_dir_close(&fx.folder);
+  test_remove_tree(fx.dir);
+}
+
+static void test_nccl_binary_reads_as_jsonl(void **state_) {
+  (void)state_;
+  round_trip(CS_HOST_NCCL);
+}
+
+static void test_rccl_binary_reads_as_jsonl(void **state_) {
+  (void)state_;
+  round_trip(CS_HOST_RCCL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_nccl_binary_reads_as_jsonl),
+      cmocka_unit_test(test_rccl_binary_reads_as_jsonl),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
