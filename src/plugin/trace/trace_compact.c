@@ -24,6 +24,16 @@ static void put_str(cs_cx *cx, const char **s) {
     return;
   }
   size_t len = strlen(v);
+  /* Room for it and for what the record still needs besides. */
+  cs_trace_file *f = c->file;
+  size_t at = (size_t)((char *)cx->out - f->buf.data);
+  size_t need = at + CS_CX_STR_MAX(len) + c->tail;
+  if (need > f->buf.len && !cs_jbuf_reserve(&f->buf, need - f->buf.len)) {
+    cx->bad = true; /* the record is dropped (rec_close) */
+    *cx->out++ = 0;
+    return;
+  }
+  cx->out = (unsigned char *)f->buf.data + at;
   cx->out = cst_put_varint(cx->out, (uint64_t)len << 1 | 1);
   memcpy(cx->out, v, len);
   cx->out += len;
@@ -48,6 +58,8 @@ static bool rec_open(cs_trace_compact *c, cs_trace_file *f, size_t max,
     c->started = false;
     return false;
   }
+  c->file = f;
+  c->tail = max;
   *cx = (cs_cx){.reading = false,
                 .out = (unsigned char *)f->buf.data + f->buf.len,
                 .prev = &c->prev,
@@ -61,6 +73,8 @@ static bool rec_open(cs_trace_compact *c, cs_trace_file *f, size_t max,
 static bool rec_close(cs_trace_compact *c, cs_trace_file *f, size_t start,
                       const cs_cx *cx, unsigned kind, int64_t now_ns) {
   f->buf.len = (size_t)((char *)cx->out - f->buf.data);
+  if (cx->bad)
+    f->buf.failed = true; /* no memory for a string: dropped, counted */
   if (cs_tf_rec_end(f, start, kind, now_ns))
     return true;
   c->started = false;
@@ -80,7 +94,7 @@ static bool start_frame(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
   c->started = true; /* rec_close says otherwise if it is dropped */
   size_t start;
   cs_cx cx;
-  if (!rec_open(c, f, cs_cx_writer_max(fmt), &start, &cx, now_ns))
+  if (!rec_open(c, f, cs_cx_writer_max(), &start, &cx, now_ns))
     return false;
   cs_cx_writer(&cx, fmt);
   return rec_close(c, f, start, &cx, CST_REC_WRITER, now_ns);
@@ -97,7 +111,7 @@ static bool tell_context(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
   cs_fmt_comm copy = *m;
   size_t start;
   cs_cx cx;
-  if (!rec_open(c, f, cs_cx_context_max(&copy), &start, &cx, now_ns))
+  if (!rec_open(c, f, cs_cx_context_max(), &start, &cx, now_ns))
     return false;
   cs_cx_context(&cx, &ctx, &copy);
   if (!rec_close(c, f, start, &cx, CST_REC_CONTEXT, now_ns))
@@ -118,7 +132,7 @@ void cs_tc_event(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
   }
   size_t start;
   cs_cx cx;
-  if (!rec_open(c, f, cs_cx_event_max(e, &x), &start, &cx, now_ns))
+  if (!rec_open(c, f, cs_cx_event_max(e), &start, &cx, now_ns))
     return;
   /* Writing reads the event's fields and leaves them as they are. */
   cs_cx_event(&cx, (cs_event *)e, &x);
@@ -136,7 +150,7 @@ void cs_tc_timing(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
   }
   size_t start;
   cs_cx cx;
-  if (!rec_open(c, f, cs_cx_timing_max(r), &start, &cx, now_ns))
+  if (!rec_open(c, f, cs_cx_timing_max(), &start, &cx, now_ns))
     return;
   cs_cx_timing(&cx, (cs_timing *)r, &missing);
   rec_close(c, f, start, &cx, CST_REC_TIMING, now_ns);

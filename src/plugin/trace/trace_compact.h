@@ -40,6 +40,8 @@ typedef struct {
   uint32_t strings; /* entries in the frame's string table */
   cs_tc_string str[CS_TC_STRINGS];
   uint32_t ctx_told[CS_TC_CONTEXTS]; /* serials described (by serial % N) */
+  cs_trace_file *file;               /* the file of the record being made */
+  size_t tail; /* ... the room its fields other than strings need */
 } cs_trace_compact;
 
 /* An event (times converted by the caller) as a record into f's buffer;

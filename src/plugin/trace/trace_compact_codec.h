@@ -54,12 +54,12 @@ struct cs_cx {
   void *arg; /* the direction's */
 };
 
-/* The scalar fields, both ways. */
+/* A varint, both ways (the string functions read their references). */
 void cs_cx_u64(cs_cx *c, uint64_t *v);
-void cs_cx_i64(cs_cx *c, int64_t *v);
-void cs_cx_u8(cs_cx *c, uint8_t *v);
 
-/* Bytes a string reference can take when new (its varint and its text). */
+/* Bytes a string reference can take when new (its varint and its text):
+ * the writer's string function makes that room itself, so the bounds
+ * below leave strings out. */
 #define CS_CX_STR_MAX(len) (CST_VARINT_MAX + (len))
 
 /* What an event record carries beside the event. */
@@ -69,23 +69,23 @@ typedef struct {
   int abi;          /* ... then the default ABI (states' names) */
 } cs_cx_event_extra;
 
-/* The most an event record's body takes, its strings new. */
-size_t cs_cx_event_max(const cs_event *e, const cs_cx_event_extra *x);
+/* The most an event record's body takes, its strings left out. */
+size_t cs_cx_event_max(const cs_event *e);
 
 /* An event record's body. Reading fills *e (its states through c->states)
  * and *x; the caller checks c->bad and that the body is used up. */
 void cs_cx_event(cs_cx *c, cs_event *e, cs_cx_event_extra *x);
 
 /* A timing record's body; ctx_missing as for events. */
-size_t cs_cx_timing_max(const cs_timing *r);
+size_t cs_cx_timing_max(void);
 void cs_cx_timing(cs_cx *c, cs_timing *r, bool *ctx_missing);
 
 /* A context record's body: the serial and what the formatter reads. */
-size_t cs_cx_context_max(const cs_fmt_comm *m);
+size_t cs_cx_context_max(void);
 void cs_cx_context(cs_cx *c, uint32_t *serial, cs_fmt_comm *m);
 
 /* A writer record's body: pid, host kind and the timing identity. */
-size_t cs_cx_writer_max(const cs_fmt *f);
+size_t cs_cx_writer_max(void);
 void cs_cx_writer(cs_cx *c, cs_fmt *f);
 
 #endif
