@@ -52,8 +52,8 @@ static void put_str(cs_cx *cx, const char **s) {
  * memory. */
 static bool rec_open(cs_trace_compact *c, cs_trace_file *f, size_t max,
                      size_t *start, cs_cx *cx, int64_t now_ns) {
-  *start = cs_tf_rec_begin(f);
-  if (!cs_jbuf_reserve(&f->buf, max)) {
+  *start = cs_tf_rec_begin(f, max);
+  if (f->buf.failed) {
     cs_tf_rec_end(f, *start, 0, now_ns); /* counted as lost */
     c->started = false;
     return false;
@@ -82,10 +82,8 @@ static bool rec_close(cs_trace_compact *c, cs_trace_file *f, size_t start,
 }
 
 /* The frame's state afresh and its writer record; false when dropped. */
-static bool start_frame(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
-                        int64_t now_ns) {
-  if (c->started && c->frame == f->frames)
-    return true;
+static bool start_frame_slow(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
+                             int64_t now_ns) {
   memset(&c->prev, 0, sizeof c->prev);
   memset(c->str, 0, sizeof c->str);
   memset(c->ctx_told, 0, sizeof c->ctx_told);
@@ -98,6 +96,12 @@ static bool start_frame(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
     return false;
   cs_cx_writer(&cx, fmt);
   return rec_close(c, f, start, &cx, CST_REC_WRITER, now_ns);
+}
+
+static inline bool start_frame(cs_trace_compact *c, cs_trace_file *f,
+                               cs_fmt *fmt, int64_t now_ns) {
+  return (c->started && c->frame == f->frames) ||
+         start_frame_slow(c, f, fmt, now_ns);
 }
 
 /* Describe context `ctx` in this frame if it is not yet; *missing when no

@@ -206,13 +206,6 @@ size_t cs_tf_line_begin(cs_trace_file *f) {
   return start;
 }
 
-size_t cs_tf_rec_begin(cs_trace_file *f) {
-  size_t start = f->buf.len;
-  static const char room[CST_REC_HEAD2];
-  cs_jbuf_put(&f->buf, room, sizeof room);
-  return start;
-}
-
 void cs_tf_count_lost(cs_trace_file *f, uint64_t n) {
   f->lines_dropped += n;
   f->lines_lost += n;

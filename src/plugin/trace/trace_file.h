@@ -53,6 +53,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cst_format.h"
 #include "json_writer.h"
 #include "out_dir.h"
 #include "trace_accounting.h"
@@ -165,11 +166,19 @@ static inline bool cs_tf_direct(const cs_trace_file *f) {
 size_t cs_tf_line_begin(cs_trace_file *f);
 void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns);
 
-/* Binary files: a compact record (trace_compact.h) instead of a line. Its
- * body goes into f->buf after cs_tf_rec_begin; cs_tf_rec_end puts its
- * head (`kind`, its length) before it. Dropped and counted like a line
- * when the file is paused or failed or the buffer out of memory: false. */
-size_t cs_tf_rec_begin(cs_trace_file *f);
+/* Binary files: a compact record (trace_compact.h) instead of a line.
+ * cs_tf_rec_begin makes room for its head and `max` bytes of body and
+ * returns where the record starts; the body goes at that offset plus
+ * CST_REC_HEAD2 (f->buf.len stays), and cs_tf_rec_end, told the body's end
+ * in f->buf.len, puts the head (`kind`, the length) before it. Dropped and
+ * counted like a line when the file is paused or failed or the buffer out
+ * of memory (then f->buf.failed): false. */
+static inline size_t cs_tf_rec_begin(cs_trace_file *f, size_t max) {
+  size_t start = f->buf.len;
+  if (cs_jbuf_reserve(&f->buf, CST_REC_HEAD2 + max))
+    f->buf.len += CST_REC_HEAD2;
+  return start;
+}
 bool cs_tf_rec_end(cs_trace_file *f, size_t start, unsigned kind,
                    int64_t now_ns);
 /* `n` lines (records) lost before they were made, counted as dropped. */
