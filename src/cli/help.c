@@ -362,7 +362,9 @@ static const char help_convert[] =
     "Lines are written in the input's order (not sorted); a file already in\n"
     "cclscope's format is copied unchanged (decompressed: convert -o - x.zst\n"
     "prints the text); a binary trace (x.cst, CCLSCOPE_FORMAT=binary)\n"
-    "becomes the JSONL its records hold (x.jsonl in a folder). The file is\n"
+    "becomes the JSONL its records hold (x.jsonl in a folder): its compact\n"
+    "event and timing records formatted by the plugin's own code, the lines\n"
+    "a JSONL run writes (less page padding). The file is\n"
     "read twice; memory:\n"
     "32 bytes per event (48 per ProxyOp) plus the states of events not\n"
     "yet written and about 200 bytes per Coll/P2p for its timing.\n"
@@ -373,8 +375,9 @@ static const char help_convert[] =
     "                         folder to write them into, each under its own\n"
     "                         name (created if needed); never an input\n"
     "  --to jsonl|binary      jsonl (default): JSONL lines; binary: the same\n"
-    "                         lines in the binary container (.cst, stored\n"
-    "                         frames; docs/trace-format.md), x.jsonl[.zst]\n"
+    "                         lines as line records of the binary container\n"
+    "                         (.cst version 2, stored frames, not compact\n"
+    "                         records; docs/trace-format.md), x.jsonl[.zst]\n"
     "                         written as x.cst in a folder\n";
 
 static const char help_sql[] =
