@@ -9,7 +9,9 @@
  * JSONL sink and to a binary sink (stored and zstd frames, frames cut
  * between the records), and the CLI's reader (src/cli/read/trace_codec.c)
  * must give the JSONL file's event and timing lines byte for byte. A
- * stored binary file cut at every byte must read as a prefix of them.
+ * stored binary file cut at every byte must read as a prefix of them; a
+ * string that makes the buffer grow inside a record must not lose the
+ * record's first fields.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -232,12 +234,20 @@ static cs_state_rec st(uint32_t id, uint64_t raw, uint32_t repeat,
                         .arg = arg};
 }
 
-/* Every event and timing record of the test, into sink t. */
-static void write_all(cs_trace_sink *t, const uint32_t *ctx, size_t nctx) {
+/* Every event and timing record of the test, into sink t; with `huge`, a
+ * 4 MiB string first (the file's buffer grows in the middle of a record). */
+static void write_all(cs_trace_sink *t, const uint32_t *ctx, size_t nctx,
+                      const char *huge) {
   cs_event *e = calloc(1, sizeof *e);
   cs_state_rec many[40];
   assert_non_null(e);
   uint64_t id = 0x1000;
+  if (huge) {
+    base(e, CS_EV_COLL_API, id++, ctx[0]);
+    fill_payload(e, 0);
+    e->p.coll_api.datatype = huge;
+    cs_trace_event(t, e);
+  }
   for (int etype = 0; etype < CS_EV_COUNT; etype++) {
     for (int variant = 0; variant < 3; variant++) {
       base(e, (uint8_t)etype, id++, ctx[(size_t)(etype + variant) % nctx]);
@@ -403,8 +413,8 @@ typedef struct {
 
 /* Write everything with one sink; the file's path into path. */
 static void write_trace(fixture *fx, const uint32_t *ctx, size_t nctx,
-                        bool binary, int zstd_level, const char *run,
-                        char *path, size_t path_cap) {
+                        const char *huge, bool binary, int zstd_level,
+                        const char *run, char *path, size_t path_cap) {
   cs_trace_env env = {.pid = 4242,
                       .hostname = "node\"1",
                       .run_id = run,
@@ -423,13 +433,13 @@ static void write_trace(fixture *fx, const uint32_t *ctx, size_t nctx,
                       .binary = binary};
   cs_trace_sink *t = calloc(1, sizeof *t);
   assert_true(cs_trace_open(t, &env));
-  write_all(t, ctx, nctx);
+  write_all(t, ctx, nctx, huge);
   snprintf(path, path_cap, "%s", cs_trace_path(t));
   cs_trace_close(t);
   free(t);
 }
 
-static void round_trip(cs_host_kind host) {
+static void round_trip(cs_host_kind host, const char *huge) {
   fixture fx;
   memset(&fx, 0, sizeof fx);
   test_make_tmpdir(fx.dir, sizeof fx.dir);
@@ -444,9 +454,9 @@ static void round_trip(cs_host_kind host) {
   ctx[3] = 0x7777; /* no such context */
 
   char jsonl[4200], plain[4200], packed[4200];
-  write_trace(&fx, ctx, 4, false, 0, "run", jsonl, sizeof jsonl);
-  write_trace(&fx, ctx, 4, true, 0, "run", plain, sizeof plain);
-  write_trace(&fx, ctx, 4, true, 1, "run", packed, sizeof packed);
+  write_trace(&fx, ctx, 4, huge, false, 0, "run", jsonl, sizeof jsonl);
+  write_trace(&fx, ctx, 4, huge, true, 0, "run", plain, sizeof plain);
+  write_trace(&fx, ctx, 4, huge, true, 1, "run", packed, sizeof packed);
   assert_non_null(strstr(plain, ".cst"));
 
   size_t n, want_len;
@@ -480,7 +490,7 @@ static void round_trip(cs_host_kind host) {
   char *whole = read_file_text(plain, &whole_len);
   char cut[4300];
   snprintf(cut, sizeof cut, "%s/cut.cst", fx.dir);
-  for (size_t len = 16; len < whole_len; len += 7) {
+  for (size_t len = 16; !huge && len < whole_len; len += 7) {
     FILE *f = fopen(cut, "wb");
     assert_non_null(f);
     assert_int_equal(fwrite(whole, 1, len, f), len);
@@ -504,18 +514,32 @@ static void round_trip(cs_host_kind host) {
 
 static void test_nccl_binary_reads_as_jsonl(void **state_) {
   (void)state_;
-  round_trip(CS_HOST_NCCL);
+  round_trip(CS_HOST_NCCL, NULL);
 }
 
 static void test_rccl_binary_reads_as_jsonl(void **state_) {
   (void)state_;
-  round_trip(CS_HOST_RCCL);
+  round_trip(CS_HOST_RCCL, NULL);
+}
+
+/* A string that makes the buffer grow while a record is being made: the
+ * record's first fields must move with it. */
+static void test_buffer_grows_inside_a_record(void **state_) {
+  (void)state_;
+  size_t n = 4u << 20;
+  char *huge = malloc(n + 1);
+  assert_non_null(huge);
+  memset(huge, 'x', n);
+  huge[n] = '\0';
+  round_trip(CS_HOST_NCCL, huge);
+  free(huge);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nccl_binary_reads_as_jsonl),
       cmocka_unit_test(test_rccl_binary_reads_as_jsonl),
+      cmocka_unit_test(test_buffer_grows_inside_a_record),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,14 +26,15 @@ static void put_str(cs_cx *cx, const char **s) {
   size_t len = strlen(v);
   /* Room for it and for what the record still needs besides. */
   cs_trace_file *f = c->file;
-  size_t at = (size_t)((char *)cx->out - f->buf.data);
-  size_t need = at + CS_CX_STR_MAX(len) + c->tail;
-  if (need > f->buf.len && !cs_jbuf_reserve(&f->buf, need - f->buf.len)) {
+  /* The body so far counts as the buffer's (a buffer that grows keeps
+   * only that); rec_close sets the length again at the record's end. */
+  f->buf.len = (size_t)((char *)cx->out - f->buf.data);
+  if (!cs_jbuf_reserve(&f->buf, CS_CX_STR_MAX(len) + c->tail)) {
     cx->bad = true; /* the record is dropped (rec_close) */
     *cx->out++ = 0;
     return;
   }
-  cx->out = (unsigned char *)f->buf.data + at;
+  cx->out = (unsigned char *)f->buf.data + f->buf.len;
   cx->out = cst_put_varint(cx->out, (uint64_t)len << 1 | 1);
   memcpy(cx->out, v, len);
   cx->out += len;

@@ -222,7 +222,12 @@ bool cs_tf_rec_end(cs_trace_file *f, size_t start, unsigned kind,
   }
   size_t body = f->buf.len - start - CST_REC_HEAD2;
   unsigned char *head = (unsigned char *)f->buf.data + start;
-  if (body < CST_REC_HEAD2_LIMIT) {
+  if (body < 0x80) { /* most: a one-byte length, the body moved back */
+    head[0] = (unsigned char)kind;
+    head[1] = (unsigned char)body;
+    memmove(head + 2, head + CST_REC_HEAD2, body);
+    f->buf.len -= CST_REC_HEAD2 - 2;
+  } else if (body < CST_REC_HEAD2_LIMIT) {
     cst_rec_head2(head, kind, (uint32_t)body);
   } else { /* a long one (many states): a wider head, the body moved */
     unsigned char wide[CST_REC_HEAD_MAX];
