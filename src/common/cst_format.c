@@ -80,12 +80,6 @@ void cst_rec_head_wide(unsigned char *out, unsigned kind, uint32_t body_len) {
   out[5] = (unsigned char)(body_len >> 28);
 }
 
-void cst_rec_head2(unsigned char *out, unsigned kind, uint32_t body_len) {
-  out[0] = (unsigned char)kind;
-  out[1] = (unsigned char)(0x80 | (body_len & 0x7f));
-  out[2] = (unsigned char)((body_len >> 7) & 0x7f);
-}
-
 int cst_rec_parse(const unsigned char *in, size_t n, unsigned *kind,
                   size_t *body, uint32_t *len, size_t *next) {
   if (n < 2)

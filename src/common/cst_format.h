@@ -86,13 +86,6 @@ void cst_rec_head_wide(unsigned char *out, unsigned kind, uint32_t body_len);
 int cst_rec_parse(const unsigned char *in, size_t n, unsigned *kind,
                   size_t *body, uint32_t *len, size_t *next);
 
-/* A record's head with its length in two bytes (a valid, not minimal,
- * LEB128 varint), for bodies under CST_REC_HEAD2_LIMIT bytes: a writer
- * leaves 3 bytes and fills them in once the body is made. */
-#define CST_REC_HEAD2 3
-#define CST_REC_HEAD2_LIMIT (1u << 14)
-void cst_rec_head2(unsigned char *out, unsigned kind, uint32_t body_len);
-
 /* ---- varints (LEB128) and zigzag, for compact record bodies ---- */
 
 #define CST_VARINT_MAX 10

@@ -398,12 +398,13 @@ CX_INLINE void cx_event_impl(cs_cx *c, bool rd, cs_event *e,
   cx_i32(c, rd, &e->rank);
   if (e->foreign_owner)
     cx_i32(c, rd, &e->origin_pid);
-  cx_delta_i64(c, rd, &t->start_ns, &c->prev->event_start_ns);
+  /* Events are written as they end: their ends are close together. */
+  cx_delta_i64(c, rd, &t->end_ns, &c->prev->event_end_ns);
+  cx_from_i64(c, rd, &t->start_ns, t->end_ns);
   int64_t tid = e->start_tid;
   cx_delta_i64(c, rd, &tid, &c->prev->tid);
   if (rd)
     e->start_tid = (int32_t)tid;
-  cx_from_i64(c, rd, &t->end_ns, t->start_ns);
   if (e->end == CS_END_STOPPED) {
     int64_t stop_tid = e->stop_tid;
     cx_from_i64(c, rd, &stop_tid, e->start_tid);

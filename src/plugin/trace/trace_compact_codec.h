@@ -26,7 +26,7 @@
 /* The previous values deltas are taken against, per frame. */
 typedef struct {
   uint64_t event_id;
-  int64_t event_start_ns;
+  int64_t event_end_ns;
   int64_t tid;
   uint64_t timing_id;
   int64_t timing_start_ns;

@@ -220,19 +220,15 @@ bool cs_tf_rec_end(cs_trace_file *f, size_t start, unsigned kind,
     cs_tf_count_lost(f, 1);
     return false;
   }
-  size_t body = f->buf.len - start - CST_REC_HEAD2;
+  size_t body = f->buf.len - start - CS_TF_REC_HEAD1;
   unsigned char *head = (unsigned char *)f->buf.data + start;
-  if (body < 0x80) { /* most: a one-byte length, the body moved back */
+  if (body < 0x80) { /* most: a one-byte length */
     head[0] = (unsigned char)kind;
     head[1] = (unsigned char)body;
-    memmove(head + 2, head + CST_REC_HEAD2, body);
-    f->buf.len -= CST_REC_HEAD2 - 2;
-  } else if (body < CST_REC_HEAD2_LIMIT) {
-    cst_rec_head2(head, kind, (uint32_t)body);
-  } else { /* a long one (many states): a wider head, the body moved */
+  } else { /* a longer length: the body moves forward */
     unsigned char wide[CST_REC_HEAD_MAX];
     size_t n = cst_rec_head(wide, kind, (uint32_t)body);
-    if (!cs_jbuf_reserve(&f->buf, n - CST_REC_HEAD2)) {
+    if (!cs_jbuf_reserve(&f->buf, n - CS_TF_REC_HEAD1)) {
       f->bytes_dropped += f->buf.len - start;
       f->buf.len = start;
       f->buf.failed = false;
@@ -240,9 +236,9 @@ bool cs_tf_rec_end(cs_trace_file *f, size_t start, unsigned kind,
       return false;
     }
     head = (unsigned char *)f->buf.data + start;
-    memmove(head + n, head + CST_REC_HEAD2, body);
+    memmove(head + n, head + CS_TF_REC_HEAD1, body);
     memcpy(head, wide, n);
-    f->buf.len += n - CST_REC_HEAD2;
+    f->buf.len += n - CS_TF_REC_HEAD1;
   }
   f->lines++;
   f->buf_lines++;

@@ -168,15 +168,18 @@ void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns);
 
 /* Binary files: a compact record (trace_compact.h) instead of a line.
  * cs_tf_rec_begin makes room for its head and `max` bytes of body and
- * returns where the record starts; the body goes at that offset plus
- * CST_REC_HEAD2 (f->buf.len stays), and cs_tf_rec_end, told the body's end
- * in f->buf.len, puts the head (`kind`, the length) before it. Dropped and
+ * returns where the record starts; the body goes at f->buf.len (the start
+ * plus the 2 bytes of a short record's head), and cs_tf_rec_end, told the
+ * body's end in f->buf.len, puts the head (`kind`, the length) before it,
+ * moving a body of 128 bytes or more forward to make room for a longer
+ * length. Dropped and
  * counted like a line when the file is paused or failed or the buffer out
  * of memory (then f->buf.failed): false. */
+#define CS_TF_REC_HEAD1 2 /* kind, one byte of length */
 static inline size_t cs_tf_rec_begin(cs_trace_file *f, size_t max) {
   size_t start = f->buf.len;
-  if (cs_jbuf_reserve(&f->buf, CST_REC_HEAD2 + max))
-    f->buf.len += CST_REC_HEAD2;
+  if (cs_jbuf_reserve(&f->buf, CS_TF_REC_HEAD1 + max))
+    f->buf.len += CS_TF_REC_HEAD1;
   return start;
 }
 bool cs_tf_rec_end(cs_trace_file *f, size_t start, unsigned kind,
