@@ -134,6 +134,38 @@ static void lines_as_records(void **state) {
   assert_int_equal(text_at, len);
 }
 
+/* Compact records' varints and zigzag: every width, the extremes, a cut
+ * or overlong varint refused. */
+static void varints_and_zigzag(void **state) {
+  (void)state;
+  static const uint64_t values[] = {0,         1,          127,
+                                    128,       16383,      16384,
+                                    1u << 31,  UINT32_MAX, (uint64_t)1 << 63,
+                                    UINT64_MAX};
+  for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
+    unsigned char buf[CST_VARINT_MAX];
+    unsigned char *end = cst_put_varint(buf, values[i]);
+    const unsigned char *p = buf;
+    uint64_t v = 0;
+    assert_true(cst_get_varint(&p, end, &v));
+    assert_true(p == end);
+    assert_true(v == values[i]);
+    p = buf; /* one byte short: cut */
+    assert_false(cst_get_varint(&p, end - 1, &v));
+    int64_t sv = (int64_t)values[i];
+    assert_true(cst_unzigzag(cst_zigzag(sv)) == sv);
+    if (sv != INT64_MIN)
+      assert_true(cst_unzigzag(cst_zigzag(-sv)) == -sv);
+  }
+  assert_true(cst_zigzag(0) == 0 && cst_zigzag(-1) == 1 && cst_zigzag(1) == 2);
+  assert_true(cst_zigzag(INT64_MIN) == UINT64_MAX);
+  unsigned char longer[11];
+  memset(longer, 0x80, sizeof longer); /* eleven continuation bytes */
+  const unsigned char *p = longer;
+  uint64_t v;
+  assert_false(cst_get_varint(&p, longer + sizeof longer, &v));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(record_heads_round_trip),
@@ -141,6 +173,7 @@ int main(void) {
       cmocka_unit_test(long_varint_refused),
       cmocka_unit_test(headers),
       cmocka_unit_test(lines_as_records),
+      cmocka_unit_test(varints_and_zigzag),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
