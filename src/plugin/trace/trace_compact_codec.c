@@ -339,21 +339,33 @@ size_t cs_cx_event_max(const cs_event *e) {
   return 48 * CST_VARINT_MAX + (size_t)e->nstates * 8 * CST_VARINT_MAX;
 }
 
+/* Does the line of a state read its argument (cs_fmt_state)? Only then is
+ * it written. */
+static inline bool state_has_arg(uint32_t state, bool diag) {
+  return diag || state == 9 || state == 11 || state == 18 || state == 22 ||
+         state == 31 || state == 32;
+}
+
 CX_INLINE void cx_state(cs_cx *c, bool rd, cs_state_rec *s, int64_t *ns,
                         int64_t *prev) {
-  cx_u32(c, rd, &s->state);
-  uint8_t flags =
-      (uint8_t)((s->repeat > 1 ? ST_REPEAT : 0) | (s->has_diag ? ST_DIAG : 0));
-  cx_u8(c, rd, &flags);
+  /* Its id and flags in one varint (one byte for ids under 32). */
+  uint64_t head = (uint64_t)s->state << 2 | (s->repeat > 1 ? ST_REPEAT : 0) |
+                  (s->has_diag ? ST_DIAG : 0);
+  cx_u64(c, rd, &head);
+  if (rd) {
+    if (head >> 2 > UINT32_MAX)
+      c->bad = true;
+    s->state = (uint32_t)(head >> 2);
+    s->has_diag = (head & ST_DIAG) != 0;
+  }
   cx_delta_i64(c, rd, &ns[0], prev);
-  cx_u64(c, rd, &s->arg);
-  if (rd)
-    s->has_diag = (flags & ST_DIAG) != 0;
+  if (state_has_arg(s->state, s->has_diag))
+    cx_u64(c, rd, &s->arg);
   if (s->has_diag) {
     cx_u64(c, rd, &s->arg2);
     cx_u64(c, rd, &s->arg3);
   }
-  if (flags & ST_REPEAT) {
+  if (head & ST_REPEAT) {
     cx_u32(c, rd, &s->repeat);
     cx_from_i64(c, rd, &ns[1], ns[0]);
   } else if (rd) {
