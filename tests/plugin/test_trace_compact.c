@@ -28,9 +28,11 @@
 #include <unistd.h>
 
 #include "context.h"
+#include "cst_format.h"
 #include "host_info.h"
 #include "out_dir.h"
 #include "read/trace_codec.h"
+#include "trace_compact_codec.h"
 #include "trace_jsonl.h"
 #include "trace_read.h"
 
@@ -535,11 +537,165 @@ static void test_buffer_grows_inside_a_record(void **state_) {
   free(huge);
 }
 
+/* ---- crafted files: what a reader must survive ---- */
+
+/* The crafted records' strings: every one new. */
+static void new_str(cs_cx *c, const char **s) {
+  const char *v = *s;
+  if (!v) {
+    *c->out++ = 0;
+    return;
+  }
+  size_t n = strlen(v);
+  c->out = cst_put_varint(c->out, (uint64_t)n << 1 | 1);
+  memcpy(c->out, v, n);
+  c->out += n;
+}
+
+typedef struct {
+  unsigned char *payload; /* the frame's records */
+  size_t len;
+  uint32_t records;
+  cs_cx_prev prev;
+  unsigned char *body; /* the record being made */
+} crafted;
+
+enum { CRAFTED_MAX = 2 << 20 };
+
+static crafted *crafted_new(void) {
+  crafted *k = calloc(1, sizeof *k);
+  assert_non_null(k);
+  k->payload = malloc(CRAFTED_MAX);
+  k->body = malloc(CRAFTED_MAX);
+  assert_non_null(k->payload);
+  assert_non_null(k->body);
+  return k;
+}
+
+static void crafted_free(crafted *k) {
+  free(k->payload);
+  free(k->body);
+  free(k);
+}
+
+static cs_cx crafted_body(crafted *k) {
+  return (cs_cx){
+      .reading = false, .out = k->body, .prev = &k->prev, .str = new_str};
+}
+
+static void crafted_add(crafted *k, unsigned kind, const cs_cx *c) {
+  size_t body = (size_t)(c->out - k->body);
+  unsigned char head[CST_REC_HEAD_MAX];
+  size_t h = cst_rec_head(head, kind, (uint32_t)body);
+  memcpy(k->payload + k->len, head, h);
+  memcpy(k->payload + k->len + h, k->body, body);
+  k->len += h + body;
+  k->records++;
+}
+
+/* k's records as the one stored frame of a binary file at path. */
+static void crafted_write(const crafted *k, const char *path) {
+  unsigned char head[CST_FILE_HEADER + CST_FRAME_HEADER];
+  cst_file_header(head, 0);
+  cst_frame_info info = {CST_CODEC_STORED, (uint32_t)k->len, k->records};
+  cst_frame_header(head + CST_FILE_HEADER, &info);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(head, 1, sizeof head, f), sizeof head);
+  assert_int_equal(fwrite(k->payload, 1, k->len, f), k->len);
+  fclose(f);
+}
+
+static void crafted_writer(crafted *k) {
+  cs_fmt who = {.pid = 7, .global_rank = -1, .run_id = "r", .hostname = "h"};
+  cs_cx c = crafted_body(k);
+  cs_cx_writer(&c, &who);
+  crafted_add(k, CST_REC_WRITER, &c);
+}
+
+/* A context whose name is longer than any the plugin has: the file is
+ * refused as corrupt, not formatted past the line's room. */
+static void test_overlong_context_name_refused(void **state_) {
+  (void)state_;
+  char dir[4096], path[4200];
+  test_make_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/long_name.cst", dir);
+  crafted *k = crafted_new();
+  crafted_writer(k);
+  char name[5000];
+  memset(name, '"', sizeof name - 1); /* each one escaped: 2 bytes */
+  name[sizeof name - 1] = '\0';
+  cs_fmt_comm m = {
+      .has_comm_info = true, .abi = 6, .device = 0, .comm_name = name};
+  uint32_t serial = 3;
+  cs_cx c = crafted_body(k);
+  cs_cx_context(&c, &serial, &m);
+  crafted_add(k, CST_REC_CONTEXT, &c);
+  cs_timing r;
+  memset(&r, 0, sizeof r);
+  r.etype = CS_EV_COLL;
+  r.ctx = 3;
+  r.func = "AllReduce";
+  bool missing = false;
+  c = crafted_body(k);
+  cs_cx_timing(&c, &r, &missing);
+  crafted_add(k, CST_REC_TIMING, &c);
+  crafted_write(k, path);
+  int err;
+  size_t n;
+  free(read_cst(path, &n, &err));
+  assert_int_equal(err, TC_ERR_CORRUPT);
+  crafted_free(k);
+  test_remove_tree(dir);
+}
+
+/* A reclaim reason far longer than the plugin's (escaped, more than the
+ * reader's first 1 MiB of text): formatted whole, its room counted. */
+static void test_long_reclaim_reason_formatted(void **state_) {
+  (void)state_;
+  char dir[4096], path[4200];
+  test_make_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/long_reason.cst", dir);
+  crafted *k = crafted_new();
+  crafted_writer(k);
+  size_t reason_len = 600000;
+  char *reason = malloc(reason_len + 1);
+  assert_non_null(reason);
+  memset(reason, '\\', reason_len);
+  reason[reason_len] = '\0';
+  cs_event *e = calloc(1, sizeof *e);
+  assert_non_null(e);
+  base(e, CS_EV_PROXY_STEP, 0x42, 0);
+  e->end = CS_END_RECLAIMED;
+  cs_fmt_times t = {.start_ns = INT64_C(1700000000000000000),
+                    .end_ns = INT64_C(1700000000000001000),
+                    .reclaim = reason};
+  cs_cx_event_extra x = {.times = &t, .ctx_missing = true, .abi = 6};
+  cs_cx c = crafted_body(k);
+  cs_cx_event(&c, e, &x);
+  crafted_add(k, CST_REC_EVENT, &c);
+  crafted_write(k, path);
+  int err;
+  size_t n;
+  char *text = read_cst(path, &n, &err);
+  assert_int_equal(err, 0);
+  char *at = memchr(text, '\\', n);
+  assert_non_null(at);
+  assert_true(n - (size_t)(at - text) > 2 * reason_len);
+  free(text);
+  free(reason);
+  free(e);
+  crafted_free(k);
+  test_remove_tree(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nccl_binary_reads_as_jsonl),
       cmocka_unit_test(test_rccl_binary_reads_as_jsonl),
       cmocka_unit_test(test_buffer_grows_inside_a_record),
+      cmocka_unit_test(test_overlong_context_name_refused),
+      cmocka_unit_test(test_long_reclaim_reason_formatted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -231,6 +231,10 @@ static int read_context(cst_records *r, cs_cx *cx) {
   cs_cx_context(cx, &serial, &m);
   if (cx->bad)
     return r->oom ? ENOMEM : TC_ERR_CORRUPT;
+  /* A context's name is shorter (hot/context.h): the timing line's room
+   * (cs_fmt_timing_max) counts on it. */
+  if (m.comm_name && strlen(m.comm_name) >= CS_FMT_COMM_NAME_MAX)
+    return TC_ERR_CORRUPT;
   ctx_entry *e = NULL;
   for (uint32_t i = 0; i < r->nctxs && !e; i++)
     if (r->ctxs[i].serial == serial)
@@ -267,7 +271,9 @@ static int read_event(cst_records *r, cs_cx *cx) {
   cs_cx_event(cx, &e, &x);
   if (cx->bad)
     return r->oom ? ENOMEM : TC_ERR_CORRUPT;
-  if (!text_room(r, cs_fmt_event_max(&e) + 1))
+  /* The reclaim reason is a string of the file's: its room too. */
+  size_t reclaim = t.reclaim ? CS_CUR_STR_MAX(strlen(t.reclaim)) : 0;
+  if (!text_room(r, cs_fmt_event_max(&e) + reclaim + 1))
     return ENOMEM;
   r->ctx_missing = x.ctx_missing;
   int abi = r->fmt.default_abi;

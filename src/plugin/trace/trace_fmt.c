@@ -665,15 +665,12 @@ static char *cur_gbps(char *p, double bytes_per_s) {
   return p + 2;
 }
 
-/* The longest communicator name a context holds (hot/context.h). */
-#define COMM_NAME_MAX 128
-
 size_t cs_fmt_timing_max(const cs_fmt *f, const cs_timing *r) {
   size_t strs = 0;
   const char *names[4] = {r->func, r->datatype, r->algo, r->proto};
   for (int i = 0; i < 4; i++)
     strs += names[i] ? CS_CUR_STR_MAX(strlen(names[i])) : 4;
-  strs += identity_max(f) + CS_CUR_STR_MAX(COMM_NAME_MAX);
+  strs += identity_max(f) + CS_CUR_STR_MAX(CS_FMT_COMM_NAME_MAX);
   return 2560 + strs; /* 2048, plus the phases */
 }
 

@@ -24,6 +24,10 @@
 #include "cursor.h"
 #include "event_types.h"
 
+/* The room a context's name may take, its NUL included (hot/context.h's
+ * comm_name); a timing line's size bound counts on it. */
+#define CS_FMT_COMM_NAME_MAX 128
+
 /* What the formatters read of a communicator's context. */
 typedef struct {
   bool has_comm_info; /* v4+: NCCL passed commId, ranks, name */

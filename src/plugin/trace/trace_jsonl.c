@@ -24,6 +24,9 @@ static int64_t to_ns(cs_trace_sink *t, uint64_t raw) {
   return cs_clock_to_epoch_ns_cached(t->env.cal, &t->clock_past, raw);
 }
 
+_Static_assert(sizeof(((cs_context *)0)->comm_name) <= CS_FMT_COMM_NAME_MAX,
+               "a timing line's room (trace_fmt.h) counts on the name's size");
+
 /* The formatter's view of a context (cs_fmt_comm_fn), from the table. */
 static const cs_fmt_comm *sink_comm(void *arg, uint32_t ctx) {
   cs_trace_sink *t = arg;
