@@ -9,9 +9,11 @@
  * JSONL sink and to a binary sink (stored and zstd frames, frames cut
  * between the records), and the CLI's reader (src/cli/read/trace_codec.c)
  * must give the JSONL file's event and timing lines byte for byte. A
- * stored binary file cut at every byte must read as a prefix of them; a
+ * stored binary file cut at every byte must read as a prefix of them, and
+ * each of its frames must decode on its own (its lines a piece of them); a
  * string that makes the buffer grow inside a record must not lose the
- * record's first fields.
+ * record's first fields. Crafted files: an overlong context name is
+ * refused, a long reclaim reason formatted whole, version 1 still read.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -441,6 +443,70 @@ static void write_trace(fixture *fx, const uint32_t *ctx, size_t nctx,
   free(t);
 }
 
+/* The event and timing lines of the binary file made of `file`'s header
+ * and those of its frames (by their offsets) that `keep` says. */
+static char *lines_of_frames(const char *dir, const char *file,
+                             const size_t *frame_at, size_t nframes,
+                             size_t file_len, bool (*keep)(size_t, size_t),
+                             size_t k, size_t *len) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/frames.cst", dir);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(file, 1, CST_FILE_HEADER, f), CST_FILE_HEADER);
+  for (size_t i = 0; i < nframes; i++) {
+    size_t end = i + 1 < nframes ? frame_at[i + 1] : file_len;
+    if (keep(i, k))
+      assert_int_equal(fwrite(file + frame_at[i], 1, end - frame_at[i], f),
+                       end - frame_at[i]);
+  }
+  fclose(f);
+  int err;
+  size_t n;
+  char *text = read_cst(path, &n, &err);
+  assert_int_equal(err, 0);
+  char *lines = event_lines(text, n, len);
+  free(text);
+  return lines;
+}
+
+static bool all_but(size_t i, size_t k) {
+  return i != k;
+}
+
+static bool head_and(size_t i, size_t k) {
+  return i < 2 || i == k; /* the process and accounting frames, and k */
+}
+
+/* Each frame after the file's head decodes on its own: with only the
+ * head before it, its lines are a piece of the run's lines; without it,
+ * the other frames give the rest. */
+static void frames_decode_alone(const char *dir, const char *file,
+                                size_t file_len, const char *want,
+                                size_t want_len) {
+  size_t frame_at[256], nframes = 0;
+  for (size_t at = CST_FILE_HEADER; at + CST_FRAME_HEADER <= file_len;) {
+    cst_frame_info info;
+    assert_true(cst_frame_parse((const unsigned char *)file + at, &info));
+    assert_true(nframes < 256);
+    frame_at[nframes++] = at;
+    at += CST_FRAME_HEADER + info.bytes;
+  }
+  assert_true(nframes > 4); /* the head's two and several of records */
+  for (size_t k = 2; k < nframes; k++) {
+    size_t alone_len, rest_len;
+    char *alone = lines_of_frames(dir, file, frame_at, nframes, file_len,
+                                  head_and, k, &alone_len);
+    char *rest = lines_of_frames(dir, file, frame_at, nframes, file_len,
+                                 all_but, k, &rest_len);
+    assert_true(alone_len > 0);
+    assert_non_null(memmem(want, want_len, alone, alone_len));
+    assert_int_equal(alone_len + rest_len, want_len);
+    free(alone);
+    free(rest);
+  }
+}
+
 static void round_trip(cs_host_kind host, const char *huge) {
   fixture fx;
   memset(&fx, 0, sizeof fx);
@@ -507,6 +573,8 @@ static void round_trip(cs_host_kind host, const char *huge) {
     assert_memory_equal(got, want, got_len);
     free(got);
   }
+  if (!huge)
+    frames_decode_alone(fx.dir, whole, whole_len, want, want_len);
   free(whole);
   free(want);
   free(fx.cal);
@@ -689,6 +757,48 @@ static void test_long_reclaim_reason_formatted(void **state_) {
   test_remove_tree(dir);
 }
 
+/* A version 1 file (line records only) still reads; a version 3 one is
+ * refused. */
+static void test_version_1_still_read(void **state_) {
+  (void)state_;
+  char dir[4096], path[4200];
+  test_make_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/v1.cst", dir);
+  static const char text[] = "{\"recordType\":\"mark\",\"a\":1}\n"
+                             "{\"recordType\":\"mark\",\"a\":2}\n";
+  uint32_t lines;
+  size_t payload = cst_lines_payload_size(text, sizeof text - 1, &lines);
+  unsigned char *file = malloc(CST_FILE_HEADER + CST_FRAME_HEADER + payload);
+  assert_non_null(file);
+  for (unsigned version = 1; version <= 3; version += 2) {
+    cst_file_header(file, 0);
+    file[8] = (unsigned char)version; /* the version, a little-endian u16 */
+    file[9] = 0;
+    cst_frame_info info = {CST_CODEC_STORED, (uint32_t)payload, lines};
+    cst_frame_header(file + CST_FILE_HEADER, &info);
+    cst_lines_payload(text, sizeof text - 1,
+                      file + CST_FILE_HEADER + CST_FRAME_HEADER);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    size_t len = CST_FILE_HEADER + CST_FRAME_HEADER + payload;
+    assert_int_equal(fwrite(file, 1, len, f), len);
+    fclose(f);
+    int err;
+    size_t n;
+    char *got = read_cst(path, &n, &err);
+    if (version == 1) {
+      assert_int_equal(err, 0);
+      assert_int_equal(n, sizeof text - 1);
+      assert_memory_equal(got, text, n);
+    } else {
+      assert_int_equal(err, TC_ERR_CORRUPT);
+    }
+    free(got);
+  }
+  free(file);
+  test_remove_tree(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nccl_binary_reads_as_jsonl),
@@ -696,6 +806,7 @@ int main(void) {
       cmocka_unit_test(test_buffer_grows_inside_a_record),
       cmocka_unit_test(test_overlong_context_name_refused),
       cmocka_unit_test(test_long_reclaim_reason_formatted),
+      cmocka_unit_test(test_version_1_still_read),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
