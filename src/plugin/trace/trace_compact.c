@@ -51,8 +51,8 @@ static void put_str(cs_cx *cx, const char **s) {
 /* Start a record in f's buffer with room for `max` body bytes; *cx
  * writes its body. False (the record already counted as lost) without
  * memory. */
-static bool rec_open(cs_trace_compact *c, cs_trace_file *f, size_t max,
-                     size_t *start, cs_cx *cx, int64_t now_ns) {
+static inline bool rec_open(cs_trace_compact *c, cs_trace_file *f, size_t max,
+                            size_t *start, cs_cx *cx, int64_t now_ns) {
   *start = cs_tf_rec_begin(f, max);
   if (f->buf.failed) {
     cs_tf_rec_end(f, *start, 0, now_ns); /* counted as lost */
@@ -71,8 +71,9 @@ static bool rec_open(cs_trace_compact *c, cs_trace_file *f, size_t max,
 
 /* End it; false when the file dropped it (then the frame is told again
  * from its start: the reader never saw what the record defined). */
-static bool rec_close(cs_trace_compact *c, cs_trace_file *f, size_t start,
-                      const cs_cx *cx, unsigned kind, int64_t now_ns) {
+static inline bool rec_close(cs_trace_compact *c, cs_trace_file *f,
+                             size_t start, const cs_cx *cx, unsigned kind,
+                             int64_t now_ns) {
   f->buf.len = (size_t)((char *)cx->out - f->buf.data);
   if (cx->bad)
     f->buf.failed = true; /* no memory for a string: dropped, counted */

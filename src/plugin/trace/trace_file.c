@@ -211,8 +211,8 @@ void cs_tf_count_lost(cs_trace_file *f, uint64_t n) {
   f->lines_lost += n;
 }
 
-bool cs_tf_rec_end(cs_trace_file *f, size_t start, unsigned kind,
-                   int64_t now_ns) {
+bool cs_tf_rec_end_slow(cs_trace_file *f, size_t start, unsigned kind,
+                        int64_t now_ns) {
   if (f->buf.failed || f->failed || now_ns < f->paused_until_ns) {
     f->bytes_dropped += f->buf.len - start;
     f->buf.len = start; /* drop this record */
@@ -220,26 +220,21 @@ bool cs_tf_rec_end(cs_trace_file *f, size_t start, unsigned kind,
     cs_tf_count_lost(f, 1);
     return false;
   }
+  /* A body of 128 bytes or more: a longer length, the body moved forward. */
   size_t body = f->buf.len - start - CS_TF_REC_HEAD1;
-  unsigned char *head = (unsigned char *)f->buf.data + start;
-  if (body < 0x80) { /* most: a one-byte length */
-    head[0] = (unsigned char)kind;
-    head[1] = (unsigned char)body;
-  } else { /* a longer length: the body moves forward */
-    unsigned char wide[CST_REC_HEAD_MAX];
-    size_t n = cst_rec_head(wide, kind, (uint32_t)body);
-    if (!cs_jbuf_reserve(&f->buf, n - CS_TF_REC_HEAD1)) {
-      f->bytes_dropped += f->buf.len - start;
-      f->buf.len = start;
-      f->buf.failed = false;
-      cs_tf_count_lost(f, 1);
-      return false;
-    }
-    head = (unsigned char *)f->buf.data + start;
-    memmove(head + n, head + CS_TF_REC_HEAD1, body);
-    memcpy(head, wide, n);
-    f->buf.len += n - CS_TF_REC_HEAD1;
+  unsigned char wide[CST_REC_HEAD_MAX];
+  size_t n = cst_rec_head(wide, kind, (uint32_t)body);
+  if (!cs_jbuf_reserve(&f->buf, n - CS_TF_REC_HEAD1)) {
+    f->bytes_dropped += f->buf.len - start;
+    f->buf.len = start;
+    f->buf.failed = false;
+    cs_tf_count_lost(f, 1);
+    return false;
   }
+  unsigned char *head = (unsigned char *)f->buf.data + start;
+  memmove(head + n, head + CS_TF_REC_HEAD1, body);
+  memcpy(head, wide, n);
+  f->buf.len += n - CS_TF_REC_HEAD1;
   f->lines++;
   f->buf_lines++;
   return true;

@@ -182,8 +182,20 @@ static inline size_t cs_tf_rec_begin(cs_trace_file *f, size_t max) {
     f->buf.len += CS_TF_REC_HEAD1;
   return start;
 }
-bool cs_tf_rec_end(cs_trace_file *f, size_t start, unsigned kind,
-                   int64_t now_ns);
+bool cs_tf_rec_end_slow(cs_trace_file *f, size_t start, unsigned kind,
+                        int64_t now_ns);
+static inline bool cs_tf_rec_end(cs_trace_file *f, size_t start, unsigned kind,
+                                 int64_t now_ns) {
+  size_t body = f->buf.len - start - CS_TF_REC_HEAD1;
+  if (f->buf.failed || f->failed || now_ns < f->paused_until_ns || body >= 0x80)
+    return cs_tf_rec_end_slow(f, start, kind, now_ns);
+  unsigned char *head = (unsigned char *)f->buf.data + start;
+  head[0] = (unsigned char)kind; /* most: a one-byte length */
+  head[1] = (unsigned char)body;
+  f->lines++;
+  f->buf_lines++;
+  return true;
+}
 /* `n` lines (records) lost before they were made, counted as dropped. */
 void cs_tf_count_lost(cs_trace_file *f, uint64_t n);
 
