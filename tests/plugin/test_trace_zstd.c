@@ -358,7 +358,8 @@ static void *queue_all(void *arg) {
  * side writes) of zstd-compressed line records; false if one is not. */
 static bool binary_frames_text(const char *file, size_t n, char **out,
                                size_t *out_len) {
-  *out = malloc(n * 64 + 1);
+  size_t cap = 1 << 20;
+  *out = malloc(cap);
   *out_len = 0;
   for (size_t at = 0; at < n;) {
     cst_frame_info info;
@@ -378,6 +379,8 @@ static bool binary_frames_text(const char *file, size_t n, char **out,
                         &body, &body_len, &next) != 1 ||
           kind != CST_REC_LINE)
         return false;
+      while (cap - *out_len < body_len)
+        *out = realloc(*out, cap *= 2);
       memcpy(*out + *out_len, records + r + body, body_len);
       *out_len += body_len;
       r += next;

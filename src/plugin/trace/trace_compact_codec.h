@@ -44,7 +44,7 @@ typedef bool (*cs_cx_states_fn)(cs_cx *c, uint32_t n, cs_state_rec **states,
 
 struct cs_cx {
   bool reading;
-  bool bad;                 /* reading: cut or malformed */
+  bool bad; /* reading: cut or malformed; writing: no room for a string */
   unsigned char *out;       /* writing: the next byte (room is the caller's) */
   const unsigned char *in;  /* reading: the next byte */
   const unsigned char *end; /* ... and the end of the body */
