@@ -31,7 +31,7 @@ static const cs_tid_piece *tid_piece(cs_fmt *f, int32_t tid) {
 
 /* {"ts":…,"pid":P,"tid":T} of an event's start or stop, `ns` converted by
  * the caller (who needs it for the duration too). */
-char *cs_fmt_endpoint(cs_fmt *f, char *p, int64_t ns, int32_t tid) {
+static char *cur_endpoint(cs_fmt *f, char *p, int64_t ns, int32_t tid) {
   p = CS_CUR_LIT(p, "{\"ts\":");
   p = cs_cur_epoch_us(p, ns, &f->pieces.ts);
   const cs_tid_piece *piece = tid_piece(f, tid);
@@ -41,8 +41,7 @@ char *cs_fmt_endpoint(cs_fmt *f, char *p, int64_t ns, int32_t tid) {
 
 /* "ctx":N,"commId":"0x…" for a context, formatted once. Serials are never
  * reused within a session, so a cached piece stays right. */
-char *cs_fmt_comm_piece(cs_fmt *f, char *p, uint32_t ctx) {
-  const cs_fmt_comm *c = f->comm(f->comm_arg, ctx);
+static char *cur_comm(cs_fmt *f, char *p, uint32_t ctx, const cs_fmt_comm *c) {
   if (!c)
     return CS_CUR_LIT(p, "\"ctx\":null,\"commId\":null");
   cs_ctx_piece *e = &f->pieces.ctxs[ctx % CS_TRACE_CTX_CACHE];
@@ -86,7 +85,7 @@ void cs_fmt_init(cs_fmt *f) {
     p->identity_len = (uint16_t)(cur_identity(f, p->identity) - p->identity);
 }
 
-int cs_fmt_abi_of(cs_fmt *f, uint32_t ctx) {
+static int abi_of(cs_fmt *f, uint32_t ctx) {
   const cs_fmt_comm *c = f->comm(f->comm_arg, ctx);
   return c ? c->abi : f->default_abi;
 }
@@ -411,51 +410,10 @@ static char *cur_details(char *p, const cs_event *e) {
   return cs_cur_char(p, '}');
 }
 
-/* Bytes the strings of an event's details can need once escaped. */
-static size_t strings_max(const cs_event *e) {
-  const char *s[4] = {NULL, NULL, NULL, NULL};
-  switch (e->etype) {
-  case CS_EV_COLL_API:
-  case CS_EV_P2P_API:
-    s[0] = e->p.coll_api.func;
-    s[1] = e->p.coll_api.datatype;
-    break;
-  case CS_EV_COLL:
-    s[0] = e->p.coll.func;
-    s[1] = e->p.coll.datatype;
-    s[2] = e->p.coll.algo;
-    s[3] = e->p.coll.proto;
-    break;
-  case CS_EV_P2P:
-    s[0] = e->p.p2p.func;
-    s[1] = e->p.p2p.datatype;
-    break;
-  case CS_EV_CE_COLL:
-    s[0] = e->p.ce_coll.func;
-    s[1] = e->p.ce_coll.datatype;
-    s[2] = e->p.ce_coll.sync_strategy;
-    break;
-  case CS_EV_KERNEL_PHASE:
-    s[0] = e->p.kernel_phase.phase_name;
-    break;
-  default:
-    return 0;
-  }
-  size_t n = 0;
-  for (int i = 0; i < 4; i++)
-    if (s[i])
-      n += CS_CUR_STR_MAX(strlen(s[i]));
-  if (e->etype == CS_EV_COLL && e->p.coll.has_kernel_variant &&
-      e->p.coll.kernel_variant)
-    n += CS_CUR_STR_MAX(strlen(e->p.coll.kernel_variant));
-  /* `func` is written twice: on the event and in the strings above. */
-  return 2 * n;
-}
-
 /* ---- states ---- */
 
-char *cs_fmt_state(cs_fmt *f, char *p, const cs_state_rec *s, int abi,
-                   int64_t ts_ns, int64_t last_ns) {
+static char *cur_state(cs_fmt *f, char *p, const cs_state_rec *s, int abi,
+                       int64_t ts_ns, int64_t last_ns) {
   if (s->state < 31) {
     memcpy(p, f->pieces.state_head[s->state], sizeof f->pieces.state_head[0]);
     p += f->pieces.state_head_len[s->state];
@@ -536,13 +494,6 @@ static char *cur_parent(char *p, const cs_event *e) {
 
 /* ---- events ---- */
 
-#define EVENT_FIXED_MAX 2048 /* everything but strings and states */
-
-size_t cs_fmt_event_max(const cs_event *e) {
-  return EVENT_FIXED_MAX + strings_max(e) +
-         (size_t)e->nstates * CS_FMT_STATE_MAX;
-}
-
 char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
                    const cs_fmt_times *t) {
   /* A fixed-size copy (the slot is zero-padded; the line has room). */
@@ -552,7 +503,8 @@ char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
   p = cs_cur_char(p, ',');
   p = cur_parent(p, e);
   p = cs_cur_char(p, ',');
-  p = cs_fmt_comm_piece(f, p, e->ctx);
+  const cs_fmt_comm *comm = f->comm(f->comm_arg, e->ctx); /* once */
+  p = cur_comm(f, p, e->ctx, comm);
   p = CS_CUR_LIT(p, ",\"rank\":");
   p = cs_cur_i64(p, e->rank);
   if (e->foreign_owner) {
@@ -565,10 +517,10 @@ char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
     p = cs_cur_str(p, func);
   }
   p = CS_CUR_LIT(p, ",\"start\":");
-  p = cs_fmt_endpoint(f, p, t->start_ns, e->start_tid);
+  p = cur_endpoint(f, p, t->start_ns, e->start_tid);
   if (e->end == CS_END_STOPPED) {
     p = CS_CUR_LIT(p, ",\"stop\":");
-    p = cs_fmt_endpoint(f, p, t->end_ns, e->stop_tid);
+    p = cur_endpoint(f, p, t->end_ns, e->stop_tid);
     p = CS_CUR_LIT(p, ",\"duration\":");
     p = cs_cur_ns_as_us(p, t->end_ns - t->start_ns);
     p = CS_CUR_LIT(p, ",\"end\":\"stopped\"");
@@ -586,13 +538,13 @@ char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
   p = cs_cur_char(p, ',');
   p = cur_details(p, e);
   if (e->nstates) {
-    int abi = cs_fmt_abi_of(f, e->ctx);
+    int abi = comm ? comm->abi : f->default_abi;
     p = CS_CUR_LIT(p, ",\"states\":[");
     for (uint32_t i = 0; i < e->nstates; i++) {
       if (i)
         p = cs_cur_char(p, ',');
-      p = cs_fmt_state(f, p, &e->states[i], abi, t->state_ns[2 * i],
-                       t->state_ns[2 * i + 1]);
+      p = cur_state(f, p, &e->states[i], abi, t->state_ns[2 * i],
+                    t->state_ns[2 * i + 1]);
     }
     p = cs_cur_char(p, ']');
   }
@@ -691,7 +643,7 @@ char *cs_fmt_timing(cs_fmt *f, char *p, const cs_timing *r) {
   const char *type = cs_etype_json_name((cs_etype)r->etype);
   p = cs_cur_lit(p, type, strlen(type));
   p = CS_CUR_LIT(p, "\",");
-  p = cs_fmt_comm_piece(f, p, r->ctx); /* looks up the same context */
+  p = cur_comm(f, p, r->ctx, c);
   p = cur_comm_name(p, c);
   p = CS_CUR_LIT(p, ",\"rank\":");
   p = cs_cur_i64(p, r->rank);
@@ -777,4 +729,23 @@ char *cs_fmt_timing(cs_fmt *f, char *p, const cs_timing *r) {
   p = CS_CUR_LIT(p, ",\"busBw\":");
   p = cur_gbps(p, r->bus_bw);
   return cs_cur_char(p, '}');
+}
+
+/* ---- the pieces for the sink's rarely written records ---- */
+
+char *cs_fmt_endpoint(cs_fmt *f, char *p, int64_t ns, int32_t tid) {
+  return cur_endpoint(f, p, ns, tid);
+}
+
+char *cs_fmt_comm_piece(cs_fmt *f, char *p, uint32_t ctx) {
+  return cur_comm(f, p, ctx, f->comm(f->comm_arg, ctx));
+}
+
+int cs_fmt_abi_of(cs_fmt *f, uint32_t ctx) {
+  return abi_of(f, ctx);
+}
+
+char *cs_fmt_state(cs_fmt *f, char *p, const cs_state_rec *s, int abi,
+                   int64_t ts_ns, int64_t last_ns) {
+  return cur_state(f, p, s, abi, ts_ns, last_ns);
 }

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "assembler.h"
 #include "completion.h"
@@ -97,8 +98,6 @@ typedef struct {
   const int64_t *state_ns;
 } cs_fmt_times;
 
-/* Bytes an event line can take (without its newline). */
-size_t cs_fmt_event_max(const cs_event *e);
 /* The line at p (cs_fmt_event_max bytes of room); the end. */
 char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
                    const cs_fmt_times *t);
@@ -107,6 +106,56 @@ char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
 #define CS_FMT_STATE_MAX 280
 char *cs_fmt_state(cs_fmt *f, char *p, const cs_state_rec *s, int abi,
                    int64_t ts_ns, int64_t last_ns);
+
+/* Bytes the strings of an event's details can need once escaped. */
+static inline size_t cs_fmt_strings_max(const cs_event *e) {
+  const char *s[4] = {NULL, NULL, NULL, NULL};
+  switch (e->etype) {
+  case CS_EV_COLL_API:
+  case CS_EV_P2P_API:
+    s[0] = e->p.coll_api.func;
+    s[1] = e->p.coll_api.datatype;
+    break;
+  case CS_EV_COLL:
+    s[0] = e->p.coll.func;
+    s[1] = e->p.coll.datatype;
+    s[2] = e->p.coll.algo;
+    s[3] = e->p.coll.proto;
+    break;
+  case CS_EV_P2P:
+    s[0] = e->p.p2p.func;
+    s[1] = e->p.p2p.datatype;
+    break;
+  case CS_EV_CE_COLL:
+    s[0] = e->p.ce_coll.func;
+    s[1] = e->p.ce_coll.datatype;
+    s[2] = e->p.ce_coll.sync_strategy;
+    break;
+  case CS_EV_KERNEL_PHASE:
+    s[0] = e->p.kernel_phase.phase_name;
+    break;
+  default:
+    return 0;
+  }
+  size_t n = 0;
+  for (int i = 0; i < 4; i++)
+    if (s[i])
+      n += CS_CUR_STR_MAX(strlen(s[i]));
+  if (e->etype == CS_EV_COLL && e->p.coll.has_kernel_variant &&
+      e->p.coll.kernel_variant)
+    n += CS_CUR_STR_MAX(strlen(e->p.coll.kernel_variant));
+  /* `func` is written twice: on the event and in the strings above. */
+  return 2 * n;
+}
+
+#define CS_FMT_EVENT_FIXED_MAX 2048 /* everything but strings and states */
+
+/* Bytes an event line can take (without its newline). Inline: the writer
+ * asks once per event. */
+static inline size_t cs_fmt_event_max(const cs_event *e) {
+  return CS_FMT_EVENT_FIXED_MAX + cs_fmt_strings_max(e) +
+         (size_t)e->nstates * CS_FMT_STATE_MAX;
+}
 
 /* The ABI for an event's states: its context's, else the default. */
 int cs_fmt_abi_of(cs_fmt *f, uint32_t ctx);

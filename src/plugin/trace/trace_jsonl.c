@@ -27,18 +27,25 @@ static int64_t to_ns(cs_trace_sink *t, uint64_t raw) {
 _Static_assert(sizeof(((cs_context *)0)->comm_name) <= CS_FMT_COMM_NAME_MAX,
                "a timing line's room (trace_fmt.h) counts on the name's size");
 
-/* The formatter's view of a context (cs_fmt_comm_fn), from the table. */
+/* The formatter's view of a context (cs_fmt_comm_fn), from the table:
+ * filled once per serial (a context's fields are set before it is
+ * published and serials are never reused), its presence checked on every
+ * call (a finalized context is gone). */
 static const cs_fmt_comm *sink_comm(void *arg, uint32_t ctx) {
   cs_trace_sink *t = arg;
   const cs_context *c = cs_ctx_get(ctx);
   if (!c)
     return NULL;
-  t->comm = (cs_fmt_comm){.has_comm_info = c->has_comm_info,
-                          .comm_id = c->comm_id,
-                          .abi = c->abi,
-                          .device = c->device,
-                          .comm_name = c->comm_name};
-  return &t->comm;
+  cs_sink_comm *e = &t->comms[ctx % CS_TRACE_CTX_CACHE];
+  if (e->serial != ctx) {
+    e->serial = ctx;
+    e->comm = (cs_fmt_comm){.has_comm_info = c->has_comm_info,
+                            .comm_id = c->comm_id,
+                            .abi = c->abi,
+                            .device = c->device,
+                            .comm_name = c->comm_name};
+  }
+  return &e->comm;
 }
 
 /* For the rarely written records that still use cs_jbuf. */

@@ -68,6 +68,12 @@ typedef struct {
   uint64_t threads;
 } cs_trace_counters;
 
+/* A context as the formatter reads it, by serial (0 = empty). */
+typedef struct {
+  uint32_t serial;
+  cs_fmt_comm comm;
+} cs_sink_comm;
+
 typedef struct {
   cs_trace_file file;
   cs_trace_env env;
@@ -75,7 +81,7 @@ typedef struct {
   int64_t last_flush_ns; /* cs_clock_monotonic_ns of the last flush */
   /* The formatter; its default_abi is the newest context's (state names). */
   cs_fmt fmt;
-  cs_fmt_comm comm;               /* sink_comm's answer */
+  cs_sink_comm comms[CS_TRACE_CTX_CACHE]; /* sink_comm's answers */
   cs_clock_past_cache clock_past; /* the segment of the last older stamp */
   int64_t *state_ns;        /* an event's state stamps, converted (2 each) */
   uint32_t state_ns_cap;    /* ... states they have room for */
