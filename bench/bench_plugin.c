@@ -321,13 +321,14 @@ static double quantile(double *v, size_t n, double q) {
 
 static bool read_counter(const char *dir, const char *key, double *value) {
   char cmd[8192];
-  /* the last line of a plain trace, or of a compressed one
-   * (CCLSCOPE_COMPRESS=zstd) */
+  /* the last line of a plain trace, of a compressed one
+   * (CCLSCOPE_COMPRESS=zstd), or of a binary one (CCLSCOPE_FORMAT=binary,
+   * through a `cclscope` on PATH) */
   snprintf(cmd, sizeof cmd,
            "(tail -n 1 %s/trace_*.jsonl; zstdcat %s/trace_*.jsonl.zst | "
-           "tail -n 1) 2>/dev/null | grep -o '\"%s\":[0-9]*' | head -n 1 "
-           "| cut -d: -f2",
-           dir, dir, key);
+           "tail -n 1; cclscope convert -o - %s/trace_*.cst | tail -n 1) "
+           "2>/dev/null | grep -o '\"%s\":[0-9]*' | head -n 1 | cut -d: -f2",
+           dir, dir, dir, key);
   FILE *p = popen(cmd, "r");
   if (!p)
     return false;
@@ -336,12 +337,13 @@ static bool read_counter(const char *dir, const char *key, double *value) {
   return ok;
 }
 
-/* Bytes of the trace file(s) on disk (plain or compressed). */
+/* Bytes of the trace file(s) on disk (plain, compressed or binary). */
 static double trace_bytes(const char *dir) {
-  char cmd[4200];
+  char cmd[6300];
   snprintf(cmd, sizeof cmd,
-           "cat %s/trace_*.jsonl %s/trace_*.jsonl.zst 2>/dev/null | wc -c", dir,
-           dir);
+           "cat %s/trace_*.jsonl %s/trace_*.jsonl.zst %s/trace_*.cst "
+           "2>/dev/null | wc -c",
+           dir, dir, dir);
   FILE *p = popen(cmd, "r");
   double bytes = 0;
   if (p) {

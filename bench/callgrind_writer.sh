@@ -5,7 +5,7 @@
 # thread, counted by callgrind (independent of the machine's load).
 #
 #   bench/callgrind_writer.sh BUILD_DIR [SMALL_S LARGE_S]   (env passes on,
-#   e.g. CCLSCOPE_COMPRESS=zstd:1)
+#   e.g. CCLSCOPE_COMPRESS=zstd:1, CCLSCOPE_FORMAT=binary)
 #
 # Runs `bench_plugin --mode writer --rate 1e6` under callgrind twice, for
 # SMALL_S and LARGE_S seconds' worth of callbacks (0.1 and 0.5: 99 910 and
@@ -28,6 +28,9 @@ build=${1:?usage: callgrind_writer.sh BUILD_DIR [SMALL_S LARGE_S]}
 small=${2:-0.1}
 large=${3:-0.5}
 work=$(mktemp -d /tmp/callgrind-writer.XXXXXX)
+# bench_plugin reads a binary trace's counters through `cclscope convert`.
+PATH=$(cd "$build" && pwd):$PATH
+export PATH
 trap 'rm -rf "$work"' EXIT
 keep=${CALLGRIND_KEEP:-}
 
@@ -68,8 +71,10 @@ run() {
 read -r c1 m1 w1 i1 _ < <(run "$small")
 read -r c2 m2 w2 i2 h2 < <(run "$large")
 awk -v c1="$c1" -v c2="$c2" -v w1="$w1" -v w2="$w2" -v i1="$i1" -v i2="$i2" \
-  -v h2="$h2" -v m1="$m1" -v m2="$m2" 'BEGIN {
+  -v h2="$h2" -v m1="$m1" -v m2="$m2" -v fmt="${CCLSCOPE_FORMAT:-jsonl}" \
+  -v comp="${CCLSCOPE_COMPRESS:-none}" 'BEGIN {
   d = c2 - c1
+  printf "format %s, compression %s\n", fmt, comp
   printf "callbacks %d and %d; instructions per callback:\n", c1, c2
   printf "  hot path %.1f (producer thread with the benchmark loop %.1f)\n",
          h2 / c2, (m2 - m1) / d

@@ -37,10 +37,11 @@ static const char overview[] =
     "                  the same whatever N (docs/cli.md, Threads)\n"
     "  -h, --help      this text;  -V, --version  the version\n"
     "\n"
-    "Inputs: a folder (its *.jsonl, *.jsonl.zst and *.jsonl.gz files and\n"
-    "those of its subfolders, e.g. run/node*/, in name order; names that\n"
-    "start with '.' left out), trace files (plain, zstd or gzip, told by\n"
-    "their first bytes), or - for standard input (every command but hang),\n"
+    "Inputs: a folder (its *.jsonl, *.jsonl.zst, *.jsonl.gz and *.cst files\n"
+    "and those of its subfolders, e.g. run/node*/, in name order; names\n"
+    "that start with '.' left out), trace files (plain, zstd, gzip or\n"
+    "binary .cst, told by their first bytes), or - for standard input\n"
+    "(every command but hang),\n"
     "in cclscope's format or the minimal_profiler format (recognised per\n"
     "file by its first line and converted while read; said once per file\n"
     "on stderr). Each file is read once: one named twice, or also found in\n"
@@ -332,7 +333,7 @@ static const char help_view[] =
     "                     the overview only (as always on stdout)\n";
 
 static const char help_convert[] =
-    "usage: cclscope convert -o FILE|DIR DIR|FILE...\n"
+    "usage: cclscope convert [--to jsonl|binary] -o FILE|DIR DIR|FILE...\n"
     "\n"
     "Rewrites traces of the minimal_profiler format (the JSONL format that\n"
     "cclscope's started from: trace_<job>_pid<PID>.jsonl, events written when\n"
@@ -360,7 +361,11 @@ static const char help_convert[] =
     "GPU UUIDs printed from signed bytes kept as written).\n"
     "Lines are written in the input's order (not sorted); a file already in\n"
     "cclscope's format is copied unchanged (decompressed: convert -o - x.zst\n"
-    "prints the text). The file is read twice; memory:\n"
+    "prints the text); a binary trace (x.cst, CCLSCOPE_FORMAT=binary)\n"
+    "becomes the JSONL its records hold (x.jsonl in a folder): its compact\n"
+    "event and timing records formatted by the plugin's own code, the lines\n"
+    "a JSONL run writes (less page padding). The file is\n"
+    "read twice; memory:\n"
     "32 bytes per event (48 per ProxyOp) plus the states of events not\n"
     "yet written and about 200 bytes per Coll/P2p for its timing.\n"
     "\n"
@@ -368,7 +373,12 @@ static const char help_convert[] =
     "  -o, --output FILE|DIR  one input file: the file to write (\"-\" for\n"
     "                         stdout); several (or an existing folder): the\n"
     "                         folder to write them into, each under its own\n"
-    "                         name (created if needed); never an input\n";
+    "                         name (created if needed); never an input\n"
+    "  --to jsonl|binary      jsonl (default): JSONL lines; binary: the same\n"
+    "                         lines as line records of the binary container\n"
+    "                         (.cst version 2, stored frames, not compact\n"
+    "                         records; docs/trace-format.md), x.jsonl[.zst]\n"
+    "                         written as x.cst in a folder\n";
 
 static const char help_sql[] =
     "usage: cclscope sql [QUERY] [--source table:NAME|file:GLOB|s3:URL]\n"

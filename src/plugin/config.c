@@ -630,6 +630,21 @@ static void load_compress(cs_config *c) {
                     "none (plain JSONL)");
 }
 
+/* CCLSCOPE_FORMAT: unset, empty or jsonl = JSONL lines; binary = the
+ * binary container (docs/trace-format.md "Binary traces"). Anything else
+ * is said once and leaves the default, JSONL. */
+static void load_format(cs_config *c) {
+  const char *v = getenv("CCLSCOPE_FORMAT");
+  c->binary_trace = false;
+  if (!v || v[0] == '\0' || strcasecmp(v, "jsonl") == 0)
+    return;
+  if (strcasecmp(v, "binary") == 0) {
+    c->binary_trace = true;
+    return;
+  }
+  warn_bad("CCLSCOPE_FORMAT", v, "expected jsonl or binary", "jsonl");
+}
+
 /* What is recorded: sampling, size filter, start paused. */
 static void load_selection(cs_config *c) {
   load_count("CCLSCOPE_SAMPLE", &c->sample_coll, 1, 1, 1000000000u);
@@ -682,6 +697,7 @@ void cs_config_load(cs_config *c) {
   load_choice("CCLSCOPE_CLOCK", c->clock, sizeof c->clock, "auto", clocks);
   load_direct_io(c);
   load_compress(c);
+  load_format(c);
   load_choice("CCLSCOPE_HOST", c->host, sizeof c->host, "auto", hosts);
   load_selection(c);
   load_hang_timeout(c);

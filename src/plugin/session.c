@@ -83,6 +83,7 @@ static void fill_writer_opts(cs_writer_opts *o, bool forked_child) {
                          ? CS_TF_DIRECT_OFF
                          : CS_TF_DIRECT_AUTO;
   o->env.zstd_level = session.cfg.zstd_level;
+  o->env.binary = session.cfg.binary_trace;
   o->clock = (cs_clock_kind)atomic_load(&cs_clock_source);
   o->max_live_events = session.cfg.max_live_events;
   o->reclaim_timeout_s = session.cfg.reclaim_timeout_s;

@@ -105,6 +105,6 @@ grep -q "^cclscope check: 1 file," out.run || { cat out.run; fail "a file and a 
 mkdir -p none/sub/.hidden
 cp "$fix/clean.jsonl" none/sub/.hidden/a.jsonl
 if "$cs" summary none >out.run 2>&1; then fail "a folder without traces accepted"; fi
-grep -q "no trace files (\*.jsonl, \*.jsonl.zst, \*.jsonl.gz) in 'none' or its subfolders" out.run ||
+grep -q "no trace files (\*.jsonl, \*.jsonl.zst, \*.jsonl.gz, \*.cst) in 'none' or its subfolders" out.run ||
   { cat out.run; fail "no message for a folder without traces"; }
 echo "PASS"

@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cst_format.h"
+#include "trace_binary.h"
 #include "trace_file.h"
 #include "trace_io.h"
 #include "trace_read.h"
@@ -318,6 +320,7 @@ typedef struct {
   char *expect; /* every chunk's text, in order */
   size_t expect_len;
   atomic_int queued; /* read by the test while this thread may wait */
+  bool binary;       /* queue the lines as records of the binary container */
 } behind_run;
 
 static void *queue_all(void *arg) {
@@ -327,9 +330,18 @@ static void *queue_all(void *arg) {
     char *data = chunk(c, BEHIND_LINES, &len);
     memcpy(r->expect + r->expect_len, data, len);
     r->expect_len += len;
+    size_t cap = (size_t)BEHIND_LINES * 64;
+    if (r->binary) { /* the same lines as line records */
+      uint32_t lines;
+      size_t records = cst_lines_payload_size(data, len, &lines);
+      char *rec = malloc(records);
+      cst_lines_payload(data, len, (unsigned char *)rec);
+      free(data);
+      data = rec;
+      cap = len = records;
+    }
     cs_io_failure failure;
-    if (!cs_io_queue(r->io, data, (size_t)BEHIND_LINES * 64, len, 0,
-                     BEHIND_LINES, false, &failure))
+    if (!cs_io_queue(r->io, data, cap, len, 0, BEHIND_LINES, false, &failure))
       return NULL;
     atomic_fetch_add(&r->queued, 1);
   }
@@ -342,20 +354,61 @@ static void *queue_all(void *arg) {
  * order, as whole frames. Before, the queueing thread waited for room
  * (and the writer's rings filled): the join below then times out, a
  * generous guard, not a measurement. */
-static void test_writer_compresses_when_io_is_behind(void **state) {
-  (void)state;
+/* The lines of a binary container's frames (no file header: what the I/O
+ * side writes) of zstd-compressed line records; false if one is not. */
+static bool binary_frames_text(const char *file, size_t n, char **out,
+                               size_t *out_len) {
+  size_t cap = 1 << 20;
+  *out = malloc(cap);
+  *out_len = 0;
+  for (size_t at = 0; at < n;) {
+    cst_frame_info info;
+    if (n - at < CST_FRAME_HEADER ||
+        !cst_frame_parse((const unsigned char *)file + at, &info) ||
+        info.codec != CST_CODEC_ZSTD || n - at - CST_FRAME_HEADER < info.bytes)
+      return false;
+    char *records;
+    size_t len;
+    if (!decompress(file + at + CST_FRAME_HEADER, info.bytes, &records, &len))
+      return false;
+    for (size_t r = 0; r < len;) {
+      unsigned kind;
+      size_t body, next;
+      uint32_t body_len;
+      if (cst_rec_parse((const unsigned char *)records + r, len - r, &kind,
+                        &body, &body_len, &next) != 1 ||
+          kind != CST_REC_LINE)
+        return false;
+      while (cap - *out_len < body_len)
+        *out = realloc(*out, cap *= 2);
+      memcpy(*out + *out_len, records + r + body, body_len);
+      *out_len += body_len;
+      r += next;
+    }
+    free(records);
+    at += CST_FRAME_HEADER + info.bytes;
+  }
+  return true;
+}
+
+static void writer_compresses_when_io_is_behind(bool binary) {
   setup_library();
   char dir[4096], path[4200];
   test_make_tmpdir(dir, sizeof dir);
-  int fd = open_file(dir, "t.jsonl.zst", path, sizeof path);
+  int fd = open_file(dir, binary ? "t.cst" : "t.jsonl.zst", path, sizeof path);
   cs_trace_zstd *z = cs_tz_new(1), *mine = cs_tz_new(1);
+  cs_trace_bin *bin = binary ? cs_tb_new(z) : NULL;
+  cs_trace_bin *bin_mine = binary ? cs_tb_new(mine) : NULL;
   cs_trace_io *io = calloc(1, sizeof *io); /* heap: see test_trace_file.c */
   cs_io_start(io, fd, -1, z);
-  cs_io_set_helper(io, mine);
+  if (binary)
+    cs_io_set_binary(io, bin);
+  cs_io_set_helper(io, mine, bin_mine);
   gate_open = false;
   io->write = gated_pwrite;
   behind_run r = {.io = io,
-                  .expect = malloc((size_t)BEHIND_CHUNKS * BEHIND_LINES * 64)};
+                  .expect = malloc((size_t)BEHIND_CHUNKS * BEHIND_LINES * 64),
+                  .binary = binary};
   assert_true((size_t)BEHIND_CHUNKS * BEHIND_LINES * 25 > CS_IO_MAX_QUEUED);
   pthread_t t;
   assert_int_equal(pthread_create(&t, NULL, queue_all, &r), 0);
@@ -380,6 +433,8 @@ static void test_writer_compresses_when_io_is_behind(void **state) {
   assert_int_equal(counters.lines_lost, 0);
   cs_io_stop(io);
   free(io);
+  cs_tb_free(bin);
+  cs_tb_free(bin_mine);
   cs_tz_free(z);
   cs_tz_free(mine);
   close(fd);
@@ -387,13 +442,28 @@ static void test_writer_compresses_when_io_is_behind(void **state) {
   char *file, *out;
   size_t file_len, out_len;
   read_file(path, &file, &file_len);
-  assert_true(decompress(file, file_len, &out, &out_len)); /* whole frames */
+  if (binary) /* whole container frames of line records */
+    assert_true(binary_frames_text(file, file_len, &out, &out_len));
+  else /* whole frames */
+    assert_true(decompress(file, file_len, &out, &out_len));
   assert_int_equal(out_len, r.expect_len);
   assert_memory_equal(out, r.expect, r.expect_len);
   free(file);
   free(out);
   free(r.expect);
   test_remove_tree(dir);
+}
+
+static void test_writer_compresses_when_io_is_behind(void **state) {
+  (void)state;
+  writer_compresses_when_io_is_behind(false);
+}
+
+/* The same for a binary trace (CCLSCOPE_FORMAT=binary with zstd): the
+ * queueing thread makes whole container frames. */
+static void test_writer_makes_binary_frames_when_io_is_behind(void **state) {
+  (void)state;
+  writer_compresses_when_io_is_behind(true);
 }
 
 /* Through the trace file: named .jsonl.zst, no O_DIRECT, every line once
@@ -552,6 +622,7 @@ int main(void) {
       cmocka_unit_test(test_one_write_per_frame),
       cmocka_unit_test(test_failed_write_cuts_back_to_whole_frames),
       cmocka_unit_test(test_writer_compresses_when_io_is_behind),
+      cmocka_unit_test(test_writer_makes_binary_frames_when_io_is_behind),
       cmocka_unit_test(test_trace_file_compressed),
       cmocka_unit_test(test_raw_frames),
       cmocka_unit_test(test_compressed_accounting),

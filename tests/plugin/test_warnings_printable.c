@@ -104,6 +104,7 @@ static const quoted_case cases[] = {
     {"NCCL_PROFILER_OTEL_TELEMETRY_INTERVAL_SEC", NULL, {NULL}, NULL},
     {"CCLSCOPE_PROM_KEEP", NULL, {NULL}, NULL},
     {"CCLSCOPE_COMPRESS", NULL, {NULL}, NULL},
+    {"CCLSCOPE_FORMAT", NULL, {NULL}, NULL},
     /* The OTLP push (metrics/otlp_env.c). */
     {"OTEL_EXPORTER_OTLP_PROTOCOL",
      NULL,

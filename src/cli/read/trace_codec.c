@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cst_format.h"
+#include "read/cst_records.h"
 #include "zlib_abi.h"
 #include "zstd_abi.h"
 
@@ -92,9 +94,21 @@ struct tc_stream {
   cs_zstd_dctx *dctx;
   cs_z_stream z;
   bool z_open;
+  /* TC_CST: the current frame's payload, then its text in place */
+  bool cst_started;     /* the file header was read */
+  unsigned char *frame; /* payload as read from the file */
+  size_t frame_cap;
+  unsigned char *dec; /* payload decompressed (zstd frames) */
+  size_t dec_cap;
+  const unsigned char *text; /* the frame's lines, not yet given out */
+  size_t text_len, text_pos;
+  cst_records *records; /* the compact records' reader, or NULL */
+  bool cst_end;         /* no frame follows (the end, or a torn last frame) */
 };
 
 tc_kind tc_sniff(const unsigned char *head, size_t n) {
+  if (cst_is_binary(head, n))
+    return TC_CST;
   if (n >= 4 && head[0] == CS_ZSTD_MAGIC0 && head[1] == CS_ZSTD_MAGIC1 &&
       head[2] == CS_ZSTD_MAGIC2 && head[3] == CS_ZSTD_MAGIC3)
     return TC_ZSTD;
@@ -104,11 +118,33 @@ tc_kind tc_sniff(const unsigned char *head, size_t n) {
 }
 
 const char *tc_name(tc_kind kind) {
-  return kind == TC_ZSTD ? "zstd" : kind == TC_GZIP ? "gzip" : "plain";
+  return kind == TC_ZSTD   ? "zstd"
+         : kind == TC_GZIP ? "gzip"
+         : kind == TC_CST  ? "binary"
+                           : "plain";
+}
+
+/* The binary container needs libzstd only for compressed frames: it is
+ * loaded when the first one comes (cst_frame_text). */
+static int open_cst(tc_stream **out, int fd) {
+  tc_stream *s = calloc(1, sizeof *s);
+  if (!s)
+    return ENOMEM;
+  s->kind = TC_CST;
+  s->fd = fd;
+  s->in = malloc(IN_BYTES);
+  if (!s->in) {
+    tc_close(s);
+    return ENOMEM;
+  }
+  *out = s;
+  return 0;
 }
 
 int tc_open(tc_stream **out, tc_kind kind, int fd) {
   *out = NULL;
+  if (kind == TC_CST)
+    return open_cst(out, fd);
   pthread_once(kind == TC_ZSTD ? &zstd_once : &zlib_once,
                kind == TC_ZSTD ? load_zstd : load_zlib);
   if (kind == TC_ZSTD ? !zstd.ok : !zlib.ok)
@@ -188,7 +224,161 @@ static bool step_gzip(tc_stream *s, char *buf, size_t len, size_t *made) {
   return r == CS_Z_OK || r == CS_Z_BUF_ERROR;
 }
 
+/* ---- the binary container (cst_format.h) ---- */
+
+/* Up to n bytes of the file into dst (fewer only at its end); *got says
+ * how many. 0 or an errno value. */
+static int cst_take(tc_stream *s, unsigned char *dst, size_t n, size_t *got) {
+  *got = 0;
+  while (*got < n) {
+    if (s->in_pos == s->in_len) {
+      if (s->file_end)
+        return 0;
+      int e = fill(s);
+      if (e)
+        return e;
+      continue;
+    }
+    size_t k = s->in_len - s->in_pos;
+    if (k > n - *got)
+      k = n - *got;
+    memcpy(dst + *got, s->in + s->in_pos, k);
+    s->in_pos += k;
+    s->consumed += k;
+    *got += k;
+  }
+  return 0;
+}
+
+static bool cst_grow(unsigned char **buf, size_t *cap, size_t need) {
+  if (need <= *cap)
+    return true;
+  size_t cap2 = *cap ? *cap : 256u << 10;
+  while (cap2 < need)
+    cap2 *= 2;
+  unsigned char *p = realloc(*buf, cap2);
+  if (!p)
+    return false;
+  *buf = p;
+  *cap = cap2;
+  return true;
+}
+
+/* A zstd payload of `n` bytes (`whole`: all of the frame) into s->dec;
+ * *dec_len bytes made. 0, ENOMEM, TC_ERR_NO_LIBRARY or TC_ERR_CORRUPT (a
+ * whole frame the library rejects or that does not end). */
+static int cst_unzstd(tc_stream *s, size_t n, bool whole, size_t *dec_len) {
+  pthread_once(&zstd_once, load_zstd);
+  if (!zstd.ok)
+    return TC_ERR_NO_LIBRARY;
+  if (!s->dctx && !(s->dctx = zstd.create()))
+    return ENOMEM;
+  zstd.reset(s->dctx, CS_ZSTD_RESET_SESSION);
+  cs_zstd_in in = {s->frame, n, 0};
+  *dec_len = 0;
+  for (;;) {
+    if (!cst_grow(&s->dec, &s->dec_cap, *dec_len + (256u << 10)))
+      return ENOMEM;
+    cs_zstd_out out = {s->dec + *dec_len, s->dec_cap - *dec_len, 0};
+    size_t r = zstd.decompress(s->dctx, &out, &in);
+    *dec_len += out.pos;
+    if (zstd.is_error(r))
+      return whole ? TC_ERR_CORRUPT : 0; /* torn: what came out is kept */
+    if (r == 0)
+      return in.pos == n || !whole ? 0 : TC_ERR_CORRUPT;
+    if (in.pos == n && out.pos < out.size)
+      return whole ? TC_ERR_CORRUPT : 0; /* wants more than there is */
+  }
+}
+
+/* The records of p[0, n) as text (cst_records.h): whole records only; a
+ * cut record ends a torn frame's text. 0, TC_ERR_CORRUPT or ENOMEM. */
+static int cst_records_to_text(tc_stream *s, unsigned char *p, size_t n,
+                               bool whole, uint32_t records) {
+  if (!s->records && !(s->records = cst_records_new()))
+    return ENOMEM;
+  const char *text;
+  size_t len;
+  int e = cst_records_text(s->records, p, n, whole, records, &text, &len);
+  if (e)
+    return e;
+  s->text = (const unsigned char *)text;
+  s->text_len = len;
+  s->text_pos = 0;
+  return 0;
+}
+
+/* The next frame's text into s->text; s->cst_end when there is none. 0 or
+ * an error. A frame cut by the file's end gives its whole records and is
+ * the last (tc_torn says so). */
+static int cst_next_frame(tc_stream *s) {
+  size_t got;
+  int e;
+  if (!s->cst_started) {
+    unsigned char head[CST_FILE_HEADER];
+    if ((e = cst_take(s, head, sizeof head, &got)))
+      return e;
+    unsigned version = cst_file_version(head, got);
+    if (got < sizeof head || version < CST_VERSION_MIN || version > CST_VERSION)
+      return TC_ERR_CORRUPT;
+    s->cst_started = true;
+  }
+  s->unit_start = s->consumed;
+  s->unit_text = s->text_out;
+  unsigned char fh[CST_FRAME_HEADER];
+  if ((e = cst_take(s, fh, sizeof fh, &got)))
+    return e;
+  if (got < sizeof fh) {
+    s->cst_end = true; /* the end, or a header cut short (torn) */
+    if (got == 0)
+      s->unit_start = s->consumed;
+    return 0;
+  }
+  cst_frame_info info;
+  if (!cst_frame_parse(fh, &info))
+    return TC_ERR_CORRUPT;
+  if (!cst_grow(&s->frame, &s->frame_cap, info.bytes ? info.bytes : 1))
+    return ENOMEM;
+  if ((e = cst_take(s, s->frame, info.bytes, &got)))
+    return e;
+  bool whole = got == info.bytes;
+  if (!whole)
+    s->cst_end = true;
+  if (info.codec == CST_CODEC_STORED)
+    e = cst_records_to_text(s, s->frame, got, whole, info.records);
+  else {
+    size_t dec_len = 0;
+    e = cst_unzstd(s, got, whole, &dec_len);
+    if (!e)
+      e = cst_records_to_text(s, s->dec, dec_len, whole, info.records);
+  }
+  if (!e && whole)
+    s->unit_start = s->consumed;
+  return e;
+}
+
+static ssize_t cst_read(tc_stream *s, char *buf, size_t len, int *err) {
+  while (s->text_pos == s->text_len) {
+    if (s->cst_end)
+      return 0;
+    int e = cst_next_frame(s);
+    if (e) {
+      *err = e;
+      return -1;
+    }
+  }
+  size_t k = s->text_len - s->text_pos;
+  if (k > len)
+    k = len;
+  memcpy(buf, s->text + s->text_pos, k);
+  s->text_pos += k;
+  s->text_out += k;
+  return (ssize_t)k;
+}
+
 ssize_t tc_read(tc_stream *s, char *buf, size_t len, int *err) {
+  if (s->kind == TC_CST)
+    return cst_read(s, buf, len, err);
   for (;;) {
     if (s->in_pos == s->in_len && !s->file_end) {
       int e = fill(s);
@@ -235,6 +425,10 @@ int tc_rewind(tc_stream *s) {
   s->file_end = false;
   s->file_bytes = s->consumed = s->unit_start = 0;
   s->text_out = s->unit_text = 0;
+  s->cst_started = s->cst_end = false;
+  s->text_len = s->text_pos = 0;
+  if (s->kind == TC_CST)
+    return 0;
   if (s->kind == TC_ZSTD)
     zstd.reset(s->dctx, CS_ZSTD_RESET_SESSION);
   else
@@ -250,5 +444,8 @@ void tc_close(tc_stream *s) {
   if (s->z_open)
     zlib.end(&s->z);
   free(s->in);
+  free(s->frame);
+  free(s->dec);
+  cst_records_free(s->records);
   free(s);
 }

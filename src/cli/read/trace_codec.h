@@ -25,7 +25,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-typedef enum { TC_PLAIN = 0, TC_ZSTD, TC_GZIP } tc_kind;
+/* TC_CST: the binary container (src/common/cst_format.h), whose frames
+ * are stored or zstd; its text is the JSONL lines its records hold. */
+typedef enum { TC_PLAIN = 0, TC_ZSTD, TC_GZIP, TC_CST } tc_kind;
 
 /* Error codes beyond errno's (tr_strerror in trace_reader.h says them). */
 enum {
@@ -36,7 +38,7 @@ enum {
 /* The compression of a file that starts with head[0, n). */
 tc_kind tc_sniff(const unsigned char *head, size_t n);
 
-/* "zstd", "gzip", "plain". */
+/* "zstd", "gzip", "binary", "plain". */
 const char *tc_name(tc_kind kind);
 
 typedef struct tc_stream tc_stream;

@@ -31,7 +31,7 @@ static bool ends_with(const char *s, const char *suffix) {
 bool tr_is_trace_name(const char *name) {
   return name[0] != '.' &&
          (ends_with(name, ".jsonl") || ends_with(name, ".jsonl.zst") ||
-          ends_with(name, ".jsonl.gz"));
+          ends_with(name, ".jsonl.gz") || ends_with(name, ".cst"));
 }
 
 const char *tr_strerror(int err) {
@@ -166,7 +166,8 @@ bool tr_inputs_collect(tr_inputs *in, int argc, char **argv) {
       ok = iw_folder(&w, argv[i], &matched);
       if (ok && matched == 0) {
         fprintf(stderr,
-                "cclscope: no trace files (*.jsonl, *.jsonl.zst, *.jsonl.gz) "
+                "cclscope: no trace files (*.jsonl, *.jsonl.zst, *.jsonl.gz, "
+                "*.cst) "
                 "in '%s' or its subfolders\n",
                 argv[i]);
         ok = false;
@@ -336,7 +337,7 @@ static int open_path(const char *path) {
 /* A compressed file (told by its first bytes) gets a decompressing
  * reader. 0 or an error. */
 static int open_codec(tr_file *f) {
-  unsigned char head[4];
+  unsigned char head[8];
   ssize_t n = pread(f->fd, head, sizeof head, 0);
   if (n < 0)
     return errno;
@@ -428,9 +429,10 @@ static void say_torn(tr_file *f) {
   else
     snprintf(text, sizeof text, "nothing could be decoded from that %s", unit);
   tr_say(f,
-         "cclscope: '%s' ends inside a compressed %s (its writer was killed "
+         "cclscope: '%s' ends inside %s %s (its writer was killed "
          "while writing it?): %s; %s; %llu line%s read in all%s\n",
-         f->path, unit, where, text, (unsigned long long)f->line_no,
+         f->path, t.kind == TC_CST ? "a binary trace" : "a compressed", unit,
+         where, text, (unsigned long long)f->line_no,
          f->line_no == 1 ? "" : "s",
          f->line_unterminated ? ", the last one cut short" : "");
 }

@@ -14,8 +14,10 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "cst_format.h"
 #include "debug_check.h"
 #include "log.h"
+#include "trace_binary.h"
 #include "trace_zstd.h"
 
 #define PAD_RECORD_HEAD "{\"recordType\":\"pad\""
@@ -81,18 +83,21 @@ static void open_direct(cs_trace_file *f, cs_out_dir *dir, const char *name,
 
 /* CCLSCOPE_COMPRESS=zstd: a context for the I/O thread, or NULL (plain
  * JSONL, said once) when libzstd is missing or out of memory. */
-static cs_trace_zstd *start_compression(int level) {
+static cs_trace_zstd *start_compression(int level, bool binary) {
   char why[600];
+  const char *instead =
+      binary ? "writing uncompressed binary frames" : "writing plain JSONL";
   if (!cs_tz_load(why, sizeof why)) {
-    cs_log_warn_once(CS_ONCE_COMPRESS,
-                     "CCLSCOPE_COMPRESS=zstd: %s; writing plain JSONL", why);
+    cs_log_warn_once(CS_ONCE_COMPRESS, "CCLSCOPE_COMPRESS=zstd: %s; %s", why,
+                     instead);
     return NULL;
   }
   cs_trace_zstd *z = cs_tz_new(level);
   if (!z)
     cs_log_warn_once(CS_ONCE_COMPRESS,
                      "CCLSCOPE_COMPRESS=zstd: no memory for a compression "
-                     "context; writing plain JSONL");
+                     "context; %s",
+                     instead);
   return z;
 }
 
@@ -107,6 +112,19 @@ static cs_tf_direct_mode direct_with_compression(cs_tf_direct_mode direct) {
 
 bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
                 cs_tf_direct_mode direct, int zstd_level) {
+  return cs_tf_open_as(f, dir, stem, direct, zstd_level, false);
+}
+
+/* Binary frames are not whole pages either. */
+static cs_tf_direct_mode direct_with_binary(cs_tf_direct_mode direct) {
+  if (direct == CS_TF_DIRECT_ON)
+    cs_log_warn("CCLSCOPE_DIRECT_IO=on is ignored with CCLSCOPE_FORMAT=binary "
+                "(its frames are not whole pages); using ordinary writes");
+  return CS_TF_DIRECT_OFF;
+}
+
+bool cs_tf_open_as(cs_trace_file *f, cs_out_dir *dir, const char *stem,
+                   cs_tf_direct_mode direct, int zstd_level, bool binary) {
   memset(f, 0, sizeof *f);
   f->fd = -1;
   f->direct_fd = -1;
@@ -116,9 +134,23 @@ bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
     return false;
   }
   if (zstd_level > 0)
-    f->zstd = start_compression(zstd_level);
-  const char *suffix = f->zstd ? ".jsonl.zst" : ".jsonl";
-  if (f->zstd)
+    f->zstd = start_compression(zstd_level, binary);
+  if (binary) {
+    f->bin = cs_tb_new(f->zstd);
+    if (!f->bin) {
+      cs_log_warn_once(CS_ONCE_DIR,
+                       "no memory for the binary trace's buffers; tracing is "
+                       "off for this process");
+      cs_tz_free(f->zstd);
+      f->zstd = NULL;
+      f->failed = true;
+      return false;
+    }
+  }
+  const char *suffix = binary ? ".cst" : f->zstd ? ".jsonl.zst" : ".jsonl";
+  if (binary)
+    direct = direct_with_binary(direct);
+  else if (f->zstd)
     direct = direct_with_compression(direct);
   /* Anything already at a name (a file, or a link planted there) is left
    * alone: the next number is tried. */
@@ -138,6 +170,8 @@ bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
                      "cannot create trace file '%s' (%s); tracing is off for "
                      "this process",
                      f->path, strerror(errno));
+    cs_tb_free(f->bin);
+    f->bin = NULL;
     cs_tz_free(f->zstd);
     f->zstd = NULL;
     f->failed = true;
@@ -145,16 +179,65 @@ bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
   }
   open_direct(f, dir, name, direct);
   cs_io_start(&f->io, f->fd, f->direct_fd, f->zstd);
+  if (f->bin)
+    cs_io_set_binary(&f->io, f->bin);
   f->io_started = true;
   if (f->zstd) { /* without it (no memory), the writer waits for room */
     f->zstd_mine = cs_tz_new(zstd_level);
-    cs_io_set_helper(&f->io, f->zstd_mine);
+    if (f->zstd_mine && f->bin) {
+      f->bin_mine = cs_tb_new(f->zstd_mine);
+      if (!f->bin_mine) {
+        cs_tz_free(f->zstd_mine);
+        f->zstd_mine = NULL;
+      }
+    }
+    if (f->zstd_mine)
+      cs_io_set_helper(&f->io, f->zstd_mine, f->bin_mine);
   }
   return true;
 }
 
 size_t cs_tf_line_begin(cs_trace_file *f) {
-  return f->buf.len;
+  size_t start = f->buf.len;
+  if (f->bin) { /* room for the line record's head (cs_tf_line_end) */
+    static const char room[CST_REC_HEAD_MAX];
+    cs_jbuf_put(&f->buf, room, sizeof room);
+  }
+  return start;
+}
+
+void cs_tf_count_lost(cs_trace_file *f, uint64_t n) {
+  f->lines_dropped += n;
+  f->lines_lost += n;
+}
+
+bool cs_tf_rec_end_slow(cs_trace_file *f, size_t start, unsigned kind,
+                        int64_t now_ns) {
+  if (f->buf.failed || f->failed || now_ns < f->paused_until_ns) {
+    f->bytes_dropped += f->buf.len - start;
+    f->buf.len = start; /* drop this record */
+    f->buf.failed = false;
+    cs_tf_count_lost(f, 1);
+    return false;
+  }
+  /* A body of 128 bytes or more: a longer length, the body moved forward. */
+  size_t body = f->buf.len - start - CS_TF_REC_HEAD1;
+  unsigned char wide[CST_REC_HEAD_MAX];
+  size_t n = cst_rec_head(wide, kind, (uint32_t)body);
+  if (!cs_jbuf_reserve(&f->buf, n - CS_TF_REC_HEAD1)) {
+    f->bytes_dropped += f->buf.len - start;
+    f->buf.len = start;
+    f->buf.failed = false;
+    cs_tf_count_lost(f, 1);
+    return false;
+  }
+  unsigned char *head = (unsigned char *)f->buf.data + start;
+  memmove(head + n, head + CS_TF_REC_HEAD1, body);
+  memcpy(head, wide, n);
+  f->buf.len += n - CS_TF_REC_HEAD1;
+  f->lines++;
+  f->buf_lines++;
+  return true;
 }
 
 /* Insert `pad` spaces before the "}\n" that ends the buffer at `end`. */
@@ -199,7 +282,10 @@ void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns) {
   }
   f->lines++;
   f->buf_lines++;
-  if (f->zstd)
+  if (f->bin)
+    cst_rec_head_wide((unsigned char *)f->buf.data + start, CST_REC_LINE,
+                      (uint32_t)(f->buf.len - start - CST_REC_HEAD_MAX));
+  if (cs_tf_framed(f))
     return; /* frames, not pages, are what a kill leaves whole */
   size_t len = f->buf.len - start;
   uint64_t off = f->written + start;
@@ -215,7 +301,7 @@ void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns) {
 static void pad_tail_if_needed(cs_trace_file *f) {
   /* Never leave the file ending so close to a boundary that the next line
    * could neither fit nor be preceded by a padding record. */
-  if (f->zstd)
+  if (cs_tf_framed(f))
     return;
   size_t room = CS_TF_PAGE - (size_t)((f->written + f->buf.len) % CS_TF_PAGE);
   if (room < PAD_MIN && room != CS_TF_PAGE && f->buf.len > 0)
@@ -269,6 +355,7 @@ static void after_failure(cs_trace_file *f, const cs_io_failure *x,
   f->bytes_dropped += f->buf.len;
   f->buf.len = 0;
   f->buf_lines = 0;
+  f->frames++;
   f->written = x->end;
   f->paused_until_ns = now_ns + PAUSE_AFTER_ERROR_NS;
   tell_accounting(f);
@@ -284,7 +371,11 @@ static char *head_bytes(const cs_trace_file *f, size_t *len, size_t *cap,
   size_t before = f->buf.len - CS_ACCT_LINE;
   const char *record = f->buf.data + before;
   size_t first = 0, second = CS_ACCT_LINE;
-  if (f->zstd) {
+  if (f->bin) { /* records: the accounting record's has a head */
+    before -= CST_REC_HEAD_MAX;
+    first = cs_tb_head_size(before, CST_REC_HEAD_MAX + CS_ACCT_LINE);
+    second = 0;
+  } else if (f->zstd) {
     first = before > 0 ? cs_tz_raw_frame_size(before) : 0;
     second = cs_tz_raw_frame_size(CS_ACCT_LINE);
   } else {
@@ -296,7 +387,11 @@ static char *head_bytes(const cs_trace_file *f, size_t *len, size_t *cap,
   char *p = aligned_alloc(CS_TF_PAGE, *cap);
   if (!p)
     return NULL;
-  if (!f->zstd) {
+  if (f->bin) {
+    cs_tb_head(f->buf.data, before, (uint32_t)(f->buf_lines - 1),
+               f->buf.data + before, CST_REC_HEAD_MAX + CS_ACCT_LINE,
+               f->zstd != NULL, p);
+  } else if (!f->zstd) {
     memcpy(p, f->buf.data, *len);
   } else {
     if (before > 0)
@@ -326,6 +421,7 @@ bool cs_tf_begin(cs_trace_file *f, int64_t now_ns) {
   f->written += f->buf.len;
   f->buf.len = 0;
   f->buf_lines = 0;
+  f->frames++;
   cs_io_failure failure = {.end = 0, .error = ENOMEM};
   if (head &&
       cs_io_write_head(&f->io, head, cap, len, lines, acct_at, &failure)) {
@@ -360,7 +456,7 @@ void cs_tf_account_if_due(cs_trace_file *f, int64_t mono_ns) {
 static void hand_off(cs_trace_file *f, size_t n, bool direct, int64_t now_ns) {
   /* Whole lines only; a direct write is whole pages at a page offset. */
   CS_DEBUG_CHECK(n > 0 && n <= f->buf.len);
-  CS_DEBUG_CHECK(f->buf.data[n - 1] == '\n');
+  CS_DEBUG_CHECK(f->bin || f->buf.data[n - 1] == '\n');
   CS_DEBUG_CHECK(!direct ||
                  (f->written % CS_TF_PAGE == 0 && n % CS_TF_PAGE == 0));
   size_t rest = f->buf.len - n;
@@ -399,6 +495,7 @@ static void hand_off(cs_trace_file *f, size_t n, bool direct, int64_t now_ns) {
   }
   f->buf.len = rest;
   f->buf_lines = rest_lines;
+  f->frames++;
   uint64_t offset = f->written;
   f->written += n;
   cs_io_failure failure;
@@ -413,6 +510,7 @@ no_memory: /* everything buffered is lost; the file goes on from here */
   f->bytes_lost += f->buf.len;
   f->buf.len = 0;
   f->buf_lines = 0;
+  f->frames++;
   tell_accounting(f);
 }
 
@@ -486,8 +584,12 @@ void cs_tf_sync(cs_trace_file *f, int64_t now_ns) {
 }
 
 static void close_both(cs_trace_file *f) {
-  cs_tz_free(f->zstd); /* the I/O thread is stopped */
+  cs_tb_free(f->bin); /* the I/O thread is stopped */
+  f->bin = NULL;
+  cs_tz_free(f->zstd);
   f->zstd = NULL;
+  cs_tb_free(f->bin_mine);
+  f->bin_mine = NULL;
   cs_tz_free(f->zstd_mine);
   f->zstd_mine = NULL;
   if (f->direct_fd >= 0)

@@ -38,6 +38,12 @@
  * begun is never empty and its accounting record needs no compressor.
  * Without libzstd the file is plain `<stem>.jsonl`, with one warning.
  *
+ * Binary (CCLSCOPE_FORMAT=binary, trace_binary.h): the file is
+ * `<stem>.cst`; cs_tf_line_begin leaves room for each line's record head
+ * and cs_tf_line_end fills it in, so the buffer holds records; chunks
+ * become frames as in a compressed file (stored, or zstd with
+ * CCLSCOPE_COMPRESS), with no padding and no O_DIRECT.
+ *
  * Writer thread only.
  */
 #ifndef CCLSCOPE_TRACE_FILE_H
@@ -47,6 +53,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cst_format.h"
 #include "json_writer.h"
 #include "out_dir.h"
 #include "trace_accounting.h"
@@ -70,18 +77,20 @@ typedef struct {
   int fd;                             /* ordinary writes */
   int direct_fd;                      /* O_DIRECT on the same file, or -1 */
   char path[PATH_MAX + NAME_MAX + 2]; /* folder/name: for messages */
-  cs_jbuf buf;            /* lines not yet handed to the I/O thread */
-  uint64_t buf_lines;     /* lines (newlines) in buf */
-  uint64_t written;       /* file offset of buf[0]: bytes handed over so far */
-  uint64_t lines;         /* lines accepted */
-  uint64_t lines_lost;    /* every line lost (dropped here or by the I/O
-                             thread), as of the last flush */
-  uint64_t lines_dropped; /* lost on this side (paused, no memory) */
-  uint64_t bytes_lost;    /* the text of lines_lost, as of the last flush */
-  uint64_t bytes_dropped; /* ... of lines_dropped */
-  uint64_t pad_bytes;     /* alignment padding written */
-  uint64_t write_errors;  /* as of the last flush */
-  uint64_t compress_errors;        /* ... chunks the compressor failed on */
+  cs_jbuf buf;        /* lines not yet handed to the I/O thread */
+  uint64_t buf_lines; /* lines (records, binary) in buf */
+  uint64_t frames;    /* moves whenever buf's records begin a new chunk (frame):
+                         compact records tell their frame everything again */
+  uint64_t written;   /* file offset of buf[0]: bytes handed over so far */
+  uint64_t lines;     /* lines accepted */
+  uint64_t lines_lost;      /* every line lost (dropped here or by the I/O
+                               thread), as of the last flush */
+  uint64_t lines_dropped;   /* lost on this side (paused, no memory) */
+  uint64_t bytes_lost;      /* the text of lines_lost, as of the last flush */
+  uint64_t bytes_dropped;   /* ... of lines_dropped */
+  uint64_t pad_bytes;       /* alignment padding written */
+  uint64_t write_errors;    /* as of the last flush */
+  uint64_t compress_errors; /* ... chunks the compressor failed on */
   uint64_t lines_lost_compressing; /* ... of lines_lost, in those chunks */
   uint64_t direct_bytes; /* written with O_DIRECT, as of the last flush */
   uint64_t disk_wait_ns; /* the writer waited for the disk, as of then */
@@ -96,8 +105,11 @@ typedef struct {
   uint64_t acct_told_lines; /* lines_dropped as last told to the I/O side */
   int64_t acct_told_ns;     /* ... when (cs_tf_account_if_due's clock) */
   cs_trace_zstd *zstd;      /* compressed: the I/O thread's context, or NULL */
+  cs_trace_bin *bin;        /* CCLSCOPE_FORMAT=binary: frames, or NULL */
   cs_trace_zstd *zstd_mine; /* ... and this thread's, when the I/O thread is
                                behind (cs_io_set_helper), or NULL */
+  cs_trace_bin *bin_mine;   /* ... binary and compressed: the frames
+                               made with zstd_mine, or NULL */
   cs_trace_io io;
 } cs_trace_file;
 
@@ -123,6 +135,22 @@ void cs_tf_set_closing(cs_trace_file *f, const cs_acct_closing *closing);
  * (while paused after a failure) are told to it, once a second at most. */
 void cs_tf_account_if_due(cs_trace_file *f, int64_t mono_ns);
 
+/* The same, and `binary`: the lines in the binary container
+ * (CCLSCOPE_FORMAT=binary, `<stem>.cst`, trace_binary.h): frames like the
+ * compressed file's, compressed only with `zstd_level` > 0. */
+bool cs_tf_open_as(cs_trace_file *f, cs_out_dir *dir, const char *stem,
+                   cs_tf_direct_mode direct, int zstd_level, bool binary);
+
+/* True when frames, not pages, are the unit (compressed or binary). */
+static inline bool cs_tf_framed(const cs_trace_file *f) {
+  return f->zstd != NULL || f->bin != NULL;
+}
+
+/* True when the file is in the binary container. */
+static inline bool cs_tf_binary(const cs_trace_file *f) {
+  return f->bin != NULL;
+}
+
 /* True when the file is written compressed. */
 static inline bool cs_tf_compressed(const cs_trace_file *f) {
   return f->zstd != NULL;
@@ -138,11 +166,44 @@ static inline bool cs_tf_direct(const cs_trace_file *f) {
 size_t cs_tf_line_begin(cs_trace_file *f);
 void cs_tf_line_end(cs_trace_file *f, size_t start, int64_t now_ns);
 
+/* Binary files: a compact record (trace_compact.h) instead of a line.
+ * cs_tf_rec_begin makes room for its head and `max` bytes of body and
+ * returns where the record starts; the body goes at f->buf.len (the start
+ * plus the 2 bytes of a short record's head), and cs_tf_rec_end, told the
+ * body's end in f->buf.len, puts the head (`kind`, the length) before it,
+ * moving a body of 128 bytes or more forward to make room for a longer
+ * length. Dropped and
+ * counted like a line when the file is paused or failed or the buffer out
+ * of memory (then f->buf.failed): false. */
+#define CS_TF_REC_HEAD1 2 /* kind, one byte of length */
+static inline size_t cs_tf_rec_begin(cs_trace_file *f, size_t max) {
+  size_t start = f->buf.len;
+  if (cs_jbuf_reserve(&f->buf, CS_TF_REC_HEAD1 + max))
+    f->buf.len += CS_TF_REC_HEAD1;
+  return start;
+}
+bool cs_tf_rec_end_slow(cs_trace_file *f, size_t start, unsigned kind,
+                        int64_t now_ns);
+static inline bool cs_tf_rec_end(cs_trace_file *f, size_t start, unsigned kind,
+                                 int64_t now_ns) {
+  size_t body = f->buf.len - start - CS_TF_REC_HEAD1;
+  if (f->buf.failed || f->failed || now_ns < f->paused_until_ns || body >= 0x80)
+    return cs_tf_rec_end_slow(f, start, kind, now_ns);
+  unsigned char *head = (unsigned char *)f->buf.data + start;
+  head[0] = (unsigned char)kind; /* most: a one-byte length */
+  head[1] = (unsigned char)body;
+  f->lines++;
+  f->buf_lines++;
+  return true;
+}
+/* `n` lines (records) lost before they were made, counted as dropped. */
+void cs_tf_count_lost(cs_trace_file *f, uint64_t n);
+
 /* True when enough is buffered for cs_tf_write_bulk to be worth it. */
 static inline bool cs_tf_bulk_due(const cs_trace_file *f) {
-  return f->buf.len >= (cs_tf_compressed(f) ? CS_TF_BULK_COMPRESSED
-                        : cs_tf_direct(f)   ? CS_TF_BULK_DIRECT
-                                            : CS_TF_BULK_BUFFERED);
+  return f->buf.len >= (cs_tf_framed(f)   ? CS_TF_BULK_COMPRESSED
+                        : cs_tf_direct(f) ? CS_TF_BULK_DIRECT
+                                          : CS_TF_BULK_BUFFERED);
 }
 
 /* Hand over what can be written cheaply: the whole pages (direct I/O), or

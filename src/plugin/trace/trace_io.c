@@ -8,9 +8,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "trace_binary.h"
 #include "trace_zstd.h"
 
 struct cs_io_job {
@@ -48,6 +50,38 @@ static bool write_fully(const cs_trace_io *io, int fd, const char *data,
   return true;
 }
 
+/* a[0, a_len) then b[0, b_len) at `offset`: one pwritev where the file
+ * is written with pwrite (a kill leaves what one write leaves), the same
+ * bytes in order through io->write where a test put another in its
+ * place; the rest of a short write goes through write_fully. */
+static bool write_two(const cs_trace_io *io, int fd, const char *a,
+                      size_t a_len, const char *b, size_t b_len,
+                      uint64_t offset, size_t *done) {
+  *done = 0;
+  if (io->write == pwrite) {
+    struct iovec parts[2] = {{(void *)a, a_len}, {(void *)b, b_len}};
+    ssize_t n;
+    do
+      n = pwritev(fd, parts, 2, (off_t)offset);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+      return false;
+    *done = (size_t)n;
+  }
+  size_t more = 0;
+  if (*done < a_len) {
+    bool ok =
+        write_fully(io, fd, a + *done, a_len - *done, offset + *done, &more);
+    *done += more;
+    if (!ok)
+      return false;
+  }
+  size_t in_b = *done - a_len;
+  bool ok = write_fully(io, fd, b + in_b, b_len - in_b, offset + *done, &more);
+  *done += more;
+  return ok;
+}
+
 uint64_t cs_io_count_lines(const char *p, size_t n) {
   uint64_t lines = 0;
   const char *end = p + n;
@@ -72,35 +106,43 @@ typedef struct {
   bool head_written; /* the file's head, with its accounting record */
 } job_result;
 
-/* Compressed: the job as one frame, in one write at the end of the file.
+/* Compressed or binary: the job as one frame, in one write at the end of
+ * the file.
  * On failure the file is cut back to its last whole frame and the whole
  * job is lost. Called without the lock (the I/O thread is the only one
  * that moves file_end, or the caller when there is no thread). */
 static job_result write_frame(cs_trace_io *io, const cs_io_job *j) {
   job_result r = {0};
-  const char *frame;
-  size_t frame_len, done = 0;
+  const char *frame, *body = NULL;
+  size_t frame_len, body_len = 0, done = 0;
   uint64_t at = io->file_end;
-  bool made = true;
-  if (j->compressed) {
+  bool made = true, compress_failed = true;
+  if (j->compressed) { /* the queueing thread made the frame */
     frame = j->data;
     frame_len = j->len;
   } else {
     pthread_mutex_lock(&io->zstd_lock); /* never half-made across a fork */
-    made = cs_tz_frame(io->zstd, j->data, j->len, &frame, &frame_len);
+    made = io->bin ? cs_tb_frame(io->bin, j->data, j->len, (uint32_t)j->lines,
+                                 &frame, &frame_len, &body, &body_len,
+                                 &compress_failed)
+                   : cs_tz_frame(io->zstd, j->data, j->len, &frame, &frame_len);
     pthread_mutex_unlock(&io->zstd_lock);
   }
   if (!made) {
     r.failed = true; /* nothing was written */
-    r.compress_failed = true;
+    r.compress_failed = compress_failed;
     r.error = errno;
     r.end = at;
     r.lines_lost = j->lines;
     r.bytes_lost = j->text_len;
     return r;
   }
-  if (write_fully(io, io->fd, frame, frame_len, at, &done)) {
-    io->file_end = at + frame_len;
+  bool written =
+      body_len
+          ? write_two(io, io->fd, frame, frame_len, body, body_len, at, &done)
+          : write_fully(io, io->fd, frame, frame_len, at, &done);
+  if (written) {
+    io->file_end = at + frame_len + body_len;
     return r;
   }
   r.failed = true;
@@ -144,7 +186,7 @@ static job_result write_job(cs_trace_io *io, const cs_io_job *j,
                             bool direct_refused) {
   if (j->head)
     return write_head(io, j);
-  if (io->zstd)
+  if (io->zstd || io->bin)
     return write_frame(io, j);
   job_result r = {0};
   bool direct = j->direct && !direct_refused && io->direct_fd >= 0;
@@ -380,20 +422,28 @@ static bool no_room_for(const cs_trace_io *io, size_t len, size_t limit) {
          io->queued_bytes + len > limit;
 }
 
-void cs_io_set_helper(cs_trace_io *io, cs_trace_zstd *helper) {
+void cs_io_set_helper(cs_trace_io *io, cs_trace_zstd *helper,
+                      cs_trace_bin *helper_bin) {
   io->helper = helper;
+  io->helper_bin = helper_bin;
 }
 
 /* Compress the chunk data[0, *len) into a frame in its own memory (`cap`
  * bytes) with the helper context; *len becomes the frame's length. False,
  * data untouched, when the library fails or the frame would not fit.
  * Called without the lock: the context is the queueing thread's. */
-static bool compress_here(cs_trace_io *io, char *data, size_t cap,
-                          size_t *len) {
-  const char *frame;
-  size_t frame_len;
-  if (!cs_tz_frame(io->helper, data, *len, &frame, &frame_len) ||
-      frame_len > cap)
+static bool compress_here(cs_trace_io *io, char *data, size_t cap, size_t *len,
+                          uint64_t lines) {
+  const char *frame, *body;
+  size_t frame_len, body_len;
+  bool compress_failed;
+  bool made =
+      io->helper_bin
+          ? cs_tb_frame(io->helper_bin, data, *len, (uint32_t)lines, &frame,
+                        &frame_len, &body, &body_len, &compress_failed) &&
+                body_len == 0
+          : cs_tz_frame(io->helper, data, *len, &frame, &frame_len);
+  if (!made || frame_len > cap)
     return false;
   memcpy(data, frame, frame_len);
   *len = frame_len;
@@ -410,7 +460,7 @@ bool cs_io_queue(cs_trace_io *io, char *data, size_t cap, size_t len,
   if (io->helper && io->zstd && no_room_for(io, len, limit)) {
     /* The I/O thread is behind with its compressing: share the work. */
     pthread_mutex_unlock(&io->lock);
-    compressed = compress_here(io, data, cap, &len);
+    compressed = compress_here(io, data, cap, &len, lines);
     pthread_mutex_lock(&io->lock);
     if (compressed) {
       io->helped++;
@@ -587,6 +637,11 @@ void cs_io_stop(cs_trace_io *io) {
   settle_accounting(io); /* done by the thread, unless there was none */
   free_spares(io);
   pthread_mutex_unlock(&io->lock);
+}
+
+void cs_io_set_binary(cs_trace_io *io, cs_trace_bin *bin) {
+  io->direct_fd = -1;
+  io->bin = bin;
 }
 
 void cs_io_atfork_prepare(cs_trace_io *io) {

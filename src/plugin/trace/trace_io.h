@@ -51,6 +51,7 @@
 
 typedef struct cs_io_job cs_io_job;
 typedef struct cs_trace_zstd cs_trace_zstd;
+typedef struct cs_trace_bin cs_trace_bin;
 
 /* What became of the file after a failed write. */
 typedef struct {
@@ -70,13 +71,15 @@ typedef struct {
   int direct_fd;        /* O_DIRECT on the same file, or -1 */
   cs_io_write_fn write; /* pwrite */
   cs_trace_zstd *zstd;  /* compress each chunk into a frame, or NULL */
+  cs_trace_bin *bin;    /* binary: each chunk a container frame, or NULL */
   /* The queueing thread's own context (cs_io_set_helper), or NULL: with
    * the queue full, it compresses its chunk itself instead of waiting. */
   cs_trace_zstd *helper;
-  uint64_t helped;   /* chunks it compressed that way */
-  uint64_t file_end; /* compressed: where the next frame goes */
-  bool running;      /* the thread exists */
-  bool started;      /* ... and runs io_main */
+  cs_trace_bin *helper_bin; /* ... binary: its frames, or NULL */
+  uint64_t helped;          /* chunks it compressed that way */
+  uint64_t file_end;        /* compressed: where the next frame goes */
+  bool running;             /* the thread exists */
+  bool started;             /* ... and runs io_main */
   pthread_t thread;
   pthread_mutex_t lock;
   pthread_mutex_t zstd_lock; /* held by the thread while it compresses */
@@ -115,14 +118,22 @@ typedef struct {
  * context stays the caller's (free it after cs_io_stop). */
 void cs_io_start(cs_trace_io *io, int fd, int direct_fd, cs_trace_zstd *zstd);
 
+/* CCLSCOPE_FORMAT=binary: every chunk becomes a frame of the binary
+ * container (trace_binary.h; compressed there when it was made with the
+ * zstd context). Right after cs_io_start, before anything is queued; the
+ * context stays the caller's. */
+void cs_io_set_binary(cs_trace_io *io, cs_trace_bin *bin);
+
 /* Compressed files: a second context, used by the thread that queues
  * (the writer) and never by the I/O thread. When the queue is full, that
  * thread compresses the chunk itself, in its own memory, and queues the
  * frame (the I/O thread writes it in its turn) rather than wait while the
  * rings fill: the two threads compress side by side. Frames so made may
  * take the queue up to twice CS_IO_MAX_QUEUED. The context stays the
- * caller's (free it after cs_io_stop). */
-void cs_io_set_helper(cs_trace_io *io, cs_trace_zstd *helper);
+ * caller's (free it after cs_io_stop). Binary files: `helper_bin`, made
+ * with `helper`, makes those frames (NULL for JSONL). */
+void cs_io_set_helper(cs_trace_io *io, cs_trace_zstd *helper,
+                      cs_trace_bin *helper_bin);
 
 /* Queue `len` bytes of whole lines at file offset `offset`, `lines` of
  * them. `data` (allocated with malloc or aligned_alloc, capacity `cap`)

@@ -1,18 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * src/plugin/trace/trace_jsonl.c — formatting trace records
+ * src/plugin/trace/trace_jsonl.c — the trace sink: events and timing
+ * records become lines (trace_fmt.c formats them) or, in a binary trace,
+ * compact records (trace_compact.c); the rare records (process, thread,
+ * contexts, marks, late states, the end) are formatted here
  * (docs/trace-format.md).
- *
- * Key order is fixed so that readers (src/cli) can scan lines quickly.
- * Ids, hashes and addresses are hex strings; timestamps are Unix-epoch
- * microseconds with three decimals (nanosecond resolution), except in
- * timing records, which (format version 2) carry integer nanoseconds under
- * keys ending in "Ns" and the writer's identity, so that one flat schema
- * reads them in place.
  */
 #include "trace_jsonl.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -24,59 +21,39 @@
 #define J(lit) CS_JLIT(b, lit)
 
 static int64_t to_ns(cs_trace_sink *t, uint64_t raw) {
-  return cs_clock_to_epoch_ns_cached(t->env.cal, &t->pieces.clock_past, raw);
+  return cs_clock_to_epoch_ns_cached(t->env.cal, &t->clock_past, raw);
 }
 
-/* ,"pid":P,"tid":T} for this thread, formatted once (fixed 48-byte slot so
- * the cursor can copy it without a call). */
-static const cs_tid_piece *tid_piece(cs_trace_sink *t, int32_t tid) {
-  cs_tid_piece *e = &t->pieces.tids[(uint32_t)tid % CS_TRACE_TID_CACHE];
-  if (e->tid != tid || e->len == 0) {
-    memset(e->text, 0, sizeof e->text);
-    int n = snprintf(e->text, sizeof e->text, ",\"pid\":%d,\"tid\":%d}",
-                     (int)t->env.pid, (int)tid);
-    e->tid = tid;
-    e->len = (uint8_t)(n > 0 && n < (int)sizeof e->text ? n : 0);
-  }
-  return e;
-}
+_Static_assert(sizeof(((cs_context *)0)->comm_name) <= CS_FMT_COMM_NAME_MAX,
+               "a timing line's room (trace_fmt.h) counts on the name's size");
 
-/* {"ts":…,"pid":P,"tid":T} of an event's start or stop, `ns` converted by
- * the caller (who needs it for the duration too). */
-static char *cur_endpoint(cs_trace_sink *t, char *p, int64_t ns, int32_t tid) {
-  p = CS_CUR_LIT(p, "{\"ts\":");
-  p = cs_cur_epoch_us(p, ns, &t->pieces.ts);
-  const cs_tid_piece *piece = tid_piece(t, tid);
-  memcpy(p, piece->text, sizeof piece->text);
-  return p + piece->len;
-}
-
-/* "ctx":N,"commId":"0x…" for a context, formatted once. Serials are never
- * reused within a session, so a cached piece stays right. */
-static char *cur_comm(cs_trace_sink *t, char *p, uint32_t ctx) {
+/* The formatter's view of a context (cs_fmt_comm_fn), from the table:
+ * filled once per serial (a context's fields are set before it is
+ * published and serials are never reused), its presence checked on every
+ * call (a finalized context is gone). */
+static const cs_fmt_comm *sink_comm(void *arg, uint32_t ctx) {
+  cs_trace_sink *t = arg;
   const cs_context *c = cs_ctx_get(ctx);
   if (!c)
-    return CS_CUR_LIT(p, "\"ctx\":null,\"commId\":null");
-  cs_ctx_piece *e = &t->pieces.ctxs[ctx % CS_TRACE_CTX_CACHE];
-  if (e->ctx != ctx) {
-    memset(e->text, 0, sizeof e->text);
-    int n = c->has_comm_info ? snprintf(e->text, sizeof e->text,
-                                        "\"ctx\":%u,\"commId\":\"0x%llx\"", ctx,
-                                        (unsigned long long)c->comm_id)
-                             : snprintf(e->text, sizeof e->text,
-                                        "\"ctx\":%u,\"commId\":null", ctx);
-    e->ctx = ctx;
-    e->len = (uint8_t)(n > 0 && n < (int)sizeof e->text ? n : 0);
+    return NULL;
+  cs_sink_comm *e = &t->comms[ctx % CS_TRACE_CTX_CACHE];
+  if (e->serial != ctx) {
+    e->serial = ctx;
+    e->comm = (cs_fmt_comm){.has_comm_info = c->has_comm_info,
+                            .comm_id = c->comm_id,
+                            .abi = c->abi,
+                            .device = c->device,
+                            .comm_name = c->comm_name};
   }
-  memcpy(p, e->text, sizeof e->text);
-  return p + e->len;
+  return &e->comm;
 }
 
 /* For the rarely written records that still use cs_jbuf. */
 static void put_endpoint(cs_trace_sink *t, cs_jbuf *b, uint64_t raw,
                          int32_t tid) {
   if (cs_jbuf_reserve(b, 128))
-    b->len = (size_t)(cur_endpoint(t, b->data + b->len, to_ns(t, raw), tid) -
+    b->len = (size_t)(cs_fmt_endpoint(&t->fmt, b->data + b->len, to_ns(t, raw),
+                                      tid) -
                       b->data);
 }
 
@@ -95,742 +72,78 @@ static void put_comm(cs_jbuf *b, uint32_t ctx) {
     J("null");
 }
 
-static void build_pieces(cs_trace_sink *t) {
-  cs_trace_pieces *p = &t->pieces;
-  memset(p, 0, sizeof *p);
-  p->ts.sec_start = -1;
-  for (int e = 0; e < CS_EV_COUNT; e++) {
-    int n = snprintf(p->event_head[e], sizeof p->event_head[e],
-                     "{\"recordType\":\"event\",\"type\":\"%s\",\"id\":",
-                     cs_etype_json_name((cs_etype)e));
-    p->event_head_len[e] = (uint8_t)n;
-  }
-  for (int st = 0; st < 31; st++) {
-    const char *name = cs_state_name(st, 6, 0);
-    int n = snprintf(
-        p->state_head[st], sizeof p->state_head[st],
-        "{\"name\":\"%s\",\"id\":%d,\"ts\":", name ? name : "unknown", st);
-    p->state_head_len[st] = (uint8_t)n;
-  }
-}
-
-static int abi_of(const cs_trace_sink *t, uint32_t ctx) {
-  const cs_context *c = cs_ctx_get(ctx);
-  return c ? c->abi : t->default_abi;
-}
-
-static const char *event_func(const cs_event *e) {
-  switch (e->etype) {
-  case CS_EV_COLL_API:
-  case CS_EV_P2P_API:
-    return e->p.coll_api.func;
-  case CS_EV_COLL:
-    return e->p.coll.func;
-  case CS_EV_P2P:
-    return e->p.p2p.func;
-  case CS_EV_CE_COLL:
-    return e->p.ce_coll.func;
-  default:
-    return NULL;
-  }
-}
-
-/* ---- details, one writer per event type (cursor style) ---- */
-
-static char *details_coll_api(char *p, const cs_event *e) {
-  const cs_p_coll_api *c = &e->p.coll_api;
-  p = CS_CUR_LIT(p, "\"count\":");
-  p = cs_cur_u64(p, c->count);
-  p = CS_CUR_LIT(p, ",\"datatype\":");
-  p = cs_cur_str(p, c->datatype);
-  if (e->etype == CS_EV_COLL_API) {
-    p = CS_CUR_LIT(p, ",\"root\":");
-    p = cs_cur_i64(p, c->root);
-  }
-  p = CS_CUR_LIT(p, ",\"stream\":");
-  p = cs_cur_hex(p, c->stream);
-  p = CS_CUR_LIT(p, ",\"graphCaptured\":");
-  p = cs_cur_bool(p, c->graph_captured);
-  if (c->has_user_tag) {
-    p = CS_CUR_LIT(p, ",\"userTag\":");
-    p = cs_cur_hex(p, c->user_tag);
-  }
-  return p;
-}
-
-static char *details_coll(char *p, const cs_event *e) {
-  const cs_p_coll *c = &e->p.coll;
-  p = CS_CUR_LIT(p, "\"seqNumber\":");
-  p = cs_cur_u64(p, c->seq);
-  p = CS_CUR_LIT(p, ",\"count\":");
-  p = cs_cur_u64(p, c->count);
-  p = CS_CUR_LIT(p, ",\"datatype\":");
-  p = cs_cur_str(p, c->datatype);
-  p = CS_CUR_LIT(p, ",\"root\":");
-  p = cs_cur_i64(p, c->root);
-  p = CS_CUR_LIT(p, ",\"sendBuff\":");
-  p = cs_cur_hex(p, c->send_buff);
-  p = CS_CUR_LIT(p, ",\"recvBuff\":");
-  p = cs_cur_hex(p, c->recv_buff);
-  p = CS_CUR_LIT(p, ",\"nChannels\":");
-  p = cs_cur_u64(p, c->n_channels);
-  p = CS_CUR_LIT(p, ",\"nWarps\":");
-  p = cs_cur_u64(p, c->n_warps);
-  p = CS_CUR_LIT(p, ",\"algo\":");
-  p = cs_cur_str(p, c->algo);
-  p = CS_CUR_LIT(p, ",\"proto\":");
-  p = cs_cur_str(p, c->proto);
-  if (c->parent_group) {
-    p = CS_CUR_LIT(p, ",\"parentGroupId\":");
-    p = cs_cur_hex(p, c->parent_group);
-  }
-  if (c->has_kernel_variant) {
-    p = CS_CUR_LIT(p, ",\"kernelVariant\":");
-    p = cs_cur_str(p, c->kernel_variant);
-    p = CS_CUR_LIT(p, ",\"isSymColl\":");
-    p = cs_cur_bool(p, c->is_sym_coll);
-  }
-  if (c->has_user_tag) {
-    p = CS_CUR_LIT(p, ",\"userTag\":");
-    p = cs_cur_hex(p, c->user_tag);
-  }
-  if (c->comm_hash) {
-    p = CS_CUR_LIT(p, ",\"commHash\":");
-    p = cs_cur_hex(p, c->comm_hash);
-  }
-  if (c->traffic_bytes) {
-    p = CS_CUR_LIT(p, ",\"trafficBytes\":");
-    p = cs_cur_u64(p, c->traffic_bytes);
-  }
-  if (c->op || c->is_collnet || c->is_nvls) {
-    p = CS_CUR_LIT(p, ",\"op\":");
-    p = cs_cur_u64(p, c->op);
-    p = CS_CUR_LIT(p, ",\"isCollnet\":");
-    p = cs_cur_bool(p, c->is_collnet);
-    p = CS_CUR_LIT(p, ",\"isNvls\":");
-    p = cs_cur_bool(p, c->is_nvls);
-  }
-  return p;
-}
-
-static char *details_p2p(char *p, const cs_event *e) {
-  const cs_p_p2p *c = &e->p.p2p;
-  p = CS_CUR_LIT(p, "\"peer\":");
-  p = cs_cur_i64(p, c->peer);
-  p = CS_CUR_LIT(p, ",\"count\":");
-  p = cs_cur_u64(p, c->count);
-  p = CS_CUR_LIT(p, ",\"datatype\":");
-  p = cs_cur_str(p, c->datatype);
-  p = CS_CUR_LIT(p, ",\"buff\":");
-  p = cs_cur_hex(p, c->buff);
-  p = CS_CUR_LIT(p, ",\"nChannels\":");
-  p = cs_cur_u64(p, c->n_channels);
-  if (c->parent_group) {
-    p = CS_CUR_LIT(p, ",\"parentGroupId\":");
-    p = cs_cur_hex(p, c->parent_group);
-  }
-  if (c->has_user_tag) {
-    p = CS_CUR_LIT(p, ",\"userTag\":");
-    p = cs_cur_hex(p, c->user_tag);
-  }
-  if (c->comm_hash) {
-    p = CS_CUR_LIT(p, ",\"commHash\":");
-    p = cs_cur_hex(p, c->comm_hash);
-  }
-  return p;
-}
-
-static char *details_proxy_op(char *p, const cs_event *e) {
-  const cs_p_proxy_op *c = &e->p.proxy_op;
-  p = CS_CUR_LIT(p, "\"channelId\":");
-  p = cs_cur_u64(p, c->channel_id);
-  p = CS_CUR_LIT(p, ",\"peer\":");
-  p = cs_cur_i64(p, c->peer);
-  p = CS_CUR_LIT(p, ",\"nSteps\":");
-  p = cs_cur_i64(p, c->n_steps);
-  p = CS_CUR_LIT(p, ",\"chunkSize\":");
-  p = cs_cur_i64(p, c->chunk_size);
-  p = CS_CUR_LIT(p, ",\"isSend\":");
-  p = cs_cur_bool(p, c->is_send != 0);
-  p = CS_CUR_LIT(p, ",\"pid\":");
-  p = cs_cur_i64(p, c->pid);
-  if (!c->has_rccl)
-    return p;
-  /* RCCL's v6 proxyOp fields (include/nccl/profiler_rccl_v6.h) */
-  const cs_p_rccl_proxy_op *x = &c->rccl;
-  p = CS_CUR_LIT(p, ",\"commHash\":");
-  p = cs_cur_hex(p, x->comm_hash);
-  p = CS_CUR_LIT(p, ",\"opCount\":");
-  p = cs_cur_i64(p, x->op_count);
-  p = CS_CUR_LIT(p, ",\"traceFuncIdx\":");
-  p = cs_cur_i64(p, x->trace_func_idx);
-  p = CS_CUR_LIT(p, ",\"traceProtocol\":");
-  p = cs_cur_i64(p, x->trace_protocol);
-  p = CS_CUR_LIT(p, ",\"tracePattern\":");
-  p = cs_cur_i64(p, x->trace_pattern);
-  p = CS_CUR_LIT(p, ",\"traceTotalBytes\":");
-  p = cs_cur_u64(p, x->trace_total_bytes);
-  p = CS_CUR_LIT(p, ",\"proxyNbytes\":");
-  p = cs_cur_u64(p, x->proxy_nbytes);
-  p = CS_CUR_LIT(p, ",\"rawProxyNsteps\":");
-  return cs_cur_i64(p, x->raw_proxy_nsteps);
-}
-
-static char *details_proxy_step(char *p, const cs_event *e) {
-  p = CS_CUR_LIT(p, "\"step\":");
-  p = cs_cur_i64(p, e->p.proxy_step.step);
-  if (e->has_link) {
-    p = CS_CUR_LIT(p, ",\"peer\":");
-    p = cs_cur_i64(p, e->link.peer);
-    p = CS_CUR_LIT(p, ",\"channelId\":");
-    p = cs_cur_u64(p, e->link.channel_id);
-    p = CS_CUR_LIT(p, ",\"isSend\":");
-    p = cs_cur_bool(p, e->link.is_send);
-  }
-  return p;
-}
-
-static char *details_net(char *p, const cs_event *e) {
-  const cs_p_net_plugin *c = &e->p.net_plugin;
-  p = CS_CUR_LIT(p, "\"pluginId\":");
-  p = cs_cur_hex(p, (uint64_t)c->plugin_id);
-  if (c->net_kind == CS_NET_IB)
-    p = CS_CUR_LIT(p, ",\"net\":\"ib\"");
-  else if (c->net_kind == CS_NET_SOCK)
-    p = CS_CUR_LIT(p, ",\"net\":\"socket\"");
-  else
-    p = CS_CUR_LIT(p, ",\"net\":\"other\"");
-  p = CS_CUR_LIT(p, ",\"version\":");
-  p = cs_cur_u64(p, (uint64_t)c->plugin_id & 0xFFFFu);
-  if (!c->has_descr)
-    return p;
-  if (c->net_kind == CS_NET_IB) {
-    p = CS_CUR_LIT(p, ",\"qp\":{\"device\":");
-    p = cs_cur_i64(p, c->u.ib.device);
-    p = CS_CUR_LIT(p, ",\"wrId\":");
-    p = cs_cur_hex(p, c->u.ib.wr_id);
-    p = CS_CUR_LIT(p, ",\"opcode\":");
-    p = cs_cur_i64(p, c->u.ib.opcode);
-    p = CS_CUR_LIT(p, ",\"qpNum\":");
-    p = cs_cur_i64(p, c->u.ib.qp_num);
-    p = CS_CUR_LIT(p, ",\"length\":");
-    p = cs_cur_u64(p, c->u.ib.length);
-    p = cs_cur_char(p, '}');
-  } else if (c->net_kind == CS_NET_SOCK) {
-    p = CS_CUR_LIT(p, ",\"sock\":{\"fd\":");
-    p = cs_cur_i64(p, c->u.sock.fd);
-    p = CS_CUR_LIT(p, ",\"op\":");
-    p = cs_cur_i64(p, c->u.sock.op);
-    p = CS_CUR_LIT(p, ",\"length\":");
-    p = cs_cur_u64(p, c->u.sock.length);
-    p = cs_cur_char(p, '}');
-  }
-  return p;
-}
-
-static char *details_ce_coll(char *p, const cs_event *e) {
-  const cs_p_ce_coll *c = &e->p.ce_coll;
-  p = CS_CUR_LIT(p, "\"seqNumber\":");
-  p = cs_cur_u64(p, c->seq);
-  p = CS_CUR_LIT(p, ",\"count\":");
-  p = cs_cur_u64(p, c->count);
-  p = CS_CUR_LIT(p, ",\"datatype\":");
-  p = cs_cur_str(p, c->datatype);
-  p = CS_CUR_LIT(p, ",\"root\":");
-  p = cs_cur_i64(p, c->root);
-  p = CS_CUR_LIT(p, ",\"sendBuff\":");
-  p = cs_cur_hex(p, c->send_buff);
-  p = CS_CUR_LIT(p, ",\"recvBuff\":");
-  p = cs_cur_hex(p, c->recv_buff);
-  p = CS_CUR_LIT(p, ",\"syncStrategy\":");
-  p = cs_cur_str(p, c->sync_strategy);
-  p = CS_CUR_LIT(p, ",\"intraBatchSync\":");
-  p = cs_cur_bool(p, c->intra_batch_sync);
-  p = CS_CUR_LIT(p, ",\"batchSize\":");
-  p = cs_cur_u64(p, c->batch_size);
-  p = CS_CUR_LIT(p, ",\"numBatches\":");
-  p = cs_cur_u64(p, c->num_batches);
-  p = CS_CUR_LIT(p, ",\"ceSeqNum\":");
-  p = cs_cur_u64(p, c->ce_seq_num);
-  p = CS_CUR_LIT(p, ",\"stream\":");
-  p = cs_cur_hex(p, c->stream);
-  if (c->has_user_tag) {
-    p = CS_CUR_LIT(p, ",\"userTag\":");
-    p = cs_cur_hex(p, c->user_tag);
-  }
-  return p;
-}
-
-static char *cur_details(char *p, const cs_event *e) {
-  p = CS_CUR_LIT(p, "\"details\":{");
-  switch (e->etype) {
-  case CS_EV_GROUP_API:
-    p = CS_CUR_LIT(p, "\"groupDepth\":");
-    p = cs_cur_i64(p, e->p.group_api.group_depth);
-    p = CS_CUR_LIT(p, ",\"graphCaptured\":");
-    p = cs_cur_bool(p, e->p.group_api.graph_captured);
-    break;
-  case CS_EV_COLL_API:
-  case CS_EV_P2P_API:
-    p = details_coll_api(p, e);
-    break;
-  case CS_EV_KERNEL_LAUNCH:
-    p = CS_CUR_LIT(p, "\"stream\":");
-    p = cs_cur_hex(p, e->p.kernel_launch.stream);
-    break;
-  case CS_EV_COLL:
-    p = details_coll(p, e);
-    break;
-  case CS_EV_P2P:
-    p = details_p2p(p, e);
-    break;
-  case CS_EV_PROXY_OP:
-    p = details_proxy_op(p, e);
-    break;
-  case CS_EV_PROXY_STEP:
-    p = details_proxy_step(p, e);
-    break;
-  case CS_EV_KERNEL_CH:
-    p = CS_CUR_LIT(p, "\"channelId\":");
-    p = cs_cur_u64(p, e->p.kernel_ch.channel_id);
-    if (e->p.kernel_ch.has_ptimer) {
-      p = CS_CUR_LIT(p, ",\"pTimer\":");
-      p = cs_cur_u64(p, e->p.kernel_ch.ptimer);
-    }
-    break;
-  case CS_EV_NET_PLUGIN:
-    p = details_net(p, e);
-    break;
-  case CS_EV_CE_COLL:
-    p = details_ce_coll(p, e);
-    break;
-  case CS_EV_CE_SYNC:
-    p = CS_CUR_LIT(p, "\"isComplete\":");
-    p = cs_cur_bool(p, e->p.ce_sync.is_complete);
-    p = CS_CUR_LIT(p, ",\"nRanks\":");
-    p = cs_cur_i64(p, e->p.ce_sync.n_ranks);
-    break;
-  case CS_EV_CE_BATCH:
-    p = CS_CUR_LIT(p, "\"numOps\":");
-    p = cs_cur_i64(p, e->p.ce_batch.num_ops);
-    p = CS_CUR_LIT(p, ",\"totalBytes\":");
-    p = cs_cur_u64(p, e->p.ce_batch.total_bytes);
-    p = CS_CUR_LIT(p, ",\"useIntraSync\":");
-    p = cs_cur_bool(p, e->p.ce_batch.use_intra_sync);
-    break;
-  case CS_EV_KERNEL_PHASE:
-    p = CS_CUR_LIT(p, "\"channelId\":");
-    p = cs_cur_u64(p, e->p.kernel_phase.channel_id);
-    p = CS_CUR_LIT(p, ",\"phaseId\":");
-    p = cs_cur_u64(p, e->p.kernel_phase.phase_id);
-    p = CS_CUR_LIT(p, ",\"phaseName\":");
-    p = cs_cur_str(p, e->p.kernel_phase.phase_name);
-    p = CS_CUR_LIT(p, ",\"pTimer\":");
-    p = cs_cur_u64(p, e->p.kernel_phase.ptimer);
-    break;
-  case CS_EV_PROXY_DIAG: /* RCCL: the type value tells bit 15 from 16 */
-  case CS_EV_UNKNOWN:
-    p = CS_CUR_LIT(p, "\"typeValue\":");
-    p = cs_cur_u64(p, e->p.unknown.raw_type);
-    break;
-  default:
-    break; /* Group, ProxyCtrl: no fields */
-  }
-  return cs_cur_char(p, '}');
-}
-
-/* Bytes the strings of an event's details can need once escaped. */
-static size_t strings_max(const cs_event *e) {
-  const char *s[4] = {NULL, NULL, NULL, NULL};
-  switch (e->etype) {
-  case CS_EV_COLL_API:
-  case CS_EV_P2P_API:
-    s[0] = e->p.coll_api.func;
-    s[1] = e->p.coll_api.datatype;
-    break;
-  case CS_EV_COLL:
-    s[0] = e->p.coll.func;
-    s[1] = e->p.coll.datatype;
-    s[2] = e->p.coll.algo;
-    s[3] = e->p.coll.proto;
-    break;
-  case CS_EV_P2P:
-    s[0] = e->p.p2p.func;
-    s[1] = e->p.p2p.datatype;
-    break;
-  case CS_EV_CE_COLL:
-    s[0] = e->p.ce_coll.func;
-    s[1] = e->p.ce_coll.datatype;
-    s[2] = e->p.ce_coll.sync_strategy;
-    break;
-  case CS_EV_KERNEL_PHASE:
-    s[0] = e->p.kernel_phase.phase_name;
-    break;
-  default:
-    return 0;
-  }
-  size_t n = 0;
-  for (int i = 0; i < 4; i++)
-    if (s[i])
-      n += CS_CUR_STR_MAX(strlen(s[i]));
-  if (e->etype == CS_EV_COLL && e->p.coll.has_kernel_variant &&
-      e->p.coll.kernel_variant)
-    n += CS_CUR_STR_MAX(strlen(e->p.coll.kernel_variant));
-  /* `func` is written twice: on the event and in the strings above. */
-  return 2 * n;
-}
-
-/* ---- states ---- */
-
-#define STATE_MAX 280 /* one state entry, worst case (RCCL's ProxyDiag) */
-
-static char *cur_state(cs_trace_sink *t, char *p, const cs_state_rec *s,
-                       int abi) {
-  if (s->state < 31) {
-    memcpy(p, t->pieces.state_head[s->state], sizeof t->pieces.state_head[0]);
-    p += t->pieces.state_head_len[s->state];
-  } else {
-    const char *name =
-        cs_state_name((int)s->state, abi, t->env.host->kind == CS_HOST_RCCL);
-    p = CS_CUR_LIT(p, "{\"name\":");
-    p = cs_cur_str(p, name ? name : "unknown");
-    p = CS_CUR_LIT(p, ",\"id\":");
-    p = cs_cur_u64(p, s->state);
-    p = CS_CUR_LIT(p, ",\"ts\":");
-  }
-  p = cs_cur_epoch_us(p, to_ns(t, s->raw_ts), &t->pieces.ts);
-  switch (s->state) {
-  case 9:  /* SendWait: bytes posted */
-  case 11: /* RecvFlushWait: bytes received */
-    p = CS_CUR_LIT(p, ",\"transSize\":");
-    p = cs_cur_u64(p, s->arg);
-    break;
-  case 18: /* ProxyCtrlAppendEnd */
-    p = CS_CUR_LIT(p, ",\"appendedProxyOps\":");
-    p = cs_cur_i64(p, (int32_t)(uint32_t)s->arg);
-    break;
-  case 22: /* KernelChStop */
-    p = CS_CUR_LIT(p, ",\"pTimer\":");
-    p = cs_cur_u64(p, s->arg);
-    break;
-  case 31:             /* v7: KernelPhaseStop (RCCL's from 2.31 too) */
-  case 32:             /* RCCL 2.31: ProxyDiagUpdate */
-    if (s->has_diag) { /* RCCL's ProxyDiagUpdate: 31 before 2.31, then 32 */
-      p = CS_CUR_LIT(p, ",\"counterKind\":");
-      p = cs_cur_u64(p, s->arg & 0xFF);
-      p = CS_CUR_LIT(p, ",\"flags\":");
-      p = cs_cur_u64(p, (s->arg >> 16) & 0xFFFF);
-      p = CS_CUR_LIT(p, ",\"value\":");
-      p = cs_cur_i64(p, (int64_t)s->arg2);
-      p = CS_CUR_LIT(p, ",\"value2\":");
-      p = cs_cur_i64(p, (int64_t)s->arg3);
-    } else if (s->state == 31 && abi >= 7) {
-      p = CS_CUR_LIT(p, ",\"pTimer\":");
-      p = cs_cur_u64(p, s->arg);
-    }
-    break;
-  default:
-    break;
-  }
-  if (s->repeat > 1) {
-    p = CS_CUR_LIT(p, ",\"count\":");
-    p = cs_cur_u64(p, s->repeat);
-    p = CS_CUR_LIT(p, ",\"lastTs\":");
-    p = cs_cur_epoch_us(p, to_ns(t, s->last_raw_ts), &t->pieces.ts);
-  }
-  return cs_cur_char(p, '}');
-}
-
 static void put_state(cs_trace_sink *t, cs_jbuf *b, const cs_state_rec *s,
                       int abi) {
-  if (cs_jbuf_reserve(b, STATE_MAX))
-    b->len = (size_t)(cur_state(t, b->data + b->len, s, abi) - b->data);
+  if (cs_jbuf_reserve(b, CS_FMT_STATE_MAX))
+    b->len =
+        (size_t)(cs_fmt_state(&t->fmt, b->data + b->len, s, abi,
+                              to_ns(t, s->raw_ts), to_ns(t, s->last_raw_ts)) -
+                 b->data);
 }
 
-/* ---- parents ---- */
-
-static char *cur_parent(char *p, const cs_event *e) {
-  p = CS_CUR_LIT(p, "\"parentId\":");
-  switch (e->parent_kind) {
-  case CS_PARENT_LOCAL:
-    if (e->parent_hint) {
-      p = CS_CUR_LIT(p, "null,\"parentStatus\":\"unknown\",\"parentHint\":");
-      return cs_cur_hex(p, e->parent);
-    }
-    return cs_cur_hex(p, e->parent);
-  case CS_PARENT_FOREIGN:
-    p = CS_CUR_LIT(p, "null,\"parentStatus\":\"foreign\",\"parentRaw\":");
-    return cs_cur_hex(p, e->parent);
-  case CS_PARENT_UNKNOWN:
-    p = CS_CUR_LIT(p, "null,\"parentStatus\":\"unknown\",\"parentRaw\":");
-    return cs_cur_hex(p, e->parent);
-  case CS_PARENT_DROPPED:
-    return CS_CUR_LIT(p, "null,\"parentStatus\":\"dropped\"");
-  default:
-    return CS_CUR_LIT(p, "null");
-  }
+/* Room for an event's converted state stamps (t->state_ns). */
+static bool state_room(cs_trace_sink *t, uint32_t nstates) {
+  if (nstates <= t->state_ns_cap)
+    return true;
+  size_t cap = t->state_ns_cap ? t->state_ns_cap : 16;
+  while (cap < nstates)
+    cap *= 2;
+  int64_t *p = realloc(t->state_ns, cap * 2 * sizeof *p);
+  if (!p)
+    return false;
+  t->state_ns = p;
+  t->state_ns_cap = cap;
+  return true;
 }
 
 /* ---- records ---- */
 
-#define EVENT_FIXED_MAX 2048 /* everything but strings and states */
-
 void cs_trace_event(cs_trace_sink *t, const cs_event *e) {
-  cs_jbuf *b = &t->file.buf;
-  size_t start = cs_tf_line_begin(&t->file);
-  size_t need =
-      EVENT_FIXED_MAX + strings_max(e) + (size_t)e->nstates * STATE_MAX;
-  if (!cs_jbuf_reserve(b, need)) {
+  cs_fmt_times tm;
+  if (e->nstates && !state_room(t, e->nstates)) {
+    size_t start = cs_tf_line_begin(&t->file);
     cs_tf_line_end(&t->file, start, 0); /* counted as lost */
     return;
   }
-  char *p = b->data + b->len;
-  /* A fixed-size copy (the slot is zero-padded; the line has room). */
-  memcpy(p, t->pieces.event_head[e->etype], sizeof t->pieces.event_head[0]);
-  p += t->pieces.event_head_len[e->etype];
-  p = cs_cur_hex(p, e->id);
-  p = cs_cur_char(p, ',');
-  p = cur_parent(p, e);
-  p = cs_cur_char(p, ',');
-  p = cur_comm(t, p, e->ctx);
-  p = CS_CUR_LIT(p, ",\"rank\":");
-  p = cs_cur_i64(p, e->rank);
-  if (e->foreign_owner) {
-    p = CS_CUR_LIT(p, ",\"isPxn\":true,\"originPid\":");
-    p = cs_cur_i64(p, e->origin_pid);
+  tm.start_ns = to_ns(t, e->start_raw);
+  tm.end_ns = to_ns(t, e->end == CS_END_STOPPED ? e->stop_raw : e->end_raw);
+  tm.reclaim = e->end == CS_END_RECLAIMED
+                   ? cs_reclaim_reason_name((cs_reclaim_reason)e->reclaim)
+                   : NULL;
+  for (uint32_t i = 0; i < e->nstates; i++) {
+    const cs_state_rec *s = &e->states[i];
+    t->state_ns[2 * i] = to_ns(t, s->raw_ts);
+    t->state_ns[2 * i + 1] = s->repeat > 1 ? to_ns(t, s->last_raw_ts) : 0;
   }
-  const char *func = event_func(e);
-  if (func) {
-    p = CS_CUR_LIT(p, ",\"func\":");
-    p = cs_cur_str(p, func);
+  tm.state_ns = t->state_ns;
+  if (cs_tf_binary(&t->file)) {
+    cs_tc_event(&t->compact, &t->file, &t->fmt, e, &tm);
+    t->events_written++;
+    return;
   }
-  int64_t start_ns = to_ns(t, e->start_raw), end_ns;
-  p = CS_CUR_LIT(p, ",\"start\":");
-  p = cur_endpoint(t, p, start_ns, e->start_tid);
-  if (e->end == CS_END_STOPPED) {
-    end_ns = to_ns(t, e->stop_raw);
-    p = CS_CUR_LIT(p, ",\"stop\":");
-    p = cur_endpoint(t, p, end_ns, e->stop_tid);
-    p = CS_CUR_LIT(p, ",\"duration\":");
-    p = cs_cur_ns_as_us(p, end_ns - start_ns);
-    p = CS_CUR_LIT(p, ",\"end\":\"stopped\"");
-  } else {
-    p = CS_CUR_LIT(p, ",\"stop\":null,\"duration\":null,\"end\":");
-    if (e->end == CS_END_RECLAIMED) {
-      p = CS_CUR_LIT(p, "\"reclaimed\",\"reclaimReason\":");
-      p = cs_cur_str(p, cs_reclaim_reason_name((cs_reclaim_reason)e->reclaim));
-    } else {
-      p = CS_CUR_LIT(p, "\"inflight\"");
-    }
-    end_ns = to_ns(t, e->end_raw);
-    p = CS_CUR_LIT(p, ",\"endTs\":");
-    p = cs_cur_epoch_us(p, end_ns, &t->pieces.ts);
+  cs_jbuf *b = &t->file.buf;
+  size_t start = cs_tf_line_begin(&t->file);
+  if (!cs_jbuf_reserve(b, cs_fmt_event_max(e))) {
+    cs_tf_line_end(&t->file, start, 0); /* counted as lost */
+    return;
   }
-  p = cs_cur_char(p, ',');
-  p = cur_details(p, e);
-  if (e->nstates) {
-    int abi = abi_of(t, e->ctx);
-    p = CS_CUR_LIT(p, ",\"states\":[");
-    for (uint32_t i = 0; i < e->nstates; i++) {
-      if (i)
-        p = cs_cur_char(p, ',');
-      p = cur_state(t, p, &e->states[i], abi);
-    }
-    p = cs_cur_char(p, ']');
-  }
-  p = cs_cur_char(p, '}');
-  b->len = (size_t)(p - b->data);
-  cs_tf_line_end(&t->file, start, end_ns);
+  b->len = (size_t)(cs_fmt_event(&t->fmt, b->data + b->len, e, &tm) - b->data);
+  cs_tf_line_end(&t->file, start, tm.end_ns);
   t->events_written++;
 }
 
-/* "startNs":N,"stopNs":N: a span of a timing record, integer nanoseconds
- * since the epoch (format version 2). */
-static char *cur_span(char *p, int64_t start, int64_t stop) {
-  p = CS_CUR_LIT(p, "\"startNs\":");
-  p = cs_cur_i64(p, start);
-  p = CS_CUR_LIT(p, ",\"stopNs\":");
-  return cs_cur_i64(p, stop);
-}
-
-/* An integer-ns timestamp, or null for 0 (not known). */
-static char *cur_ns_or_null(char *p, int64_t ns) {
-  return ns ? cs_cur_i64(p, ns) : CS_CUR_LIT(p, "null");
-}
-
-/* "runId":…,"globalRank":…,"hostname":…,"pid":…: who wrote a timing record,
- * as the process record says (format version 2 repeats it on every timing
- * record so that each line stands alone). At most identity_max(t) bytes. */
-static size_t identity_max(const cs_trace_sink *t) {
-  return CS_CUR_STR_MAX(strlen(t->env.run_id ? t->env.run_id : "")) +
-         CS_CUR_STR_MAX(strlen(t->env.hostname ? t->env.hostname : "")) + 96;
-}
-
-static char *cur_identity(const cs_trace_sink *t, char *p) {
-  p = CS_CUR_LIT(p, "\"runId\":");
-  p = cs_cur_str(p, t->env.run_id);
-  p = CS_CUR_LIT(p, ",\"globalRank\":");
-  p = t->env.global_rank >= 0 ? cs_cur_i64(p, t->env.global_rank)
-                              : CS_CUR_LIT(p, "null");
-  p = CS_CUR_LIT(p, ",\"hostname\":");
-  p = cs_cur_str(p, t->env.hostname);
-  p = CS_CUR_LIT(p, ",\"pid\":");
-  return cs_cur_i64(p, t->env.pid);
-}
-
-/* The identity above, formatted once per file when it fits the cache. */
-static void build_identity(cs_trace_sink *t) {
-  cs_trace_pieces *pc = &t->pieces;
-  pc->identity_len = 0;
-  if (identity_max(t) > sizeof pc->identity)
-    return; /* written on the fly (absurdly long run id or host name) */
-  pc->identity_len = (uint16_t)(cur_identity(t, pc->identity) - pc->identity);
-}
-
-/* ,"device":N: the communicator's device ordinal, as on its lifecycle
- * record (null when unknown). */
-static char *cur_device(char *p, uint32_t ctx) {
-  const cs_context *c = cs_ctx_get(ctx);
-  p = CS_CUR_LIT(p, ",\"device\":");
-  return c && c->device >= 0 ? cs_cur_i64(p, c->device) : CS_CUR_LIT(p, "null");
-}
-
-/* ,"commName":"…": the communicator's name, "" when it has none. */
-static char *cur_comm_name(char *p, uint32_t ctx) {
-  const cs_context *c = cs_ctx_get(ctx);
-  p = CS_CUR_LIT(p, ",\"commName\":");
-  return cs_cur_str(p, c && c->has_comm_info ? c->comm_name : "");
-}
-
-/* GB/s (10^9 bytes/s) with three decimals, or null. */
-static char *cur_gbps(char *p, double bytes_per_s) {
-  if (!(bytes_per_s >= 0))
-    return CS_CUR_LIT(p, "null");
-  uint64_t milli = (uint64_t)(bytes_per_s / 1e6 + 0.5); /* 1e-3 GB/s */
-  p = cs_cur_u64(p, milli / 1000);
-  *p++ = '.';
-  unsigned frac = (unsigned)(milli % 1000);
-  *p++ = (char)('0' + frac / 100);
-  memcpy(p, cs_decimal_pairs + 2 * (frac % 100), 2);
-  return p + 2;
-}
-
 void cs_trace_timing(cs_trace_sink *t, const cs_timing *r) {
-  static const char *const sources[] = {"host", "proxy", "gpu"};
+  if (cs_tf_binary(&t->file)) {
+    cs_tc_timing(&t->compact, &t->file, &t->fmt, r);
+    return;
+  }
   cs_jbuf *b = &t->file.buf;
   size_t start = cs_tf_line_begin(&t->file);
-  size_t strs = 0;
-  const char *names[4] = {r->func, r->datatype, r->algo, r->proto};
-  for (int i = 0; i < 4; i++)
-    strs += names[i] ? CS_CUR_STR_MAX(strlen(names[i])) : 4;
-  strs += identity_max(t) +
-          CS_CUR_STR_MAX(sizeof((const cs_context *)NULL)->comm_name);
-  if (!cs_jbuf_reserve(b, 2560 + strs)) { /* 2048, plus the phases */
+  if (!cs_jbuf_reserve(b, cs_fmt_timing_max(&t->fmt, r))) {
     cs_tf_line_end(&t->file, start, r->stop_ns);
     return;
   }
-  char *p = b->data + b->len;
-  p = CS_CUR_LIT(p, "{\"recordType\":\"timing\",");
-  if (t->pieces.identity_len) {
-    memcpy(p, t->pieces.identity, t->pieces.identity_len);
-    p += t->pieces.identity_len;
-  } else {
-    p = cur_identity(t, p);
-  }
-  p = cur_device(p, r->ctx);
-  p = CS_CUR_LIT(p, ",\"eventId\":");
-  p = cs_cur_hex(p, r->event_id);
-  p = CS_CUR_LIT(p, ",\"type\":\"");
-  const char *type = cs_etype_json_name((cs_etype)r->etype);
-  p = cs_cur_lit(p, type, strlen(type));
-  p = CS_CUR_LIT(p, "\",");
-  p = cur_comm(t, p, r->ctx);
-  p = cur_comm_name(p, r->ctx);
-  p = CS_CUR_LIT(p, ",\"rank\":");
-  p = cs_cur_i64(p, r->rank);
-  p = CS_CUR_LIT(p, ",\"nranks\":");
-  p = cs_cur_i64(p, r->nranks);
-  p = CS_CUR_LIT(p, ",\"func\":");
-  p = cs_cur_str(p, r->func);
-  if (r->has_seq) {
-    p = CS_CUR_LIT(p, ",\"seqNumber\":");
-    p = cs_cur_u64(p, r->seq);
-  }
-  if (r->etype == CS_EV_P2P) {
-    p = CS_CUR_LIT(p, ",\"peer\":");
-    p = cs_cur_i64(p, r->peer);
-  }
-  if (r->etype == CS_EV_COLL) {
-    p = CS_CUR_LIT(p, ",\"algo\":");
-    p = cs_cur_str(p, r->algo);
-    p = CS_CUR_LIT(p, ",\"proto\":");
-    p = cs_cur_str(p, r->proto);
-  }
-  p = CS_CUR_LIT(p, ",\"count\":");
-  p = cs_cur_u64(p, r->count);
-  p = CS_CUR_LIT(p, ",\"datatype\":");
-  p = cs_cur_str(p, r->datatype);
-  p = CS_CUR_LIT(p, ",\"bytes\":");
-  p = cs_cur_u64(p, r->bytes);
-  p = CS_CUR_LIT(p, ",\"apiNs\":");
-  p = cur_ns_or_null(p, r->api_ns);
-  p = CS_CUR_LIT(p, ",\"enqueueStartNs\":");
-  p = cs_cur_i64(p, r->enq_start_ns);
-  p = CS_CUR_LIT(p, ",\"enqueueStopNs\":");
-  p = cur_ns_or_null(p, r->enq_stop_ns);
-  p = CS_CUR_LIT(p, ",\"source\":\"");
-  p = cs_cur_lit(p, sources[r->source], strlen(sources[r->source]));
-  p = CS_CUR_LIT(p, "\",");
-  p = cur_span(p, r->start_ns, r->stop_ns);
-  p = CS_CUR_LIT(p, ",\"durationNs\":");
-  p = cs_cur_i64(p, r->stop_ns - r->start_ns);
-  if (r->has_gpu) {
-    p = CS_CUR_LIT(p, ",\"gpu\":{");
-    p = cur_span(p, r->gpu_start_ns, r->gpu_stop_ns);
-    p = CS_CUR_LIT(p, ",\"channels\":");
-    p = cs_cur_u64(p, r->gpu_channels);
-    p = CS_CUR_LIT(p, ",\"batched\":");
-    p = cs_cur_bool(p, r->batched);
-    if (r->gpu_rejected) {
-      p = CS_CUR_LIT(p, ",\"rejected\":");
-      p = cs_cur_u64(p, r->gpu_rejected);
-    }
-    p = cs_cur_char(p, '}');
-  }
-  if (r->phase_valid) {
-    static const char *const phase_names[CS_TIMING_PHASES] = {
-        "initial_sync", "compute", "final_sync"};
-    p = CS_CUR_LIT(p, ",\"phases\":{");
-    bool first = true;
-    for (int ph = 0; ph < CS_TIMING_PHASES; ph++) {
-      if (!(r->phase_valid & (1u << ph)))
-        continue;
-      if (!first)
-        p = cs_cur_char(p, ',');
-      first = false;
-      p = cs_cur_char(p, '"');
-      p = cs_cur_lit(p, phase_names[ph], strlen(phase_names[ph]));
-      p = CS_CUR_LIT(p, "\":{");
-      p = cur_span(p, r->phase_start_ns[ph], r->phase_stop_ns[ph]);
-      p = cs_cur_char(p, '}');
-    }
-    p = cs_cur_char(p, '}');
-  }
-  if (r->has_proxy) {
-    p = CS_CUR_LIT(p, ",\"proxy\":{");
-    p = cur_span(p, r->proxy_start_ns, r->proxy_stop_ns);
-    p = CS_CUR_LIT(p, ",\"ops\":");
-    p = cs_cur_u64(p, r->proxy_ops);
-    p = cs_cur_char(p, '}');
-  }
-  if (r->incomplete)
-    p = CS_CUR_LIT(p, ",\"incomplete\":true");
-  p = CS_CUR_LIT(p, ",\"algBw\":");
-  p = cur_gbps(p, r->alg_bw);
-  p = CS_CUR_LIT(p, ",\"busBw\":");
-  p = cur_gbps(p, r->bus_bw);
-  p = cs_cur_char(p, '}');
-  b->len = (size_t)(p - b->data);
+  b->len = (size_t)(cs_fmt_timing(&t->fmt, b->data + b->len, r) - b->data);
   cs_tf_line_end(&t->file, start, r->stop_ns);
 }
 
@@ -852,7 +165,7 @@ void cs_trace_late_state(cs_trace_sink *t, uint64_t id, const cs_state_rec *s,
   J(",\"tid\":");
   cs_jbuf_i64(b, tid);
   J(",\"state\":");
-  put_state(t, b, s, abi_of(t, ctx));
+  put_state(t, b, s, cs_fmt_abi_of(&t->fmt, ctx));
   cs_jbuf_putc(b, '}');
   cs_tf_line_end(&t->file, start, to_ns(t, s->raw_ts));
 }
@@ -943,6 +256,8 @@ static void put_process_fields(cs_trace_sink *t, cs_jbuf *b) {
     J(",\"compression\":\"zstd\",\"compressionLevel\":");
     cs_jbuf_i64(b, env->zstd_level);
   }
+  if (cs_tf_binary(&t->file))
+    J(",\"traceFormat\":\"binary\"");
   if (env->forked_child)
     J(",\"forkedChild\":true");
 }
@@ -951,14 +266,20 @@ bool cs_trace_open(cs_trace_sink *t, const cs_trace_env *env) {
   char stem[512];
   memset(t, 0, sizeof *t);
   t->env = *env;
-  t->default_abi = 6;
   t->last_flush_ns = (int64_t)cs_clock_monotonic_ns();
-  build_pieces(t);
-  build_identity(t);
+  t->fmt = (cs_fmt){.pid = env->pid,
+                    .rccl = env->host->kind == CS_HOST_RCCL,
+                    .default_abi = 6,
+                    .run_id = env->run_id,
+                    .hostname = env->hostname,
+                    .global_rank = env->global_rank,
+                    .comm = sink_comm,
+                    .comm_arg = t};
+  cs_fmt_init(&t->fmt);
   cs_run_file_stem(stem, sizeof stem, "trace", env->run_id, env->file_rank,
                    env->hostname, env->pid, "");
-  if (!cs_tf_open(&t->file, env->out_dir, stem, env->direct_io,
-                  env->zstd_level))
+  if (!cs_tf_open_as(&t->file, env->out_dir, stem, env->direct_io,
+                     env->zstd_level, env->binary))
     return false;
   cs_jbuf *b = &t->file.buf;
   int64_t now = cs_clock_epoch_now(env->cal);
@@ -1015,7 +336,7 @@ void cs_trace_ctx_init(cs_trace_sink *t, uint32_t serial) {
   const cs_context *c = cs_ctx_get(serial);
   if (!c)
     return;
-  t->default_abi = c->abi;
+  t->fmt.default_abi = c->abi;
   cs_jbuf *b = &t->file.buf;
   char names[256];
   size_t start = cs_tf_line_begin(&t->file);
@@ -1199,6 +520,9 @@ void cs_trace_sync_requested(cs_trace_sink *t) {
 
 void cs_trace_close(cs_trace_sink *t) {
   cs_tf_close(&t->file, cs_clock_epoch_now(t->env.cal));
+  free(t->state_ns);
+  t->state_ns = NULL;
+  t->state_ns_cap = 0;
 }
 
 const char *cs_trace_path(const cs_trace_sink *t) {
@@ -1215,4 +539,7 @@ void cs_trace_atfork_parent(cs_trace_sink *t) {
 
 void cs_trace_abandon(cs_trace_sink *t) {
   cs_tf_abandon(&t->file);
+  free(t->state_ns); /* this process's copy */
+  t->state_ns = NULL;
+  t->state_ns_cap = 0;
 }

@@ -19,7 +19,9 @@
 #include "event_types.h"
 #include "host_info.h"
 #include "out_dir.h"
+#include "trace_compact.h"
 #include "trace_file.h"
+#include "trace_fmt.h"
 
 /* What the sink needs to know about the process it writes for. */
 typedef struct {
@@ -47,7 +49,8 @@ typedef struct {
   uint16_t handle_tag;
   cs_tf_direct_mode direct_io; /* CCLSCOPE_DIRECT_IO */
   int zstd_level;              /* CCLSCOPE_COMPRESS=zstd[:level], 0 = plain */
-  double flush_interval_s;     /* CCLSCOPE_FLUSH_INTERVAL */
+  bool binary; /* CCLSCOPE_FORMAT=binary: the lines in a .cst container */
+  double flush_interval_s; /* CCLSCOPE_FLUSH_INTERVAL */
 } cs_trace_env;
 
 /* Process-wide counters shown in finalize and end records. */
@@ -65,42 +68,24 @@ typedef struct {
   uint64_t threads;
 } cs_trace_counters;
 
-/* Pre-formatted pieces that repeat on every line (writer-side speed). */
-#define CS_TRACE_TID_CACHE 256
-#define CS_TRACE_CTX_CACHE 64
+/* A context as the formatter reads it, by serial (0 = empty). */
 typedef struct {
-  int32_t tid;
-  uint8_t len;
-  char text[48]; /* ,"pid":P,"tid":T} */
-} cs_tid_piece;
-typedef struct {
-  uint32_t ctx; /* 0 = empty */
-  bool has_comm;
-  uint8_t len;
-  char text[64]; /* "ctx":N,"commId":"0x..." */
-} cs_ctx_piece;
-typedef struct {
-  cs_cur_ts_cache ts;
-  cs_clock_past_cache clock_past; /* the segment of the last older stamp */
-  cs_tid_piece tids[CS_TRACE_TID_CACHE];
-  cs_ctx_piece ctxs[CS_TRACE_CTX_CACHE];
-  char event_head[CS_EV_COUNT][80]; /* {"recordType":"event","type":"…","id": */
-  uint8_t event_head_len[CS_EV_COUNT];
-  char state_head[31][64]; /* {"name":"…","id":N,"ts": */
-  uint8_t state_head_len[31];
-  /* "runId":…,"globalRank":…,"hostname":…,"pid":… of timing records;
-   * identity_len 0 when it did not fit (then formatted on each record). */
-  char identity[768];
-  uint16_t identity_len;
-} cs_trace_pieces;
+  uint32_t serial;
+  cs_fmt_comm comm;
+} cs_sink_comm;
 
 typedef struct {
   cs_trace_file file;
   cs_trace_env env;
-  int default_abi; /* the ABI of the newest context (for state names) */
   uint64_t events_written;
   int64_t last_flush_ns; /* cs_clock_monotonic_ns of the last flush */
-  cs_trace_pieces pieces;
+  /* The formatter; its default_abi is the newest context's (state names). */
+  cs_fmt fmt;
+  cs_sink_comm comms[CS_TRACE_CTX_CACHE]; /* sink_comm's answers */
+  cs_clock_past_cache clock_past; /* the segment of the last older stamp */
+  int64_t *state_ns;        /* an event's state stamps, converted (2 each) */
+  uint32_t state_ns_cap;    /* ... states they have room for */
+  cs_trace_compact compact; /* CCLSCOPE_FORMAT=binary: the record encoder */
 } cs_trace_sink;
 
 /* Open `<dir>/trace_<run>_<host>_pid<PID>.jsonl` and write the process

@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * src/cli/read/cst_records.c — a binary trace's records back into lines
+ * (see cst_records.h).
+ */
+#include "read/cst_records.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cst_format.h"
+#include "read/trace_codec.h"
+#include "trace_compact_codec.h"
+#include "trace_fmt.h"
+
+/* Strings live in blocks that never move while a frame is read. */
+typedef struct str_block {
+  struct str_block *next;
+  size_t used, cap;
+  char data[];
+} str_block;
+
+enum { STR_BLOCK = 64 << 10 };
+
+typedef struct {
+  uint32_t serial;
+  cs_fmt_comm comm; /* comm_name points at name */
+  char *name;
+} ctx_entry;
+
+struct cst_records {
+  cs_fmt fmt;
+  bool started;     /* the frame's writer record was read */
+  bool ctx_missing; /* the record being formatted names no context */
+  cs_cx_prev prev;
+  /* the frame's string table */
+  const char **strs;
+  uint32_t nstrs, strs_cap;
+  str_block *blocks;
+  /* the contexts the frame described */
+  ctx_entry *ctxs;
+  uint32_t nctxs, ctxs_cap;
+  /* one event's states, decoded */
+  cs_state_rec *states;
+  int64_t *state_ns;
+  uint32_t states_cap;
+  /* the lines made */
+  char *text;
+  size_t text_len, text_cap;
+  bool oom;
+};
+
+cst_records *cst_records_new(void) {
+  return calloc(1, sizeof(cst_records));
+}
+
+static void forget_frame(cst_records *r) {
+  while (r->blocks) {
+    str_block *b = r->blocks;
+    r->blocks = b->next;
+    free(b);
+  }
+  r->nstrs = 0;
+  for (uint32_t i = 0; i < r->nctxs; i++)
+    free(r->ctxs[i].name);
+  r->nctxs = 0;
+  memset(&r->prev, 0, sizeof r->prev);
+  r->started = false;
+}
+
+void cst_records_free(cst_records *r) {
+  if (!r)
+    return;
+  forget_frame(r);
+  free((char *)r->fmt.run_id);
+  free((char *)r->fmt.hostname);
+  free(r->strs);
+  free(r->ctxs);
+  free(r->states);
+  free(r->state_ns);
+  free(r->text);
+  free(r);
+}
+
+/* A copy of s[0, n) with its NUL, in the frame's blocks; NULL without
+ * memory. */
+static const char *keep_string(cst_records *r, const unsigned char *s,
+                               size_t n) {
+  str_block *b = r->blocks;
+  if (!b || b->cap - b->used < n + 1) {
+    size_t cap = n + 1 > STR_BLOCK ? n + 1 : STR_BLOCK;
+    b = malloc(sizeof *b + cap);
+    if (!b)
+      return NULL;
+    b->next = r->blocks;
+    b->used = 0;
+    b->cap = cap;
+    r->blocks = b;
+  }
+  char *out = b->data + b->used;
+  memcpy(out, s, n);
+  out[n] = '\0';
+  b->used += n + 1;
+  return out;
+}
+
+/* The reading side of the string references (put_str in trace_compact.c):
+ * 0 NULL, even an index + 1, odd a new string of that length. */
+static void get_str(cs_cx *cx, const char **s) {
+  cst_records *r = cx->arg;
+  uint64_t v = 0;
+  cs_cx_u64(cx, &v);
+  *s = NULL;
+  if (cx->bad || v == 0)
+    return;
+  if (!(v & 1)) {
+    uint64_t index = (v >> 1) - 1;
+    if (index >= r->nstrs)
+      cx->bad = true;
+    else
+      *s = r->strs[index];
+    return;
+  }
+  uint64_t len = v >> 1;
+  if (len > (uint64_t)(cx->end - cx->in)) {
+    cx->bad = true;
+    return;
+  }
+  if (r->nstrs == r->strs_cap) {
+    uint32_t cap = r->strs_cap ? 2 * r->strs_cap : 64;
+    const char **p = realloc(r->strs, cap * sizeof *p);
+    if (!p) {
+      r->oom = cx->bad = true;
+      return;
+    }
+    r->strs = p;
+    r->strs_cap = cap;
+  }
+  const char *copy = keep_string(r, cx->in, (size_t)len);
+  if (!copy) {
+    r->oom = cx->bad = true;
+    return;
+  }
+  cx->in += len;
+  r->strs[r->nstrs++] = copy;
+  *s = copy;
+}
+
+static bool states_room(cs_cx *cx, uint32_t n, cs_state_rec **states,
+                        int64_t **state_ns) {
+  cst_records *r = cx->arg;
+  /* Every state takes at least 3 bytes: a count beyond that is corrupt. */
+  if (n > (size_t)(cx->end - cx->in))
+    return false;
+  if (n > r->states_cap) {
+    cs_state_rec *s = realloc(r->states, n * sizeof *s);
+    if (s)
+      r->states = s;
+    int64_t *ns = realloc(r->state_ns, 2 * (size_t)n * sizeof *ns);
+    if (ns)
+      r->state_ns = ns;
+    if (!s || !ns) {
+      r->oom = true;
+      return false;
+    }
+    r->states_cap = n;
+  }
+  memset(r->states, 0, n * sizeof *r->states);
+  *states = r->states;
+  *state_ns = r->state_ns;
+  return true;
+}
+
+/* The formatter's context lookup: what the frame described. */
+static const cs_fmt_comm *lookup_comm(void *arg, uint32_t ctx) {
+  cst_records *r = arg;
+  if (r->ctx_missing)
+    return NULL;
+  for (uint32_t i = 0; i < r->nctxs; i++)
+    if (r->ctxs[i].serial == ctx)
+      return &r->ctxs[i].comm;
+  return NULL;
+}
+
+/* Room for `n` more bytes of text. */
+static bool text_room(cst_records *r, size_t n) {
+  if (r->text_cap - r->text_len >= n)
+    return true;
+  size_t cap = r->text_cap ? r->text_cap : 1 << 20;
+  while (cap - r->text_len < n)
+    cap *= 2;
+  char *p = realloc(r->text, cap);
+  if (!p)
+    return false;
+  r->text = p;
+  r->text_cap = cap;
+  return true;
+}
+
+static cs_cx reader(cst_records *r, const unsigned char *body, size_t len) {
+  return (cs_cx){.reading = true,
+                 .in = body,
+                 .end = body + len,
+                 .prev = &r->prev,
+                 .str = get_str,
+                 .states = states_room,
+                 .arg = r};
+}
+
+static int read_writer(cst_records *r, cs_cx *cx) {
+  forget_frame(r);
+  cs_fmt f = {.default_abi = 6, .comm = lookup_comm, .comm_arg = r};
+  cs_cx_writer(cx, &f);
+  if (cx->bad)
+    return r->oom ? ENOMEM : TC_ERR_CORRUPT;
+  /* The strings outlive the frame's table: the formatter keeps them. */
+  free((char *)r->fmt.run_id);
+  free((char *)r->fmt.hostname);
+  f.run_id = f.run_id ? strdup(f.run_id) : NULL;
+  f.hostname = f.hostname ? strdup(f.hostname) : NULL;
+  r->fmt = f;
+  cs_fmt_init(&r->fmt);
+  r->started = true;
+  return 0;
+}
+
+static int read_context(cst_records *r, cs_cx *cx) {
+  uint32_t serial = 0;
+  cs_fmt_comm m = {0};
+  cs_cx_context(cx, &serial, &m);
+  if (cx->bad)
+    return r->oom ? ENOMEM : TC_ERR_CORRUPT;
+  /* A context's name is shorter (hot/context.h): the timing line's room
+   * (cs_fmt_timing_max) counts on it. */
+  if (m.comm_name && strlen(m.comm_name) >= CS_FMT_COMM_NAME_MAX)
+    return TC_ERR_CORRUPT;
+  ctx_entry *e = NULL;
+  for (uint32_t i = 0; i < r->nctxs && !e; i++)
+    if (r->ctxs[i].serial == serial)
+      e = &r->ctxs[i];
+  if (!e) {
+    if (r->nctxs == r->ctxs_cap) {
+      uint32_t cap = r->ctxs_cap ? 2 * r->ctxs_cap : 16;
+      ctx_entry *p = realloc(r->ctxs, cap * sizeof *p);
+      if (!p)
+        return ENOMEM;
+      r->ctxs = p;
+      r->ctxs_cap = cap;
+    }
+    e = &r->ctxs[r->nctxs++];
+    e->name = NULL;
+  }
+  free(e->name);
+  e->serial = serial;
+  e->comm = m;
+  e->name = strdup(m.comm_name ? m.comm_name : "");
+  if (!e->name) {
+    r->nctxs--;
+    return ENOMEM;
+  }
+  e->comm.comm_name = e->name;
+  return 0;
+}
+
+static int read_event(cst_records *r, cs_cx *cx) {
+  cs_event e;
+  memset(&e, 0, sizeof e);
+  cs_fmt_times t = {0};
+  cs_cx_event_extra x = {.times = &t, .abi = 6};
+  cs_cx_event(cx, &e, &x);
+  if (cx->bad)
+    return r->oom ? ENOMEM : TC_ERR_CORRUPT;
+  /* The reclaim reason is a string of the file's: its room too. */
+  size_t reclaim = t.reclaim ? CS_CUR_STR_MAX(strlen(t.reclaim)) : 0;
+  if (!text_room(r, cs_fmt_event_max(&e) + reclaim + 1))
+    return ENOMEM;
+  r->ctx_missing = x.ctx_missing;
+  int abi = r->fmt.default_abi;
+  if (x.ctx_missing)
+    r->fmt.default_abi = x.abi;
+  char *end = cs_fmt_event(&r->fmt, r->text + r->text_len, &e, &t);
+  r->fmt.default_abi = abi;
+  r->ctx_missing = false;
+  *end++ = '\n';
+  r->text_len = (size_t)(end - r->text);
+  return 0;
+}
+
+static int read_timing(cst_records *r, cs_cx *cx) {
+  cs_timing t;
+  memset(&t, 0, sizeof t);
+  bool missing = false;
+  cs_cx_timing(cx, &t, &missing);
+  if (cx->bad)
+    return r->oom ? ENOMEM : TC_ERR_CORRUPT;
+  if (!text_room(r, cs_fmt_timing_max(&r->fmt, &t) + 1))
+    return ENOMEM;
+  r->ctx_missing = missing;
+  char *end = cs_fmt_timing(&r->fmt, r->text + r->text_len, &t);
+  r->ctx_missing = false;
+  *end++ = '\n';
+  r->text_len = (size_t)(end - r->text);
+  return 0;
+}
+
+/* One record's body into lines. */
+static int read_record(cst_records *r, unsigned kind, const unsigned char *b,
+                       uint32_t len) {
+  if (kind == CST_REC_LINE) {
+    if (len == 0 || b[len - 1] != '\n')
+      return TC_ERR_CORRUPT;
+    if (!text_room(r, len))
+      return ENOMEM;
+    memcpy(r->text + r->text_len, b, len);
+    r->text_len += len;
+    return 0;
+  }
+  cs_cx cx = reader(r, b, len);
+  int e;
+  if (kind == CST_REC_WRITER)
+    e = read_writer(r, &cx);
+  else if (!r->started) /* a compact record before its frame's writer */
+    return TC_ERR_CORRUPT;
+  else if (kind == CST_REC_CONTEXT)
+    e = read_context(r, &cx);
+  else if (kind == CST_REC_EVENT)
+    e = read_event(r, &cx);
+  else if (kind == CST_REC_TIMING)
+    e = read_timing(r, &cx);
+  else
+    return TC_ERR_CORRUPT;
+  if (!e && cx.in != cx.end)
+    return TC_ERR_CORRUPT; /* a body longer than its fields */
+  return e;
+}
+
+int cst_records_text(cst_records *r, const unsigned char *p, size_t n,
+                     bool whole, uint32_t records, const char **text,
+                     size_t *text_len) {
+  size_t at = 0;
+  uint32_t count = 0;
+  r->text_len = 0;
+  r->started = false; /* every frame tells its own writer */
+  r->oom = false;
+  while (at < n) {
+    unsigned kind;
+    size_t body, next;
+    uint32_t len;
+    int k = cst_rec_parse(p + at, n - at, &kind, &body, &len, &next);
+    if (k < 0 || (k == 0 && whole))
+      return TC_ERR_CORRUPT;
+    if (k == 0)
+      break;
+    int e = read_record(r, kind, p + at + body, len);
+    if (e)
+      return e;
+    at += next;
+    count++;
+  }
+  if (whole && count != records)
+    return TC_ERR_CORRUPT;
+  *text = r->text;
+  *text_len = r->text_len;
+  return 0;
+}

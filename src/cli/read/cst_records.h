@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * src/cli/read/cst_records.h — the records of a binary trace's frame back
+ * into trace lines (container: src/common/cst_format.h; layout:
+ * docs/trace-format.md "Binary traces").
+ *
+ * Owns: the reader's side of the compact records: the writer, the contexts
+ * and the string table a frame tells, and the event and timing records,
+ * each turned into exactly the line the JSONL writer would have written by
+ * the plugin's own formatters (src/plugin/trace/trace_fmt.c). Line records
+ * are copied as they are. One per stream; not thread-safe.
+ */
+#ifndef CCLSCOPE_CLI_CST_RECORDS_H
+#define CCLSCOPE_CLI_CST_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cst_records cst_records;
+
+/* NULL without memory. */
+cst_records *cst_records_new(void);
+void cst_records_free(cst_records *r);
+
+/* The lines of a frame's payload p[0, n) into r's text buffer: *text and
+ * *text_len (valid until the next call). `whole`: the frame is complete
+ * and holds `records` records; otherwise (torn) its whole records are
+ * read and a cut one ends it. 0, or TC_ERR_CORRUPT, or ENOMEM. */
+int cst_records_text(cst_records *r, const unsigned char *p, size_t n,
+                     bool whole, uint32_t records, const char **text,
+                     size_t *text_len);
+
+#endif

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * src/plugin/trace/trace_compact.c — events and timing records as compact
+ * records of a binary trace (see trace_compact.h).
+ */
+#include "trace_compact.h"
+
+#include <string.h>
+
+/* ---- the frame's string table ---- */
+
+/* A string: 0 for NULL, (index + 1) << 1 for one the frame has, else
+ * its length << 1 | 1 and its bytes (which define the next index). */
+static void put_str(cs_cx *cx, const char **s) {
+  cs_trace_compact *c = cx->arg;
+  const char *v = *s;
+  if (!v) {
+    *cx->out++ = 0;
+    return;
+  }
+  cs_tc_string *slot = &c->str[((uintptr_t)v >> 3) % CS_TC_STRINGS];
+  if (slot->ptr == v && strcmp(v, slot->text) == 0) {
+    cx->out = cst_put_varint(cx->out, (uint64_t)(slot->index + 1) << 1);
+    return;
+  }
+  size_t len = strlen(v);
+  /* Room for it and for what the record still needs besides. */
+  cs_trace_file *f = c->file;
+  /* The body so far counts as the buffer's (a buffer that grows keeps
+   * only that); rec_close sets the length again at the record's end. */
+  f->buf.len = (size_t)((char *)cx->out - f->buf.data);
+  if (!cs_jbuf_reserve(&f->buf, CS_CX_STR_MAX(len) + c->tail)) {
+    cx->bad = true; /* the record is dropped (rec_close) */
+    *cx->out++ = 0;
+    return;
+  }
+  cx->out = (unsigned char *)f->buf.data + f->buf.len;
+  cx->out = cst_put_varint(cx->out, (uint64_t)len << 1 | 1);
+  memcpy(cx->out, v, len);
+  cx->out += len;
+  uint32_t index = c->strings++;
+  if (len < CS_TC_STRING_MAX) {
+    slot->ptr = v;
+    slot->index = index;
+    memcpy(slot->text, v, len + 1);
+  }
+}
+
+/* ---- records ---- */
+
+/* Start a record in f's buffer with room for `max` body bytes; *cx
+ * writes its body. False (the record already counted as lost) without
+ * memory. */
+static inline bool rec_open(cs_trace_compact *c, cs_trace_file *f, size_t max,
+                            size_t *start, cs_cx *cx, int64_t now_ns) {
+  *start = cs_tf_rec_begin(f, max);
+  if (f->buf.failed) {
+    cs_tf_rec_end(f, *start, 0, now_ns); /* counted as lost */
+    c->started = false;
+    return false;
+  }
+  c->file = f;
+  c->tail = max;
+  *cx = (cs_cx){.reading = false,
+                .out = (unsigned char *)f->buf.data + f->buf.len,
+                .prev = &c->prev,
+                .str = put_str,
+                .arg = c};
+  return true;
+}
+
+/* End it; false when the file dropped it (then the frame is told again
+ * from its start: the reader never saw what the record defined). */
+static inline bool rec_close(cs_trace_compact *c, cs_trace_file *f,
+                             size_t start, const cs_cx *cx, unsigned kind,
+                             int64_t now_ns) {
+  f->buf.len = (size_t)((char *)cx->out - f->buf.data);
+  if (cx->bad)
+    f->buf.failed = true; /* no memory for a string: dropped, counted */
+  if (cs_tf_rec_end(f, start, kind, now_ns))
+    return true;
+  c->started = false;
+  return false;
+}
+
+/* The frame's state afresh and its writer record; false when dropped. */
+static bool start_frame_slow(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
+                             int64_t now_ns) {
+  memset(&c->prev, 0, sizeof c->prev);
+  memset(c->str, 0, sizeof c->str);
+  memset(c->ctx_told, 0, sizeof c->ctx_told);
+  c->strings = 0;
+  c->frame = f->frames;
+  c->started = true; /* rec_close says otherwise if it is dropped */
+  size_t start;
+  cs_cx cx;
+  if (!rec_open(c, f, cs_cx_writer_max(), &start, &cx, now_ns))
+    return false;
+  cs_cx_writer(&cx, fmt);
+  return rec_close(c, f, start, &cx, CST_REC_WRITER, now_ns);
+}
+
+static inline bool start_frame(cs_trace_compact *c, cs_trace_file *f,
+                               cs_fmt *fmt, int64_t now_ns) {
+  return (c->started && c->frame == f->frames) ||
+         start_frame_slow(c, f, fmt, now_ns);
+}
+
+/* Describe context `ctx` in this frame if it is not yet; *missing when no
+ * context has the serial. False when the description was dropped. */
+static bool tell_context(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
+                         uint32_t ctx, bool *missing, int64_t now_ns) {
+  const cs_fmt_comm *m = fmt->comm(fmt->comm_arg, ctx);
+  *missing = m == NULL;
+  if (!m || c->ctx_told[ctx % CS_TC_CONTEXTS] == ctx)
+    return true;
+  cs_fmt_comm copy = *m;
+  size_t start;
+  cs_cx cx;
+  if (!rec_open(c, f, cs_cx_context_max(), &start, &cx, now_ns))
+    return false;
+  cs_cx_context(&cx, &ctx, &copy);
+  if (!rec_close(c, f, start, &cx, CST_REC_CONTEXT, now_ns))
+    return false;
+  c->ctx_told[ctx % CS_TC_CONTEXTS] = ctx;
+  return true;
+}
+
+void cs_tc_event(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
+                 const cs_event *e, const cs_fmt_times *t) {
+  int64_t now_ns = t->end_ns;
+  cs_fmt_times times = *t;
+  cs_cx_event_extra x = {.times = &times, .abi = fmt->default_abi};
+  if (!start_frame(c, f, fmt, now_ns) ||
+      !tell_context(c, f, fmt, e->ctx, &x.ctx_missing, now_ns)) {
+    cs_tf_count_lost(f, 1);
+    return;
+  }
+  size_t start;
+  cs_cx cx;
+  if (!rec_open(c, f, cs_cx_event_max(e), &start, &cx, now_ns))
+    return;
+  /* Writing reads the event's fields and leaves them as they are. */
+  cs_cx_event(&cx, (cs_event *)e, &x);
+  rec_close(c, f, start, &cx, CST_REC_EVENT, now_ns);
+}
+
+void cs_tc_timing(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
+                  const cs_timing *r) {
+  int64_t now_ns = r->stop_ns;
+  bool missing;
+  if (!start_frame(c, f, fmt, now_ns) ||
+      !tell_context(c, f, fmt, r->ctx, &missing, now_ns)) {
+    cs_tf_count_lost(f, 1);
+    return;
+  }
+  size_t start;
+  cs_cx cx;
+  if (!rec_open(c, f, cs_cx_timing_max(), &start, &cx, now_ns))
+    return;
+  cs_cx_timing(&cx, (cs_timing *)r, &missing);
+  rec_close(c, f, start, &cx, CST_REC_TIMING, now_ns);
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * src/plugin/trace/trace_fmt.h — the text of an event line and of a timing
+ * line (docs/trace-format.md), made from an assembled event (cs_event) or a
+ * timing record (cs_timing) and a small formatting context, without the
+ * plugin's globals.
+ *
+ * Owns: the two hot formatters and the pieces they cache. The plugin's JSONL
+ * sink (trace_jsonl.c) calls them with its clock's conversions and its
+ * context table; the CLI (src/cli/read/trace_codec.c, through
+ * trace_compact_read.c) calls the same code with what a compact binary
+ * record holds, so that a binary trace reads back as exactly the lines a
+ * JSONL run writes. One context per file; not thread-safe.
+ */
+#ifndef CCLSCOPE_TRACE_FMT_H
+#define CCLSCOPE_TRACE_FMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "assembler.h"
+#include "completion.h"
+#include "cursor.h"
+#include "event_types.h"
+
+/* The room a context's name may take, its NUL included (hot/context.h's
+ * comm_name); a timing line's size bound counts on it. */
+#define CS_FMT_COMM_NAME_MAX 128
+
+/* What the formatters read of a communicator's context. */
+typedef struct {
+  bool has_comm_info; /* v4+: NCCL passed commId, ranks, name */
+  uint64_t comm_id;
+  int abi;               /* profiler ABI version (state names) */
+  int device;            /* device ordinal, -1 = unknown */
+  const char *comm_name; /* "" when none (read only with has_comm_info) */
+} cs_fmt_comm;
+
+/* The context with this serial, or NULL when there is none (unknown,
+ * finalized). The answer is read before the next call. */
+typedef const cs_fmt_comm *(*cs_fmt_comm_fn)(void *arg, uint32_t ctx);
+
+/* Pre-formatted pieces that repeat on every line (writer-side speed). */
+#define CS_TRACE_TID_CACHE 256
+#define CS_TRACE_CTX_CACHE 64
+typedef struct {
+  int32_t tid;
+  uint8_t len;
+  char text[48]; /* ,"pid":P,"tid":T} */
+} cs_tid_piece;
+typedef struct {
+  uint32_t ctx; /* 0 = empty */
+  bool has_comm;
+  uint8_t len;
+  char text[64]; /* "ctx":N,"commId":"0x..." */
+} cs_ctx_piece;
+typedef struct {
+  cs_cur_ts_cache ts;
+  cs_tid_piece tids[CS_TRACE_TID_CACHE];
+  cs_ctx_piece ctxs[CS_TRACE_CTX_CACHE];
+  char event_head[CS_EV_COUNT][80]; /* {"recordType":"event","type":"…","id": */
+  uint8_t event_head_len[CS_EV_COUNT];
+  char state_head[31][64]; /* {"name":"…","id":N,"ts": */
+  uint8_t state_head_len[31];
+  /* "runId":…,"globalRank":…,"hostname":…,"pid":… of timing records;
+   * identity_len 0 when it did not fit (then formatted on each record). */
+  char identity[768];
+  uint16_t identity_len;
+} cs_fmt_pieces;
+
+/* The formatting context: who writes, and where contexts are looked up. */
+typedef struct {
+  int32_t pid;
+  bool rccl;            /* the host is RCCL (names of states 31 and up) */
+  int default_abi;      /* ABI for states of an event without a context */
+  const char *run_id;   /* timing identity (may be NULL) */
+  const char *hostname; /* ... (may be NULL) */
+  int global_rank;      /* ... -1 = none */
+  cs_fmt_comm_fn comm;
+  void *comm_arg;
+  cs_fmt_pieces pieces;
+} cs_fmt;
+
+/* Fill the pieces; call after setting the fields above, and again when
+ * pid, run_id, hostname or global_rank change. */
+void cs_fmt_init(cs_fmt *f);
+
+/* An event's times as epoch nanoseconds (the plugin converts its raw
+ * stamps; a binary trace holds them converted). */
+typedef struct {
+  int64_t start_ns;
+  int64_t end_ns;      /* its stop (STOPPED), or when it was given up */
+  const char *reclaim; /* RECLAIMED: the reason's name */
+  /* Per state i: state_ns[2i] its stamp, state_ns[2i+1] the last repeat's
+   * (read only when repeat > 1). */
+  const int64_t *state_ns;
+} cs_fmt_times;
+
+/* The line at p (cs_fmt_event_max bytes of room); the end. */
+char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
+                   const cs_fmt_times *t);
+
+/* One state entry {"name":…}, the most it takes, and its stamps in ns. */
+#define CS_FMT_STATE_MAX 280
+char *cs_fmt_state(cs_fmt *f, char *p, const cs_state_rec *s, int abi,
+                   int64_t ts_ns, int64_t last_ns);
+
+/* Bytes the strings of an event's details can need once escaped. */
+static inline size_t cs_fmt_strings_max(const cs_event *e) {
+  const char *s[4] = {NULL, NULL, NULL, NULL};
+  switch (e->etype) {
+  case CS_EV_COLL_API:
+  case CS_EV_P2P_API:
+    s[0] = e->p.coll_api.func;
+    s[1] = e->p.coll_api.datatype;
+    break;
+  case CS_EV_COLL:
+    s[0] = e->p.coll.func;
+    s[1] = e->p.coll.datatype;
+    s[2] = e->p.coll.algo;
+    s[3] = e->p.coll.proto;
+    break;
+  case CS_EV_P2P:
+    s[0] = e->p.p2p.func;
+    s[1] = e->p.p2p.datatype;
+    break;
+  case CS_EV_CE_COLL:
+    s[0] = e->p.ce_coll.func;
+    s[1] = e->p.ce_coll.datatype;
+    s[2] = e->p.ce_coll.sync_strategy;
+    break;
+  case CS_EV_KERNEL_PHASE:
+    s[0] = e->p.kernel_phase.phase_name;
+    break;
+  default:
+    return 0;
+  }
+  size_t n = 0;
+  for (int i = 0; i < 4; i++)
+    if (s[i])
+      n += CS_CUR_STR_MAX(strlen(s[i]));
+  if (e->etype == CS_EV_COLL && e->p.coll.has_kernel_variant &&
+      e->p.coll.kernel_variant)
+    n += CS_CUR_STR_MAX(strlen(e->p.coll.kernel_variant));
+  /* `func` is written twice: on the event and in the strings above. */
+  return 2 * n;
+}
+
+#define CS_FMT_EVENT_FIXED_MAX 2048 /* everything but strings and states */
+
+/* Bytes an event line can take (without its newline). Inline: the writer
+ * asks once per event. */
+static inline size_t cs_fmt_event_max(const cs_event *e) {
+  return CS_FMT_EVENT_FIXED_MAX + cs_fmt_strings_max(e) +
+         (size_t)e->nstates * CS_FMT_STATE_MAX;
+}
+
+/* The ABI for an event's states: its context's, else the default. */
+int cs_fmt_abi_of(cs_fmt *f, uint32_t ctx);
+
+/* Bytes a timing line can take (without its newline). */
+size_t cs_fmt_timing_max(const cs_fmt *f, const cs_timing *r);
+/* The line at p (cs_fmt_timing_max bytes of room); the end. */
+char *cs_fmt_timing(cs_fmt *f, char *p, const cs_timing *r);
+
+/* {"ts":…,"pid":P,"tid":T} of an event's start or stop. */
+char *cs_fmt_endpoint(cs_fmt *f, char *p, int64_t ns, int32_t tid);
+
+/* "ctx":N,"commId":… of a context (cached per serial). */
+char *cs_fmt_comm_piece(cs_fmt *f, char *p, uint32_t ctx);
+
+#endif
