@@ -604,8 +604,9 @@ static void load_roctx(cs_config *c) {
 }
 
 /* CCLSCOPE_COMPRESS: unset, empty or none = plain JSONL; zstd (level 1) or
- * zstd:LEVEL (1-19). Anything else, a bad level too, is said once and
- * leaves the default, plain JSONL. */
+ * zstd:LEVEL (1-19, or zstd's fast levels -1 to -5). Anything else, a bad
+ * level too (0 among them), is said once and leaves the default, plain
+ * JSONL. */
 static void load_compress(cs_config *c) {
   const char *v = getenv("CCLSCOPE_COMPRESS");
   c->zstd_level = 0;
@@ -620,13 +621,16 @@ static void load_compress(cs_config *c) {
     c->zstd_level = CS_TZ_LEVEL_DEFAULT;
     return;
   }
+  bool fast = v[5] == '-'; /* zstd:-N, a fast level */
   uint64_t level;
   cs_parse_result r =
-      cs_parse_whole(v + 5, CS_TZ_LEVEL_MIN, CS_TZ_LEVEL_MAX, &level);
+      fast ? cs_parse_whole(v + 6, 1, (uint64_t)-CS_TZ_LEVEL_FAST_MIN, &level)
+           : cs_parse_whole(v + 5, CS_TZ_LEVEL_MIN, CS_TZ_LEVEL_MAX, &level);
   if (r == CS_PARSE_OK)
-    c->zstd_level = (int)level;
+    c->zstd_level = fast ? -(int)level : (int)level;
   else
-    warn_bad_number("CCLSCOPE_COMPRESS", v, r, "zstd:LEVEL with LEVEL 1 to 19",
+    warn_bad_number("CCLSCOPE_COMPRESS", v, r,
+                    "zstd:LEVEL with LEVEL 1 to 19 or -1 to -5",
                     "none (plain JSONL)");
 }
 

@@ -75,8 +75,9 @@ typedef struct {
   char host[16];            /* auto | nccl | rccl */
   /* Metrics windows and textfile (docs/metrics.md). */
   unsigned metrics_window_events; /* CCLSCOPE_METRICS_WINDOW_EVENTS, 0 = off */
-  bool prom_keep;    /* CCLSCOPE_PROM_KEEP=1: leave the textfile at exit */
-  int zstd_level;    /* CCLSCOPE_COMPRESS=zstd[:level]: 1-19, 0 = plain */
+  bool prom_keep; /* CCLSCOPE_PROM_KEEP=1: leave the textfile at exit */
+  int zstd_level; /* CCLSCOPE_COMPRESS=zstd[:level]: 1-19 or -1 to -5, 0 = plain
+                   */
   bool binary_trace; /* CCLSCOPE_FORMAT=binary: a .cst file, not JSONL */
 } cs_config;
 

@@ -114,7 +114,7 @@ enum { N_BAD = sizeof bad_values / sizeof bad_values[0] };
 
 /* More values wrong for one variable in particular (out of its range, or
  * almost the right form). */
-enum { MAX_BAD_FOR_ONE = 12 };
+enum { MAX_BAD_FOR_ONE = 14 };
 static const struct {
   const char *var;
   const char *values[MAX_BAD_FOR_ONE];
@@ -171,8 +171,8 @@ static const struct {
     {"CCLSCOPE_PROM_KEEP", {"2", "keep"}},
     {"CCLSCOPE_ROCTX", {"2", "enable", "forced", "rccl", "auto"}},
     {"CCLSCOPE_COMPRESS",
-     {"gzip", "zst", "zstd:", "zstd:0", "zstd:20", "zstd:-1", "zstd:3 ",
-      "zstd3", "zstd:3:4", "lz4", "zstd,3"}},
+     {"gzip", "zst", "zstd:", "zstd:0", "zstd:20", "zstd:-6", "zstd:-0",
+      "zstd:--1", "zstd:-", "zstd:3 ", "zstd3", "zstd:3:4", "lz4", "zstd,3"}},
     {"CCLSCOPE_FORMAT", {"json", "bin", "binary ", "parquet", "1"}},
 };
 enum { N_BAD_FOR_ONE = sizeof bad_for_one / sizeof bad_for_one[0] };
@@ -450,6 +450,8 @@ static const struct {
     {"CCLSCOPE_COMPRESS", "ZSTD", {{"zstd_level", 1, NULL}}},
     {"CCLSCOPE_COMPRESS", "zstd:3", {{"zstd_level", 3, NULL}}},
     {"CCLSCOPE_COMPRESS", "zstd:19", {{"zstd_level", 19, NULL}}},
+    {"CCLSCOPE_COMPRESS", "zstd:-1", {{"zstd_level", -1, NULL}}},
+    {"CCLSCOPE_COMPRESS", "zstd:-5", {{"zstd_level", -5, NULL}}},
     {"CCLSCOPE_FORMAT", "", {{0}}},
     {"CCLSCOPE_FORMAT", "jsonl", {{0}}},
     {"CCLSCOPE_FORMAT", "JSONL", {{0}}},

@@ -174,6 +174,68 @@ static void test_frame_cut_anywhere_gives_whole_lines(void **state) {
   free(text);
 }
 
+/* ~1 MiB of binary-trace-like records: bytes with no line structure, some
+ * repeating, and not one '\n' for cs_tz_frame to cut at. */
+static char *make_records(size_t len) {
+  char *p = malloc(len);
+  srand(9);
+  for (size_t i = 0; i < len; i++)
+    p[i] =
+        (char)(i % 16 < 9 ? (int)(0x80 | (i / 16 % 64)) : 0x20 + rand() % 96);
+  return p;
+}
+
+/* A frame of data given whole (the binary container's, at level 1 and at
+ * a fast level): it is the data, carries the checksum that `zstd -t`
+ * checks, and cut after a block decompresses to a prefix of the data. */
+static void whole_frame_case(int level) {
+  setup_library();
+  size_t len = (size_t)1 << 20;
+  char *data = make_records(len);
+  cs_trace_zstd *z = cs_tz_new(level);
+  assert_non_null(z);
+  const char *frame;
+  size_t frame_len;
+  assert_true(cs_tz_frame_whole(z, data, len, &frame, &frame_len));
+  assert_true(frame_len * 3 / 2 < len); /* it did compress */
+  assert_int_equal((unsigned char)frame[0], CS_ZSTD_MAGIC0);
+  assert_true(frame[4] & 4); /* Content_Checksum_flag */
+  char *out;
+  size_t out_len;
+  assert_true(decompress(frame, frame_len, &out, &out_len));
+  assert_int_equal(out_len, len);
+  assert_memory_equal(out, data, len);
+  free(out);
+  unsigned partial = 0; /* cuts that gave some data but not all */
+  size_t step = frame_len / 97 + 1;
+  for (size_t cut = 1; cut < frame_len; cut += step) {
+    assert_false(decompress(frame, cut, &out, &out_len));
+    assert_true(out_len < len);
+    assert_memory_equal(out, data, out_len);
+    partial += out_len > 0;
+    free(out);
+  }
+  assert_true(partial >= 10); /* 8 blocks of 128 KiB: cut points after each */
+  /* the context makes the next frame as well */
+  assert_true(cs_tz_frame_whole(z, data, len / 3, &frame, &frame_len));
+  assert_true(decompress(frame, frame_len, &out, &out_len));
+  assert_int_equal(out_len, len / 3);
+  assert_memory_equal(out, data, len / 3);
+  free(out);
+  cs_tz_free(z);
+  free(data);
+}
+
+static void test_whole_frame_level_1(void **state) {
+  (void)state;
+  whole_frame_case(1);
+}
+
+static void test_whole_frame_fast_level(void **state) {
+  (void)state;
+  whole_frame_case(-3);
+}
+
 /* The I/O thread's writes, counted. */
 static atomic_int writes_seen;
 static atomic_int fail_write_no; /* this write (1-based) fails halfway */
@@ -619,6 +681,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_piece_end),
       cmocka_unit_test(test_frame_cut_anywhere_gives_whole_lines),
+      cmocka_unit_test(test_whole_frame_level_1),
+      cmocka_unit_test(test_whole_frame_fast_level),
       cmocka_unit_test(test_one_write_per_frame),
       cmocka_unit_test(test_failed_write_cuts_back_to_whole_frames),
       cmocka_unit_test(test_writer_compresses_when_io_is_behind),

@@ -67,7 +67,7 @@ bool cs_tb_frame(cs_trace_bin *b, const char *data, size_t len,
   }
   const char *z;
   size_t z_len;
-  if (!cs_tz_frame(b->zstd, data, len, &z, &z_len)) {
+  if (!cs_tz_frame_whole(b->zstd, data, len, &z, &z_len)) {
     *compress_failed = errno != ENOMEM;
     return false;
   }

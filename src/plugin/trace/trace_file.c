@@ -133,7 +133,7 @@ bool cs_tf_open_as(cs_trace_file *f, cs_out_dir *dir, const char *stem,
     f->failed = true;
     return false;
   }
-  if (zstd_level > 0)
+  if (zstd_level != 0) /* 0: plain; negative: zstd's fast levels */
     f->zstd = start_compression(zstd_level, binary);
   if (binary) {
     f->bin = cs_tb_new(f->zstd);

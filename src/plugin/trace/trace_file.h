@@ -115,7 +115,7 @@ typedef struct {
 
 /* Open `dir` (created if needed, see out_dir.h) and create a new file
  * `<stem>.jsonl` in it, or `<stem>.<n>.jsonl` if that name is taken (by a
- * file or a link: never opened); `.jsonl.zst` when `zstd_level` > 0 (0:
+ * file or a link: never opened); `.jsonl.zst` when `zstd_level` is not 0 (0:
  * plain) and libzstd is found. False (with a warning) on failure. */
 bool cs_tf_open(cs_trace_file *f, cs_out_dir *dir, const char *stem,
                 cs_tf_direct_mode direct, int zstd_level);
@@ -137,7 +137,7 @@ void cs_tf_account_if_due(cs_trace_file *f, int64_t mono_ns);
 
 /* The same, and `binary`: the lines in the binary container
  * (CCLSCOPE_FORMAT=binary, `<stem>.cst`, trace_binary.h): frames like the
- * compressed file's, compressed only with `zstd_level` > 0. */
+ * compressed file's, compressed only with `zstd_level` not 0. */
 bool cs_tf_open_as(cs_trace_file *f, cs_out_dir *dir, const char *stem,
                    cs_tf_direct_mode direct, int zstd_level, bool binary);
 

@@ -176,6 +176,27 @@ bool cs_tz_frame(cs_trace_zstd *z, const char *data, size_t len,
   return true;
 }
 
+bool cs_tz_frame_whole(cs_trace_zstd *z, const char *data, size_t len,
+                       const char **frame, size_t *frame_len) {
+  /* With room for the library's bound, one ZSTD_e_end call compresses
+   * straight from data into out (no copy into the context's own input
+   * buffer, no flush per piece). */
+  if (!reserve_out(z, lib.bound(len) + 64)) {
+    errno = ENOMEM;
+    return false;
+  }
+  cs_zstd_out out = {.dst = z->out, .size = z->out_cap, .pos = 0};
+  if (!feed(z, data, len, CS_ZSTD_E_END, &out)) {
+    int err = errno;
+    lib.reset(z->cctx, CS_ZSTD_RESET_SESSION); /* next frame starts clean */
+    errno = err;
+    return false;
+  }
+  *frame = z->out;
+  *frame_len = out.pos;
+  return true;
+}
+
 /* ---- raw frames (the zstd format's own layout, no library) ---- */
 
 /* The frame header: magic number, a descriptor saying "single segment,
