@@ -3,7 +3,8 @@
 # tests/e2e/binary.sh — CCLSCOPE_FORMAT=binary end to end (docs/trace-format.md,
 # "Binary traces"), for one ncclemu scenario (the arguments after the tools):
 #  1. the same seeded run recorded as JSONL (zstd: no page padding), as
-#     binary (plain frames) and as binary with zstd frames: `.cst` files that
+#     binary (plain frames), as binary with zstd frames (level 1, and the
+#     fast level -1): `.cst` files that
 #     start with the magic number, whose `cclscope convert` is JSONL with the
 #     same kinds of line as the JSONL run's (record and event types), the
 #     same keys in the same order in its process, accounting and processEnd
@@ -11,6 +12,8 @@
 #     interleaving and, a little, in counts and optional keys: 2.31's
 #     KernelPhases, late states); only the process record says
 #     "traceFormat":"binary";
+#  1a. each zstd payload is a standard zstd frame with a checksum that
+#     `zstd -t` accepts, and the fast level's process record says -1;
 #  1b. the bytes: JSONL -> binary -> JSONL is the identity, byte for byte,
 #     and so is binary -> JSONL -> binary -> JSONL;
 #  2. every tool gives the same answer from the binary files as from their
@@ -41,14 +44,15 @@ ARGS=("$@")
 record "$work/jsonl" jsonl zstd
 record "$work/bin" binary none
 record "$work/binz" binary zstd
+record "$work/binf" binary zstd:-1 # one of zstd's fast levels
 [ -z "$(find "$work/bin" "$work/binz" -name '*.jsonl*')" ] || fail "JSONL files next to the binary ones"
 nb=$(find "$work/bin" -name '*.cst' | wc -l)
 nj=$(find "$work/jsonl" -name '*.jsonl.zst' | wc -l)
 [ "$nb" -gt 0 ] && [ "$nb" -eq "$nj" ] || fail "expected as many .cst files as .jsonl.zst files, got $nb and $nj"
-for f in $(find "$work/bin" "$work/binz" -name '*.cst'); do
+for f in $(find "$work/bin" "$work/binz" "$work/binf" -name '*.cst'); do
   [ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 894353540d0a1a0a ] || fail "$f does not start with the magic number"
 done
-for d in bin binz; do
+for d in bin binz binf; do
   "$cs" convert -o "$work/$d.conv" "$work/$d" 2>"$work/$d.conv.err" || { cat "$work/$d.conv.err"; fail "convert of $d failed"; }
   ! grep -qv "^cclscope convert: [0-9]* files (0 in the minimal_profiler format)" "$work/$d.conv.err" ||
     { cat "$work/$d.conv.err"; fail "convert of $d said more than its count"; }
@@ -57,7 +61,7 @@ mkdir "$work/jsonl.text"
 for f in $(find "$work/jsonl" -name '*.jsonl.zst'); do
   "$cs" convert -o "$work/jsonl.text/$(basename "${f%.zst}")" "$f"
 done
-python3 - "$work/jsonl.text" "$work/bin.conv" "$work/binz.conv" <<'PY' || fail "the binary traces do not hold the JSONL run's lines"
+python3 - "$work/jsonl.text" "$work/bin.conv" "$work/binz.conv" "$work/binf.conv" <<'PY' || fail "the binary traces do not hold the JSONL run's lines"
 import glob, json, os, sys
 
 def shape(folder):
@@ -78,9 +82,9 @@ def shape(folder):
         files.append((formats, lines))
     return files
 
-j, b, bz = (shape(f) for f in sys.argv[1:4])
+j, b, bz, bf = (shape(f) for f in sys.argv[1:5])
 assert all(f == {"jsonl"} for f, _ in j), "a JSONL file says another format"
-assert all(f == {"binary"} for f, _ in b + bz), "a binary file does not say so"
+assert all(f == {"binary"} for f, _ in b + bz + bf), "a binary file does not say so"
 def kinds(files):
     """(recordType, type) of every line but late states (their presence
     depends on timing)."""
@@ -91,7 +95,7 @@ def fixed(files):
                if l[0] in ("process", "accounting", "processEnd"))
 def lines(files):
     return sum(len(l) for _, l in files)
-for other, name in ((b, "binary"), (bz, "binary+zstd")):
+for other, name in ((b, "binary"), (bz, "binary+zstd"), (bf, "binary+zstd:-1")):
     if kinds(other) != kinds(j):
         sys.exit(f"{name}: kinds of line only there: {kinds(other) - kinds(j)}; "
                  f"only in the JSONL run: {kinds(j) - kinds(other)}")
@@ -103,6 +107,36 @@ for other, name in ((b, "binary"), (bz, "binary+zstd")):
         print(f"note: a shape of line in one run only (run-to-run): {extra}")
 print(f"{sum(len(l) for _, l in b)} lines in {len(b)} files, as in the JSONL run")
 PY
+
+# 1a. The zstd payloads are standard zstd frames with a checksum, which
+#     `zstd -t` checks (binary frames are compressed whole, trace_zstd.h);
+#     the fast level's files say their level.
+command -v zstd >/dev/null || fail "the zstd command is missing (scripts/install-deps.sh installs it)"
+python3 - "$work/payloads" $(find "$work/binz" "$work/binf" -name '*.cst') <<'PY' || fail "could not take the zstd payloads out"
+import os, struct, sys
+out = sys.argv[1]
+os.makedirs(out)
+n = 0
+for path in sys.argv[2:]:
+    data = open(path, "rb").read()
+    at = 16  # the file header
+    while at + 16 <= len(data):
+        magic, codec, size = struct.unpack_from("<IB3xI", data, at)
+        assert magic == 0x46545343, (path, at)
+        payload = data[at + 16:at + 16 + size]
+        if codec == 1:
+            assert payload[:4] == bytes.fromhex("28b52ffd"), (path, at)
+            assert payload[4] & 4, (path, at, "no content checksum")
+            open(os.path.join(out, f"{n}.zst"), "wb").write(payload)
+            n += 1
+        at += 16 + size
+    assert at == len(data), (path, at, len(data))
+assert n > 0, "no zstd frames"
+print(f"{n} zstd payloads")
+PY
+zstd -q -t "$work"/payloads/*.zst || fail "zstd -t rejects a binary frame's payload"
+grep -q '"compression":"zstd","compressionLevel":-1' "$work"/binf.conv/*.jsonl ||
+  fail "the zstd:-1 files do not say their level"
 
 # 1b. The bytes (the container holds the lines verbatim).
 "$cs" convert --to binary -o "$work/jsonl.cst" "$work/jsonl.text" 2>/dev/null
