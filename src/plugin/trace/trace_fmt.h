@@ -8,10 +8,10 @@
  * Owns: the two hot formatters and the pieces they cache. The plugin's JSONL
  * sink (trace_jsonl.c) calls them with its clock's conversions and the
  * context it looked up in its table (inline, in its own file); the CLI
- * (src/cli/read/trace_codec.c, through trace_compact_read.c) calls the same
- * code with what a compact binary record holds, so that a binary trace reads
- * back as exactly the lines a JSONL run writes. One context per file; not
- * thread-safe.
+ * (src/cli/read/cst_records.c) calls the same code with what a compact
+ * binary record holds and the context its frame described, so that a binary
+ * trace reads back as exactly the lines a JSONL run writes. One context per
+ * file; not thread-safe.
  */
 #ifndef CCLSCOPE_TRACE_FMT_H
 #define CCLSCOPE_TRACE_FMT_H
