@@ -5,7 +5,9 @@
 # callbacks? For changes to the writer that must not change its output.
 #
 #   bench/same_trace.sh BUILD_A BUILD_B [SECONDS]   (env passes on, e.g.
-#   CCLSCOPE_COMPRESS=zstd:1; default 0.2 s: 199 820 callbacks)
+#   CCLSCOPE_COMPRESS=zstd:1 or CCLSCOPE_FORMAT=binary, whose traces each
+#   build's `cclscope convert` turns into lines; default 0.2 s: 199 820
+#   callbacks)
 #
 # Runs `bench_plugin --mode writer` (one producer thread: the records reach
 # the writer in the same order every time) twice with BUILD_A and once
@@ -54,13 +56,19 @@ EOF
 run() {
   local d=$work/$1
   mkdir -p "$d"
-  CCLSCOPE_DIRECT_IO=off "$2/bench/bench_plugin" \
+  # bench_plugin reads a binary trace's counters through `cclscope convert`.
+  PATH=$(cd "$2" && pwd):$PATH CCLSCOPE_DIRECT_IO=off "$2/bench/bench_plugin" \
     --plugin "$2/libnccl-profiler-cclscope.so" \
     --baseline "$2/bench/libbench-nop-plugin.so" --mode writer \
     --seconds "$secs" --rate 1e6 --out "$d" >"$d.log"
   local f
   for f in "$d"/*.zst; do
     [ -e "$f" ] && zstd -q -d --rm "$f"
+  done
+  # A binary trace (CCLSCOPE_FORMAT=binary) as the lines it holds, by the
+  # same build's reader: the plugin's encoding and the CLI's decoding.
+  for f in "$d"/*.cst; do
+    [ -e "$f" ] && "$2/cclscope" convert -o "${f%.cst}.jsonl" "$f" && rm "$f"
   done
   python3 "$work/normalise.py" "$d"/*.jsonl >"$d.all"
   grep '"recordType":"event"' "$d.all" >"$d.events"

@@ -31,8 +31,7 @@ typedef struct {
 
 struct cst_records {
   cs_fmt fmt;
-  bool started;     /* the frame's writer record was read */
-  bool ctx_missing; /* the record being formatted names no context */
+  bool started; /* the frame's writer record was read */
   cs_cx_prev prev;
   /* the frame's string table */
   const char **strs;
@@ -172,11 +171,8 @@ static bool states_room(cs_cx *cx, uint32_t n, cs_state_rec **states,
   return true;
 }
 
-/* The formatter's context lookup: what the frame described. */
-static const cs_fmt_comm *lookup_comm(void *arg, uint32_t ctx) {
-  cst_records *r = arg;
-  if (r->ctx_missing)
-    return NULL;
+/* Context `ctx` as the frame described it (NULL: not described). */
+static const cs_fmt_comm *lookup_comm(const cst_records *r, uint32_t ctx) {
   for (uint32_t i = 0; i < r->nctxs; i++)
     if (r->ctxs[i].serial == ctx)
       return &r->ctxs[i].comm;
@@ -210,7 +206,7 @@ static cs_cx reader(cst_records *r, const unsigned char *body, size_t len) {
 
 static int read_writer(cst_records *r, cs_cx *cx) {
   forget_frame(r);
-  cs_fmt f = {.default_abi = 6, .comm = lookup_comm, .comm_arg = r};
+  cs_fmt f = {.default_abi = 6};
   cs_cx_writer(cx, &f);
   if (cx->bad)
     return r->oom ? ENOMEM : TC_ERR_CORRUPT;
@@ -275,13 +271,12 @@ static int read_event(cst_records *r, cs_cx *cx) {
   size_t reclaim = t.reclaim ? CS_CUR_STR_MAX(strlen(t.reclaim)) : 0;
   if (!text_room(r, cs_fmt_event_max(&e) + reclaim + 1))
     return ENOMEM;
-  r->ctx_missing = x.ctx_missing;
   int abi = r->fmt.default_abi;
   if (x.ctx_missing)
     r->fmt.default_abi = x.abi;
-  char *end = cs_fmt_event(&r->fmt, r->text + r->text_len, &e, &t);
+  const cs_fmt_comm *comm = x.ctx_missing ? NULL : lookup_comm(r, e.ctx);
+  char *end = cs_fmt_event(&r->fmt, r->text + r->text_len, &e, comm, &t);
   r->fmt.default_abi = abi;
-  r->ctx_missing = false;
   *end++ = '\n';
   r->text_len = (size_t)(end - r->text);
   return 0;
@@ -296,9 +291,8 @@ static int read_timing(cst_records *r, cs_cx *cx) {
     return r->oom ? ENOMEM : TC_ERR_CORRUPT;
   if (!text_room(r, cs_fmt_timing_max(&r->fmt, &t) + 1))
     return ENOMEM;
-  r->ctx_missing = missing;
-  char *end = cs_fmt_timing(&r->fmt, r->text + r->text_len, &t);
-  r->ctx_missing = false;
+  const cs_fmt_comm *comm = missing ? NULL : lookup_comm(r, t.ctx);
+  char *end = cs_fmt_timing(&r->fmt, r->text + r->text_len, &t, comm);
   *end++ = '\n';
   r->text_len = (size_t)(end - r->text);
   return 0;

@@ -106,14 +106,11 @@ static inline bool start_frame(cs_trace_compact *c, cs_trace_file *f,
          start_frame_slow(c, f, fmt, now_ns);
 }
 
-/* Describe context `ctx` in this frame if it is not yet; *missing when no
- * context has the serial. False when the description was dropped. */
-static bool tell_context(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
-                         uint32_t ctx, bool *missing, int64_t now_ns) {
-  const cs_fmt_comm *m = fmt->comm(fmt->comm_arg, ctx);
-  *missing = m == NULL;
-  if (!m || c->ctx_told[ctx % CS_TC_CONTEXTS] == ctx)
-    return true;
+/* Describe context `ctx` (`m`) in this frame; false when the description
+ * was dropped. */
+static bool tell_context_slow(cs_trace_compact *c, cs_trace_file *f,
+                              uint32_t ctx, const cs_fmt_comm *m,
+                              int64_t now_ns) {
   cs_fmt_comm copy = *m;
   size_t start;
   cs_cx cx;
@@ -126,13 +123,24 @@ static bool tell_context(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
   return true;
 }
 
+/* Describe context `ctx` (`m`, NULL when no context has the serial) in
+ * this frame if it is not yet; *missing when there is none. False when the
+ * description was dropped. Inline: once per record, almost always told. */
+static inline bool tell_context(cs_trace_compact *c, cs_trace_file *f,
+                                uint32_t ctx, const cs_fmt_comm *m,
+                                bool *missing, int64_t now_ns) {
+  *missing = m == NULL;
+  if (!m || c->ctx_told[ctx % CS_TC_CONTEXTS] == ctx)
+    return true;
+  return tell_context_slow(c, f, ctx, m, now_ns);
+}
+
 void cs_tc_event(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
-                 const cs_event *e, const cs_fmt_times *t) {
+                 const cs_event *e, const cs_fmt_comm *comm, cs_fmt_times *t) {
   int64_t now_ns = t->end_ns;
-  cs_fmt_times times = *t;
-  cs_cx_event_extra x = {.times = &times, .abi = fmt->default_abi};
+  cs_cx_event_extra x = {.times = t, .abi = fmt->default_abi};
   if (!start_frame(c, f, fmt, now_ns) ||
-      !tell_context(c, f, fmt, e->ctx, &x.ctx_missing, now_ns)) {
+      !tell_context(c, f, e->ctx, comm, &x.ctx_missing, now_ns)) {
     cs_tf_count_lost(f, 1);
     return;
   }
@@ -146,11 +154,11 @@ void cs_tc_event(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
 }
 
 void cs_tc_timing(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
-                  const cs_timing *r) {
+                  const cs_timing *r, const cs_fmt_comm *comm) {
   int64_t now_ns = r->stop_ns;
   bool missing;
   if (!start_frame(c, f, fmt, now_ns) ||
-      !tell_context(c, f, fmt, r->ctx, &missing, now_ns)) {
+      !tell_context(c, f, r->ctx, comm, &missing, now_ns)) {
     cs_tf_count_lost(f, 1);
     return;
   }

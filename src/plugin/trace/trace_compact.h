@@ -44,12 +44,14 @@ typedef struct {
   size_t tail; /* ... the room its fields other than strings need */
 } cs_trace_compact;
 
-/* An event (times converted by the caller) as a record into f's buffer;
- * the record is lost (and counted) like a line when the file drops it. */
+/* An event (times converted, its context `comm` looked up by the caller,
+ * NULL: none) as a record into f's buffer; the record is lost (and
+ * counted) like a line when the file drops it. The times are read in
+ * place (not copied) and left as they are. */
 void cs_tc_event(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
-                 const cs_event *e, const cs_fmt_times *t);
-/* A timing record as a record into f's buffer. */
+                 const cs_event *e, const cs_fmt_comm *comm, cs_fmt_times *t);
+/* A timing record (its context `comm`) as a record into f's buffer. */
 void cs_tc_timing(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
-                  const cs_timing *r);
+                  const cs_timing *r, const cs_fmt_comm *comm);
 
 #endif

@@ -123,7 +123,16 @@ CX_INLINE void cx_f64(cs_cx *c, bool rd, double *v) {
 }
 
 CX_INLINE void cx_str(cs_cx *c, bool rd, const char **s) {
-  c->str(c, s);
+  if (rd) {
+    c->str(c, s);
+    return;
+  }
+  /* The string function gets a copy, so that the writer's own cs_cx never
+   * leaves its entry point (see there). */
+  cs_cx shared = *c;
+  shared.str(&shared, s);
+  c->out = shared.out;
+  c->bad = shared.bad;
 }
 
 /* ---- event payloads, in the order cur_details writes them ---- */
@@ -331,13 +340,6 @@ enum {
 };
 /* State flags. */
 enum { ST_REPEAT = 1, ST_DIAG = 2 };
-
-/* 48 varints and bytes of fixed fields; each state at most 8 fields. The
- * strings are not counted: the writer's string function makes room for a
- * new one itself (cs_cx.str). */
-size_t cs_cx_event_max(const cs_event *e) {
-  return 48 * CST_VARINT_MAX + (size_t)e->nstates * 8 * CST_VARINT_MAX;
-}
 
 /* Does the line of a state read its argument (cs_fmt_state)? Only then is
  * it written. */
@@ -573,6 +575,11 @@ CX_INLINE void cx_writer_impl(cs_cx *c, bool rd, cs_fmt *f) {
 
 /* ---- the entry points, one copy per direction ---- */
 
+/* The writing copies work on a local cs_cx whose address no function sees
+ * (cx_str hands the string function a copy): a byte stored through `out`
+ * may alias any memory the compiler cannot rule out, so on the caller's
+ * cs_cx `out` would be loaded and stored again around every field; on a
+ * local one it stays in a register. */
 void cs_cx_u64(cs_cx *c, uint64_t *v) {
   if (c->reading)
     cx_u64(c, true, v);
@@ -581,29 +588,45 @@ void cs_cx_u64(cs_cx *c, uint64_t *v) {
 }
 
 void cs_cx_event(cs_cx *c, cs_event *e, cs_cx_event_extra *x) {
-  if (c->reading)
+  if (c->reading) {
     cx_event_impl(c, true, e, x);
-  else
-    cx_event_impl(c, false, e, x);
+  } else {
+    cs_cx w = *c;
+    cx_event_impl(&w, false, e, x);
+    c->out = w.out;
+    c->bad = w.bad;
+  }
 }
 
 void cs_cx_timing(cs_cx *c, cs_timing *r, bool *ctx_missing) {
-  if (c->reading)
+  if (c->reading) {
     cx_timing_impl(c, true, r, ctx_missing);
-  else
-    cx_timing_impl(c, false, r, ctx_missing);
+  } else {
+    cs_cx w = *c;
+    cx_timing_impl(&w, false, r, ctx_missing);
+    c->out = w.out;
+    c->bad = w.bad;
+  }
 }
 
 void cs_cx_context(cs_cx *c, uint32_t *serial, cs_fmt_comm *m) {
-  if (c->reading)
+  if (c->reading) {
     cx_context_impl(c, true, serial, m);
-  else
-    cx_context_impl(c, false, serial, m);
+  } else {
+    cs_cx w = *c;
+    cx_context_impl(&w, false, serial, m);
+    c->out = w.out;
+    c->bad = w.bad;
+  }
 }
 
 void cs_cx_writer(cs_cx *c, cs_fmt *f) {
-  if (c->reading)
+  if (c->reading) {
     cx_writer_impl(c, true, f);
-  else
-    cx_writer_impl(c, false, f);
+  } else {
+    cs_cx w = *c;
+    cx_writer_impl(&w, false, f);
+    c->out = w.out;
+    c->bad = w.bad;
+  }
 }

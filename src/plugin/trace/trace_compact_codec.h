@@ -69,8 +69,13 @@ typedef struct {
   int abi;          /* ... then the default ABI (states' names) */
 } cs_cx_event_extra;
 
-/* The most an event record's body takes, its strings left out. */
-size_t cs_cx_event_max(const cs_event *e);
+/* The most an event record's body takes, its strings left out: 48 varints
+ * and bytes of fixed fields, each state at most 8 fields. The strings are
+ * not counted: the writer's string function makes room for a new one
+ * itself (cs_cx.str). Inline: asked once per event. */
+static inline size_t cs_cx_event_max(const cs_event *e) {
+  return 48 * CST_VARINT_MAX + (size_t)e->nstates * 8 * CST_VARINT_MAX;
+}
 
 /* An event record's body. Reading fills *e (its states through c->states)
  * and *x; the caller checks c->bad and that the body is used up. */

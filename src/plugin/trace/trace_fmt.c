@@ -15,23 +15,32 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Once per event or state at least, so inlined (a call and its saved
+ * registers cost about as much as the work); their rare misses are not. */
+#define FMT_INLINE static inline __attribute__((always_inline))
+
+/* Format the ,"pid":P,"tid":T} piece of `tid` into its slot. */
+static __attribute__((noinline)) void tid_piece_fill(cs_fmt *f, cs_tid_piece *e,
+                                                     int32_t tid) {
+  memset(e->text, 0, sizeof e->text);
+  int n = snprintf(e->text, sizeof e->text, ",\"pid\":%d,\"tid\":%d}",
+                   (int)f->pid, (int)tid);
+  e->tid = tid;
+  e->len = (uint8_t)(n > 0 && n < (int)sizeof e->text ? n : 0);
+}
+
 /* ,"pid":P,"tid":T} for this thread, formatted once (fixed 48-byte slot so
  * the cursor can copy it without a call). */
-static const cs_tid_piece *tid_piece(cs_fmt *f, int32_t tid) {
+FMT_INLINE const cs_tid_piece *tid_piece(cs_fmt *f, int32_t tid) {
   cs_tid_piece *e = &f->pieces.tids[(uint32_t)tid % CS_TRACE_TID_CACHE];
-  if (e->tid != tid || e->len == 0) {
-    memset(e->text, 0, sizeof e->text);
-    int n = snprintf(e->text, sizeof e->text, ",\"pid\":%d,\"tid\":%d}",
-                     (int)f->pid, (int)tid);
-    e->tid = tid;
-    e->len = (uint8_t)(n > 0 && n < (int)sizeof e->text ? n : 0);
-  }
+  if (e->tid != tid || e->len == 0)
+    tid_piece_fill(f, e, tid);
   return e;
 }
 
 /* {"ts":…,"pid":P,"tid":T} of an event's start or stop, `ns` converted by
  * the caller (who needs it for the duration too). */
-static char *cur_endpoint(cs_fmt *f, char *p, int64_t ns, int32_t tid) {
+FMT_INLINE char *cur_endpoint(cs_fmt *f, char *p, int64_t ns, int32_t tid) {
   p = CS_CUR_LIT(p, "{\"ts\":");
   p = cs_cur_epoch_us(p, ns, &f->pieces.ts);
   const cs_tid_piece *piece = tid_piece(f, tid);
@@ -39,22 +48,28 @@ static char *cur_endpoint(cs_fmt *f, char *p, int64_t ns, int32_t tid) {
   return p + piece->len;
 }
 
+/* Format the "ctx":N,"commId":"0x…" piece of context `ctx` into its slot. */
+static __attribute__((noinline)) void
+ctx_piece_fill(cs_ctx_piece *e, uint32_t ctx, const cs_fmt_comm *c) {
+  memset(e->text, 0, sizeof e->text);
+  int n = c->has_comm_info ? snprintf(e->text, sizeof e->text,
+                                      "\"ctx\":%u,\"commId\":\"0x%llx\"", ctx,
+                                      (unsigned long long)c->comm_id)
+                           : snprintf(e->text, sizeof e->text,
+                                      "\"ctx\":%u,\"commId\":null", ctx);
+  e->ctx = ctx;
+  e->len = (uint8_t)(n > 0 && n < (int)sizeof e->text ? n : 0);
+}
+
 /* "ctx":N,"commId":"0x…" for a context, formatted once. Serials are never
  * reused within a session, so a cached piece stays right. */
-static char *cur_comm(cs_fmt *f, char *p, uint32_t ctx, const cs_fmt_comm *c) {
+FMT_INLINE char *cur_comm(cs_fmt *f, char *p, uint32_t ctx,
+                          const cs_fmt_comm *c) {
   if (!c)
     return CS_CUR_LIT(p, "\"ctx\":null,\"commId\":null");
   cs_ctx_piece *e = &f->pieces.ctxs[ctx % CS_TRACE_CTX_CACHE];
-  if (e->ctx != ctx) {
-    memset(e->text, 0, sizeof e->text);
-    int n = c->has_comm_info ? snprintf(e->text, sizeof e->text,
-                                        "\"ctx\":%u,\"commId\":\"0x%llx\"", ctx,
-                                        (unsigned long long)c->comm_id)
-                             : snprintf(e->text, sizeof e->text,
-                                        "\"ctx\":%u,\"commId\":null", ctx);
-    e->ctx = ctx;
-    e->len = (uint8_t)(n > 0 && n < (int)sizeof e->text ? n : 0);
-  }
+  if (e->ctx != ctx)
+    ctx_piece_fill(e, ctx, c);
   memcpy(p, e->text, sizeof e->text);
   return p + e->len;
 }
@@ -83,11 +98,6 @@ void cs_fmt_init(cs_fmt *f) {
    * long run id or host name is written on the fly). */
   if (identity_max(f) <= sizeof p->identity)
     p->identity_len = (uint16_t)(cur_identity(f, p->identity) - p->identity);
-}
-
-static int abi_of(cs_fmt *f, uint32_t ctx) {
-  const cs_fmt_comm *c = f->comm(f->comm_arg, ctx);
-  return c ? c->abi : f->default_abi;
 }
 
 static const char *event_func(const cs_event *e) {
@@ -412,8 +422,8 @@ static char *cur_details(char *p, const cs_event *e) {
 
 /* ---- states ---- */
 
-static char *cur_state(cs_fmt *f, char *p, const cs_state_rec *s, int abi,
-                       int64_t ts_ns, int64_t last_ns) {
+FMT_INLINE char *cur_state(cs_fmt *f, char *p, const cs_state_rec *s, int abi,
+                           int64_t ts_ns, int64_t last_ns) {
   if (s->state < 31) {
     memcpy(p, f->pieces.state_head[s->state], sizeof f->pieces.state_head[0]);
     p += f->pieces.state_head_len[s->state];
@@ -495,7 +505,7 @@ static char *cur_parent(char *p, const cs_event *e) {
 /* ---- events ---- */
 
 char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
-                   const cs_fmt_times *t) {
+                   const cs_fmt_comm *comm, const cs_fmt_times *t) {
   /* A fixed-size copy (the slot is zero-padded; the line has room). */
   memcpy(p, f->pieces.event_head[e->etype], sizeof f->pieces.event_head[0]);
   p += f->pieces.event_head_len[e->etype];
@@ -503,7 +513,6 @@ char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
   p = cs_cur_char(p, ',');
   p = cur_parent(p, e);
   p = cs_cur_char(p, ',');
-  const cs_fmt_comm *comm = f->comm(f->comm_arg, e->ctx); /* once */
   p = cur_comm(f, p, e->ctx, comm);
   p = CS_CUR_LIT(p, ",\"rank\":");
   p = cs_cur_i64(p, e->rank);
@@ -626,7 +635,8 @@ size_t cs_fmt_timing_max(const cs_fmt *f, const cs_timing *r) {
   return 2560 + strs; /* 2048, plus the phases */
 }
 
-char *cs_fmt_timing(cs_fmt *f, char *p, const cs_timing *r) {
+char *cs_fmt_timing(cs_fmt *f, char *p, const cs_timing *r,
+                    const cs_fmt_comm *c) {
   static const char *const sources[] = {"host", "proxy", "gpu"};
   p = CS_CUR_LIT(p, "{\"recordType\":\"timing\",");
   if (f->pieces.identity_len) {
@@ -635,7 +645,6 @@ char *cs_fmt_timing(cs_fmt *f, char *p, const cs_timing *r) {
   } else {
     p = cur_identity(f, p);
   }
-  const cs_fmt_comm *c = f->comm(f->comm_arg, r->ctx);
   p = cur_device(p, c);
   p = CS_CUR_LIT(p, ",\"eventId\":");
   p = cs_cur_hex(p, r->event_id);
@@ -737,12 +746,9 @@ char *cs_fmt_endpoint(cs_fmt *f, char *p, int64_t ns, int32_t tid) {
   return cur_endpoint(f, p, ns, tid);
 }
 
-char *cs_fmt_comm_piece(cs_fmt *f, char *p, uint32_t ctx) {
-  return cur_comm(f, p, ctx, f->comm(f->comm_arg, ctx));
-}
-
-int cs_fmt_abi_of(cs_fmt *f, uint32_t ctx) {
-  return abi_of(f, ctx);
+char *cs_fmt_comm_piece(cs_fmt *f, char *p, uint32_t ctx,
+                        const cs_fmt_comm *comm) {
+  return cur_comm(f, p, ctx, comm);
 }
 
 char *cs_fmt_state(cs_fmt *f, char *p, const cs_state_rec *s, int abi,

@@ -6,11 +6,12 @@
  * plugin's globals.
  *
  * Owns: the two hot formatters and the pieces they cache. The plugin's JSONL
- * sink (trace_jsonl.c) calls them with its clock's conversions and its
- * context table; the CLI (src/cli/read/trace_codec.c, through
- * trace_compact_read.c) calls the same code with what a compact binary
- * record holds, so that a binary trace reads back as exactly the lines a
- * JSONL run writes. One context per file; not thread-safe.
+ * sink (trace_jsonl.c) calls them with its clock's conversions and the
+ * context it looked up in its table (inline, in its own file); the CLI
+ * (src/cli/read/cst_records.c) calls the same code with what a compact
+ * binary record holds and the context its frame described, so that a binary
+ * trace reads back as exactly the lines a JSONL run writes. One context per
+ * file; not thread-safe.
  */
 #ifndef CCLSCOPE_TRACE_FMT_H
 #define CCLSCOPE_TRACE_FMT_H
@@ -37,10 +38,6 @@ typedef struct {
   int device;            /* device ordinal, -1 = unknown */
   const char *comm_name; /* "" when none (read only with has_comm_info) */
 } cs_fmt_comm;
-
-/* The context with this serial, or NULL when there is none (unknown,
- * finalized). The answer is read before the next call. */
-typedef const cs_fmt_comm *(*cs_fmt_comm_fn)(void *arg, uint32_t ctx);
 
 /* Pre-formatted pieces that repeat on every line (writer-side speed). */
 #define CS_TRACE_TID_CACHE 256
@@ -70,7 +67,9 @@ typedef struct {
   uint16_t identity_len;
 } cs_fmt_pieces;
 
-/* The formatting context: who writes, and where contexts are looked up. */
+/* The formatting context: who writes. Each caller looks an event's context
+ * up in its own table and passes it in (NULL when there is none: unknown,
+ * finalized), so that the plugin's lookup stays inline in its sink. */
 typedef struct {
   int32_t pid;
   bool rccl;            /* the host is RCCL (names of states 31 and up) */
@@ -78,8 +77,6 @@ typedef struct {
   const char *run_id;   /* timing identity (may be NULL) */
   const char *hostname; /* ... (may be NULL) */
   int global_rank;      /* ... -1 = none */
-  cs_fmt_comm_fn comm;
-  void *comm_arg;
   cs_fmt_pieces pieces;
 } cs_fmt;
 
@@ -98,9 +95,10 @@ typedef struct {
   const int64_t *state_ns;
 } cs_fmt_times;
 
-/* The line at p (cs_fmt_event_max bytes of room); the end. */
+/* The line at p (cs_fmt_event_max bytes of room) of event `e`, whose
+ * context `comm` is (NULL: none); the end. */
 char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
-                   const cs_fmt_times *t);
+                   const cs_fmt_comm *comm, const cs_fmt_times *t);
 
 /* One state entry {"name":…}, the most it takes, and its stamps in ns. */
 #define CS_FMT_STATE_MAX 280
@@ -158,17 +156,23 @@ static inline size_t cs_fmt_event_max(const cs_event *e) {
 }
 
 /* The ABI for an event's states: its context's, else the default. */
-int cs_fmt_abi_of(cs_fmt *f, uint32_t ctx);
+static inline int cs_fmt_abi(const cs_fmt *f, const cs_fmt_comm *comm) {
+  return comm ? comm->abi : f->default_abi;
+}
 
 /* Bytes a timing line can take (without its newline). */
 size_t cs_fmt_timing_max(const cs_fmt *f, const cs_timing *r);
-/* The line at p (cs_fmt_timing_max bytes of room); the end. */
-char *cs_fmt_timing(cs_fmt *f, char *p, const cs_timing *r);
+/* The line at p (cs_fmt_timing_max bytes of room) of timing record `r`,
+ * whose context `comm` is (NULL: none); the end. */
+char *cs_fmt_timing(cs_fmt *f, char *p, const cs_timing *r,
+                    const cs_fmt_comm *comm);
 
 /* {"ts":…,"pid":P,"tid":T} of an event's start or stop. */
 char *cs_fmt_endpoint(cs_fmt *f, char *p, int64_t ns, int32_t tid);
 
-/* "ctx":N,"commId":… of a context (cached per serial). */
-char *cs_fmt_comm_piece(cs_fmt *f, char *p, uint32_t ctx);
+/* "ctx":N,"commId":… of context `ctx` (`comm`, NULL: none; cached per
+ * serial). */
+char *cs_fmt_comm_piece(cs_fmt *f, char *p, uint32_t ctx,
+                        const cs_fmt_comm *comm);
 
 #endif

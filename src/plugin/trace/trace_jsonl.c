@@ -27,12 +27,11 @@ static int64_t to_ns(cs_trace_sink *t, uint64_t raw) {
 _Static_assert(sizeof(((cs_context *)0)->comm_name) <= CS_FMT_COMM_NAME_MAX,
                "a timing line's room (trace_fmt.h) counts on the name's size");
 
-/* The formatter's view of a context (cs_fmt_comm_fn), from the table:
+/* The formatter's view of context `ctx`, from the table (NULL: none):
  * filled once per serial (a context's fields are set before it is
  * published and serials are never reused), its presence checked on every
- * call (a finalized context is gone). */
-static const cs_fmt_comm *sink_comm(void *arg, uint32_t ctx) {
-  cs_trace_sink *t = arg;
+ * call (a finalized context is gone). Inline: once per event. */
+static inline const cs_fmt_comm *sink_comm(cs_trace_sink *t, uint32_t ctx) {
   const cs_context *c = cs_ctx_get(ctx);
   if (!c)
     return NULL;
@@ -116,8 +115,9 @@ void cs_trace_event(cs_trace_sink *t, const cs_event *e) {
     t->state_ns[2 * i + 1] = s->repeat > 1 ? to_ns(t, s->last_raw_ts) : 0;
   }
   tm.state_ns = t->state_ns;
+  const cs_fmt_comm *comm = sink_comm(t, e->ctx);
   if (cs_tf_binary(&t->file)) {
-    cs_tc_event(&t->compact, &t->file, &t->fmt, e, &tm);
+    cs_tc_event(&t->compact, &t->file, &t->fmt, e, comm, &tm);
     t->events_written++;
     return;
   }
@@ -127,14 +127,16 @@ void cs_trace_event(cs_trace_sink *t, const cs_event *e) {
     cs_tf_line_end(&t->file, start, 0); /* counted as lost */
     return;
   }
-  b->len = (size_t)(cs_fmt_event(&t->fmt, b->data + b->len, e, &tm) - b->data);
+  b->len =
+      (size_t)(cs_fmt_event(&t->fmt, b->data + b->len, e, comm, &tm) - b->data);
   cs_tf_line_end(&t->file, start, tm.end_ns);
   t->events_written++;
 }
 
 void cs_trace_timing(cs_trace_sink *t, const cs_timing *r) {
+  const cs_fmt_comm *comm = sink_comm(t, r->ctx);
   if (cs_tf_binary(&t->file)) {
-    cs_tc_timing(&t->compact, &t->file, &t->fmt, r);
+    cs_tc_timing(&t->compact, &t->file, &t->fmt, r, comm);
     return;
   }
   cs_jbuf *b = &t->file.buf;
@@ -143,7 +145,8 @@ void cs_trace_timing(cs_trace_sink *t, const cs_timing *r) {
     cs_tf_line_end(&t->file, start, r->stop_ns);
     return;
   }
-  b->len = (size_t)(cs_fmt_timing(&t->fmt, b->data + b->len, r) - b->data);
+  b->len =
+      (size_t)(cs_fmt_timing(&t->fmt, b->data + b->len, r, comm) - b->data);
   cs_tf_line_end(&t->file, start, r->stop_ns);
 }
 
@@ -165,7 +168,7 @@ void cs_trace_late_state(cs_trace_sink *t, uint64_t id, const cs_state_rec *s,
   J(",\"tid\":");
   cs_jbuf_i64(b, tid);
   J(",\"state\":");
-  put_state(t, b, s, cs_fmt_abi_of(&t->fmt, ctx));
+  put_state(t, b, s, cs_fmt_abi(&t->fmt, sink_comm(t, ctx)));
   cs_jbuf_putc(b, '}');
   cs_tf_line_end(&t->file, start, to_ns(t, s->raw_ts));
 }
@@ -267,14 +270,14 @@ bool cs_trace_open(cs_trace_sink *t, const cs_trace_env *env) {
   memset(t, 0, sizeof *t);
   t->env = *env;
   t->last_flush_ns = (int64_t)cs_clock_monotonic_ns();
-  t->fmt = (cs_fmt){.pid = env->pid,
-                    .rccl = env->host->kind == CS_HOST_RCCL,
-                    .default_abi = 6,
-                    .run_id = env->run_id,
-                    .hostname = env->hostname,
-                    .global_rank = env->global_rank,
-                    .comm = sink_comm,
-                    .comm_arg = t};
+  t->fmt = (cs_fmt){
+      .pid = env->pid,
+      .rccl = env->host->kind == CS_HOST_RCCL,
+      .default_abi = 6,
+      .run_id = env->run_id,
+      .hostname = env->hostname,
+      .global_rank = env->global_rank,
+  };
   cs_fmt_init(&t->fmt);
   cs_run_file_stem(stem, sizeof stem, "trace", env->run_id, env->file_rank,
                    env->hostname, env->pid, "");
