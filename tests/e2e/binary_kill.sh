@@ -14,6 +14,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cclscope-binkill-XXXXXX")
 cleanup() { kill -9 "${pid:-}" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/kill_mid_run.sh"
 export CCLSCOPE_MASK=all CCLSCOPE_SUMMARY=off
 
 # 1. SIGKILL mid-run, frames written every 20 ms.
@@ -22,18 +23,7 @@ for compress in none zstd; do
   CCLSCOPE_DIR="$dir" CCLSCOPE_FORMAT=binary CCLSCOPE_COMPRESS=$compress \
     CCLSCOPE_FLUSH_INTERVAL=0.02 "$driver" "$plugin" 1 0 >"$work/killed.log" &
   pid=$!
-  for _ in $(seq 600); do
-    grep -q running "$work/killed.log" 2>/dev/null && break
-    sleep 0.05
-  done
-  grep -q running "$work/killed.log" || fail "the driver did not start"
-  for _ in $(seq 600); do
-    size=$(stat -c %s "$dir"/trace_*.cst 2>/dev/null || echo 0)
-    [ "$size" -gt 20000 ] && break
-    sleep 0.05
-  done
-  kill -9 "$pid"
-  wait "$pid" 2>/dev/null || true
+  kill_when_written "$pid" "$work/killed.log" "$dir/trace_*.cst" 20000
   pid=
   killed=("$dir"/trace_*.cst)
   [ ${#killed[@]} -eq 1 ] || fail "expected one .cst after the kill ($compress)"

@@ -20,6 +20,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cclscope-compress-XXXXXX")
 cleanup() { kill -9 "${pid:-}" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/kill_mid_run.sh"
 command -v zstd >/dev/null || fail "the zstd command is missing (scripts/install-deps.sh installs it)"
 export CCLSCOPE_MASK=all CCLSCOPE_SUMMARY=off
 run_emu() { # DIR OPS, then the environment's CCLSCOPE_COMPRESS; warnings on stderr
@@ -76,18 +77,7 @@ n=$(grep -c 'CCLSCOPE_COMPRESS=zstd: no usable libzstd' "$work/nolib.err" || tru
 CCLSCOPE_DIR="$work/killed" CCLSCOPE_COMPRESS=zstd CCLSCOPE_FLUSH_INTERVAL=0.02 \
   "$driver" "$plugin" 1 0 >"$work/killed.log" &
 pid=$!
-for _ in $(seq 600); do
-  grep -q running "$work/killed.log" 2>/dev/null && break
-  sleep 0.05
-done
-grep -q running "$work/killed.log" || fail "the driver did not start"
-for _ in $(seq 600); do
-  size=$(stat -c %s "$work"/killed/trace_*.jsonl.zst 2>/dev/null || echo 0)
-  [ "$size" -gt 20000 ] && break
-  sleep 0.05
-done
-kill -9 "$pid"
-wait "$pid" 2>/dev/null || true
+kill_when_written "$pid" "$work/killed.log" "$work/killed/trace_*.jsonl.zst" 20000
 pid=
 killed=("$work"/killed/trace_*.jsonl.zst)
 [ ${#killed[@]} -eq 1 ] || fail "expected one .jsonl.zst after the kill"

@@ -11,6 +11,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cclscope-overload-XXXXXX")
 cleanup() { kill -9 "${pid:-}" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/kill_mid_run.sh"
 export CCLSCOPE_MASK=all CCLSCOPE_SUMMARY=off CCLSCOPE_RING_SIZE=4K
 
 # 1. Overload, then finalize.
@@ -37,19 +38,8 @@ tail -n 1 "$work/check1.txt"
 CCLSCOPE_DIR="$work/killed" CCLSCOPE_FLUSH_INTERVAL=0.02 \
   "$driver" "$plugin" 2 0 >"$work/killed.log" &
 pid=$!
-for _ in $(seq 600); do
-  grep -q running "$work/killed.log" 2>/dev/null && break
-  sleep 0.05
-done
-grep -q running "$work/killed.log" || fail "the driver did not start"
 # Let several flushes reach the file, then kill.
-for _ in $(seq 600); do
-  size=$(stat -c %s "$work"/killed/trace_*.jsonl 2>/dev/null || echo 0)
-  [ "$size" -gt 200000 ] && break
-  sleep 0.05
-done
-kill -9 "$pid"
-wait "$pid" 2>/dev/null || true
+kill_when_written "$pid" "$work/killed.log" "$work/killed/trace_*.jsonl" 200000
 pid=
 "$cclscope" check "$work/killed" >"$work/check2.txt" 2>&1 ||
   { cat "$work/check2.txt"; fail "check rejected the killed trace"; }

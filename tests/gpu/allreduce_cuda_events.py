@@ -21,14 +21,8 @@ import os
 import torch
 import torch.distributed as dist
 
-SUFFIXES = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+from sizes import parse_sizes
 
-
-def parse_size(text):
-    text = text.strip().upper()
-    if text and text[-1] in SUFFIXES:
-        return int(text[:-1]) * SUFFIXES[text[-1]]
-    return int(text)
 
 
 def main():
@@ -54,7 +48,7 @@ def main():
     dist.init_process_group("nccl", device_id=device)
 
     ops = []
-    for size in (parse_size(s) for s in args.sizes.split(",")):
+    for size in parse_sizes(args.sizes):
         x = torch.ones(size // 4, dtype=torch.float32, device=device)
         for i in range(args.warmup + args.iters):
             start = torch.cuda.Event(enable_timing=True)

@@ -18,14 +18,8 @@ import time
 import torch
 import torch.distributed as dist
 
-SUFFIXES = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+from sizes import parse_sizes
 
-
-def parse_size(text):
-    text = text.strip().upper()
-    if text and text[-1] in SUFFIXES:
-        return int(text[:-1]) * SUFFIXES[text[-1]]
-    return int(text)
 
 
 def main():
@@ -50,7 +44,7 @@ def main():
     dist.init_process_group("nccl", device_id=device)
 
     sizes = {}
-    for size in (parse_size(s) for s in args.sizes.split(",")):
+    for size in parse_sizes(args.sizes):
         x = torch.ones(max(size // 4, 2), dtype=torch.float32, device=device)
         per_call_us = []
         for r in range(args.warmup + args.rounds):
