@@ -319,16 +319,38 @@ static double quantile(double *v, size_t n, double q) {
   return v[(size_t)(q * (double)(n - 1))];
 }
 
+/* The `cclscope` that reads binary traces: $CCLSCOPE_CLI, else the one of
+ * this build (bench_plugin is BUILD/bench/bench_plugin, the CLI
+ * BUILD/cclscope), else the one on PATH. */
+static const char *cli_path(void) {
+  static char path[4096];
+  const char *env = getenv("CCLSCOPE_CLI");
+  if (env && *env)
+    return env;
+  if (!path[0]) {
+    char self[4000];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+    if (slash) {
+      *slash = '\0';
+      snprintf(path, sizeof path, "%s/../cclscope", self);
+    }
+    if (!path[0] || access(path, X_OK) != 0)
+      snprintf(path, sizeof path, "cclscope");
+  }
+  return path;
+}
+
 static bool read_counter(const char *dir, const char *key, double *value) {
-  char cmd[8192];
+  char cmd[16384];
   /* the last line of a plain trace, of a compressed one
    * (CCLSCOPE_COMPRESS=zstd), or of a binary one (CCLSCOPE_FORMAT=binary,
-   * through a `cclscope` on PATH) */
+   * through cclscope convert) */
   snprintf(cmd, sizeof cmd,
            "(tail -n 1 %s/trace_*.jsonl; zstdcat %s/trace_*.jsonl.zst | "
-           "tail -n 1; cclscope convert -o - %s/trace_*.cst | tail -n 1) "
+           "tail -n 1; '%s' convert -o - %s/trace_*.cst | tail -n 1) "
            "2>/dev/null | grep -o '\"%s\":[0-9]*' | head -n 1 | cut -d: -f2",
-           dir, dir, dir, key);
+           dir, dir, cli_path(), dir, key);
   FILE *p = popen(cmd, "r");
   if (!p)
     return false;

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -545,6 +547,55 @@ static void test_slow_disk_makes_the_writer_wait(void **state) {
   test_remove_tree(dir);
 }
 
+/* The nice value of this process's thread named `name`, or INT_MIN when
+ * there is none. */
+static int nice_of_thread(const char *name) {
+  DIR *d = opendir("/proc/self/task");
+  assert_non_null(d);
+  int nice = -1000;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.')
+      continue;
+    char path[300], comm[64] = "";
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+      continue;
+    if (fgets(comm, sizeof comm, f))
+      comm[strcspn(comm, "\n")] = '\0';
+    fclose(f);
+    if (strcmp(comm, name) == 0) {
+      errno = 0;
+      nice = getpriority(PRIO_PROCESS, (id_t)atoi(e->d_name));
+      assert_int_equal(errno, 0);
+    }
+  }
+  closedir(d);
+  return nice;
+}
+
+/* The I/O thread runs below the thread that started it, so that a writer
+ * woken while it compresses gets the CPU at once (trace_io.c). */
+static void test_io_thread_runs_below_the_writer(void **state) {
+  (void)state;
+  int fd = open("/dev/null", O_WRONLY);
+  assert_true(fd >= 0);
+  cs_trace_io *io = calloc(1, sizeof *io);
+  cs_io_start(io, fd, -1, NULL);
+  cs_io_failure failure;
+  assert_true(cs_io_sync(io, &failure)); /* the thread has run */
+  errno = 0;
+  int mine = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+  assert_int_equal(errno, 0);
+  int io_nice = nice_of_thread("cclscope-io");
+  cs_io_stop(io);
+  free(io);
+  close(fd);
+  int want = mine + 10 > 19 ? 19 : mine + 10;
+  assert_int_equal(io_nice, want);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lines_never_cross_pages),
@@ -560,6 +611,7 @@ int main(void) {
       cmocka_unit_test(test_tmpfs_gets_ordinary_writes),
       cmocka_unit_test(test_refused_direct_write_falls_back),
       cmocka_unit_test(test_slow_disk_makes_the_writer_wait),
+      cmocka_unit_test(test_io_thread_runs_below_the_writer),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,12 +8,17 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "trace_binary.h"
 #include "trace_zstd.h"
+
+/* How far below the process the I/O thread runs (lower_own_priority). */
+#define CS_IO_NICE_STEPS 10
 
 struct cs_io_job {
   cs_io_job *next;
@@ -334,6 +339,20 @@ static void settle_accounting(cs_trace_io *io) {
     rewrite_accounting(io);
 }
 
+/* This thread runs CS_IO_NICE_STEPS below the process. Compressing a chunk
+ * keeps a CPU for milliseconds; on a machine with no spare CPU the writer,
+ * woken meanwhile, would wait for the end of it while NCCL's threads fill
+ * its rings. Below the writer, this thread gives it the CPU at once. When
+ * the application leaves it no CPU at all, its queue fills and the writer
+ * compresses chunks itself (cs_io_set_helper): nothing waits for it. */
+static void lower_own_priority(void) {
+  pid_t tid = (pid_t)syscall(SYS_gettid);
+  errno = 0;
+  int nice_now = getpriority(PRIO_PROCESS, (id_t)tid);
+  if (errno == 0)
+    setpriority(PRIO_PROCESS, (id_t)tid, nice_now + CS_IO_NICE_STEPS);
+}
+
 static void *io_main(void *arg) {
   cs_trace_io *io = arg;
   /* Signals are the host's business, not this thread's. */
@@ -341,6 +360,7 @@ static void *io_main(void *arg) {
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, NULL);
   pthread_setname_np(pthread_self(), "cclscope-io");
+  lower_own_priority();
   pthread_mutex_lock(&io->lock);
   io->started = true; /* see cs_io_start */
   pthread_cond_broadcast(&io->idle);
