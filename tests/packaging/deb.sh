@@ -135,7 +135,7 @@ for pair in "$plugin_pkg:usr/lib/libnccl-profiler-cclscope.so" \
   id=$(build_id "$elf")
   [ ${#id} -ge 16 ] || fail "$elf has no build id"
   debug=usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
-  files "$(ddeb "$p")" | grep -qxF "$debug" || fail "$p-dbgsym lacks $debug"
+  grep -qxF "$debug" <<<"$(files "$(ddeb "$p")")" || fail "$p-dbgsym lacks $debug"
   dbg=$work/dbgsym-$p
   dpkg-deb -x "$(ddeb "$p")" "$dbg"
   # Its copyright and changelog are its package's, as in Debian's own.

@@ -57,8 +57,12 @@ cflags=${cflags%% *}
 [ "$(realpath "${cflags#-I}")" = "$(realpath include)" ] || fail "cflags = $cflags"
 
 # The installed programs run; the CLI without libotf2 says so, exit 1.
-bin/cclscope --version | grep -q '^cclscope [0-9]' || fail "cclscope --version"
-bin/ncclemu --help | grep -q '^usage: ncclemu' || fail "ncclemu --help"
+# (Output read whole before grep: `grep -q` stops at the first match, and a
+# writer still writing then dies of SIGPIPE, which pipefail counts.)
+version=$(bin/cclscope --version) || fail "cclscope --version: exit $?"
+grep -q '^cclscope [0-9]' <<<"$version" || fail "cclscope --version"
+emu_help=$(bin/ncclemu --help) || fail "ncclemu --help: exit $?"
+grep -q '^usage: ncclemu' <<<"$emu_help" || fail "ncclemu --help"
 set +e
 msg=$(bin/cclscope otf2 -o "$prefix/otf2" "$prefix" 2>&1)
 rc=$?
