@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { chromiumOrExit, launchBrowser, parseArgs, tally } from './harness.mjs';
+import { chromiumOrExit, launchBrowser, openPage, parseArgs, tally } from './harness.mjs';
 
 const args = parseArgs(['cclscope', 'trace', 'out'], 'gpu_lanes_test.mjs --cclscope BIN --trace DIR --out DIR');
 const { chromium, executable: CHROMIUM } = await chromiumOrExit();
@@ -26,20 +26,7 @@ const html = path.join(args.out, 'gpu_lanes.html');
 execFileSync(args.cclscope, ['-q', 'view', args.trace, '-o', html], { stdio: 'inherit' });
 
 const browser = await launchBrowser(chromium, CHROMIUM);
-const context = await browser.newContext({ viewport: { width: 1600, height: 1400 }, offline: true });
-const url = 'file://' + html;
-const requests = [];
-await context.route('**/*', (route) => {
-  if (route.request().url() === url) return route.continue();
-  requests.push(route.request().url());
-  return route.abort();
-});
-const page = await context.newPage();
-const errors = [];
-page.on('pageerror', (e) => errors.push(String(e)));
-page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-await page.goto(url);
-await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
+const { page, requests, errors } = await openPage(browser, html, { width: 1600, height: 1400, timeout: 120000, settleMs: 0 });
 if ((await page.evaluate(() => window.cclscopeView.mode())) === 'overview') {
   await page.click('#btn-mode');
   await page.waitForTimeout(100);

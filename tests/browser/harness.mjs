@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // tests/browser/harness.mjs — what every browser test does around its pages:
 // read its `--key value` arguments, find Debian's chromium, load
-// playwright-core from this folder's node_modules and launch it headless, and
-// count its checks ("ok - …" / "not ok - …" lines, "N passed, M failed").
+// playwright-core from this folder's node_modules and launch it headless, open
+// a page offline (openPage), and count its checks ("ok - …" / "not ok - …" lines, "N passed, M failed").
 //
 // Exit 77 (ctest SKIP) only when chromium cannot be installed on this system
 // (no apt candidate); a chromium that could be installed but is missing, or
@@ -58,6 +58,30 @@ export async function launchBrowser(chromium, executable) {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
   });
+}
+
+/* A page of `cclscope view` (the file `html`) in a new context of
+ * `browser`, `width` x `height` px and offline: every request but the page
+ * itself is aborted and kept in `requests`, script errors and console
+ * errors in `errors`. Resolves when the page says it is ready (within
+ * `timeout` ms) and `settleMs` more have passed. */
+export async function openPage(browser, html, { width, height, timeout = 60000, settleMs = 100 }) {
+  const context = await browser.newContext({ viewport: { width, height }, offline: true });
+  const url = 'file://' + path.resolve(html);
+  const requests = [];
+  await context.route('**/*', (route) => {
+    if (route.request().url() === url) return route.continue();
+    requests.push(route.request().url());
+    return route.abort();
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(url);
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout });
+  if (settleMs > 0) await page.waitForTimeout(settleMs);
+  return { page, context, requests, errors };
 }
 
 /* The test's checks: check(ok, what, detail) prints "ok - what" or

@@ -25,7 +25,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { chromiumOrExit, launchBrowser, parseArgs, tally } from './harness.mjs';
+import { chromiumOrExit, launchBrowser, openPage, parseArgs, tally } from './harness.mjs';
 
 const args = parseArgs(['cclscope', 'trace', 'out'], 'overview_click_test.mjs --cclscope BIN --trace DIR --out DIR');
 const { chromium, executable: CHROMIUM } = await chromiumOrExit();
@@ -41,22 +41,7 @@ const browser = await launchBrowser(chromium, CHROMIUM);
 /* The page at a viewport `width` px wide, offline, every request but the
  * page itself aborted and recorded. */
 async function open(width) {
-  const context = await browser.newContext({ viewport: { width, height: 800 }, offline: true });
-  const url = 'file://' + html;
-  const requests = [];
-  await context.route('**/*', (route) => {
-    if (route.request().url() === url) return route.continue();
-    requests.push(route.request().url());
-    return route.abort();
-  });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(url);
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
-  await page.waitForTimeout(100);
-  return { page, context, requests, errors };
+  return openPage(browser, html, { width, height: 800 });
 }
 
 /* Two animation frames: whatever the last event changed is laid out and drawn. */

@@ -31,7 +31,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { chromiumOrExit, launchBrowser, parseArgs, tally } from './harness.mjs';
+import { chromiumOrExit, launchBrowser, openPage, parseArgs, tally } from './harness.mjs';
 
 const args = parseArgs(['cclscope', 'trace8', 'trace256', 'out'], 'overview_test.mjs --cclscope BIN --trace8 DIR --trace256 DIR --out DIR');
 const { chromium, executable: CHROMIUM } = await chromiumOrExit();
@@ -89,22 +89,7 @@ function plantLateRank(dir, out, rank, us) {
 const browser = await launchBrowser(chromium, CHROMIUM);
 
 async function open(html) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, offline: true });
-  const url = 'file://' + html;
-  const requests = [];
-  await context.route('**/*', (route) => {
-    if (route.request().url() === url) return route.continue();
-    requests.push(route.request().url());
-    return route.abort();
-  });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(url);
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
-  await page.waitForTimeout(100);
-  return { page, context, requests, errors };
+  return openPage(browser, html, { width: 1280, height: 720 });
 }
 
 /* The colour of the canvas at page pixel (x, y). */

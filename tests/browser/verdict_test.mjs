@@ -24,7 +24,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { chromiumOrExit, launchBrowser, parseArgs, tally } from './harness.mjs';
+import { chromiumOrExit, launchBrowser, openPage, parseArgs, tally } from './harness.mjs';
 
 const args = parseArgs(['cclscope', 'demo', 'out'], 'verdict_test.mjs --cclscope BIN --demo DIR --out DIR');
 const { chromium, executable: CHROMIUM } = await chromiumOrExit();
@@ -50,21 +50,7 @@ check(named !== null
 'summary\'s text states the same verdict', line);
 
 const browser = await launchBrowser(chromium, CHROMIUM);
-const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, offline: true });
-const url = 'file://' + path.resolve(html);
-const requests = [];
-await context.route('**/*', (route) => {
-  if (route.request().url() === url) return route.continue();
-  requests.push(route.request().url());
-  return route.abort();
-});
-const page = await context.newPage();
-const errors = [];
-page.on('pageerror', (e) => errors.push(String(e)));
-page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-await page.goto(url);
-await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60000 });
-await page.waitForTimeout(100);
+const { page, requests, errors } = await openPage(browser, html, { width: 1280, height: 720 });
 
 check((await page.evaluate(() => window.cclscopeView.mode())) === 'overview', 'the demo\'s page opens on the overview');
 const ov = await page.evaluate(() => window.cclscopeView.overview());
