@@ -28,7 +28,8 @@ typedef struct {
 /* An operation's send transfers, waiting for its timing (which names its
  * series). Direct-mapped by operation id: a newer operation taking the slot
  * of one still waiting costs the older one its transfers, nothing more. */
-#define OP_TRANSFER_SLOTS 4096
+#define OP_TRANSFER_SLOT_BITS 12
+#define OP_TRANSFER_SLOTS (1u << OP_TRANSFER_SLOT_BITS)
 typedef struct {
   uint64_t op_id; /* 0: free */
   uint64_t transfers, bytes;
@@ -240,8 +241,12 @@ void cs_metrics_step(cs_metrics *m, int64_t step, int64_t ts_ns) {
   st->marks_total++;
 }
 
+/* The slot comes from a mixing hash: operation ids come in per-thread
+ * blocks of 4096, so ids of operations started on different threads often
+ * share their low bits, and the low bits of a product depend only on the
+ * low bits of its factors (test_metrics_op_transfers). */
 static op_transfers *op_slot(cs_metrics *m, uint64_t op_id) {
-  return &idx(m)->ops[hash_u64(0x51ed27ull, op_id) % OP_TRANSFER_SLOTS];
+  return &idx(m)->ops[cs_u64_hash(op_id) >> (64 - OP_TRANSFER_SLOT_BITS)];
 }
 
 static void rank_span_add(cs_metrics *m, uint32_t ctx, cs_rank_span span,
@@ -300,7 +305,7 @@ void cs_metrics_timing(cs_metrics *m, const cs_timing *t) {
  * probing from a hash of the exact size); NULL when it is full of other
  * sizes. */
 static cs_min_point *min_point(cs_min_point *table, uint64_t size) {
-  uint64_t h = hash_u64(0x9e3779b9ull, size);
+  uint64_t h = cs_u64_hash(size); /* sizes often differ in high bits only */
   for (int probe = 0; probe < CS_METRICS_SIZE_BUCKETS; probe++) {
     cs_min_point *p = &table[(h + (uint64_t)probe) % CS_METRICS_SIZE_BUCKETS];
     if (p->size == 0 || p->size == size)
