@@ -408,6 +408,140 @@ static void fast_paths_match_general(void **state) {
   }
 }
 
+/* A reference for containers: the length of the object or array at
+ * `open`, or 0 when it is not closed properly, byte by byte. */
+static size_t container_len_bytewise(const char *open, const char *end) {
+  char stack[64];
+  int depth = 0;
+  for (const char *q = open; q < end; q++) {
+    if (*q == '"') {
+      bool escaped;
+      q += string_len_bytewise(q, end, &escaped) + 1;
+      if (q >= end)
+        return 0;
+      continue;
+    }
+    if (*q == '{' || *q == '[') {
+      if (depth == 64)
+        return 0;
+      stack[depth++] = *q == '{' ? '}' : ']';
+    } else if (*q == '}' || *q == ']') {
+      if (depth == 0 || stack[depth - 1] != *q)
+        return 0;
+      if (--depth == 0)
+        return (size_t)(q + 1 - open);
+    }
+  }
+  return 0;
+}
+
+/* Containers skipped eight bytes at a time: every bracket (and the
+ * bytes one bit away from one: '{' ^ 0x20 is '[', but also 'k' ^ 0x20 =
+ * 'K' must not count) at every place of the eight-byte steps, strings with
+ * brackets and escaped quotes inside, mismatched and unclosed ones; each
+ * gives the length (or failure) the byte-at-a-time reference gives. */
+static void containers_match_bytewise(void **state) {
+  (void)state;
+  static const char *const pieces[] = {"{",       "}",
+                                       "[",       "]",
+                                       "\"a{]\"", "\"\\\"}\"",
+                                       "1",       "[]",
+                                       "{}",      ",",
+                                       ":",       "\"k\"",
+                                       "K",       "{\"x\":[1,{\"y\":\"]\"}]}",
+                                       "   ",     ";",
+                                       "}}",      "]]"};
+  const size_t npieces = sizeof pieces / sizeof pieces[0];
+  uint64_t rng = 12345;
+  char body[160], line[200];
+  for (int round = 0; round < 20000; round++) {
+    size_t len = 0;
+    body[0] = '\0';
+    int n = (int)(rng % 12);
+    for (int i = 0; i < n; i++) {
+      rng = rng * 6364136223846793005u + 1442695040888963407u;
+      const char *piece = pieces[(rng >> 33) % npieces];
+      size_t pl = strlen(piece);
+      if (len + pl + 1 >= sizeof body)
+        break;
+      memcpy(body + len, piece, pl + 1);
+      len += pl;
+    }
+    rng = rng * 6364136223846793005u + 1442695040888963407u;
+    const char *open = (rng >> 40) & 1 ? "[" : "{";
+    const char *close = (rng >> 41) & 1 ? "]" : "}";
+    /* the container is the value of "d", so that js_object_next skips it */
+    snprintf(line, sizeof line, "{\"d\":%s%s%s}", open, body, close);
+    const char *value = line + 5;
+    const char *end = line + strlen(line);
+    size_t want = container_len_bytewise(value, end);
+    js_iter it;
+    js_value k, v;
+    assert_true(js_object_begin(&it, line, end, line));
+    bool ok = js_object_next(&it, &k, &v);
+    if (want == 0) {
+      assert_false(ok);
+      assert_non_null(it.error);
+    } else {
+      assert_true(ok);
+      assert_int_equal(v.len, want);
+      assert_ptr_equal(v.ptr, value);
+    }
+  }
+}
+
+/* js_fields_decode takes the member it expects (the key that followed the
+ * previous one last time) without scanning the key; a key that only
+ * starts like the expected one, an escaped spelling of it, spaces around
+ * the colon, a missing comma and a value that fails all decode as the
+ * general path decodes them. */
+static void predicted_keys_match_general(void **state) {
+  (void)state;
+  js_fields f;
+  js_fields_init(&f);
+  const char *learn = "{\"id\":1,\"ts\":2,\"pid\":3}";
+  assert_true(js_fields_decode(&f, learn, learn + strlen(learn), learn, true));
+  /* the same order again: every member taken as predicted */
+  const char *same = "{\"id\":4,\"ts\":5,\"pid\":6}";
+  assert_true(js_fields_decode(&f, same, same + strlen(same), same, true));
+  assert_int_equal(js_get(&f, K_ts)->ptr - same, 13);
+  assert_int_equal(js_get(&f, K_pid)->ptr[0], '6');
+  /* "tsx" starts like "ts": not taken for it */
+  const char *longer = "{\"id\":4,\"tsx\":5,\"pid\":6}";
+  assert_true(
+      js_fields_decode(&f, longer, longer + strlen(longer), longer, true));
+  assert_null(js_get(&f, K_ts));
+  assert_int_equal(js_get(&f, K_pid)->ptr[0], '6');
+  /* "t\u0073" is "ts" escaped: found through the general path */
+  const char *esc = "{\"id\":4,\"t\\u0073\":7,\"pid\":6}";
+  assert_true(js_fields_decode(&f, esc, esc + strlen(esc), esc, true));
+  assert_non_null(js_get(&f, K_ts));
+  assert_int_equal(js_get(&f, K_ts)->ptr[0], '7');
+  /* spaces around the colon and after the comma */
+  js_fields_decode(&f, learn, learn + strlen(learn), learn, true);
+  const char *spaced = "{\"id\" : 4 , \"ts\"  :5,\"pid\":6 }";
+  assert_true(
+      js_fields_decode(&f, spaced, spaced + strlen(spaced), spaced, true));
+  assert_int_equal(js_get(&f, K_ts)->ptr[0], '5');
+  /* no comma before the expected key: the general path's error */
+  const char *nocomma = "{\"id\":4 \"ts\":5}";
+  assert_false(
+      js_fields_decode(&f, nocomma, nocomma + strlen(nocomma), nocomma, true));
+  assert_string_equal(f.error, "',' or '}' expected");
+  assert_int_equal(f.error_at, 8);
+  /* the expected key's value is bad: the error is the value's */
+  js_fields_decode(&f, learn, learn + strlen(learn), learn, true);
+  const char *bad = "{\"id\":4,\"ts\":@}";
+  assert_false(js_fields_decode(&f, bad, bad + strlen(bad), bad, true));
+  assert_string_equal(f.error, "unexpected character");
+  assert_int_equal(f.error_at, 13);
+  /* the line ends right after the expected key */
+  js_fields_decode(&f, learn, learn + strlen(learn), learn, true);
+  const char *cut = "{\"id\":4,\"ts\"";
+  assert_false(js_fields_decode(&f, cut, cut + strlen(cut), cut, true));
+  assert_non_null(f.error);
+}
+
 static void event_type_names(void **state) {
   (void)state;
   for (int t = 0; t < ET_COUNT; t++) {
@@ -431,6 +565,8 @@ int main(void) {
       cmocka_unit_test(decode_event_record),
       cmocka_unit_test(event_type_names),
       cmocka_unit_test(fast_paths_match_general),
+      cmocka_unit_test(containers_match_bytewise),
+      cmocka_unit_test(predicted_keys_match_general),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -168,14 +168,37 @@ static inline unsigned bytes_before_either(uint64_t x, unsigned char a,
   return marks ? (unsigned)__builtin_ctzll(marks) / 8 : 8;
 }
 
+/* Bytes that matter to the scanner: in strings, containers, numbers and
+ * between tokens (lookup tables are
+ * faster than chains of comparisons in the hot loops). */
+enum {
+  CH_QUOTE = 1,
+  CH_BACKSLASH = 2,
+  CH_OPEN = 4,
+  CH_CLOSE = 8,
+  CH_NUM = 16,
+  CH_SPACE = 32
+};
+static const unsigned char char_class[256] = {
+    ['"'] = CH_QUOTE,  ['\\'] = CH_BACKSLASH, ['{'] = CH_OPEN,
+    ['['] = CH_OPEN,   ['}'] = CH_CLOSE,      [']'] = CH_CLOSE,
+    ['0'] = CH_NUM,    ['1'] = CH_NUM,        ['2'] = CH_NUM,
+    ['3'] = CH_NUM,    ['4'] = CH_NUM,        ['5'] = CH_NUM,
+    ['6'] = CH_NUM,    ['7'] = CH_NUM,        ['8'] = CH_NUM,
+    ['9'] = CH_NUM,    ['-'] = CH_NUM,        ['+'] = CH_NUM,
+    ['.'] = CH_NUM,    ['e'] = CH_NUM,        ['E'] = CH_NUM,
+    [' '] = CH_SPACE,  ['\t'] = CH_SPACE,     ['\n'] = CH_SPACE,
+    ['\r'] = CH_SPACE,
+};
+
+/* Whitespace is rare in the plugin's lines (none between tokens; runs of
+ * spaces in padding), so the common case is one table lookup. */
 static inline const char *skip_ws(const char *p, const char *end) {
-  while (p < end) {
+  while (p < end && (char_class[(unsigned char)*p] & CH_SPACE)) {
     if (*p == ' ' && end - p >= 8 && load8(p) == ONES * ' ') {
       p += 8; /* the padding of padded lines: runs of spaces */
       continue;
     }
-    if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-      break;
     p++;
   }
   return p;
@@ -188,18 +211,6 @@ static bool fail(js_iter *it, const char *at, const char *why) {
   }
   return false;
 }
-
-/* Bytes that matter inside containers and strings (lookup tables are
- * faster than chains of comparisons in the hot loops). */
-enum { CH_QUOTE = 1, CH_BACKSLASH = 2, CH_OPEN = 4, CH_CLOSE = 8, CH_NUM = 16 };
-static const unsigned char char_class[256] = {
-    ['"'] = CH_QUOTE, ['\\'] = CH_BACKSLASH, ['{'] = CH_OPEN, ['['] = CH_OPEN,
-    ['}'] = CH_CLOSE, [']'] = CH_CLOSE,      ['0'] = CH_NUM,  ['1'] = CH_NUM,
-    ['2'] = CH_NUM,   ['3'] = CH_NUM,        ['4'] = CH_NUM,  ['5'] = CH_NUM,
-    ['6'] = CH_NUM,   ['7'] = CH_NUM,        ['8'] = CH_NUM,  ['9'] = CH_NUM,
-    ['-'] = CH_NUM,   ['+'] = CH_NUM,        ['.'] = CH_NUM,  ['e'] = CH_NUM,
-    ['E'] = CH_NUM,
-};
 
 /* `p` is at the opening quote. On success *after is past the closing one.
  * One pass finds the closing quote and notes escapes (our strings are
@@ -241,6 +252,45 @@ static bool is_number_char(char c) {
   return char_class[(unsigned char)c] & CH_NUM;
 }
 
+/* How many bytes of `x` come before the first that opens or closes a
+ * string or a container ('"', '{', '[', '}', ']'; 8: none). '[' and ']'
+ * differ from '{' and '}' only in bit 5, so setting that bit makes two
+ * comparisons cover four brackets; no other byte becomes '{' or '}' by it. */
+static inline unsigned bytes_before_structure(uint64_t x) {
+  uint64_t folded = x | (ONES * 0x20);
+  uint64_t yq = x ^ (ONES * '"'), yo = folded ^ (ONES * '{'),
+           yc = folded ^ (ONES * '}');
+  uint64_t marks = ((yq - ONES) & ~yq & HIGHS) | ((yo - ONES) & ~yo & HIGHS) |
+                   ((yc - ONES) & ~yc & HIGHS);
+  return marks ? (unsigned)__builtin_ctzll(marks) / 8 : 8;
+}
+
+/* `q` is at a string's opening quote inside a container: the byte after
+ * its closing quote, or NULL when the line ends first. What scan_string
+ * does, without the value it fills (the container's strings are skipped,
+ * not read). */
+static inline const char *skip_string(const char *q, const char *end) {
+  q++;
+  for (;;) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (end - q >= 8) {
+      unsigned before = bytes_before_either(load8(q), '"', '\\');
+      q += before;
+      if (before < 8)
+        break;
+    }
+#endif
+    while (q < end &&
+           !(char_class[(unsigned char)*q] & (CH_QUOTE | CH_BACKSLASH)))
+      q++;
+    if (q >= end)
+      return NULL;
+    if (*q == '"')
+      return q + 1;
+    q += 2; /* a backslash: skip it and the escaped byte */
+  }
+}
+
 /* Skip an object or array starting at `p`; validates bracket nesting and
  * strings (not commas/colons inside: callers that care iterate it). */
 static bool scan_container(js_iter *it, const char *p, js_value *v,
@@ -248,17 +298,27 @@ static bool scan_container(js_iter *it, const char *p, js_value *v,
   char stack[MAX_DEPTH];
   int depth = 0;
   const char *q = p;
-  while (q < it->end) {
-    while (q < it->end &&
+  const char *end = it->end;
+  while (q < end) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (end - q >= 8) {
+      unsigned before = bytes_before_structure(load8(q));
+      q += before;
+      if (before < 8)
+        break;
+    }
+#endif
+    while (q < end &&
            !(char_class[(unsigned char)*q] & (CH_QUOTE | CH_OPEN | CH_CLOSE)))
       q++;
-    if (q >= it->end)
+    if (q >= end)
       break;
     char c = *q;
     if (c == '"') {
-      js_value tmp;
-      if (!scan_string(it, q, &tmp, &q))
-        return false;
+      const char *past = skip_string(q, end);
+      if (!past)
+        return fail(it, q, "unterminated string");
+      q = past;
       continue;
     }
     if (c == '{' || c == '[') {
@@ -719,6 +779,42 @@ static js_key key_of(js_fields *f, js_key prev, const js_value *k) {
   return js_key_lookup(tmp, strlen(tmp));
 }
 
+/* The member at the iterator when its key is the one that followed `prev`
+ * last time, written plainly ("key": no escape can hide in it, since the
+ * bytes between the quotes are exactly the key's name): its value is read
+ * and the iterator moves past it, without scanning the key as a string.
+ * False, with the iterator where it was, when the key is another (or
+ * there is no next member); js_object_next then reads it. The plugin
+ * writes every line of a type with its keys in one order, so most members
+ * take this path. */
+static bool predicted_member(js_fields *f, js_iter *it, js_key prev, js_key *id,
+                             js_value *val) {
+  js_key guess = f->prev_next[prev];
+  if (guess == K_UNKNOWN || it->error)
+    return false;
+  const char *p = skip_ws(it->p, it->end);
+  if (!it->first) {
+    if (p >= it->end || *p != ',')
+      return false;
+    p = skip_ws(p + 1, it->end);
+  }
+  size_t n = key_length(guess);
+  if ((size_t)(it->end - p) < n + 3 || p[0] != '"' || p[n + 1] != '"' ||
+      !same_bytes(key_names[guess], p + 1, n))
+    return false;
+  p = skip_ws(p + n + 2, it->end);
+  if (p >= it->end || *p != ':')
+    return false;
+  p = skip_ws(p + 1, it->end);
+  const char *after;
+  if (!scan_value(it, p, val, &after))
+    return false; /* it->error says why, as js_object_next would */
+  it->first = false;
+  it->p = after;
+  *id = guess;
+  return true;
+}
+
 void js_fields_reset(js_fields *f) {
   if (++f->cur == 0) {
     memset(f->gen, 0, sizeof f->gen);
@@ -737,8 +833,13 @@ bool js_fields_decode(js_fields *f, const char *p, const char *end,
   if (!js_object_begin(&it, p, end, base))
     goto failed;
   js_key prev = K_UNKNOWN;
-  while (js_object_next(&it, &k, &v)) {
-    js_key id = key_of(f, prev, &k);
+  for (;;) {
+    js_key id;
+    if (!predicted_member(f, &it, prev, &id, &v)) {
+      if (!js_object_next(&it, &k, &v))
+        break;
+      id = key_of(f, prev, &k);
+    }
     if (id != K_UNKNOWN) {
       if (f->gen[id] != f->cur)
         f->found[f->nfound++] = (uint8_t)id;
