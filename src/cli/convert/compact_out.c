@@ -50,11 +50,14 @@ typedef struct {
   uint64_t comm_id;
 } co_piece;
 
-/* A context's ABI, as its ProfilerInit record says. */
+/* A context as its ProfilerInit record says: what an event line does not
+ * show, so that its first description in a frame is the whole one. */
 typedef struct {
   uint32_t serial;
   int abi;
-} co_abi;
+  int device; /* -1: null */
+  char *name; /* owned; "" when null */
+} co_known;
 
 /* The frame's string table: text at strings[off, off + len). */
 typedef struct {
@@ -89,8 +92,8 @@ struct co_out {
   /* what the trace said before (its process and ProfilerInit records) */
   co_identity learned;
   int default_abi; /* the last ProfilerInit's (the plugin's default) */
-  co_abi *abis;
-  uint32_t nabis, abis_cap;
+  co_known *known;
+  uint32_t nknown, known_cap;
   /* scratch */
   li_scratch scratch;
   char *text; /* a line formatted again */
@@ -132,7 +135,9 @@ void co_free(co_out *o) {
   free(o->table);
   free(o->strings);
   free(o->pieces);
-  free(o->abis);
+  for (uint32_t i = 0; i < o->nknown; i++)
+    free(o->known[i].name);
+  free(o->known);
   li_scratch_free(&o->scratch);
   free(o->text);
   free(o->body);
@@ -372,11 +377,11 @@ static bool prepare(co_out *o, const li_writer *w) {
   return true;
 }
 
-static int known_abi(const co_out *o, uint32_t serial) {
-  for (uint32_t i = o->nabis; i-- > 0;)
-    if (o->abis[i].serial == serial)
-      return o->abis[i].abi;
-  return o->default_abi;
+static const co_known *find_known(const co_out *o, uint32_t serial) {
+  for (uint32_t i = o->nknown; i-- > 0;)
+    if (o->known[i].serial == serial)
+      return &o->known[i];
+  return NULL;
 }
 
 static co_told *find_told(co_out *o, uint32_t serial) {
@@ -391,10 +396,13 @@ static co_told *find_told(co_out *o, uint32_t serial) {
  * shows. `timing`: the line shows its device and name too. */
 static cs_fmt_comm context_of(co_out *o, const li_comm *c, bool timing) {
   const co_told *t = find_told(o, c->serial);
-  cs_fmt_comm m = t ? t->comm
-                    : (cs_fmt_comm){.abi = known_abi(o, c->serial),
-                                    .device = -1,
-                                    .comm_name = ""};
+  const co_known *k = t ? NULL : find_known(o, c->serial);
+  cs_fmt_comm m =
+      t   ? t->comm
+      : k ? (cs_fmt_comm){.abi = k->abi,
+                          .device = k->device,
+                          .comm_name = k->name}
+          : (cs_fmt_comm){.abi = o->default_abi, .device = -1, .comm_name = ""};
   m.has_comm_info = c->has_comm_info;
   m.comm_id = c->has_comm_info ? c->comm_id : 0;
   if (timing) {
@@ -624,11 +632,13 @@ static void learn_process(co_out *o, const char *line, size_t len) {
   }
 }
 
-/* A ProfilerInit record: its context's ABI, the default from then on. */
+/* A ProfilerInit record: its context's ABI (the default from then on),
+ * device and name. */
 static void learn_init(co_out *o, const char *line, size_t len) {
   js_iter it, details;
   js_value k, v, dk, dv;
-  int64_t ctx = -1, abi = -1;
+  int64_t ctx = -1, abi = -1, device = -1;
+  js_value name = {.type = JS_NONE};
   bool init = false;
   if (!js_object_begin(&it, line, line + len, line))
     return;
@@ -637,26 +647,39 @@ static void learn_init(co_out *o, const char *line, size_t len) {
       init = js_str_eq(&v, "ProfilerInit");
     else if (key_is(&k, "ctx") && !js_to_i64(&v, &ctx))
       ctx = -1;
+    else if (key_is(&k, "commName"))
+      name = v;
+    else if (key_is(&k, "device") && !js_to_i64(&v, &device))
+      device = -1;
     else if (key_is(&k, "details") && v.type == JS_OBJECT &&
              js_object_begin(&details, v.ptr, v.ptr + v.len, line))
       while (js_object_next(&details, &dk, &dv))
         if (key_is(&dk, "abi") && !js_to_i64(&dv, &abi))
           abi = -1;
   }
-  if (!init || ctx < 0 || ctx > UINT32_MAX || abi < 0 || abi > 1000)
+  if (!init || ctx < 0 || ctx > UINT32_MAX || abi < 0 || abi > 1000 ||
+      device < -1 || device > INT32_MAX)
     return;
   o->default_abi = (int)abi;
-  if (o->nabis == o->abis_cap) {
-    uint32_t cap = o->abis_cap ? 2 * o->abis_cap : 16;
-    co_abi *p = realloc(o->abis, cap * sizeof *p);
+  if (o->nknown == o->known_cap) {
+    uint32_t cap = o->known_cap ? 2 * o->known_cap : 16;
+    co_known *p = realloc(o->known, cap * sizeof *p);
     if (!p) {
       o->oom = true;
       return;
     }
-    o->abis = p;
-    o->abis_cap = cap;
+    o->known = p;
+    o->known_cap = cap;
   }
-  o->abis[o->nabis++] = (co_abi){(uint32_t)ctx, (int)abi};
+  char *text = calloc(1, name.type == JS_STRING ? name.len + 1 : 1);
+  if (!text) {
+    o->oom = true;
+    return;
+  }
+  if (name.type == JS_STRING)
+    js_str_copy(&name, text, name.len + 1);
+  o->known[o->nknown++] =
+      (co_known){(uint32_t)ctx, (int)abi, (int)device, text};
 }
 
 /* ---- lines ---- */
