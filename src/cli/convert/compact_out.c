@@ -276,7 +276,8 @@ static void put_str(cs_cx *cx, const char **s) {
   }
   size_t n = strlen(v);
   if ((2 * (o->nstrings + 1) > o->table_cap && !table_grow(o)) ||
-      !room((void **)&o->strings, &o->strings_cap, o->strings_len + n)) {
+      /* + 1: an allocated table even for "" (no memcpy from NULL) */
+      !room((void **)&o->strings, &o->strings_cap, o->strings_len + n + 1)) {
     o->oom = cx->bad = true;
     return;
   }
