@@ -5,15 +5,17 @@
 # input byte for byte (docs/cli.md "convert", docs/trace-format.md "Binary
 # traces"):
 #  1. JSONL runs of several small scenarios (every event type between them:
-#     P2p and its API, CE collectives, socket parent hints, reclaimed and
-#     in-flight ends, PXN, RCCL's proxyOp fields, 2.31's KernelPhase):
+#     P2p and its API, CE collectives, socket parent hints, reclaimed
+#     ends, PXN, RCCL's proxyOp fields and ProxyDiagUpdate states
+#     (31, and 32 from 2.31), 2.31's KernelPhase):
 #     every event and timing line becomes a compact record (the summary
 #     says 0 kept as lines), the .cst is much smaller than the JSONL, and
 #     .cst -> JSONL is the input, byte for byte;
 #  2. edited lines (a key added, keys swapped, another commId for a context
 #     serial) stay line records, exactly those, and the file still reads
 #     back exactly; a timing line of another writer identity (host name)
-#     is still a compact record (its frame ends and the next tells it);
+#     is still a compact record (its frame ends and the next tells it),
+#     and so is an in-flight end;
 #  3. a plain (not compressed) JSONL file, whose page padding no compact
 #     record can hold, reads back exactly too;
 #  4. a minimal_profiler trace converts (and reads back as its conversion
@@ -67,8 +69,9 @@ record ce zstd --scenario ce --ops 2
 record socket zstd --scenario socket --ops 2
 record pxn zstd --scenario pxn --ops 2
 record rccl zstd --host rccl --scenario multi-node --ops 2
+record rccl231 zstd --host rccl --nccl-version 2.31 --scenario multi-node --ops 2
 record phases zstd --scenario single-node --nccl-version 2.31 --ops 8
-for name in chaos sendrecv ce socket pxn rccl phases; do
+for name in chaos sendrecv ce socket pxn rccl rccl231 phases; do
   to_binary "$name"
   cat "$work/$name.says"
   text=$(bytes "$work/$name.text") cst=$(bytes "$work/$name.cst")
@@ -89,6 +92,8 @@ grep -q '"end":"reclaimed"' "$work"/*.text/* || fail "no reclaimed event in the 
 grep -q '"parentHint"' "$work"/*.text/* || fail "no parent hint in the scenarios"
 grep -q '"isPxn":true' "$work"/*.text/* || fail "no PXN event in the scenarios"
 grep -q '"traceFuncIdx"' "$work"/*.text/* || fail "no RCCL proxyOp in the scenarios"
+grep -q '"name":"ProxyDiagUpdate","id":31' "$work"/*.text/* || fail "no RCCL ProxyDiagUpdate (31) in the scenarios"
+grep -q '"name":"ProxyDiagUpdate","id":32' "$work"/*.text/* || fail "no RCCL 2.31 ProxyDiagUpdate (32) in the scenarios"
 
 # 2. Edited lines: each one that a compact record would change stays a line.
 mkdir "$work/edited.text"
@@ -120,6 +125,17 @@ cmp -s "$f" "$out" && fail "the edits changed nothing"
 to_binary edited
 cat "$work/edited.says"
 [ "$(kept_as_lines edited)" = 3 ] || fail "expected the 3 edited event lines kept as lines"
+
+# 2a. An in-flight end (what the plugin writes for an event still open at
+#     exit; no scenario here leaves one): a reclaimed line rewritten so is
+#     still a compact record.
+mkdir "$work/inflight.text"
+f=$(grep -l '"end":"reclaimed"' "$work/chaos.text"/* | head -n 1)
+sed '0,/"end":"reclaimed","reclaimReason":"[a-z_]*",/s//"end":"inflight",/' "$f" \
+  >"$work/inflight.text/$(basename "$f")"
+grep -q '"end":"inflight"' "$work/inflight.text"/* || fail "no in-flight line made"
+to_binary inflight
+[ "$(kept_as_lines inflight)" = 0 ] || fail "the in-flight line was kept as a line"
 
 # 3. Plain JSONL: its page padding stays in line records, read back exactly.
 record plain none --scenario multi-node --ops 2
