@@ -374,11 +374,17 @@ static const char help_convert[] =
     "                         stdout); several (or an existing folder): the\n"
     "                         folder to write them into, each under its own\n"
     "                         name (created if needed); never an input\n"
-    "  --to jsonl|binary      jsonl (default): JSONL lines; binary: the same\n"
-    "                         lines as line records of the binary container\n"
-    "                         (.cst version 2, stored frames, not compact\n"
-    "                         records; docs/trace-format.md), x.jsonl[.zst]\n"
-    "                         written as x.cst in a folder\n";
+    "  --to jsonl|binary      jsonl (default): JSONL lines; binary: the\n"
+    "                         binary container (.cst version 2, stored\n"
+    "                         frames; docs/trace-format.md), x.jsonl[.zst]\n"
+    "                         written as x.cst in a folder: each event and\n"
+    "                         timing line as the compact record the plugin\n"
+    "                         writes when the plugin's formatter makes that\n"
+    "                         very line from it again, any other line (the\n"
+    "                         rare records, page padding, an edited line,\n"
+    "                         another writer's) as a line record, so that\n"
+    "                         reading it back gives the same bytes; a second\n"
+    "                         line on stderr says how many went each way\n";
 
 static const char help_sql[] =
     "usage: cclscope sql [QUERY] [--source table:NAME|file:GLOB|s3:URL]\n"

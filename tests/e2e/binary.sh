@@ -14,8 +14,9 @@
 #     "traceFormat":"binary";
 #  1a. each zstd payload is a standard zstd frame with a checksum that
 #     `zstd -t` accepts, and the fast level's process record says -1;
-#  1b. the bytes: JSONL -> binary -> JSONL is the identity, byte for byte,
-#     and so is binary -> JSONL -> binary -> JSONL;
+#  1b. the bytes: JSONL -> binary -> JSONL is the identity, byte for byte
+#     (every event and timing line a compact record, the .cst under a
+#     quarter of the JSONL), and so is binary -> JSONL -> binary -> JSONL;
 #  2. every tool gives the same answer from the binary files as from their
 #     conversion: `summary --json`, `check --json`, `hang`, `merge`,
 #     `perfetto`, `view` (byte for byte, file names aside), and
@@ -138,8 +139,16 @@ zstd -q -t "$work"/payloads/*.zst || fail "zstd -t rejects a binary frame's payl
 grep -q '"compression":"zstd","compressionLevel":-1' "$work"/binf.conv/*.jsonl ||
   fail "the zstd:-1 files do not say their level"
 
-# 1b. The bytes (the container holds the lines verbatim).
-"$cs" convert --to binary -o "$work/jsonl.cst" "$work/jsonl.text" 2>/dev/null
+# 1b. The bytes: convert --to binary writes every event and timing line of
+#     the run as a compact record (none kept as a line: the file is much
+#     smaller than the JSONL), and reads back as the very same bytes.
+"$cs" convert --to binary -o "$work/jsonl.cst" "$work/jsonl.text" 2>"$work/jsonl.cst.says"
+text_bytes=$(cat "$work"/jsonl.text/*.jsonl | wc -c)
+cst_bytes=$(cat "$work"/jsonl.cst/*.cst | wc -c)
+[ $((cst_bytes * 4)) -lt "$text_bytes" ] ||
+  fail "convert --to binary: $cst_bytes bytes for $text_bytes of JSONL (line records?)"
+grep -q "as line records (0 of them event or timing lines kept as they are)$" "$work/jsonl.cst.says" ||
+  { cat "$work/jsonl.cst.says"; fail "convert --to binary kept event or timing lines as lines"; }
 "$cs" convert -o "$work/jsonl.back" "$work/jsonl.cst" 2>/dev/null
 for f in "$work"/jsonl.text/*.jsonl; do
   cst="$work/jsonl.cst/$(basename "${f%.jsonl}").cst"

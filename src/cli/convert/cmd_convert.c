@@ -10,7 +10,9 @@
  * the folder OUT (created if needed), each under its own name. A file
  * already in cclscope's format is copied line for line: a binary trace
  * (`.cst`) becomes the JSONL its records hold, and `--to binary` writes
- * the lines in the binary container instead (stored frames).
+ * the lines in the binary container instead (stored frames): events and
+ * timing records as the compact records the plugin writes, wherever they
+ * read back as the very same line (convert/compact_out.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +22,7 @@
 
 #include "cli.h"
 #include "cli_options.h"
+#include "convert/compact_out.h"
 #include "cst_format.h"
 #include "read/trace_reader.h"
 
@@ -34,60 +37,14 @@ static const cli_command_line convert_command_line = {
 
 typedef struct {
   uint64_t lines;
-  bool converted; /* the input was in the minimal_profiler format */
+  bool converted;   /* the input was in the minimal_profiler format */
+  co_counts binary; /* --to binary: how the lines were written */
 } convert_result;
 
-/* --to binary: the lines in the binary container (cst_format.h), in stored
- * frames of about this much text. */
+/* --to binary: the lines in the binary container (cst_format.h), as
+ * compact records where they give the line back exactly, else as line
+ * records (convert/compact_out.h). */
 static bool to_binary;
-enum { BINARY_FRAME_TEXT = 1 << 20 };
-
-typedef struct {
-  char *text; /* lines of the frame being filled, each with its '\n' */
-  size_t len, cap;
-  unsigned char *frame;
-  size_t frame_cap;
-} binary_out;
-
-/* The buffered lines as one stored frame. False when out of memory or
- * when writing fails (ferror tells). */
-static bool binary_flush(binary_out *b, FILE *out) {
-  if (b->len == 0)
-    return true;
-  cst_frame_info info = {CST_CODEC_STORED, 0, 0};
-  size_t payload = cst_lines_payload_size(b->text, b->len, &info.records);
-  if (CST_FRAME_HEADER + payload > b->frame_cap) {
-    unsigned char *p = realloc(b->frame, CST_FRAME_HEADER + payload);
-    if (!p)
-      return false;
-    b->frame = p;
-    b->frame_cap = CST_FRAME_HEADER + payload;
-  }
-  info.bytes =
-      (uint32_t)cst_lines_payload(b->text, b->len, b->frame + CST_FRAME_HEADER);
-  cst_frame_header(b->frame, &info);
-  b->len = 0;
-  return fwrite(b->frame, 1, CST_FRAME_HEADER + info.bytes, out) ==
-         CST_FRAME_HEADER + info.bytes;
-}
-
-static bool binary_line(binary_out *b, const char *line, size_t len,
-                        FILE *out) {
-  if (b->len + len + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : BINARY_FRAME_TEXT + 4096;
-    while (cap < b->len + len + 1)
-      cap *= 2;
-    char *p = realloc(b->text, cap);
-    if (!p)
-      return false;
-    b->text = p;
-    b->cap = cap;
-  }
-  memcpy(b->text + b->len, line, len);
-  b->text[b->len + len] = '\n';
-  b->len += len + 1;
-  return b->len < BINARY_FRAME_TEXT || binary_flush(b, out);
-}
 
 /* Copy what the reader yields for `path` to `out`. False (with a message)
  * when reading or writing fails. */
@@ -101,17 +58,19 @@ static bool convert_file(const char *path, FILE *out, const char *out_name,
     return false;
   }
   res->converted = tf.format == TR_FORMAT_MINIMAL_PROFILER;
-  binary_out bin = {NULL, 0, 0, NULL, 0};
+  co_out *bin = NULL;
   bool bin_ok = true;
   if (to_binary) {
     unsigned char head[CST_FILE_HEADER];
     cst_file_header(head, 0);
     fwrite(head, 1, sizeof head, out);
+    bin = co_new(out);
+    bin_ok = bin != NULL;
   }
   int got;
   while ((got = tr_next(&tf)) == 1) {
     if (to_binary) {
-      bin_ok = bin_ok && binary_line(&bin, tf.line, tf.line_len, out);
+      bin_ok = bin_ok && co_line(bin, tf.line, tf.line_len);
     } else {
       fwrite(tf.line, 1, tf.line_len, out);
       fputc('\n', out);
@@ -119,9 +78,14 @@ static bool convert_file(const char *path, FILE *out, const char *out_name,
     res->lines++;
   }
   if (to_binary) {
-    bin_ok = bin_ok && binary_flush(&bin, out);
-    free(bin.text);
-    free(bin.frame);
+    bin_ok = bin_ok && co_finish(bin);
+    if (bin) {
+      co_counts n = co_get_counts(bin);
+      res->binary.compact += n.compact;
+      res->binary.as_lines += n.as_lines;
+      res->binary.fallbacks += n.fallbacks;
+    }
+    co_free(bin);
   }
   bool ok = true;
   if (!bin_ok && !ferror(out)) {
@@ -237,7 +201,7 @@ static int convert_many(const tr_inputs *in, const char *dir,
       status = EXIT_FINDINGS;
       continue;
     }
-    convert_result one = {0, false};
+    convert_result one = {0, false, {0, 0, 0}};
     if (!convert_file(in->paths[i], out, path, &one))
       status = EXIT_FINDINGS;
     if (fclose(out) != 0) {
@@ -246,6 +210,9 @@ static int convert_many(const tr_inputs *in, const char *dir,
       status = EXIT_FINDINGS;
     }
     res->lines += one.lines;
+    res->binary.compact += one.binary.compact;
+    res->binary.as_lines += one.binary.as_lines;
+    res->binary.fallbacks += one.binary.fallbacks;
     *converted += one.converted;
   }
   return status;
@@ -270,7 +237,7 @@ int cmd_convert(int argc, char **argv) {
   if (!tr_inputs_collect(&in, p.ninputs, p.inputs))
     return EXIT_FINDINGS;
   int status;
-  convert_result res = {0, false};
+  convert_result res = {0, false, {0, 0, 0}};
   size_t converted = 0;
   bool many = in.n > 1 || (strcmp(output, "-") != 0 && is_dir(output));
   if (many && strcmp(output, "-") == 0) {
@@ -297,6 +264,15 @@ int cmd_convert(int argc, char **argv) {
             "format), %" PRIu64 " lines, to %s\n",
             in.n, in.n == 1 ? "" : "s", converted, res.lines,
             strcmp(output, "-") == 0 ? "stdout" : output);
+  /* How the lines went into the binary container: events and timing
+   * records as compact records, unless they would not read back exactly
+   * (docs/cli.md "convert"). */
+  if (status == EXIT_OK && !cli_globals.quiet && to_binary)
+    fprintf(stderr,
+            "cclscope convert: %" PRIu64 " lines as compact records, %" PRIu64
+            " as line records (%" PRIu64
+            " of them event or timing lines kept as they are)\n",
+            res.binary.compact, res.binary.as_lines, res.binary.fallbacks);
   tr_inputs_free(&in);
   return status;
 }
