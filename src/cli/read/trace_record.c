@@ -71,35 +71,97 @@ static rec_type rec_type_from_json(const js_value *v) {
   return RT_UNKNOWN;
 }
 
-/* `*p` starts with `text` followed by a number: that number, and *p moves
- * past it. */
-static bool literal_then_number(const char **p, const char *end,
-                                const char *text, size_t text_len,
-                                js_value *num) {
+/* `*p` starts with `text`: true, and *p moves past it. */
+static inline bool literal(const char **p, const char *end, const char *text,
+                           size_t text_len) {
   if ((size_t)(end - *p) < text_len || memcmp(*p, text, text_len) != 0)
     return false;
-  const char *q = js_number_end(*p + text_len, end);
-  if (!q)
+  *p += text_len;
+  return true;
+}
+
+static inline bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+/* Could `c` continue a number (a digit, a sign, a point, an exponent)? */
+static inline bool continues_number(char c) {
+  return is_digit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' ||
+         c == '-';
+}
+
+/* An integer as the plugin writes it: an optional '-' and 1 to 18 digits,
+ * not followed by anything that could continue a number. Its value, and
+ * *p moves past it; false for any other text (the general path reads it). */
+static bool plain_integer(const char **p, const char *end, int64_t *out) {
+  const char *q = *p;
+  bool neg = q < end && *q == '-';
+  q += neg;
+  const char *digits = q;
+  uint64_t v = 0;
+  while (q < end && is_digit(*q) && q - digits < 18)
+    v = v * 10 + (uint64_t)(*q++ - '0');
+  if (q == digits || (q < end && continues_number(*q)))
     return false;
-  num->ptr = *p + text_len;
-  num->len = (size_t)(q - num->ptr);
-  num->type = JS_NUMBER;
-  num->escaped = false;
+  *out = neg ? -(int64_t)v : (int64_t)v;
+  *p = q;
+  return true;
+}
+
+/* A time as the plugin writes it: microseconds as an optional '-', 1 to
+ * 18 digits and an optional fraction, not followed by anything that could
+ * continue a number. Its value in ns exactly as js_to_ns reads it (the
+ * first three digits of the fraction), and *p moves past it; false for any
+ * other text and for values js_to_ns's decimal form refuses. */
+static bool plain_time_ns(const char **p, const char *end, int64_t *out) {
+  const char *q = *p;
+  bool neg = q < end && *q == '-';
+  q += neg;
+  const char *digits = q;
+  uint64_t whole = 0;
+  while (q < end && is_digit(*q) && q - digits < 18)
+    whole = whole * 10 + (uint64_t)(*q++ - '0');
+  if (q == digits || whole > (uint64_t)(INT64_MAX / 1000) - 1)
+    return false;
+  uint64_t frac = 0;
+  if (q < end && *q == '.') {
+    const char *first = ++q;
+    int kept = 0;
+    for (; q < end && is_digit(*q); q++)
+      if (kept < 3) {
+        frac = frac * 10 + (uint64_t)(*q - '0');
+        kept++;
+      }
+    if (q == first)
+      return false;
+    for (; kept < 3; kept++)
+      frac *= 10;
+  }
+  if (q < end && continues_number(*q))
+    return false;
+  int64_t ns = (int64_t)(whole * 1000 + frac);
+  *out = neg ? -ns : ns;
   *p = q;
   return true;
 }
 
 /* The plugin writes every {ts,pid,tid} as {"ts":N,"pid":N,"tid":N}: read
- * that form without the general decoding (two of them in most lines),
- * finding the same three numbers it would. False for any other text, which
- * then goes the general way. */
-static bool point_as_written(const js_value *v, js_value *ts, js_value *pid,
-                             js_value *tid) {
+ * that form in one pass, the numbers' values as they are found (two
+ * points in most lines), giving what the general decoding gives. False
+ * for any other text, which then goes the general way. */
+static bool point_as_written(const js_value *v, rec_point *out) {
   const char *p = v->ptr, *end = v->ptr + v->len;
-  return literal_then_number(&p, end, "{\"ts\":", 6, ts) &&
-         literal_then_number(&p, end, ",\"pid\":", 7, pid) &&
-         literal_then_number(&p, end, ",\"tid\":", 7, tid) && p + 1 == end &&
-         *p == '}';
+  int64_t ts, pid, tid;
+  if (!literal(&p, end, "{\"ts\":", 6) || !plain_time_ns(&p, end, &ts) ||
+      !literal(&p, end, ",\"pid\":", 7) || !plain_integer(&p, end, &pid) ||
+      !literal(&p, end, ",\"tid\":", 7) || !plain_integer(&p, end, &tid) ||
+      p + 1 != end || *p != '}')
+    return false;
+  out->ts = ts;
+  out->pid = pid;
+  out->tid = tid;
+  out->present = true;
+  return true;
 }
 
 bool rec_point_decode(const js_value *v, js_fields *scratch, const char *base,
@@ -110,15 +172,8 @@ bool rec_point_decode(const js_value *v, js_fields *scratch, const char *base,
   out->tid = -1;
   if (!v || v->type != JS_OBJECT)
     return false;
-  js_value ts, pid, tid;
-  if (point_as_written(v, &ts, &pid, &tid)) {
-    if (!js_to_ns(&ts, &out->ts))
-      return false;
-    js_to_i64(&pid, &out->pid);
-    js_to_i64(&tid, &out->tid);
-    out->present = true;
+  if (point_as_written(v, out))
     return true;
-  }
   if (!js_fields_decode(scratch, v->ptr, v->ptr + v->len, base, false))
     return false;
   if (!js_to_ns(js_get(scratch, K_ts), &out->ts))
