@@ -381,6 +381,28 @@ static void fast_paths_match_general(void **state) {
       "{\"ts\":12.500,\"pid\":7,\"tid\":8,}",
       "{\"ts\":12.500,\"pid\":7,\"ts\":9}",
       "{}",
+      /* the numbers the one-pass form reads, and those it leaves to the
+       * general decoding: sizes, signs, fractions, exponents */
+      "{\"ts\":1764321234567.123,\"pid\":4242,\"tid\":4243}",
+      "{\"ts\":1764321234567.1234567,\"pid\":1,\"tid\":2}",
+      "{\"ts\":1764321234567,\"pid\":1,\"tid\":2}",
+      "{\"ts\":-0.5,\"pid\":-0,\"tid\":007}",
+      "{\"ts\":12.,\"pid\":7,\"tid\":8}",
+      "{\"ts\":.5,\"pid\":7,\"tid\":8}",
+      "{\"ts\":1e3,\"pid\":7,\"tid\":8}",
+      "{\"ts\":12.5e1,\"pid\":7,\"tid\":8}",
+      "{\"ts\":12.5,\"pid\":7e1,\"tid\":8}",
+      "{\"ts\":12.5,\"pid\":7,\"tid\":8-}",
+      "{\"ts\":9223372036854775,\"pid\":7,\"tid\":8}",
+      "{\"ts\":9223372036854774,\"pid\":7,\"tid\":8}",
+      "{\"ts\":123456789012345678,\"pid\":7,\"tid\":8}",
+      "{\"ts\":1234567890123456789,\"pid\":7,\"tid\":8}",
+      "{\"ts\":1,\"pid\":123456789012345678,\"tid\":8}",
+      "{\"ts\":1,\"pid\":1234567890123456789,\"tid\":8}",
+      "{\"ts\":1,\"pid\":-9223372036854775808,\"tid\":8}",
+      "{\"ts\":1,\"pid\":99999999999999999999,\"tid\":8}",
+      "{\"ts\":--1,\"pid\":7,\"tid\":8}",
+      "{\"ts\":-,\"pid\":7,\"tid\":8}",
   };
   js_fields scratch;
   js_fields_init(&scratch);
@@ -488,6 +510,30 @@ static void containers_match_bytewise(void **state) {
       assert_ptr_equal(v.ptr, value);
     }
   }
+  /* an escaped quote, an escaped backslash before a quote, and a bracket
+   * in a string at every place of two sixteen-byte blocks; lines cut at
+   * every length */
+  static const char *const inner[] = {"\"a\\\"]\"", "\"\\\\\"", "\"}\"",
+                                      "\"\\\\\\\"{\""};
+  for (size_t k = 0; k < sizeof inner / sizeof inner[0]; k++)
+    for (int shift = 0; shift < 40; shift++) {
+      snprintf(line, sizeof line, "{\"d\":[%*s%s,1]}", shift, "", inner[k]);
+      const char *end = line + strlen(line);
+      for (const char *cut = line + 6; cut <= end; cut++) {
+        size_t want = container_len_bytewise(line + 5, cut);
+        js_iter it;
+        js_value k2, v;
+        assert_true(js_object_begin(&it, line, cut, line));
+        bool ok = js_object_next(&it, &k2, &v);
+        if (want == 0) {
+          assert_false(ok);
+          assert_non_null(it.error);
+        } else {
+          assert_true(ok);
+          assert_int_equal(v.len, want);
+        }
+      }
+    }
 }
 
 /* js_fields_decode takes the member it expects (the key that followed the

@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define MAX_DEPTH 64
 
 static const char *const key_names[K_KEY_COUNT] = {
@@ -252,93 +256,133 @@ static bool is_number_char(char c) {
   return char_class[(unsigned char)c] & CH_NUM;
 }
 
-/* How many bytes of `x` come before the first that opens or closes a
- * string or a container ('"', '{', '[', '}', ']'; 8: none). '[' and ']'
- * differ from '{' and '}' only in bit 5, so setting that bit makes two
- * comparisons cover four brackets; no other byte becomes '{' or '}' by it. */
-static inline unsigned bytes_before_structure(uint64_t x) {
-  uint64_t folded = x | (ONES * 0x20);
-  uint64_t yq = x ^ (ONES * '"'), yo = folded ^ (ONES * '{'),
-           yc = folded ^ (ONES * '}');
-  uint64_t marks = ((yq - ONES) & ~yq & HIGHS) | ((yo - ONES) & ~yo & HIGHS) |
-                   ((yc - ONES) & ~yc & HIGHS);
-  return marks ? (unsigned)__builtin_ctzll(marks) / 8 : 8;
-}
+#if defined(__SSE2__)
+/* The 16 bytes at `q` as three bit masks (bit i: byte i): quotes,
+ * backslashes, and brackets ('[' and ']' differ from '{' and '}' only in
+ * bit 5, so setting that bit makes two comparisons cover four brackets; no
+ * other byte becomes '{' or '}' by it). SSE2 is part of every x86-64. */
+typedef struct {
+  unsigned quotes, backslashes, brackets;
+} block_masks;
 
-/* `q` is at a string's opening quote inside a container: the byte after
- * its closing quote, or NULL when the line ends first. What scan_string
- * does, without the value it fills (the container's strings are skipped,
- * not read). */
-static inline const char *skip_string(const char *q, const char *end) {
-  q++;
-  for (;;) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    while (end - q >= 8) {
-      unsigned before = bytes_before_either(load8(q), '"', '\\');
-      q += before;
-      if (before < 8)
-        break;
-    }
+static inline block_masks masks_of_16(const char *q) {
+  __m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
+  __m128i folded = _mm_or_si128(x, _mm_set1_epi8(0x20));
+  __m128i open = _mm_cmpeq_epi8(folded, _mm_set1_epi8('{'));
+  __m128i close = _mm_cmpeq_epi8(folded, _mm_set1_epi8('}'));
+  block_masks m;
+  m.quotes = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')));
+  m.backslashes =
+      (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
+  m.brackets = (unsigned)_mm_movemask_epi8(_mm_or_si128(open, close));
+  return m;
+}
 #endif
-    while (q < end &&
-           !(char_class[(unsigned char)*q] & (CH_QUOTE | CH_BACKSLASH)))
-      q++;
-    if (q >= end)
-      return NULL;
-    if (*q == '"')
-      return q + 1;
-    q += 2; /* a backslash: skip it and the escaped byte */
+
+/* One bracket of a container being skipped: pushed or popped on `stack`.
+ * 1: the container closed at `q`; 0: go on; -1: failed (it->error set). */
+static inline int container_bracket(js_iter *it, char *stack, int *depth,
+                                    const char *q) {
+  char c = *q;
+  if (c == '{' || c == '[') {
+    if (*depth == MAX_DEPTH) {
+      fail(it, q, "nesting too deep");
+      return -1;
+    }
+    stack[(*depth)++] = c == '{' ? '}' : ']';
+    return 0;
   }
+  if (*depth == 0 || stack[*depth - 1] != c) {
+    fail(it, q, "mismatched bracket");
+    return -1;
+  }
+  return --*depth == 0 ? 1 : 0;
 }
 
 /* Skip an object or array starting at `p`; validates bracket nesting and
- * strings (not commas/colons inside: callers that care iterate it). */
+ * strings (not commas/colons inside: callers that care iterate it). Where
+ * SSE2 is there, sixteen bytes at a time: the quotes, backslashes and
+ * brackets of a block are found at once and taken in order, inside and
+ * outside strings; elsewhere, and for the last bytes of a line, byte by
+ * byte with the same rules. A backslash escapes the next byte inside a
+ * string and is an ordinary byte outside one. */
 static bool scan_container(js_iter *it, const char *p, js_value *v,
                            const char **after) {
   char stack[MAX_DEPTH];
   int depth = 0;
-  const char *q = p;
   const char *end = it->end;
-  while (q < end) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    while (end - q >= 8) {
-      unsigned before = bytes_before_structure(load8(q));
-      q += before;
-      if (before < 8)
-        break;
-    }
-#endif
-    while (q < end &&
-           !(char_class[(unsigned char)*q] & (CH_QUOTE | CH_OPEN | CH_CLOSE)))
-      q++;
-    if (q >= end)
-      break;
-    char c = *q;
-    if (c == '"') {
-      const char *past = skip_string(q, end);
-      if (!past)
-        return fail(it, q, "unterminated string");
-      q = past;
+  const char *q = p;
+  const char *string_open = NULL; /* inside a string: its opening quote */
+  const char *closed = NULL;
+  while (q < end && !closed) {
+#if defined(__SSE2__)
+    if (end - q >= 16) {
+      block_masks m = masks_of_16(q);
+      unsigned todo = m.quotes | m.backslashes | m.brackets;
+      unsigned next_block = 16; /* 17: an escape's byte starts the next */
+      while (todo) {
+        unsigned i = (unsigned)__builtin_ctz(todo);
+        unsigned bit = 1u << i;
+        todo &= todo - 1;
+        if (string_open) {
+          if (bit & m.backslashes) { /* the escaped byte is no token */
+            if (i == 15)
+              next_block = 17;
+            else
+              todo &= ~(bit << 1);
+          } else if (bit & m.quotes) {
+            string_open = NULL;
+          }
+          continue;
+        }
+        if (bit & m.quotes) {
+          string_open = q + i;
+          continue;
+        }
+        if (bit & m.backslashes)
+          continue;
+        int r = container_bracket(it, stack, &depth, q + i);
+        if (r < 0)
+          return false;
+        if (r > 0) {
+          closed = q + i;
+          break;
+        }
+      }
+      q += next_block;
       continue;
     }
-    if (c == '{' || c == '[') {
-      if (depth == MAX_DEPTH)
-        return fail(it, q, "nesting too deep");
-      stack[depth++] = c == '{' ? '}' : ']';
-    } else if (c == '}' || c == ']') {
-      if (depth == 0 || stack[depth - 1] != c)
-        return fail(it, q, "mismatched bracket");
-      if (--depth == 0) {
-        v->type = *p == '{' ? JS_OBJECT : JS_ARRAY;
-        v->ptr = p;
-        v->len = (size_t)(q + 1 - p);
-        v->escaped = false;
-        *after = q + 1;
-        return true;
-      }
+#endif
+    char c = *q;
+    if (string_open) {
+      if (c == '\\')
+        q++; /* and the escaped byte below */
+      else if (c == '"')
+        string_open = NULL;
+      q++;
+      continue;
+    }
+    if (c == '"') {
+      string_open = q;
+    } else if (char_class[(unsigned char)c] & (CH_OPEN | CH_CLOSE)) {
+      int r = container_bracket(it, stack, &depth, q);
+      if (r < 0)
+        return false;
+      if (r > 0)
+        closed = q;
     }
     q++;
   }
+  if (closed) {
+    v->type = *p == '{' ? JS_OBJECT : JS_ARRAY;
+    v->ptr = p;
+    v->len = (size_t)(closed + 1 - p);
+    v->escaped = false;
+    *after = closed + 1;
+    return true;
+  }
+  if (string_open)
+    return fail(it, string_open, "unterminated string");
   return fail(it, p, depth ? "unterminated object or array" : "truncated");
 }
 
