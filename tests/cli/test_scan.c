@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "read/jsonl_scan.h"
+#include "read/scan_blocks.h"
 #include "read/trace_record.h"
 
 static js_value num(const char *s) {
@@ -536,6 +537,50 @@ static void containers_match_bytewise(void **state) {
     }
 }
 
+/* The block masks (scan_blocks.h) against a byte loop: the portable
+ * 8-byte form on random blocks of the bytes that matter, their neighbours
+ * one bit away ('K', 'k', ';', '|', 0xDB, 0xFB...) and any byte; the
+ * block the scanner uses on this machine (16 bytes with SSE2) against the
+ * 8-byte form. */
+static void block_masks_match_bytewise(void **state) {
+  (void)state;
+  static const unsigned char alphabet[] = {
+      '"',  '\\', '{',  '}',         '[',         ']',  'K',
+      'k',  ';',  '|',  0x5C ^ 0x20, 0x22 ^ 0x20, 0xDB, 0xFB,
+      0xDD, 0xFD, 0x00, 0x80,        0xFF,        'x',  ' '};
+  uint64_t rng = 99;
+  char block[16];
+  for (int round = 0; round < 200000; round++) {
+    for (int i = 0; i < 16; i++) {
+      rng = rng * 6364136223846793005u + 1442695040888963407u;
+      unsigned r = (unsigned)(rng >> 33);
+      block[i] = (char)(r & 1 ? alphabet[(r >> 1) % sizeof alphabet]
+                              : (unsigned char)(r >> 8));
+    }
+    unsigned q = 0, b = 0, br = 0;
+    for (int i = 0; i < 8; i++) {
+      char c = block[i];
+      q |= (unsigned)(c == '"') << i;
+      b |= (unsigned)(c == '\\') << i;
+      br |= (unsigned)(c == '{' || c == '}' || c == '[' || c == ']') << i;
+    }
+    block_masks m = masks_of_8(block);
+    assert_int_equal(m.quotes, q);
+    assert_int_equal(m.backslashes, b);
+    assert_int_equal(m.brackets, br);
+    block_masks lo = masks_of_8(block), hi = masks_of_8(block + 8);
+    block_masks whole = masks_of_block(block);
+    if (SCAN_BLOCK == 16) {
+      assert_int_equal(whole.quotes, lo.quotes | hi.quotes << 8);
+      assert_int_equal(whole.backslashes, lo.backslashes | hi.backslashes << 8);
+      assert_int_equal(whole.brackets, lo.brackets | hi.brackets << 8);
+    } else {
+      assert_int_equal(whole.quotes, lo.quotes);
+      assert_int_equal(whole.brackets, lo.brackets);
+    }
+  }
+}
+
 /* js_fields_decode takes the member it expects (the key that followed the
  * previous one last time) without scanning the key; a key that only
  * starts like the expected one, an escaped spelling of it, spaces around
@@ -612,6 +657,7 @@ int main(void) {
       cmocka_unit_test(event_type_names),
       cmocka_unit_test(fast_paths_match_general),
       cmocka_unit_test(containers_match_bytewise),
+      cmocka_unit_test(block_masks_match_bytewise),
       cmocka_unit_test(predicted_keys_match_general),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,9 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "read/scan_blocks.h"
 
 #define MAX_DEPTH 64
 
@@ -256,29 +254,6 @@ static bool is_number_char(char c) {
   return char_class[(unsigned char)c] & CH_NUM;
 }
 
-#if defined(__SSE2__)
-/* The 16 bytes at `q` as three bit masks (bit i: byte i): quotes,
- * backslashes, and brackets ('[' and ']' differ from '{' and '}' only in
- * bit 5, so setting that bit makes two comparisons cover four brackets; no
- * other byte becomes '{' or '}' by it). SSE2 is part of every x86-64. */
-typedef struct {
-  unsigned quotes, backslashes, brackets;
-} block_masks;
-
-static inline block_masks masks_of_16(const char *q) {
-  __m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
-  __m128i folded = _mm_or_si128(x, _mm_set1_epi8(0x20));
-  __m128i open = _mm_cmpeq_epi8(folded, _mm_set1_epi8('{'));
-  __m128i close = _mm_cmpeq_epi8(folded, _mm_set1_epi8('}'));
-  block_masks m;
-  m.quotes = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('"')));
-  m.backslashes =
-      (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('\\')));
-  m.brackets = (unsigned)_mm_movemask_epi8(_mm_or_si128(open, close));
-  return m;
-}
-#endif
-
 /* One bracket of a container being skipped: pushed or popped on `stack`.
  * 1: the container closed at `q`; 0: go on; -1: failed (it->error set). */
 static inline int container_bracket(js_iter *it, char *stack, int *depth,
@@ -300,12 +275,12 @@ static inline int container_bracket(js_iter *it, char *stack, int *depth,
 }
 
 /* Skip an object or array starting at `p`; validates bracket nesting and
- * strings (not commas/colons inside: callers that care iterate it). Where
- * SSE2 is there, sixteen bytes at a time: the quotes, backslashes and
- * brackets of a block are found at once and taken in order, inside and
- * outside strings; elsewhere, and for the last bytes of a line, byte by
- * byte with the same rules. A backslash escapes the next byte inside a
- * string and is an ordinary byte outside one. */
+ * strings (not commas/colons inside: callers that care iterate it). A
+ * block at a time (scan_blocks.h): its quotes, backslashes and brackets
+ * are found at once and taken in order, inside and outside strings; the
+ * last bytes of a line byte by byte with the same rules. A backslash
+ * escapes the next byte inside a string and is an ordinary byte outside
+ * one. */
 static bool scan_container(js_iter *it, const char *p, js_value *v,
                            const char **after) {
   char stack[MAX_DEPTH];
@@ -315,19 +290,19 @@ static bool scan_container(js_iter *it, const char *p, js_value *v,
   const char *string_open = NULL; /* inside a string: its opening quote */
   const char *closed = NULL;
   while (q < end && !closed) {
-#if defined(__SSE2__)
-    if (end - q >= 16) {
-      block_masks m = masks_of_16(q);
+    if (end - q >= SCAN_BLOCK) {
+      block_masks m = masks_of_block(q);
       unsigned todo = m.quotes | m.backslashes | m.brackets;
-      unsigned next_block = 16; /* 17: an escape's byte starts the next */
+      /* one more when an escape's byte starts the next block */
+      unsigned next_block = SCAN_BLOCK;
       while (todo) {
         unsigned i = (unsigned)__builtin_ctz(todo);
         unsigned bit = 1u << i;
         todo &= todo - 1;
         if (string_open) {
           if (bit & m.backslashes) { /* the escaped byte is no token */
-            if (i == 15)
-              next_block = 17;
+            if (i == SCAN_BLOCK - 1)
+              next_block = SCAN_BLOCK + 1;
             else
               todo &= ~(bit << 1);
           } else if (bit & m.quotes) {
@@ -352,7 +327,6 @@ static bool scan_container(js_iter *it, const char *p, js_value *v,
       q += next_block;
       continue;
     }
-#endif
     char c = *q;
     if (string_open) {
       if (c == '\\')
