@@ -16,8 +16,9 @@
  * allocation precedes it. In ncclemu's replay workers it was a thread's
  * truth buffer, {data pointer, length}: the runtime read it as the range
  * [length, length + pointer), cleared its shadow (a 280 TB mmap), failed
- * with ENOMEM and killed the worker — in about half the runs of a scenario,
- * depending only on where the allocator put the block.
+ * with ENOMEM and killed the worker — in half or more of the replays of
+ * e2e.binary.kernel_phases' .cst files, depending only on where the
+ * allocator put the block (nothing in the .cst reader was involved).
  * Without the interceptor nothing is lost on glibc >= 2.25: the block comes
  * from malloc, which the runtime intercepts and whose memory it starts
  * fresh; in every other case the guess finds no size and does nothing.
