@@ -179,20 +179,15 @@ done
 (cd "$work/bin.conv" && "$cs" view --single-file -o "$work/b.html" .) 2>/dev/null
 sed -i 's/\.cst\b/.jsonl/g' "$work/a.html"
 cmp -s "$work/a.html" "$work/b.html" || fail "view's page differs between bin and its conversion"
-if [ "${CCLSCOPE_TEST_SANITIZER:-}" = thread ]; then
-  # tests/e2e/CMakeLists.txt says why; the other builds run this step.
-  echo "note: ncclemu --replay of the .cst files left out under ThreadSanitizer (its runtime cannot map the replay workers' shadow memory)"
-else
-  for d in bin bin.conv; do
-    CCLSCOPE_DIR="$work/replayed.$d" "$emu" --plugin "$plugin" --replay "$work/$d" \
-      --truth "$work/truth.$d.jsonl" >"$work/replay.$d.log" 2>&1 ||
-      { tail -n 20 "$work/replay.$d.log"; fail "ncclemu --replay of $d failed"; }
-    "$emu" --normalize "$work/truth.$d.jsonl".* | sort >"$work/truth.$d.txt"
-  done
-  [ -s "$work/truth.bin.txt" ] || fail "the replay called nothing"
-  cmp -s "$work/truth.bin.txt" "$work/truth.bin.conv.txt" ||
-    { diff "$work/truth.bin.txt" "$work/truth.bin.conv.txt" | head; fail "ncclemu --replay makes other calls from the binary files"; }
-fi
+for d in bin bin.conv; do
+  CCLSCOPE_DIR="$work/replayed.$d" "$emu" --plugin "$plugin" --replay "$work/$d" \
+    --truth "$work/truth.$d.jsonl" >"$work/replay.$d.log" 2>&1 ||
+    { tail -n 20 "$work/replay.$d.log"; fail "ncclemu --replay of $d failed"; }
+  "$emu" --normalize "$work/truth.$d.jsonl".* | sort >"$work/truth.$d.txt"
+done
+[ -s "$work/truth.bin.txt" ] || fail "the replay called nothing"
+cmp -s "$work/truth.bin.txt" "$work/truth.bin.conv.txt" ||
+  { diff "$work/truth.bin.txt" "$work/truth.bin.conv.txt" | head; fail "ncclemu --replay makes other calls from the binary files"; }
 
 # 3. A torn last frame: each file cut 7 bytes before its end. Stored frames
 #    give every whole record before the cut; zstd frames those of their
