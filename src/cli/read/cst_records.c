@@ -11,6 +11,7 @@
 
 #include "cst_format.h"
 #include "read/trace_codec.h"
+#include "trace_accounting.h"
 #include "trace_compact_codec.h"
 #include "trace_fmt.h"
 
@@ -308,6 +309,16 @@ static int read_record(cst_records *r, unsigned kind, const unsigned char *b,
       return ENOMEM;
     memcpy(r->text + r->text_len, b, len);
     r->text_len += len;
+    return 0;
+  }
+  if (kind == CST_REC_ACCOUNTING) { /* its line, exactly as JSONL has it */
+    cs_acct a;
+    if (!cs_acct_unpack(b, len, &a))
+      return TC_ERR_CORRUPT;
+    if (!text_room(r, CS_ACCT_LINE))
+      return ENOMEM;
+    cs_acct_format(&a, r->text + r->text_len);
+    r->text_len += CS_ACCT_LINE;
     return 0;
   }
   cs_cx cx = reader(r, b, len);
