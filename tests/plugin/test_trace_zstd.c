@@ -483,14 +483,18 @@ static bool binary_frames_text(const char *file, size_t n, char **out,
     cst_frame_info info;
     if (n - at < CST_FRAME_HEADER ||
         !cst_frame_parse((const unsigned char *)file + at, &info) ||
-        info.codec != CST_CODEC_ZSTD_PREFIX ||
+        (info.codec != CST_CODEC_ZSTD && info.codec != CST_CODEC_ZSTD_PREFIX) ||
         n - at - CST_FRAME_HEADER < info.bytes)
       return false;
     char *records;
     size_t len;
-    if (!decompress_against(cst_prefix, cst_prefix_len,
+    bool against = info.codec == CST_CODEC_ZSTD_PREFIX;
+    if (!decompress_against(against ? cst_prefix : NULL, cst_prefix_len,
                             file + at + CST_FRAME_HEADER, info.bytes, &records,
                             &len))
+      return false;
+    /* The prefix is for small frames only (CS_TB_PREFIX_MAX). */
+    if (against != (len <= CS_TB_PREFIX_MAX))
       return false;
     for (size_t r = 0; r < len;) {
       unsigned kind;

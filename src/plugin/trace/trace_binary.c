@@ -68,8 +68,10 @@ bool cs_tb_frame(cs_trace_bin *b, const char *data, size_t len,
   }
   const char *z;
   size_t z_len;
-  if (!cs_tz_frame_whole(b->zstd, cst_prefix, cst_prefix_len, data, len, &z,
-                         &z_len)) {
+  /* Small frames only: see CS_TB_PREFIX_MAX. */
+  bool against_prefix = len <= CS_TB_PREFIX_MAX;
+  if (!cs_tz_frame_whole(b->zstd, against_prefix ? cst_prefix : NULL,
+                         cst_prefix_len, data, len, &z, &z_len)) {
     *compress_failed = errno != ENOMEM;
     return false;
   }
@@ -78,7 +80,7 @@ bool cs_tb_frame(cs_trace_bin *b, const char *data, size_t len,
     return false;
   }
   memcpy(b->frame + CST_FRAME_HEADER, z, z_len);
-  info.codec = CST_CODEC_ZSTD_PREFIX;
+  info.codec = against_prefix ? CST_CODEC_ZSTD_PREFIX : CST_CODEC_ZSTD;
   info.bytes = (uint32_t)z_len;
   cst_frame_header(b->frame, &info);
   *frame = (const char *)b->frame;

@@ -5,11 +5,11 @@
  * cst_format.h and docs/trace-format.md "Binary traces").
  *
  * Owns: turning a chunk of whole lines into one frame (its records, stored
- * or as one zstd frame made by trace_zstd.h against the container's
- * prefix text, cst_prefix.h), and the file's head (the file header, then
- * a frame of the first lines and a stored one of the compact accounting
- * record alone, whose body thus sits at a known offset and is rewritten
- * in place as the other formats' line is). A frame is written with
+ * or as one zstd frame made by trace_zstd.h, against the container's
+ * prefix text, cst_prefix.h, when it is small), and the file's head (the file
+ * header, then a frame of the first lines and a stored one of the compact
+ * accounting record alone, whose body thus sits at a known offset and is
+ * rewritten in place as the other formats' line is). A frame is written with
  * one write, so a killed process leaves whole frames, as compressed JSONL
  * does.
  *
@@ -32,6 +32,15 @@ typedef struct cs_trace_bin cs_trace_bin;
  * freed by it). NULL when out of memory. */
 cs_trace_bin *cs_tb_new(cs_trace_zstd *zstd);
 void cs_tb_free(cs_trace_bin *b);
+
+/* Frames of at most this many bytes of records are compressed against
+ * the container's prefix text (codec 2); larger ones alone (codec 1).
+ * The prefix saves a few hundred bytes per frame (the rare lines' keys):
+ * much for the small frames of a short run or a periodic flush, nothing
+ * worth having in a 1 MiB frame, where libzstd, working across two
+ * segments (the prefix and the records), spends ~16 % more instructions
+ * (docs/benchmarks.md "Binary traces, version 3"). */
+#define CS_TB_PREFIX_MAX ((size_t)64 << 10)
 
 /* The writer's buffer already holds records: cs_tf_line_begin leaves
  * CST_REC_HEAD_MAX bytes before each line, and cs_tf_line_end writes the
