@@ -88,9 +88,9 @@ bool cs_tb_frame(cs_trace_bin *b, const char *data, size_t len,
   return true;
 }
 
-bool cs_tb_head(cs_trace_bin *b, const char *before, size_t before_len,
-                uint32_t before_records, const cs_acct *acct, bool compressed,
-                const char **head, size_t *head_len, size_t *acct_at) {
+char *cs_tb_head(cs_trace_bin *b, const char *before, size_t before_len,
+                 uint32_t before_records, const cs_acct *acct, bool compressed,
+                 size_t *head_len, size_t *acct_at) {
   const char *frame = NULL, *body = NULL;
   size_t frame_len = 0, body_len = 0;
   bool compress_failed;
@@ -98,7 +98,7 @@ bool cs_tb_head(cs_trace_bin *b, const char *before, size_t before_len,
       !cs_tb_frame(b, before, before_len, before_records, &frame, &frame_len,
                    &body, &body_len, &compress_failed)) {
     if (errno == ENOMEM || !b->zstd)
-      return false;
+      return NULL;
     /* The compressor failed: the same records stored. */
     cs_trace_zstd *zstd = b->zstd;
     b->zstd = NULL;
@@ -106,7 +106,7 @@ bool cs_tb_head(cs_trace_bin *b, const char *before, size_t before_len,
                             &frame_len, &body, &body_len, &compress_failed);
     b->zstd = zstd;
     if (!made)
-      return false;
+      return NULL;
   }
   unsigned char acct_head[CST_REC_HEAD_MAX];
   size_t acct_head_len =
@@ -117,9 +117,8 @@ bool cs_tb_head(cs_trace_bin *b, const char *before, size_t before_len,
   unsigned char *out = malloc(len);
   if (!out) {
     errno = ENOMEM;
-    return false;
+    return NULL;
   }
-  /* The first frame may live in b's buffer: copy it before reusing that. */
   cst_file_header(out, compressed ? CST_FLAG_ZSTD : 0);
   size_t n = CST_FILE_HEADER;
   if (frame_len)
@@ -135,15 +134,6 @@ bool cs_tb_head(cs_trace_bin *b, const char *before, size_t before_len,
   n += acct_head_len;
   *acct_at = n; /* the body is last */
   cs_acct_pack(acct, out + n);
-  n += CS_ACCT_BODY;
-  if (!grow(b, n)) {
-    free(out);
-    errno = ENOMEM;
-    return false;
-  }
-  memcpy(b->frame, out, n);
-  free(out);
-  *head = (const char *)b->frame;
-  *head_len = n;
-  return true;
+  *head_len = n + CS_ACCT_BODY;
+  return (char *)out;
 }

@@ -56,16 +56,16 @@ bool cs_tb_frame(cs_trace_bin *b, const char *data, size_t len,
                  uint32_t records, const char **frame, size_t *frame_len,
                  const char **body, size_t *body_len, bool *compress_failed);
 
-/* The file's head, made in b's buffer (kept until the next call): the
+/* The file's head, malloc'd (*head_len bytes; the caller frees it): the
  * file header; a frame of the `before_records` records before[0,
  * before_len) (the process record), compressed against the container's
  * prefix when b has a compressor (stored if the compressor fails), so the
  * file is readable however soon the process dies; then a stored frame of
  * the compact accounting record `acct` alone, whose body is the head's
- * last CS_ACCT_BODY bytes, at *acct_at, rewritten in place there. False
+ * last CS_ACCT_BODY bytes, at *acct_at, rewritten in place there. NULL
  * (errno ENOMEM) without memory. */
-bool cs_tb_head(cs_trace_bin *b, const char *before, size_t before_len,
-                uint32_t before_records, const cs_acct *acct, bool compressed,
-                const char **head, size_t *head_len, size_t *acct_at);
+char *cs_tb_head(cs_trace_bin *b, const char *before, size_t before_len,
+                 uint32_t before_records, const cs_acct *acct, bool compressed,
+                 size_t *head_len, size_t *acct_at);
 
 #endif

@@ -403,16 +403,18 @@ static char *binary_head_bytes(const cs_trace_file *f, size_t *len, size_t *cap,
   cs_acct nothing_lost;
   memset(&nothing_lost, 0, sizeof nothing_lost);
   cs_trace_bin *packer = f->bin_mine ? f->bin_mine : f->bin;
-  const char *head;
   size_t at;
-  if (!cs_tb_head(packer, f->buf.data, f->buf.len, (uint32_t)f->buf_lines,
-                  &nothing_lost, f->zstd != NULL, &head, len, &at))
+  char *head =
+      cs_tb_head(packer, f->buf.data, f->buf.len, (uint32_t)f->buf_lines,
+                 &nothing_lost, f->zstd != NULL, len, &at);
+  if (!head)
     return NULL;
+  /* Page-aligned, like every buffer the I/O thread may keep for reuse. */
   *cap = (*len + CS_TF_PAGE - 1) / CS_TF_PAGE * CS_TF_PAGE;
   char *p = aligned_alloc(CS_TF_PAGE, *cap);
-  if (!p)
-    return NULL;
-  memcpy(p, head, *len);
+  if (p)
+    memcpy(p, head, *len);
+  free(head);
   *acct_at = at;
   return p;
 }
@@ -425,8 +427,7 @@ bool cs_tf_begin(cs_trace_file *f, int64_t now_ns) {
   uint64_t acct_at = 0;
   char *head = NULL;
   if (f->bin) {
-    if (f->lines_dropped == dropped)
-      head = binary_head_bytes(f, &len, &cap, &acct_at);
+    head = binary_head_bytes(f, &len, &cap, &acct_at);
     f->lines++; /* the accounting record, made by binary_head_bytes */
     f->buf_lines++;
   } else {
