@@ -648,9 +648,14 @@ static void crafted_free(crafted *k) {
   free(k);
 }
 
+/* A record's body in the layout of the files crafted_write makes (the
+ * container's version, CST_VERSION). */
 static cs_cx crafted_body(crafted *k) {
-  return (cs_cx){
-      .reading = false, .out = k->body, .prev = &k->prev, .str = new_str};
+  return (cs_cx){.reading = false,
+                 .out = k->body,
+                 .prev = &k->prev,
+                 .gpu_deltas = true,
+                 .str = new_str};
 }
 
 static void crafted_add(crafted *k, unsigned kind, const cs_cx *c) {
@@ -754,6 +759,75 @@ static void test_long_reclaim_reason_formatted(void **state_) {
   assert_true(n - (size_t)(at - text) > 2 * reason_len);
   free(text);
   free(reason);
+  free(e);
+  crafted_free(k);
+  test_remove_tree(dir);
+}
+
+/* Version 3 writes a kernel's GPU timer values as differences (its start
+ * from the frame's previous one, its stop state's from its start): after
+ * the frame's first, a KernelPhase event's record is at least 12 bytes
+ * shorter than in version 2's layout, and both read back as their lines
+ * with every timer exact. (Version 2 files still read in their own
+ * layout: cli.cst_v2.*.) */
+static void test_gpu_timers_as_differences(void **state_) {
+  (void)state_;
+  char dir[4096], path[4200];
+  test_make_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/ptimers.cst", dir);
+  crafted *k = crafted_new();
+  crafted_writer(k);
+  cs_event *e = calloc(1, sizeof *e);
+  assert_non_null(e);
+  base(e, CS_EV_KERNEL_PHASE, 0x42, 0);
+  e->p.kernel_phase.channel_id = 1;
+  e->p.kernel_phase.phase_id = 2;
+  e->p.kernel_phase.phase_name = "compute";
+  e->p.kernel_phase.ptimer = UINT64_C(1795875911816150000);
+  e->nstates = 1;
+  e->states[0] = (cs_state_rec){
+      .state = 31, .repeat = 1, .arg = UINT64_C(1795875911816152000)};
+  int64_t state_ns[2] = {INT64_C(1700000000000000500), 0};
+  cs_fmt_times t = {.start_ns = INT64_C(1700000000000000000),
+                    .end_ns = INT64_C(1700000000000001000),
+                    .state_ns = state_ns};
+  cs_cx_event_extra x = {.times = &t, .ctx_missing = true, .abi = 7};
+  cs_cx c = crafted_body(k); /* the frame's first */
+  cs_cx_event(&c, e, &x);
+  crafted_add(k, CST_REC_EVENT, &c);
+  e->id = 0x43; /* the next kernel phase, 40 us later */
+  e->p.kernel_phase.ptimer += 40000;
+  e->states[0].arg += 40000;
+  t.start_ns += 40000;
+  t.end_ns += 40000;
+  state_ns[0] += 40000;
+  cs_cx_prev before = k->prev;
+  cs_cx old_layout = crafted_body(k);
+  old_layout.gpu_deltas = false;
+  cs_cx_event(&old_layout, e, &x);
+  size_t old_len = (size_t)(old_layout.out - k->body);
+  k->prev = before; /* that body is not kept */
+  c = crafted_body(k);
+  cs_cx_event(&c, e, &x);
+  size_t new_len = (size_t)(c.out - k->body);
+  assert_true(new_len + 12 <= old_len);
+  crafted_add(k, CST_REC_EVENT, &c);
+  crafted_write(k, path);
+  int err;
+  size_t n;
+  char *text = read_cst(path, &n, &err);
+  assert_int_equal(err, 0);
+  text = realloc(text, n + 1);
+  text[n] = '\0';
+  static const char *const timers[] = {
+      "\"pTimer\":1795875911816150000}", "\"pTimer\":1795875911816152000}",
+      "\"pTimer\":1795875911816190000}", "\"pTimer\":1795875911816192000}"};
+  const char *at = text;
+  for (int i = 0; i < 4; i++) { /* in order: details, state; twice */
+    at = strstr(at, timers[i]);
+    assert_non_null(at);
+  }
+  free(text);
   free(e);
   crafted_free(k);
   test_remove_tree(dir);
@@ -947,6 +1021,7 @@ int main(void) {
       cmocka_unit_test(test_overlong_context_name_refused),
       cmocka_unit_test(test_long_reclaim_reason_formatted),
       cmocka_unit_test(test_version_1_still_read),
+      cmocka_unit_test(test_gpu_timers_as_differences),
       cmocka_unit_test(test_binary_accounting_in_place),
       cmocka_unit_test(test_binary_accounting_body_checked),
   };

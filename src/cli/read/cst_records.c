@@ -31,6 +31,7 @@ typedef struct {
 } ctx_entry;
 
 struct cst_records {
+  bool gpu_deltas; /* version 3's layout (cs_cx.gpu_deltas) */
   cs_fmt fmt;
   bool started; /* the frame's writer record was read */
   cs_cx_prev prev;
@@ -51,8 +52,11 @@ struct cst_records {
   bool oom;
 };
 
-cst_records *cst_records_new(void) {
-  return calloc(1, sizeof(cst_records));
+cst_records *cst_records_new(unsigned version) {
+  cst_records *r = calloc(1, sizeof(cst_records));
+  if (r)
+    r->gpu_deltas = version >= 3;
+  return r;
 }
 
 static void forget_frame(cst_records *r) {
@@ -200,6 +204,7 @@ static cs_cx reader(cst_records *r, const unsigned char *body, size_t len) {
                  .in = body,
                  .end = body + len,
                  .prev = &r->prev,
+                 .gpu_deltas = r->gpu_deltas,
                  .str = get_str,
                  .states = states_room,
                  .arg = r};

@@ -99,6 +99,7 @@ struct tc_stream {
   bool z_open;
   /* TC_CST: the current frame's payload, then its text in place */
   bool cst_started;     /* the file header was read */
+  unsigned cst_version; /* ... and its version */
   unsigned char *frame; /* payload as read from the file */
   size_t frame_cap;
   unsigned char *dec; /* payload decompressed (zstd frames) */
@@ -303,7 +304,7 @@ static int cst_unzstd(tc_stream *s, size_t n, bool whole, bool prefixed,
  * cut record ends a torn frame's text. 0, TC_ERR_CORRUPT or ENOMEM. */
 static int cst_records_to_text(tc_stream *s, unsigned char *p, size_t n,
                                bool whole, uint32_t records) {
-  if (!s->records && !(s->records = cst_records_new()))
+  if (!s->records && !(s->records = cst_records_new(s->cst_version)))
     return ENOMEM;
   const char *text;
   size_t len;
@@ -330,6 +331,7 @@ static int cst_next_frame(tc_stream *s) {
     if (got < sizeof head || version < CST_VERSION_MIN || version > CST_VERSION)
       return TC_ERR_CORRUPT;
     s->cst_started = true;
+    s->cst_version = version;
   }
   s->unit_start = s->consumed;
   s->unit_text = s->text_out;
