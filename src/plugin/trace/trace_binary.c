@@ -69,7 +69,7 @@ bool cs_tb_frame(cs_trace_bin *b, const char *data, size_t len,
   const char *z;
   size_t z_len;
   /* Small frames only: see CS_TB_PREFIX_MAX. */
-  bool against_prefix = len <= CS_TB_PREFIX_MAX;
+  bool against_prefix = len <= CS_TB_PREFIX_MAX && cs_tz_has_prefix();
   if (!cs_tz_frame_whole(b->zstd, against_prefix ? cst_prefix : NULL,
                          cst_prefix_len, data, len, &z, &z_len)) {
     *compress_failed = errno != ENOMEM;

@@ -53,9 +53,10 @@ static bool resolve(void *handle, const char *name) {
   *(void **)&f.set_param = dlsym(handle, "ZSTD_CCtx_setParameter");
   *(void **)&f.reset = dlsym(handle, "ZSTD_CCtx_reset");
   *(void **)&f.compress = dlsym(handle, "ZSTD_compressStream2");
+  /* Optional: without it binary frames are made alone (codec 1). */
   *(void **)&f.ref_prefix = dlsym(handle, "ZSTD_CCtx_refPrefix");
   if (!f.version || !f.is_error || !f.bound || !f.create || !f.free_cctx ||
-      !f.set_param || !f.reset || !f.compress || !f.ref_prefix)
+      !f.set_param || !f.reset || !f.compress)
     return false;
   if (f.version() < CS_ZSTD_MIN_VERSION) {
     lib_too_old = true;
@@ -104,6 +105,10 @@ void cs_tz_free(cs_trace_zstd *z) {
   lib.free_cctx(z->cctx);
   free(z->out);
   free(z);
+}
+
+bool cs_tz_has_prefix(void) {
+  return lib.ref_prefix != NULL; /* set once, before any context exists */
 }
 
 size_t cs_tz_piece_end(const char *data, size_t len, size_t max) {
@@ -189,7 +194,8 @@ bool cs_tz_frame_whole(cs_trace_zstd *z, const char *prefix, size_t prefix_len,
     return false;
   }
   /* For this frame only: the library forgets it when the frame ends. */
-  if (prefix && lib.is_error(lib.ref_prefix(z->cctx, prefix, prefix_len))) {
+  if (prefix && (!lib.ref_prefix ||
+                 lib.is_error(lib.ref_prefix(z->cctx, prefix, prefix_len)))) {
     errno = EIO;
     return false;
   }

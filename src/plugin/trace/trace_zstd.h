@@ -66,6 +66,11 @@ bool cs_tz_frame_whole(cs_trace_zstd *z, const char *prefix, size_t prefix_len,
                        const char *data, size_t len, const char **frame,
                        size_t *frame_len);
 
+/* Does the loaded library make frames against a prefix (a stand-in
+ * without ZSTD_CCtx_refPrefix does not: cs_tz_frame_whole then fails
+ * when given one)? */
+bool cs_tz_has_prefix(void);
+
 /* A frame holding data[0, len) uncompressed, in raw blocks of at most
  * CS_ZSTD_BLOCK_MAX (no checksum: zstd -t and every decoder accept it).
  * cs_tz_raw_frame_size: its size; cs_tz_raw_frame writes it to `out`
