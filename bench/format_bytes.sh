@@ -6,6 +6,8 @@
 # BINARY_SCENARIOS: the same seeded runs, every event type).
 #
 #   bench/format_bytes.sh BUILD_DIR [ZSTD_LEVEL]   (default level 1)
+#   OPS=64 bench/format_bytes.sh BUILD_DIR          (--ops of every scenario;
+#                                                   default 8, the e2e suite's)
 #
 # Each scenario is run four times (JSONL plain, JSONL zstd, binary plain,
 # binary zstd); per run it prints the bytes of its trace files, its event
@@ -15,15 +17,16 @@
 set -euo pipefail
 build=$(cd "${1:?usage: format_bytes.sh BUILD_DIR [ZSTD_LEVEL]}" && pwd)
 level=${2:-1}
+ops=${OPS:-8}
 work=$(mktemp -d /tmp/format-bytes.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 scenarios=(
-  "mixed|--scenario mixed --ops 8"
-  "multi_node|--scenario multi-node --ops 8"
-  "pxn|--scenario pxn --ops 8"
-  "graph|--scenario graph --ops 8"
-  "kernel_phases|--scenario single-node --nccl-version 2.31 --ops 8"
-  "rccl|--host rccl --scenario single-node --ops 8")
+  "mixed|--scenario mixed --ops $ops"
+  "multi_node|--scenario multi-node --ops $ops"
+  "pxn|--scenario pxn --ops $ops"
+  "graph|--scenario graph --ops $ops"
+  "kernel_phases|--scenario single-node --nccl-version 2.31 --ops $ops"
+  "rccl|--host rccl --scenario single-node --ops $ops")
 formats=("jsonl none" "jsonl zstd:$level" "binary none" "binary zstd:$level")
 echo "| scenario | events | JSONL | JSONL zstd:$level | binary | binary zstd:$level |"
 echo "|---|---|---|---|---|---|"

@@ -10,7 +10,7 @@
  *
  *   zstd_frames [-l LEVEL] [-s STRATEGY] [-w WINDOWLOG] [-h HASHLOG]
  *               [-m MINMATCH] [-t TARGETLENGTH] [-c CHECKSUM 0|1]
- *               [-p PIECE] FILE.cst...
+ *               [-p PIECE] [-P PREFIX 0|1] FILE.cst...
  *
  * PIECE 0 (the default) gives each frame to ZSTD_compressStream2 whole
  * with ZSTD_e_end (the plugin's binary frames, trace_zstd.c
@@ -18,7 +18,9 @@
  * end after a '\n' byte, each flushed (cs_tz_frame, JSONL's way). The
  * parameters not given are the level's. Each file's first two frames
  * (the process and accounting records, never compressed by the plugin)
- * are left out. libzstd is dlopen'ed like the plugin's (src/common/
+ * are left out. PREFIX 1 makes each frame against the container's prefix
+ * text (codec 2 of version 3, src/common/cst_prefix.h), as the plugin
+ * does since then. libzstd is dlopen'ed like the plugin's (src/common/
  * zstd_abi.h); the parameter numbers are zstd.h's stable ones.
  */
 #include <dlfcn.h>
@@ -29,6 +31,7 @@
 #include <unistd.h>
 
 #include "cst_format.h"
+#include "cst_prefix.h"
 #include "zstd_abi.h"
 
 /* ZSTD_cParameter values beyond zstd_abi.h's (zstd.h, stable API). */
@@ -44,6 +47,7 @@ typedef size_t (*set_param_fn)(cs_zstd_cctx *c, int param, int value);
 
 static cs_zstd_compress_stream2_fn compress_stream2;
 static cs_zstd_is_error_fn is_error;
+static cs_zstd_cctx_ref_prefix_fn ref_prefix; /* NULL: frames made alone */
 
 /* One frame's payloads, read from a file. */
 typedef struct {
@@ -68,6 +72,8 @@ static size_t piece_end(const char *data, size_t len, size_t max) {
 /* One zstd frame of p; its size, 0 on a library error. */
 static size_t compress_one(cs_zstd_cctx *c, payload p, size_t piece) {
   cs_zstd_out o = {out, out_cap, 0};
+  if (ref_prefix && is_error(ref_prefix(c, cst_prefix, cst_prefix_len)))
+    return 0;
   size_t at = 0;
   do {
     size_t n =
@@ -149,7 +155,7 @@ static bool read_frames(const char *path, payload **p, size_t *n, size_t *cap,
 }
 
 int main(int argc, char **argv) {
-  int level = 1, checksum = 1;
+  int level = 1, checksum = 1, against_prefix = 0;
   int params[][2] = {{P_STRATEGY, 0},
                      {P_WINDOW_LOG, 0},
                      {P_HASH_LOG, 0},
@@ -157,7 +163,7 @@ int main(int argc, char **argv) {
                      {P_TARGET_LENGTH, 0}};
   size_t piece = 0;
   int opt;
-  while ((opt = getopt(argc, argv, "l:s:w:h:m:t:c:p:")) != -1) {
+  while ((opt = getopt(argc, argv, "l:s:w:h:m:t:c:p:P:")) != -1) {
     switch (opt) {
     case 'l':
       level = atoi(optarg);
@@ -183,6 +189,9 @@ int main(int argc, char **argv) {
     case 'p':
       piece = strtoul(optarg, NULL, 0);
       break;
+    case 'P':
+      against_prefix = atoi(optarg);
+      break;
     default:
       return 2;
     }
@@ -190,7 +199,7 @@ int main(int argc, char **argv) {
   if (optind >= argc) {
     fprintf(stderr, "usage: zstd_frames [-l LEVEL] [-s STRATEGY] [-w WLOG] "
                     "[-h HLOG] [-m MINMATCH] [-t TLEN] [-c 0|1] [-p PIECE] "
-                    "FILE.cst...\n");
+                    "[-P 0|1] FILE.cst...\n");
     return 2;
   }
   void *lib = dlopen(CS_ZSTD_SONAME, RTLD_NOW);
@@ -206,7 +215,10 @@ int main(int argc, char **argv) {
   *(void **)&set_param = dlsym(lib, "ZSTD_CCtx_setParameter");
   *(void **)&compress_stream2 = dlsym(lib, "ZSTD_compressStream2");
   *(void **)&is_error = dlsym(lib, "ZSTD_isError");
-  if (!create || !bound || !set_param || !compress_stream2 || !is_error) {
+  if (against_prefix)
+    *(void **)&ref_prefix = dlsym(lib, "ZSTD_CCtx_refPrefix");
+  if (!create || !bound || !set_param || !compress_stream2 || !is_error ||
+      (against_prefix && !ref_prefix)) {
     fprintf(stderr, "zstd_frames: libzstd lacks the stable API\n");
     return 1;
   }

@@ -58,7 +58,8 @@ bool cst_frame_parse(const unsigned char *in, cst_frame_info *f) {
   f->codec = in[4];
   f->bytes = get_u32(in + 8);
   f->records = get_u32(in + 12);
-  return (f->codec == CST_CODEC_STORED || f->codec == CST_CODEC_ZSTD) &&
+  return (f->codec == CST_CODEC_STORED || f->codec == CST_CODEC_ZSTD ||
+          f->codec == CST_CODEC_ZSTD_PREFIX) &&
          f->bytes <= CST_FRAME_MAX;
 }
 

@@ -11,7 +11,9 @@
  * varint, the body. A line record holds a trace line (its JSON text and
  * newline, exactly as the JSONL format writes it); version 2 adds the
  * compact records of events, timing records and the contexts and writer
- * they name (their bodies: trace_compact_codec.h). All integers are
+ * they name (their bodies: trace_compact_codec.h); version 3 the compact
+ * accounting record and zstd frames made against a prefix text
+ * (cst_prefix.h). All integers are
  * little-endian. Pure functions: no allocation, no system call.
  */
 #ifndef CCLSCOPE_CST_FORMAT_H
@@ -25,7 +27,7 @@
 #define CST_FILE_HEADER 16
 #define CST_MAGIC_LEN 8
 extern const unsigned char cst_magic[CST_MAGIC_LEN];
-#define CST_VERSION 2
+#define CST_VERSION 3
 #define CST_VERSION_MIN 1 /* the oldest a reader still reads (lines only) */
 #define CST_FLAG_ZSTD 1u  /* the writer compressed its frames (informative) */
 
@@ -35,6 +37,9 @@ extern const unsigned char cst_magic[CST_MAGIC_LEN];
 #define CST_FRAME_MAGIC 0x46545343u /* "CSTF" read as a little-endian u32 */
 #define CST_CODEC_STORED 0
 #define CST_CODEC_ZSTD 1
+/* Version 3: one zstd frame compressed against the container's prefix
+ * text (cst_prefix.h), which its reader hands libzstd too. */
+#define CST_CODEC_ZSTD_PREFIX 2
 /* Larger is refused as corrupt by readers (the plugin's are ~1 MiB). */
 #define CST_FRAME_MAX (256u << 20)
 
@@ -48,6 +53,10 @@ extern const unsigned char cst_magic[CST_MAGIC_LEN];
 #define CST_REC_CONTEXT 3 /* a context as the formatter sees it */
 #define CST_REC_EVENT 4   /* an assembled event (an event line) */
 #define CST_REC_TIMING 5  /* a timing record (a timing line) */
+/* Version 3: the accounting record as its numbers, a body of fixed size
+ * (CS_ACCT_BODY, src/plugin/trace/trace_accounting.h) rewritten in place;
+ * read back as the 512-byte accounting line. Needs no writer record. */
+#define CST_REC_ACCOUNTING 6
 /* The most a record's head (kind + varint of a length < 2^32) takes. */
 #define CST_REC_HEAD_MAX 6
 

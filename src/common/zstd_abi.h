@@ -62,6 +62,13 @@ typedef size_t (*cs_zstd_cctx_reset_fn)(cs_zstd_cctx *c, int directive);
 typedef size_t (*cs_zstd_compress_stream2_fn)(cs_zstd_cctx *c, cs_zstd_out *out,
                                               cs_zstd_in *in,
                                               int end_directive);
+/* ZSTD_CCtx_refPrefix / ZSTD_DCtx_refPrefix (stable since v1.4.0): the
+ * next frame only is made, or read, against prefix[0, size) as raw
+ * content (the binary trace's frames, src/common/cst_prefix.h). */
+typedef size_t (*cs_zstd_cctx_ref_prefix_fn)(cs_zstd_cctx *c,
+                                             const void *prefix, size_t size);
+typedef size_t (*cs_zstd_dctx_ref_prefix_fn)(cs_zstd_dctx *d,
+                                             const void *prefix, size_t size);
 typedef cs_zstd_dctx *(*cs_zstd_create_dctx_fn)(void);
 typedef size_t (*cs_zstd_free_dctx_fn)(cs_zstd_dctx *d);
 typedef size_t (*cs_zstd_dctx_reset_fn)(cs_zstd_dctx *d, int directive);

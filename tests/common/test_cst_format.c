@@ -94,7 +94,12 @@ static void headers(void **state) {
   assert_int_equal(out.codec, CST_CODEC_ZSTD);
   assert_int_equal(out.bytes, 12345);
   assert_int_equal(out.records, 67);
-  f[4] = 7; /* no such codec */
+  f[4] = CST_CODEC_ZSTD_PREFIX; /* version 3's zstd against the prefix */
+  assert_true(cst_frame_parse(f, &out));
+  assert_int_equal(out.codec, CST_CODEC_ZSTD_PREFIX);
+  f[4] = 3; /* no such codec */
+  assert_false(cst_frame_parse(f, &out));
+  f[4] = 7;
   assert_false(cst_frame_parse(f, &out));
   cst_frame_header(f, &in);
   f[6] = 1; /* reserved */

@@ -109,33 +109,57 @@ for other, name in ((b, "binary"), (bz, "binary+zstd"), (bf, "binary+zstd:-1")):
 print(f"{sum(len(l) for _, l in b)} lines in {len(b)} files, as in the JSONL run")
 PY
 
-# 1a. The zstd payloads are standard zstd frames with a checksum, which
-#     `zstd -t` checks (binary frames are compressed whole, trace_zstd.h);
-#     the fast level's files say their level.
+# 1a. The zstd payloads are standard zstd frames with a checksum, made
+#     against the container's prefix text (codec 2, src/common/
+#     cst_prefix.c, read here from its source), which `zstd -t -D PREFIX`
+#     checks, or alone when they hold over 64 KiB of records (codec 1,
+#     `zstd -t`; binary frames are compressed whole, trace_zstd.h); the file's
+#     first frame (the process record) is one of them, its second the
+#     compact accounting record alone (kind 6, 92 bytes, stored); the fast
+#     level's files say their level.
 command -v zstd >/dev/null || fail "the zstd command is missing (scripts/install-deps.sh installs it)"
-python3 - "$work/payloads" $(find "$work/binz" "$work/binf" -name '*.cst') <<'PY' || fail "could not take the zstd payloads out"
-import os, struct, sys
-out = sys.argv[1]
+src_root=$(cd "$(dirname "$0")/../.." && pwd)
+python3 - "$work/payloads" "$src_root/src/common/cst_prefix.c" $(find "$work/binz" "$work/binf" -name '*.cst') <<'PY' || fail "could not take the zstd payloads out"
+import ast, os, re, struct, subprocess, sys
+out, prefix_c = sys.argv[1], sys.argv[2]
 os.makedirs(out)
+body = open(prefix_c).read().split("cst_prefix[] =", 1)[1].split(";", 1)[0]
+prefix = "".join(ast.literal_eval(p) for p in re.findall(r'"(?:\\.|[^"\\])*"', body))
+open(os.path.join(out, "prefix"), "w").write(prefix)
 n = 0
-for path in sys.argv[2:]:
+for path in sys.argv[3:]:
     data = open(path, "rb").read()
+    assert struct.unpack_from("<H", data, 8)[0] == 3, (path, "not version 3")
     at = 16  # the file header
+    frame = 0
     while at + 16 <= len(data):
-        magic, codec, size = struct.unpack_from("<IB3xI", data, at)
+        magic, codec, size, records = struct.unpack_from("<IB3xII", data, at)
         assert magic == 0x46545343, (path, at)
         payload = data[at + 16:at + 16 + size]
-        if codec == 1:
+        if codec == 1:  # a large frame: made without the prefix
+            records_len = len(subprocess.run(["zstd", "-q", "-dc"], input=payload,
+                                             capture_output=True, check=True).stdout)
+            assert records_len > 64 << 10, (path, at, "a small frame without the prefix")
+        if frame == 0:
+            assert codec == 2 and records == 1, (path, "the process frame")
+        if frame == 1:
+            assert (codec, records, payload[:2]) == (0, 1, bytes([6, 92])), (path, "the accounting frame")
+            assert len(payload) == 94, (path, "the accounting frame's size")
+        if codec in (1, 2):
             assert payload[:4] == bytes.fromhex("28b52ffd"), (path, at)
             assert payload[4] & 4, (path, at, "no content checksum")
-            open(os.path.join(out, f"{n}.zst"), "wb").write(payload)
+            open(os.path.join(out, f"{n}.{codec}.zst"), "wb").write(payload)
             n += 1
         at += 16 + size
+        frame += 1
     assert at == len(data), (path, at, len(data))
 assert n > 0, "no zstd frames"
 print(f"{n} zstd payloads")
 PY
-zstd -q -t "$work"/payloads/*.zst || fail "zstd -t rejects a binary frame's payload"
+zstd -q -t -D "$work/payloads/prefix" "$work"/payloads/*.2.zst || fail "zstd -t rejects a binary frame's payload"
+if compgen -G "$work/payloads/*.1.zst" >/dev/null; then
+  zstd -q -t "$work"/payloads/*.1.zst || fail "zstd -t rejects a large binary frame's payload"
+fi
 grep -q '"compression":"zstd","compressionLevel":-1' "$work"/binf.conv/*.jsonl ||
   fail "the zstd:-1 files do not say their level"
 

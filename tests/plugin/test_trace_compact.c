@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@
 #include "host_info.h"
 #include "out_dir.h"
 #include "read/trace_codec.h"
+#include "trace_accounting.h"
 #include "trace_compact_codec.h"
 #include "trace_jsonl.h"
 #include "trace_read.h"
@@ -646,9 +648,14 @@ static void crafted_free(crafted *k) {
   free(k);
 }
 
+/* A record's body in the layout of the files crafted_write makes (the
+ * container's version, CST_VERSION). */
 static cs_cx crafted_body(crafted *k) {
-  return (cs_cx){
-      .reading = false, .out = k->body, .prev = &k->prev, .str = new_str};
+  return (cs_cx){.reading = false,
+                 .out = k->body,
+                 .prev = &k->prev,
+                 .gpu_deltas = true,
+                 .str = new_str};
 }
 
 static void crafted_add(crafted *k, unsigned kind, const cs_cx *c) {
@@ -757,8 +764,213 @@ static void test_long_reclaim_reason_formatted(void **state_) {
   test_remove_tree(dir);
 }
 
-/* A version 1 file (line records only) still reads; a version 3 one is
- * refused. */
+/* Version 3 writes a kernel's GPU timer values as differences (its start
+ * from the frame's previous one, its stop state's from its start): after
+ * the frame's first, a KernelPhase event's record is at least 12 bytes
+ * shorter than in version 2's layout, and both read back as their lines
+ * with every timer exact. (Version 2 files still read in their own
+ * layout: cli.cst_v2.*.) */
+static void test_gpu_timers_as_differences(void **state_) {
+  (void)state_;
+  char dir[4096], path[4200];
+  test_make_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/ptimers.cst", dir);
+  crafted *k = crafted_new();
+  crafted_writer(k);
+  cs_event *e = calloc(1, sizeof *e);
+  assert_non_null(e);
+  base(e, CS_EV_KERNEL_PHASE, 0x42, 0);
+  e->p.kernel_phase.channel_id = 1;
+  e->p.kernel_phase.phase_id = 2;
+  e->p.kernel_phase.phase_name = "compute";
+  e->p.kernel_phase.ptimer = UINT64_C(1795875911816150000);
+  e->nstates = 1;
+  e->states[0] = (cs_state_rec){
+      .state = 31, .repeat = 1, .arg = UINT64_C(1795875911816152000)};
+  int64_t state_ns[2] = {INT64_C(1700000000000000500), 0};
+  cs_fmt_times t = {.start_ns = INT64_C(1700000000000000000),
+                    .end_ns = INT64_C(1700000000000001000),
+                    .state_ns = state_ns};
+  cs_cx_event_extra x = {.times = &t, .ctx_missing = true, .abi = 7};
+  cs_cx c = crafted_body(k); /* the frame's first */
+  cs_cx_event(&c, e, &x);
+  crafted_add(k, CST_REC_EVENT, &c);
+  e->id = 0x43; /* the next kernel phase, 40 us later */
+  e->p.kernel_phase.ptimer += 40000;
+  e->states[0].arg += 40000;
+  t.start_ns += 40000;
+  t.end_ns += 40000;
+  state_ns[0] += 40000;
+  cs_cx_prev before = k->prev;
+  cs_cx old_layout = crafted_body(k);
+  old_layout.gpu_deltas = false;
+  cs_cx_event(&old_layout, e, &x);
+  size_t old_len = (size_t)(old_layout.out - k->body);
+  k->prev = before; /* that body is not kept */
+  c = crafted_body(k);
+  cs_cx_event(&c, e, &x);
+  size_t new_len = (size_t)(c.out - k->body);
+  assert_true(new_len + 12 <= old_len);
+  crafted_add(k, CST_REC_EVENT, &c);
+  crafted_write(k, path);
+  int err;
+  size_t n;
+  char *text = read_cst(path, &n, &err);
+  assert_int_equal(err, 0);
+  text = realloc(text, n + 1);
+  text[n] = '\0';
+  static const char *const timers[] = {
+      "\"pTimer\":1795875911816150000}", "\"pTimer\":1795875911816152000}",
+      "\"pTimer\":1795875911816190000}", "\"pTimer\":1795875911816192000}"};
+  const char *at = text;
+  for (int i = 0; i < 4; i++) { /* in order: details, state; twice */
+    at = strstr(at, timers[i]);
+    assert_non_null(at);
+  }
+  free(text);
+  free(e);
+  crafted_free(k);
+  test_remove_tree(dir);
+}
+
+/* The writes of the file under test: the `fail_write_no`-th reports a
+ * full disk after writing half of its bytes. */
+static int writes_seen, fail_write_no;
+
+static ssize_t failing_pwrite(int fd, const void *data, size_t len,
+                              off_t offset) {
+  if (++writes_seen == fail_write_no) {
+    ssize_t half = pwrite(fd, data, len / 2, offset);
+    if (half < 0)
+      return half;
+    errno = ENOSPC;
+    return -1;
+  }
+  return pwrite(fd, data, len, offset);
+}
+
+/* A compressed binary trace's head (version 3): the process line in a
+ * zstd frame made against the container's prefix, then a stored frame of
+ * the compact accounting record alone, whose fixed-size body is the
+ * head's last bytes. A failed write of a later frame is counted there, in
+ * place, and closing fills in the closing fields; the reader turns the
+ * body into the very accounting line a JSONL file holds, 512 bytes. */
+static void test_binary_accounting_in_place(void **state_) {
+  (void)state_;
+  char dir[4096];
+  test_make_tmpdir(dir, sizeof dir);
+  cs_out_dir folder;
+  cs_out_dir_init(&folder, dir, "the test folder");
+  cs_trace_file *f = calloc(1, sizeof *f);
+  assert_true(cs_tf_open_as(f, &folder, "trace_a", CS_TF_DIRECT_AUTO, 1, true));
+  cs_out_dir_close(&folder);
+  f->io.write = failing_pwrite; /* before the first write */
+  writes_seen = 0;
+  fail_write_no = 3; /* the head, frame 1, then frame 2 */
+  const char *first = "{\"recordType\":\"process\",\"plugin\":\"cclscope\"}";
+  size_t start = cs_tf_line_begin(f);
+  cs_jbuf_put(&f->buf, first, strlen(first));
+  cs_tf_line_end(f, start, 0);
+  assert_true(cs_tf_begin(f, 0));
+  for (unsigned frame = 1; frame <= 2; frame++) {
+    for (unsigned i = 0; i < 100 * frame; i++) {
+      start = cs_tf_line_begin(f);
+      char line[64];
+      int len =
+          snprintf(line, sizeof line, "{\"frame\":%u,\"line\":%u}", frame, i);
+      cs_jbuf_put(&f->buf, line, (size_t)len);
+      cs_tf_line_end(f, start, 0);
+    }
+    cs_tf_sync(f, 0);
+  }
+  assert_int_equal(f->lines_lost, 200);
+  cs_acct_closing closing = {.reason = "exit", .events_written = 7};
+  cs_tf_set_closing(f, &closing);
+  cs_tf_close(f, 0);
+  assert_int_equal(writes_seen, 3);
+
+  /* The layout. */
+  size_t file_len;
+  char *file = read_file_text(f->path, &file_len);
+  const unsigned char *u = (const unsigned char *)file;
+  assert_int_equal(cst_file_version(u, file_len), 3);
+  cst_frame_info process, acct;
+  assert_true(cst_frame_parse(u + CST_FILE_HEADER, &process));
+  assert_int_equal(process.codec, CST_CODEC_ZSTD_PREFIX);
+  assert_int_equal(process.records, 1);
+  size_t acct_at = CST_FILE_HEADER + CST_FRAME_HEADER + process.bytes;
+  assert_true(cst_frame_parse(u + acct_at, &acct));
+  assert_int_equal(acct.codec, CST_CODEC_STORED);
+  assert_int_equal(acct.records, 1);
+  assert_int_equal(acct.bytes, 2 + CS_ACCT_BODY);
+  const unsigned char *rec = u + acct_at + CST_FRAME_HEADER;
+  assert_int_equal(rec[0], CST_REC_ACCOUNTING);
+  assert_int_equal(rec[1], CS_ACCT_BODY);
+  cs_acct a;
+  assert_true(cs_acct_unpack(rec + 2, CS_ACCT_BODY, &a));
+  assert_int_equal(a.lines_lost, 200);
+  assert_int_equal(a.write_errors, 1);
+  assert_int_equal(a.write_errno, ENOSPC);
+  assert_string_equal(a.closing.reason, "exit");
+  assert_int_equal(a.closing.events_written, 7);
+
+  /* The text. */
+  size_t n;
+  int err;
+  char *text = read_cst(f->path, &n, &err);
+  assert_int_equal(err, 0);
+  text = realloc(text, n + 1);
+  text[n] = '\0';
+  char *second = strchr(text, '\n') + 1;
+  char *third = strchr(second, '\n') + 1;
+  assert_int_equal(second - text, strlen(first) + 1);
+  assert_int_equal(third - second, CS_ACCT_LINE);
+  char want[CS_ACCT_LINE];
+  cs_acct_format(&a, want);
+  assert_memory_equal(second, want, CS_ACCT_LINE);
+  assert_non_null(strstr(second, "{\"recordType\":\"accounting\","
+                                 "\"linesLost\":200,\"bytesLost\":"));
+  assert_true(strstr(second, "\"reason\":\"exit\",\"eventsWritten\":7,") <
+              third);
+  unsigned frame1_lines = 0;
+  for (char *p = third; *p; p = strchr(p, '\n') + 1, frame1_lines++)
+    assert_int_equal(strncmp(p, "{\"frame\":1,", 11), 0);
+  assert_int_equal(frame1_lines, 100);
+  free(text);
+  free(file);
+  free(f);
+  test_remove_tree(dir);
+}
+
+/* A compact accounting body that is not one (a size, a reason without its
+ * NUL, or one the line could not hold as it is) makes the file corrupt,
+ * never a line the plugin did not write. */
+static void test_binary_accounting_body_checked(void **state_) {
+  (void)state_;
+  cs_acct a = {.lines_lost = 3, .write_errno = 28};
+  snprintf(a.closing.reason, sizeof a.closing.reason, "finalize");
+  unsigned char body[CS_ACCT_BODY];
+  cs_acct_pack(&a, body);
+  cs_acct back;
+  assert_true(cs_acct_unpack(body, sizeof body, &back));
+  assert_int_equal(back.lines_lost, 3);
+  assert_int_equal(back.write_errno, 28);
+  assert_string_equal(back.closing.reason, "finalize");
+  assert_false(cs_acct_unpack(body, sizeof body - 1, &back));
+  unsigned char bad[CS_ACCT_BODY];
+  memcpy(bad, body, sizeof bad);
+  memset(bad + CS_ACCT_BODY - 16, 'x', 16); /* no NUL */
+  assert_false(cs_acct_unpack(bad, sizeof bad, &back));
+  memcpy(bad, body, sizeof bad);
+  bad[CS_ACCT_BODY - 16] = '"'; /* would end the JSON string */
+  assert_false(cs_acct_unpack(bad, sizeof bad, &back));
+  memcpy(bad, body, sizeof bad);
+  bad[CS_ACCT_BODY - 1] = 'x'; /* after the NUL */
+  assert_false(cs_acct_unpack(bad, sizeof bad, &back));
+}
+
+/* Version 1 and 2 files (line records only here) still read; a version
+ * newer than the reader knows is refused. */
 static void test_version_1_still_read(void **state_) {
   (void)state_;
   char dir[4096], path[4200];
@@ -770,7 +982,9 @@ static void test_version_1_still_read(void **state_) {
   size_t payload = cst_lines_payload_size(text, sizeof text - 1, &lines);
   unsigned char *file = malloc(CST_FILE_HEADER + CST_FRAME_HEADER + payload);
   assert_non_null(file);
-  for (unsigned version = 1; version <= 3; version += 2) {
+  static const unsigned versions[] = {1, 2, CST_VERSION + 1};
+  for (size_t v = 0; v < sizeof versions / sizeof *versions; v++) {
+    unsigned version = versions[v];
     cst_file_header(file, 0);
     file[8] = (unsigned char)version; /* the version, a little-endian u16 */
     file[9] = 0;
@@ -786,7 +1000,7 @@ static void test_version_1_still_read(void **state_) {
     int err;
     size_t n;
     char *got = read_cst(path, &n, &err);
-    if (version == 1) {
+    if (version <= CST_VERSION) {
       assert_int_equal(err, 0);
       assert_int_equal(n, sizeof text - 1);
       assert_memory_equal(got, text, n);
@@ -807,6 +1021,9 @@ int main(void) {
       cmocka_unit_test(test_overlong_context_name_refused),
       cmocka_unit_test(test_long_reclaim_reason_formatted),
       cmocka_unit_test(test_version_1_still_read),
+      cmocka_unit_test(test_gpu_timers_as_differences),
+      cmocka_unit_test(test_binary_accounting_in_place),
+      cmocka_unit_test(test_binary_accounting_body_checked),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

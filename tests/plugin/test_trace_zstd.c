@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "cst_format.h"
+#include "cst_prefix.h"
 #include "trace_binary.h"
 #include "trace_file.h"
 #include "trace_io.h"
@@ -50,6 +51,7 @@ typedef struct {
   cs_zstd_free_dctx_fn free_dctx;
   cs_zstd_decompress_stream_fn decompress;
   cs_zstd_is_error_fn is_error;
+  cs_zstd_dctx_ref_prefix_fn ref_prefix;
 } dfns;
 
 static dfns load_decompressor(void) {
@@ -60,15 +62,22 @@ static dfns load_decompressor(void) {
   *(void **)&d.free_dctx = dlsym(lib, "ZSTD_freeDCtx");
   *(void **)&d.decompress = dlsym(lib, "ZSTD_decompressStream");
   *(void **)&d.is_error = dlsym(lib, "ZSTD_isError");
-  assert_true(d.create && d.free_dctx && d.decompress && d.is_error);
+  *(void **)&d.ref_prefix = dlsym(lib, "ZSTD_DCtx_refPrefix");
+  assert_true(d.create && d.free_dctx && d.decompress && d.is_error &&
+              d.ref_prefix);
   return d;
 }
 
 /* Decompress src[0, n) as a stream of frames into *out (malloc'd, *out_len
- * bytes); true when it ends exactly at the end of a frame. */
-static bool decompress(const char *src, size_t n, char **out, size_t *out_len) {
+ * bytes), the first against prefix[0, prefix_len) when prefix is not
+ * NULL; true when it ends exactly at the end of a frame. */
+static bool decompress_against(const char *prefix, size_t prefix_len,
+                               const char *src, size_t n, char **out,
+                               size_t *out_len) {
   dfns d = load_decompressor();
   cs_zstd_dctx *dctx = d.create();
+  if (prefix)
+    assert_false(d.is_error(d.ref_prefix(dctx, prefix, prefix_len)));
   size_t cap = 1 << 20;
   *out = malloc(cap);
   *out_len = 0;
@@ -93,6 +102,10 @@ static bool decompress(const char *src, size_t n, char **out, size_t *out_len) {
   }
   d.free_dctx(dctx);
   return !error && last == 0;
+}
+
+static bool decompress(const char *src, size_t n, char **out, size_t *out_len) {
+  return decompress_against(NULL, 0, src, n, out, out_len);
 }
 
 /* ~`bytes` of JSON lines of irregular length, numbered by "seq", with one
@@ -196,7 +209,7 @@ static void whole_frame_case(int level) {
   assert_non_null(z);
   const char *frame;
   size_t frame_len;
-  assert_true(cs_tz_frame_whole(z, data, len, &frame, &frame_len));
+  assert_true(cs_tz_frame_whole(z, NULL, 0, data, len, &frame, &frame_len));
   assert_true(frame_len * 3 / 2 < len); /* it did compress */
   assert_int_equal((unsigned char)frame[0], CS_ZSTD_MAGIC0);
   assert_true(frame[4] & 4); /* Content_Checksum_flag */
@@ -217,13 +230,56 @@ static void whole_frame_case(int level) {
   }
   assert_true(partial >= 10); /* 8 blocks of 128 KiB: cut points after each */
   /* the context makes the next frame as well */
-  assert_true(cs_tz_frame_whole(z, data, len / 3, &frame, &frame_len));
+  assert_true(cs_tz_frame_whole(z, NULL, 0, data, len / 3, &frame, &frame_len));
   assert_true(decompress(frame, frame_len, &out, &out_len));
   assert_int_equal(out_len, len / 3);
   assert_memory_equal(out, data, len / 3);
   free(out);
   cs_tz_free(z);
   free(data);
+}
+
+/* A small frame made against a prefix text (a binary trace's, version 3:
+ * cst_prefix.h) reads back only against the same text, and is a fraction
+ * of the frame made without it: the words it shares with the prefix cost
+ * a match, not their bytes. The prefix applies to one frame only: the
+ * context's next frame, made without one, reads without one. */
+static void test_whole_frame_against_prefix(void **state) {
+  (void)state;
+  setup_library();
+  static const char line[] =
+      "{\"recordType\":\"process\",\"plugin\":\"cclscope\",\"pluginVersion\":"
+      "\"0.1.0\",\"formatVersion\":2,\"hostname\":\"gpu17\",\"pid\":4242,"
+      "\"eventMaskNames\":\"group,coll,p2p,proxyop,proxystep,proxyctrl,"
+      "kernelch,netplugin,groupapi,collapi,p2papi,kernellaunch,cecoll,"
+      "cesync,cebatch,kernelphase,proxydiag\",\"ts\":1.000}\n";
+  size_t len = sizeof line - 1;
+  cs_trace_zstd *z = cs_tz_new(1);
+  assert_non_null(z);
+  const char *frame;
+  size_t plain_len, against_len;
+  assert_true(cs_tz_frame_whole(z, NULL, 0, line, len, &frame, &plain_len));
+  assert_true(cs_tz_frame_whole(z, cst_prefix, cst_prefix_len, line, len,
+                                &frame, &against_len));
+  assert_true(against_len * 2 < plain_len);
+  char *copy = malloc(against_len);
+  memcpy(copy, frame, against_len);
+  char *out;
+  size_t out_len;
+  assert_true(decompress_against(cst_prefix, cst_prefix_len, copy, against_len,
+                                 &out, &out_len));
+  assert_int_equal(out_len, len);
+  assert_memory_equal(out, line, len);
+  free(out);
+  bool read_without = decompress(copy, against_len, &out, &out_len);
+  assert_false(read_without && out_len == len && !memcmp(out, line, len));
+  free(out);
+  free(copy);
+  assert_true(cs_tz_frame_whole(z, NULL, 0, line, len, &frame, &plain_len));
+  assert_true(decompress(frame, plain_len, &out, &out_len));
+  assert_int_equal(out_len, len);
+  free(out);
+  cs_tz_free(z);
 }
 
 static void test_whole_frame_level_1(void **state) {
@@ -427,11 +483,18 @@ static bool binary_frames_text(const char *file, size_t n, char **out,
     cst_frame_info info;
     if (n - at < CST_FRAME_HEADER ||
         !cst_frame_parse((const unsigned char *)file + at, &info) ||
-        info.codec != CST_CODEC_ZSTD || n - at - CST_FRAME_HEADER < info.bytes)
+        (info.codec != CST_CODEC_ZSTD && info.codec != CST_CODEC_ZSTD_PREFIX) ||
+        n - at - CST_FRAME_HEADER < info.bytes)
       return false;
     char *records;
     size_t len;
-    if (!decompress(file + at + CST_FRAME_HEADER, info.bytes, &records, &len))
+    bool against = info.codec == CST_CODEC_ZSTD_PREFIX;
+    if (!decompress_against(against ? cst_prefix : NULL, cst_prefix_len,
+                            file + at + CST_FRAME_HEADER, info.bytes, &records,
+                            &len))
+      return false;
+    /* The prefix is for small frames only (CS_TB_PREFIX_MAX). */
+    if (against != (len <= CS_TB_PREFIX_MAX))
       return false;
     for (size_t r = 0; r < len;) {
       unsigned kind;
@@ -690,6 +753,7 @@ int main(void) {
       cmocka_unit_test(test_trace_file_compressed),
       cmocka_unit_test(test_raw_frames),
       cmocka_unit_test(test_compressed_accounting),
+      cmocka_unit_test(test_whole_frame_against_prefix),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

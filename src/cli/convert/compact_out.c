@@ -306,6 +306,8 @@ static bool encode_record(co_out *o, unsigned kind, size_t max,
   cs_cx cx = {.reading = false,
               .out = o->body,
               .prev = &o->prev,
+              /* cst_file_header writes CST_VERSION: its layout */
+              .gpu_deltas = CST_VERSION >= 3,
               .str = put_str,
               .arg = o};
   encode(&cx, arg);

@@ -11,6 +11,7 @@
 
 #include "cst_format.h"
 #include "read/trace_codec.h"
+#include "trace_accounting.h"
 #include "trace_compact_codec.h"
 #include "trace_fmt.h"
 
@@ -30,6 +31,7 @@ typedef struct {
 } ctx_entry;
 
 struct cst_records {
+  bool gpu_deltas; /* version 3's layout (cs_cx.gpu_deltas) */
   cs_fmt fmt;
   bool started; /* the frame's writer record was read */
   cs_cx_prev prev;
@@ -50,8 +52,11 @@ struct cst_records {
   bool oom;
 };
 
-cst_records *cst_records_new(void) {
-  return calloc(1, sizeof(cst_records));
+cst_records *cst_records_new(unsigned version) {
+  cst_records *r = calloc(1, sizeof(cst_records));
+  if (r)
+    r->gpu_deltas = version >= 3;
+  return r;
 }
 
 static void forget_frame(cst_records *r) {
@@ -199,6 +204,7 @@ static cs_cx reader(cst_records *r, const unsigned char *body, size_t len) {
                  .in = body,
                  .end = body + len,
                  .prev = &r->prev,
+                 .gpu_deltas = r->gpu_deltas,
                  .str = get_str,
                  .states = states_room,
                  .arg = r};
@@ -308,6 +314,16 @@ static int read_record(cst_records *r, unsigned kind, const unsigned char *b,
       return ENOMEM;
     memcpy(r->text + r->text_len, b, len);
     r->text_len += len;
+    return 0;
+  }
+  if (kind == CST_REC_ACCOUNTING) { /* its line, exactly as JSONL has it */
+    cs_acct a;
+    if (!cs_acct_unpack(b, len, &a))
+      return TC_ERR_CORRUPT;
+    if (!text_room(r, CS_ACCT_LINE))
+      return ENOMEM;
+    cs_acct_format(&a, r->text + r->text_len);
+    r->text_len += CS_ACCT_LINE;
     return 0;
   }
   cs_cx cx = reader(r, b, len);

@@ -19,8 +19,9 @@
 
 typedef struct cst_records cst_records;
 
-/* NULL without memory. */
-cst_records *cst_records_new(void);
+/* NULL without memory. `version`: the container's (cst_format.h), which
+ * says how compact records are laid out. */
+cst_records *cst_records_new(unsigned version);
 void cst_records_free(cst_records *r);
 
 /* The lines of a frame's payload p[0, n) into r's text buffer: *text and

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cst_format.h"
+#include "cst_prefix.h"
 #include "read/cst_records.h"
 #include "zlib_abi.h"
 #include "zstd_abi.h"
@@ -38,6 +39,7 @@ static struct {
   cs_zstd_dctx_reset_fn reset;
   cs_zstd_decompress_stream_fn decompress;
   cs_zstd_is_error_fn is_error;
+  cs_zstd_dctx_ref_prefix_fn ref_prefix; /* NULL: no binary v3 frames */
 } zstd;
 
 static struct {
@@ -60,6 +62,7 @@ static void load_zstd(void) {
   *(void **)&zstd.reset = dlsym(lib, "ZSTD_DCtx_reset");
   *(void **)&zstd.decompress = dlsym(lib, "ZSTD_decompressStream");
   *(void **)&zstd.is_error = dlsym(lib, "ZSTD_isError");
+  *(void **)&zstd.ref_prefix = dlsym(lib, "ZSTD_DCtx_refPrefix");
   zstd.ok = zstd.create && zstd.free_dctx && zstd.reset && zstd.decompress &&
             zstd.is_error;
 }
@@ -96,6 +99,7 @@ struct tc_stream {
   bool z_open;
   /* TC_CST: the current frame's payload, then its text in place */
   bool cst_started;     /* the file header was read */
+  unsigned cst_version; /* ... and its version */
   unsigned char *frame; /* payload as read from the file */
   size_t frame_cap;
   unsigned char *dec; /* payload decompressed (zstd frames) */
@@ -267,13 +271,18 @@ static bool cst_grow(unsigned char **buf, size_t *cap, size_t need) {
 /* A zstd payload of `n` bytes (`whole`: all of the frame) into s->dec;
  * *dec_len bytes made. 0, ENOMEM, TC_ERR_NO_LIBRARY or TC_ERR_CORRUPT (a
  * whole frame the library rejects or that does not end). */
-static int cst_unzstd(tc_stream *s, size_t n, bool whole, size_t *dec_len) {
+static int cst_unzstd(tc_stream *s, size_t n, bool whole, bool prefixed,
+                      size_t *dec_len) {
   pthread_once(&zstd_once, load_zstd);
-  if (!zstd.ok)
+  if (!zstd.ok || (prefixed && !zstd.ref_prefix))
     return TC_ERR_NO_LIBRARY;
   if (!s->dctx && !(s->dctx = zstd.create()))
     return ENOMEM;
   zstd.reset(s->dctx, CS_ZSTD_RESET_SESSION);
+  /* For this frame only (the library forgets it when the frame ends). */
+  if (prefixed &&
+      zstd.is_error(zstd.ref_prefix(s->dctx, cst_prefix, cst_prefix_len)))
+    return TC_ERR_CORRUPT;
   cs_zstd_in in = {s->frame, n, 0};
   *dec_len = 0;
   for (;;) {
@@ -295,7 +304,7 @@ static int cst_unzstd(tc_stream *s, size_t n, bool whole, size_t *dec_len) {
  * cut record ends a torn frame's text. 0, TC_ERR_CORRUPT or ENOMEM. */
 static int cst_records_to_text(tc_stream *s, unsigned char *p, size_t n,
                                bool whole, uint32_t records) {
-  if (!s->records && !(s->records = cst_records_new()))
+  if (!s->records && !(s->records = cst_records_new(s->cst_version)))
     return ENOMEM;
   const char *text;
   size_t len;
@@ -322,6 +331,7 @@ static int cst_next_frame(tc_stream *s) {
     if (got < sizeof head || version < CST_VERSION_MIN || version > CST_VERSION)
       return TC_ERR_CORRUPT;
     s->cst_started = true;
+    s->cst_version = version;
   }
   s->unit_start = s->consumed;
   s->unit_text = s->text_out;
@@ -348,7 +358,8 @@ static int cst_next_frame(tc_stream *s) {
     e = cst_records_to_text(s, s->frame, got, whole, info.records);
   else {
     size_t dec_len = 0;
-    e = cst_unzstd(s, got, whole, &dec_len);
+    e = cst_unzstd(s, got, whole, info.codec == CST_CODEC_ZSTD_PREFIX,
+                   &dec_len);
     if (!e)
       e = cst_records_to_text(s, s->dec, dec_len, whole, info.records);
   }

@@ -37,3 +37,78 @@ void cs_acct_format(const cs_acct *a, char out[CS_ACCT_LINE]) {
   out[CS_ACCT_LINE - 2] = '}';
   out[CS_ACCT_LINE - 1] = '\n';
 }
+
+static void put_u64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++)
+    p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_u64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++)
+    v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+/* The order of the u64 fields in the body. */
+static void u64_fields(cs_acct *a, uint64_t *fields[9]) {
+  fields[0] = &a->lines_lost;
+  fields[1] = &a->bytes_lost;
+  fields[2] = &a->write_errors;
+  fields[3] = &a->compress_errors;
+  fields[4] = &a->lines_lost_compressing;
+  fields[5] = &a->closing.events_written;
+  fields[6] = &a->closing.dropped_starts;
+  fields[7] = &a->closing.dropped_states;
+  fields[8] = &a->closing.dropped_stops;
+}
+
+enum { ACCT_ERRNO_AT = 72, ACCT_REASON_AT = 76 };
+_Static_assert(ACCT_REASON_AT + sizeof(((cs_acct_closing *)0)->reason) ==
+                   CS_ACCT_BODY,
+               "the body is the fields, nothing else");
+
+void cs_acct_pack(const cs_acct *a, unsigned char out[CS_ACCT_BODY]) {
+  cs_acct copy = *a;
+  uint64_t *fields[9];
+  u64_fields(&copy, fields);
+  for (int i = 0; i < 9; i++)
+    put_u64(out + 8 * i, *fields[i]);
+  uint32_t e = (uint32_t)a->write_errno;
+  for (int i = 0; i < 4; i++)
+    out[ACCT_ERRNO_AT + i] = (unsigned char)(e >> (8 * i));
+  size_t n = 0; /* at most 15 bytes: the body keeps a NUL after them */
+  while (n < sizeof a->closing.reason - 1 && a->closing.reason[n])
+    n++;
+  memset(out + ACCT_REASON_AT, 0, sizeof a->closing.reason);
+  memcpy(out + ACCT_REASON_AT, a->closing.reason, n);
+}
+
+bool cs_acct_unpack(const unsigned char *body, size_t len, cs_acct *a) {
+  if (len != CS_ACCT_BODY)
+    return false;
+  memset(a, 0, sizeof *a);
+  uint64_t *fields[9];
+  u64_fields(a, fields);
+  for (int i = 0; i < 9; i++)
+    *fields[i] = get_u64(body + 8 * i);
+  uint32_t e = 0;
+  for (int i = 0; i < 4; i++)
+    e |= (uint32_t)body[ACCT_ERRNO_AT + i] << (8 * i);
+  a->write_errno = (int32_t)e;
+  const unsigned char *reason = body + ACCT_REASON_AT;
+  size_t n = 0;
+  while (n < sizeof a->closing.reason && reason[n])
+    n++;
+  if (n == sizeof a->closing.reason)
+    return false; /* no NUL */
+  for (size_t i = 0; i < n; i++)
+    if (reason[i] < 0x20 || reason[i] > 0x7e || reason[i] == '"' ||
+        reason[i] == '\\')
+      return false; /* the line would not be the JSON the plugin wrote */
+  for (size_t i = n; i < sizeof a->closing.reason; i++)
+    if (reason[i])
+      return false; /* NUL-padded */
+  memcpy(a->closing.reason, reason, n);
+  return true;
+}

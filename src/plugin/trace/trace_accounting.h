@@ -13,13 +13,17 @@
  * refuses every new line still takes it (copy-on-write file systems
  * excepted). In a compressed file it is a zstd frame of its own that
  * stores the line uncompressed (trace_zstd.h), so its text is at a fixed
- * place in the file there too.
+ * place in the file there too; in a binary trace (version 3) it is a
+ * compact record of fixed size (CS_ACCT_BODY) in a stored frame, which
+ * the reader turns back into the same line.
  *
  * This file owns the record's fields and text; trace_io.c writes it.
  */
 #ifndef CCLSCOPE_TRACE_ACCOUNTING_H
 #define CCLSCOPE_TRACE_ACCOUNTING_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Bytes of the record's line, newline included. */
@@ -48,5 +52,19 @@ typedef struct {
 
 /* The record as exactly CS_ACCT_LINE bytes (not NUL-terminated). */
 void cs_acct_format(const cs_acct *a, char out[CS_ACCT_LINE]);
+
+/* The binary container's compact accounting record (CST_REC_ACCOUNTING,
+ * docs/trace-format.md "Binary traces"): the same fields in a body of
+ * fixed size, so that it too is rewritten in place, read back as the
+ * line cs_acct_format makes. Little-endian: lines_lost, bytes_lost,
+ * write_errors, compress_errors, lines_lost_compressing, events_written,
+ * dropped_starts, dropped_states, dropped_stops (u64 each), write_errno
+ * (i32), the closing reason (16 bytes, NUL-padded). */
+#define CS_ACCT_BODY 92
+
+void cs_acct_pack(const cs_acct *a, unsigned char out[CS_ACCT_BODY]);
+/* False when body[0, len) is not one (its size, or a reason that is not
+ * NUL-terminated printable text). */
+bool cs_acct_unpack(const unsigned char *body, size_t len, cs_acct *a);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cst_format.h"
+#include "cst_prefix.h"
 
 struct cs_trace_bin {
   cs_trace_zstd *zstd;  /* compress payloads, or NULL */
@@ -67,7 +68,10 @@ bool cs_tb_frame(cs_trace_bin *b, const char *data, size_t len,
   }
   const char *z;
   size_t z_len;
-  if (!cs_tz_frame_whole(b->zstd, data, len, &z, &z_len)) {
+  /* Small frames only: see CS_TB_PREFIX_MAX. */
+  bool against_prefix = len <= CS_TB_PREFIX_MAX && cs_tz_has_prefix();
+  if (!cs_tz_frame_whole(b->zstd, against_prefix ? cst_prefix : NULL,
+                         cst_prefix_len, data, len, &z, &z_len)) {
     *compress_failed = errno != ENOMEM;
     return false;
   }
@@ -76,7 +80,7 @@ bool cs_tb_frame(cs_trace_bin *b, const char *data, size_t len,
     return false;
   }
   memcpy(b->frame + CST_FRAME_HEADER, z, z_len);
-  info.codec = CST_CODEC_ZSTD;
+  info.codec = against_prefix ? CST_CODEC_ZSTD_PREFIX : CST_CODEC_ZSTD;
   info.bytes = (uint32_t)z_len;
   cst_frame_header(b->frame, &info);
   *frame = (const char *)b->frame;
@@ -84,28 +88,52 @@ bool cs_tb_frame(cs_trace_bin *b, const char *data, size_t len,
   return true;
 }
 
-/* records[0, len) as a stored frame into out; its size (0 for none). */
-static size_t stored_frame(const char *records, size_t len, uint32_t count,
-                           char *out) {
-  if (!len)
-    return 0;
-  cst_frame_info info = {CST_CODEC_STORED, (uint32_t)len, count};
-  cst_frame_header((unsigned char *)out, &info);
-  memcpy(out + CST_FRAME_HEADER, records, len);
-  return CST_FRAME_HEADER + len;
-}
-
-size_t cs_tb_head_size(size_t before_len, size_t acct_len) {
-  return CST_FILE_HEADER + (before_len ? CST_FRAME_HEADER + before_len : 0) +
-         CST_FRAME_HEADER + acct_len;
-}
-
-size_t cs_tb_head(const char *before, size_t before_len,
-                  uint32_t before_records, const char *acct, size_t acct_len,
-                  bool compressed, char *out) {
-  cst_file_header((unsigned char *)out, compressed ? CST_FLAG_ZSTD : 0);
+char *cs_tb_head(cs_trace_bin *b, const char *before, size_t before_len,
+                 uint32_t before_records, const cs_acct *acct, bool compressed,
+                 size_t *head_len, size_t *acct_at) {
+  const char *frame = NULL, *body = NULL;
+  size_t frame_len = 0, body_len = 0;
+  bool compress_failed;
+  if (before_len > 0 &&
+      !cs_tb_frame(b, before, before_len, before_records, &frame, &frame_len,
+                   &body, &body_len, &compress_failed)) {
+    if (errno == ENOMEM || !b->zstd)
+      return NULL;
+    /* The compressor failed: the same records stored. */
+    cs_trace_zstd *zstd = b->zstd;
+    b->zstd = NULL;
+    bool made = cs_tb_frame(b, before, before_len, before_records, &frame,
+                            &frame_len, &body, &body_len, &compress_failed);
+    b->zstd = zstd;
+    if (!made)
+      return NULL;
+  }
+  unsigned char acct_head[CST_REC_HEAD_MAX];
+  size_t acct_head_len =
+      cst_rec_head(acct_head, CST_REC_ACCOUNTING, CS_ACCT_BODY);
+  size_t acct_record = acct_head_len + CS_ACCT_BODY;
+  size_t len =
+      CST_FILE_HEADER + frame_len + body_len + CST_FRAME_HEADER + acct_record;
+  unsigned char *out = malloc(len);
+  if (!out) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  cst_file_header(out, compressed ? CST_FLAG_ZSTD : 0);
   size_t n = CST_FILE_HEADER;
-  n += stored_frame(before, before_len, before_records, out + n);
-  n += stored_frame(acct, acct_len, 1, out + n); /* its text is last */
-  return n;
+  if (frame_len)
+    memcpy(out + n, frame, frame_len);
+  n += frame_len;
+  if (body_len)
+    memcpy(out + n, body, body_len);
+  n += body_len;
+  cst_frame_info info = {CST_CODEC_STORED, (uint32_t)acct_record, 1};
+  cst_frame_header(out + n, &info);
+  n += CST_FRAME_HEADER;
+  memcpy(out + n, acct_head, acct_head_len);
+  n += acct_head_len;
+  *acct_at = n; /* the body is last */
+  cs_acct_pack(acct, out + n);
+  *head_len = n + CS_ACCT_BODY;
+  return (char *)out;
 }

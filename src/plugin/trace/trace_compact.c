@@ -64,6 +64,7 @@ static inline bool rec_open(cs_trace_compact *c, cs_trace_file *f, size_t max,
   *cx = (cs_cx){.reading = false,
                 .out = (unsigned char *)f->buf.data + f->buf.len,
                 .prev = &c->prev,
+                .gpu_deltas = true, /* container version 3 */
                 .str = put_str,
                 .arg = c};
   return true;

@@ -135,6 +135,16 @@ CX_INLINE void cx_str(cs_cx *c, bool rd, const char **s) {
   c->bad = shared.bad;
 }
 
+/* A GPU timer value (%globaltimer ns): version 3, the difference from
+ * the frame's previous one (kernels' timers are close together); version
+ * 2, the value. */
+CX_INLINE void cx_ptimer(cs_cx *c, bool rd, uint64_t *v) {
+  if (c->gpu_deltas)
+    cx_delta_u64(c, rd, v, &c->prev->ptimer);
+  else
+    cx_u64(c, rd, v);
+}
+
 /* ---- event payloads, in the order cur_details writes them ---- */
 
 CX_INLINE void cx_coll_api(cs_cx *c, bool rd, uint8_t etype, cs_p_coll_api *p) {
@@ -297,7 +307,7 @@ CX_INLINE void cx_payload(cs_cx *c, bool rd, cs_event *e) {
     cx_u8(c, rd, &p->kernel_ch.channel_id);
     cx_u8(c, rd, &p->kernel_ch.has_ptimer);
     if (p->kernel_ch.has_ptimer)
-      cx_u64(c, rd, &p->kernel_ch.ptimer);
+      cx_ptimer(c, rd, &p->kernel_ch.ptimer);
     break;
   case CS_EV_NET_PLUGIN:
     cx_net(c, rd, &p->net_plugin);
@@ -318,7 +328,7 @@ CX_INLINE void cx_payload(cs_cx *c, bool rd, cs_event *e) {
     cx_u8(c, rd, &p->kernel_phase.channel_id);
     cx_u8(c, rd, &p->kernel_phase.phase_id);
     cx_str(c, rd, &p->kernel_phase.phase_name);
-    cx_u64(c, rd, &p->kernel_phase.ptimer);
+    cx_ptimer(c, rd, &p->kernel_phase.ptimer);
     break;
   case CS_EV_PROXY_DIAG:
   case CS_EV_UNKNOWN:
@@ -349,7 +359,7 @@ static inline bool state_has_arg(uint32_t state, bool diag) {
 }
 
 CX_INLINE void cx_state(cs_cx *c, bool rd, cs_state_rec *s, int64_t *ns,
-                        int64_t *prev) {
+                        int64_t *prev, const uint64_t *arg_base) {
   /* Its id and flags in one varint (one byte for ids under 32). */
   uint64_t head = (uint64_t)s->state << 2 | (s->repeat > 1 ? ST_REPEAT : 0) |
                   (s->has_diag ? ST_DIAG : 0);
@@ -361,8 +371,14 @@ CX_INLINE void cx_state(cs_cx *c, bool rd, cs_state_rec *s, int64_t *ns,
     s->has_diag = (head & ST_DIAG) != 0;
   }
   cx_delta_i64(c, rd, &ns[0], prev);
-  if (state_has_arg(s->state, s->has_diag))
+  if (state_has_arg(s->state, s->has_diag) && arg_base) {
+    int64_t d = (int64_t)(s->arg - *arg_base); /* wraps: any value */
+    cx_i64(c, rd, &d);
+    if (rd)
+      s->arg = *arg_base + (uint64_t)d;
+  } else if (state_has_arg(s->state, s->has_diag)) {
     cx_u64(c, rd, &s->arg);
+  }
   if (s->has_diag) {
     cx_u64(c, rd, &s->arg2);
     cx_u64(c, rd, &s->arg3);
@@ -445,8 +461,15 @@ CX_INLINE void cx_event_impl(cs_cx *c, bool rd, cs_event *e,
   }
   t->state_ns = ns;
   int64_t prev = t->start_ns;
+  /* Version 3: a kernel's states' arguments (its stop's GPU timer) as
+   * differences from its start's timer. */
+  const uint64_t *arg_base = NULL;
+  if (c->gpu_deltas && e->etype == CS_EV_KERNEL_CH && e->p.kernel_ch.has_ptimer)
+    arg_base = &e->p.kernel_ch.ptimer;
+  else if (c->gpu_deltas && e->etype == CS_EV_KERNEL_PHASE)
+    arg_base = &e->p.kernel_phase.ptimer;
   for (uint32_t i = 0; i < e->nstates && !c->bad; i++)
-    cx_state(c, rd, &e->states[i], &ns[2 * i], &prev);
+    cx_state(c, rd, &e->states[i], &ns[2 * i], &prev, arg_base);
 }
 
 /* ---- timing records ---- */

@@ -30,6 +30,7 @@ typedef struct {
   int64_t tid;
   uint64_t timing_id;
   int64_t timing_start_ns;
+  uint64_t ptimer; /* version 3: the last GPU timer value (KernelCh/Phase) */
 } cs_cx_prev;
 
 typedef struct cs_cx cs_cx;
@@ -49,6 +50,11 @@ struct cs_cx {
   const unsigned char *in;  /* reading: the next byte */
   const unsigned char *end; /* ... and the end of the body */
   cs_cx_prev *prev;
+  /* Container version 3 (the plugin writes it; a reader sets it from the
+   * file's version): the GPU timer values of KernelCh and KernelPhase
+   * events as differences (the start from the frame's previous one, the
+   * states' from the event's), not as 9-byte absolute varints. */
+  bool gpu_deltas;
   cs_cx_str_fn str;
   cs_cx_states_fn states;
   void *arg; /* the direction's */

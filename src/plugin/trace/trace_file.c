@@ -371,11 +371,7 @@ static char *head_bytes(const cs_trace_file *f, size_t *len, size_t *cap,
   size_t before = f->buf.len - CS_ACCT_LINE;
   const char *record = f->buf.data + before;
   size_t first = 0, second = CS_ACCT_LINE;
-  if (f->bin) { /* records: the accounting record's has a head */
-    before -= CST_REC_HEAD_MAX;
-    first = cs_tb_head_size(before, CST_REC_HEAD_MAX + CS_ACCT_LINE);
-    second = 0;
-  } else if (f->zstd) {
+  if (f->zstd) {
     first = before > 0 ? cs_tz_raw_frame_size(before) : 0;
     second = cs_tz_raw_frame_size(CS_ACCT_LINE);
   } else {
@@ -387,11 +383,7 @@ static char *head_bytes(const cs_trace_file *f, size_t *len, size_t *cap,
   char *p = aligned_alloc(CS_TF_PAGE, *cap);
   if (!p)
     return NULL;
-  if (f->bin) {
-    cs_tb_head(f->buf.data, before, (uint32_t)(f->buf_lines - 1),
-               f->buf.data + before, CST_REC_HEAD_MAX + CS_ACCT_LINE,
-               f->zstd != NULL, p);
-  } else if (!f->zstd) {
+  if (!f->zstd) {
     memcpy(p, f->buf.data, *len);
   } else {
     if (before > 0)
@@ -402,21 +394,53 @@ static char *head_bytes(const cs_trace_file *f, size_t *len, size_t *cap,
   return p;
 }
 
+/* The same for a binary file (trace_binary.h): the lines in buf become
+ * the first frame, compressed by the writer's own compressor when there
+ * is one (the I/O thread's otherwise: it has no job before the head), and
+ * the accounting record is a compact record whose body is last. */
+static char *binary_head_bytes(const cs_trace_file *f, size_t *len, size_t *cap,
+                               uint64_t *acct_at) {
+  cs_acct nothing_lost;
+  memset(&nothing_lost, 0, sizeof nothing_lost);
+  cs_trace_bin *packer = f->bin_mine ? f->bin_mine : f->bin;
+  size_t at;
+  char *head =
+      cs_tb_head(packer, f->buf.data, f->buf.len, (uint32_t)f->buf_lines,
+                 &nothing_lost, f->zstd != NULL, len, &at);
+  if (!head)
+    return NULL;
+  /* Page-aligned, like every buffer the I/O thread may keep for reuse. */
+  *cap = (*len + CS_TF_PAGE - 1) / CS_TF_PAGE * CS_TF_PAGE;
+  char *p = aligned_alloc(CS_TF_PAGE, *cap);
+  if (p)
+    memcpy(p, head, *len);
+  free(head);
+  *acct_at = at;
+  return p;
+}
+
 bool cs_tf_begin(cs_trace_file *f, int64_t now_ns) {
   if (f->fd < 0 || f->failed || !f->io_started)
     return false;
-  cs_acct nothing_lost;
-  memset(&nothing_lost, 0, sizeof nothing_lost);
-  char record[CS_ACCT_LINE];
-  cs_acct_format(&nothing_lost, record);
   uint64_t dropped = f->lines_dropped;
-  size_t start = cs_tf_line_begin(f);
-  cs_jbuf_put(&f->buf, record, CS_ACCT_LINE - 1); /* line_end adds '\n' */
-  cs_tf_line_end(f, start, now_ns); /* plain: the page rule may move it */
   size_t len = 0, cap = 0;
   uint64_t acct_at = 0;
-  char *head =
-      f->lines_dropped == dropped ? head_bytes(f, &len, &cap, &acct_at) : NULL;
+  char *head = NULL;
+  if (f->bin) {
+    head = binary_head_bytes(f, &len, &cap, &acct_at);
+    f->lines++; /* the accounting record, made by binary_head_bytes */
+    f->buf_lines++;
+  } else {
+    cs_acct nothing_lost;
+    memset(&nothing_lost, 0, sizeof nothing_lost);
+    char record[CS_ACCT_LINE];
+    cs_acct_format(&nothing_lost, record);
+    size_t start = cs_tf_line_begin(f);
+    cs_jbuf_put(&f->buf, record, CS_ACCT_LINE - 1); /* line_end adds '\n' */
+    cs_tf_line_end(f, start, now_ns); /* plain: the page rule may move it */
+    if (f->lines_dropped == dropped)
+      head = head_bytes(f, &len, &cap, &acct_at);
+  }
   uint64_t lines = f->buf_lines;
   f->written += f->buf.len;
   f->buf.len = 0;

@@ -313,12 +313,18 @@ static void rewrite_accounting(cs_trace_io *io) {
   bool was_busy = io->busy;
   io->busy = true;
   pthread_mutex_unlock(&io->lock);
+  /* A binary file's record is its compact body (trace_binary.h). */
   char text[CS_ACCT_LINE];
-  cs_acct_format(&a, text);
+  size_t size = CS_ACCT_LINE;
+  if (io->bin) {
+    cs_acct_pack(&a, (unsigned char *)text);
+    size = CS_ACCT_BODY;
+  } else {
+    cs_acct_format(&a, text);
+  }
   size_t done = 0;
-  while (done < sizeof text) {
-    ssize_t n =
-        pwrite(io->fd, text + done, sizeof text - done, (off_t)(at + done));
+  while (done < size) {
+    ssize_t n = pwrite(io->fd, text + done, size - done, (off_t)(at + done));
     if (n > 0)
       done += (size_t)n;
     else if (!(n < 0 && errno == EINTR))

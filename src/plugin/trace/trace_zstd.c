@@ -27,6 +27,7 @@ typedef struct {
   cs_zstd_set_param_fn set_param;
   cs_zstd_cctx_reset_fn reset;
   cs_zstd_compress_stream2_fn compress;
+  cs_zstd_cctx_ref_prefix_fn ref_prefix;
 } zstd_fns;
 
 static zstd_fns lib;
@@ -52,6 +53,8 @@ static bool resolve(void *handle, const char *name) {
   *(void **)&f.set_param = dlsym(handle, "ZSTD_CCtx_setParameter");
   *(void **)&f.reset = dlsym(handle, "ZSTD_CCtx_reset");
   *(void **)&f.compress = dlsym(handle, "ZSTD_compressStream2");
+  /* Optional: without it binary frames are made alone (codec 1). */
+  *(void **)&f.ref_prefix = dlsym(handle, "ZSTD_CCtx_refPrefix");
   if (!f.version || !f.is_error || !f.bound || !f.create || !f.free_cctx ||
       !f.set_param || !f.reset || !f.compress)
     return false;
@@ -102,6 +105,10 @@ void cs_tz_free(cs_trace_zstd *z) {
   lib.free_cctx(z->cctx);
   free(z->out);
   free(z);
+}
+
+bool cs_tz_has_prefix(void) {
+  return lib.ref_prefix != NULL; /* set once, before any context exists */
 }
 
 size_t cs_tz_piece_end(const char *data, size_t len, size_t max) {
@@ -176,13 +183,20 @@ bool cs_tz_frame(cs_trace_zstd *z, const char *data, size_t len,
   return true;
 }
 
-bool cs_tz_frame_whole(cs_trace_zstd *z, const char *data, size_t len,
-                       const char **frame, size_t *frame_len) {
+bool cs_tz_frame_whole(cs_trace_zstd *z, const char *prefix, size_t prefix_len,
+                       const char *data, size_t len, const char **frame,
+                       size_t *frame_len) {
   /* With room for the library's bound, one ZSTD_e_end call compresses
    * straight from data into out (no copy into the context's own input
    * buffer, no flush per piece). */
   if (!reserve_out(z, lib.bound(len) + 64)) {
     errno = ENOMEM;
+    return false;
+  }
+  /* For this frame only: the library forgets it when the frame ends. */
+  if (prefix && (!lib.ref_prefix ||
+                 lib.is_error(lib.ref_prefix(z->cctx, prefix, prefix_len)))) {
+    errno = EIO;
     return false;
   }
   cs_zstd_out out = {.dst = z->out, .size = z->out_cap, .pos = 0};

@@ -58,9 +58,18 @@ bool cs_tz_frame(cs_trace_zstd *z, const char *data, size_t len,
  * data: on binary records 14 % fewer of libzstd's instructions than
  * cs_tz_frame's flushed pieces, for the same size (docs/benchmarks.md
  * "Binary traces, version 2: zstd settings"). A prefix of the frame still
- * decompresses to a prefix of the data, cut anywhere. */
-bool cs_tz_frame_whole(cs_trace_zstd *z, const char *data, size_t len,
-                       const char **frame, size_t *frame_len);
+ * decompresses to a prefix of the data, cut anywhere. With `prefix` (not
+ * NULL) the frame is made against prefix[0, prefix_len) as raw content
+ * (ZSTD_CCtx_refPrefix; the binary container's cst_prefix.h): it then
+ * reads only with the same bytes handed to the decompressor. */
+bool cs_tz_frame_whole(cs_trace_zstd *z, const char *prefix, size_t prefix_len,
+                       const char *data, size_t len, const char **frame,
+                       size_t *frame_len);
+
+/* Does the loaded library make frames against a prefix (a stand-in
+ * without ZSTD_CCtx_refPrefix does not: cs_tz_frame_whole then fails
+ * when given one)? */
+bool cs_tz_has_prefix(void);
 
 /* A frame holding data[0, len) uncompressed, in raw blocks of at most
  * CS_ZSTD_BLOCK_MAX (no checksum: zstd -t and every decoder accept it).
