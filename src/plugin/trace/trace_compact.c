@@ -48,11 +48,11 @@ static void put_str(cs_cx *cx, const char **s) {
 
 /* ---- records ---- */
 
-/* Start a record in f's buffer with room for `max` body bytes; *cx
- * writes its body. False (the record already counted as lost) without
- * memory. */
-static inline bool rec_open(cs_trace_compact *c, cs_trace_file *f, size_t max,
-                            size_t *start, cs_cx *cx, int64_t now_ns) {
+/* Start a record in f's buffer with room for `max` body bytes, its body
+ * to be written at f->buf.data + f->buf.len. False (the record already
+ * counted as lost) without memory. */
+static inline bool rec_begin(cs_trace_compact *c, cs_trace_file *f, size_t max,
+                             size_t *start, int64_t now_ns) {
   *start = cs_tf_rec_begin(f, max);
   if (f->buf.failed) {
     cs_tf_rec_end(f, *start, 0, now_ns); /* counted as lost */
@@ -61,6 +61,14 @@ static inline bool rec_open(cs_trace_compact *c, cs_trace_file *f, size_t max,
   }
   c->file = f;
   c->tail = max;
+  return true;
+}
+
+/* rec_begin, and *cx to write the body with. */
+static inline bool rec_open(cs_trace_compact *c, cs_trace_file *f, size_t max,
+                            size_t *start, cs_cx *cx, int64_t now_ns) {
+  if (!rec_begin(c, f, max, start, now_ns))
+    return false;
   *cx = (cs_cx){.reading = false,
                 .out = (unsigned char *)f->buf.data + f->buf.len,
                 .prev = &c->prev,
@@ -69,18 +77,25 @@ static inline bool rec_open(cs_trace_compact *c, cs_trace_file *f, size_t max,
   return true;
 }
 
-/* End it; false when the file dropped it (then the frame is told again
- * from its start: the reader never saw what the record defined). */
-static inline bool rec_close(cs_trace_compact *c, cs_trace_file *f,
-                             size_t start, const cs_cx *cx, unsigned kind,
-                             int64_t now_ns) {
-  f->buf.len = (size_t)((char *)cx->out - f->buf.data);
-  if (cx->bad)
+/* End it, its body ending at `out` (`bad`: a string had no room); false
+ * when the file dropped it (then the frame is told again from its start:
+ * the reader never saw what the record defined). */
+static inline bool rec_end(cs_trace_compact *c, cs_trace_file *f, size_t start,
+                           const unsigned char *out, bool bad, unsigned kind,
+                           int64_t now_ns) {
+  f->buf.len = (size_t)((const char *)out - f->buf.data);
+  if (bad)
     f->buf.failed = true; /* no memory for a string: dropped, counted */
   if (cs_tf_rec_end(f, start, kind, now_ns))
     return true;
   c->started = false;
   return false;
+}
+
+static inline bool rec_close(cs_trace_compact *c, cs_trace_file *f,
+                             size_t start, const cs_cx *cx, unsigned kind,
+                             int64_t now_ns) {
+  return rec_end(c, f, start, cx->out, cx->bad, kind, now_ns);
 }
 
 /* The frame's state afresh and its writer record; false when dropped. */
@@ -145,12 +160,14 @@ void cs_tc_event(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
     return;
   }
   size_t start;
-  cs_cx cx;
-  if (!rec_open(c, f, cs_cx_event_max(e), &start, &cx, now_ns))
+  if (!rec_begin(c, f, cs_cx_event_max(e), &start, now_ns))
     return;
-  /* Writing reads the event's fields and leaves them as they are. */
-  cs_cx_event(&cx, (cs_event *)e, &x);
-  rec_close(c, f, start, &cx, CST_REC_EVENT, now_ns);
+  /* The writer's own entry: no cs_cx filled here to be copied there. */
+  bool bad = false;
+  unsigned char *out =
+      cs_cx_event_put((unsigned char *)f->buf.data + f->buf.len, &c->prev,
+                      put_str, c, e, &x, &bad);
+  rec_end(c, f, start, out, bad, CST_REC_EVENT, now_ns);
 }
 
 void cs_tc_timing(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,

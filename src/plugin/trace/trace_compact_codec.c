@@ -598,6 +598,17 @@ void cs_cx_event(cs_cx *c, cs_event *e, cs_cx_event_extra *x) {
   }
 }
 
+unsigned char *cs_cx_event_put(unsigned char *out, cs_cx_prev *prev,
+                               cs_cx_str_fn str, void *arg, const cs_event *e,
+                               cs_cx_event_extra *x, bool *bad) {
+  cs_cx w = {
+      .reading = false, .out = out, .prev = prev, .str = str, .arg = arg};
+  /* Writing reads the event's fields and leaves them as they are. */
+  cx_event_impl(&w, false, (cs_event *)e, x);
+  *bad = w.bad;
+  return w.out;
+}
+
 void cs_cx_timing(cs_cx *c, cs_timing *r, bool *ctx_missing) {
   if (c->reading) {
     cx_timing_impl(c, true, r, ctx_missing);
