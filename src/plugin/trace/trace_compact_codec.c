@@ -445,8 +445,10 @@ CX_INLINE void cx_event_impl(cs_cx *c, bool rd, cs_event *e,
   }
   t->state_ns = ns;
   int64_t prev = t->start_ns;
-  for (uint32_t i = 0; i < e->nstates && !c->bad; i++)
-    cx_state(c, rd, &e->states[i], &ns[2 * i], &prev);
+  /* Walked by pointer: no index arithmetic per state. */
+  cs_state_rec *s = e->states;
+  for (uint32_t i = 0; i < e->nstates && !c->bad; i++, s++, ns += 2)
+    cx_state(c, rd, s, ns, &prev);
 }
 
 /* ---- timing records ---- */
