@@ -24,7 +24,7 @@ static const char *const event_json_names[NCCL_EVENT_TYPES] = {
     "ncclProfileCeColl",      "ncclProfileCeSync",    "ncclProfileCeBatch",
     "ncclProfileKernelPhase", "ncclProfileProxyDiag"};
 
-static const uint32_t event_legal_parents[NCCL_EVENT_TYPES] = {
+const uint32_t nccl_event_legal_parents_table[NCCL_EVENT_TYPES] = {
     [NCCL_EV_GROUP] = 0,
     [NCCL_EV_COLL] = (1u << NCCL_EV_COLL_API) | (1u << NCCL_EV_GROUP),
     [NCCL_EV_P2P] = (1u << NCCL_EV_P2P_API) | (1u << NCCL_EV_GROUP),
@@ -83,11 +83,6 @@ void nccl_event_mask_name(int type, char *out, size_t cap) {
   for (; name && name[i] && i + 1 < cap; i++)
     out[i] = (char)tolower((unsigned char)name[i]);
   out[i] = '\0';
-}
-
-uint32_t nccl_event_legal_parents(int type) {
-  return type >= 0 && type < NCCL_EVENT_TYPES ? event_legal_parents[type]
-                                              : 0xFFFFFFFFu;
 }
 
 /* ---- states ---- */

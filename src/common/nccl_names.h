@@ -57,8 +57,14 @@ int nccl_event_from_mask_name(const char *s);
 void nccl_event_mask_name(int type, char *out, size_t cap);
 /* Bit set of the types an event of `type` may have as parent (bit index
  * as above); 0 for types that have none, all ones for types whose parents
- * NCCL does not document (KernelPhase) or out of range. */
-uint32_t nccl_event_legal_parents(int type);
+ * NCCL does not document (KernelPhase) or out of range. Inline: the
+ * plugin's writer asks once per event. */
+extern const uint32_t nccl_event_legal_parents_table[NCCL_EVENT_TYPES];
+static inline uint32_t nccl_event_legal_parents(int type) {
+  return type >= 0 && type < NCCL_EVENT_TYPES
+             ? nccl_event_legal_parents_table[type]
+             : 0xFFFFFFFFu;
+}
 
 /* ---- states ---- */
 /* NCCL's ncclProfilerEventState_t values that code outside the plugin's

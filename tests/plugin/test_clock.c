@@ -3,7 +3,8 @@
  * tests/plugin/test_clock.c — the tick-to-nanosecond calibration
  * (src/plugin/hot/clock.c): a stamp converted late gets the nanoseconds it got
  * at once, stamps in order stay in order, the mapping tracks
- * CLOCK_MONOTONIC through noisy samples, and a large error is stepped.
+ * CLOCK_MONOTONIC through noisy samples, a large error is stepped, and the
+ * cached and spanned conversions give what the search gives.
  *
  * The synthetic tests feed cs_clock_cal_update_with() a counter running at
  * 3 ticks per ns (a 3 GHz TSC) with ±150 ns of sampling noise, the size
@@ -248,6 +249,75 @@ static void test_cached_conversion_is_the_searched_one(void **state) {
   free(cal);
 }
 
+/* Stamps converted through the span of an earlier one (`first`, an
+ * event's start) give exactly what the search gives, whether the span
+ * holds them or they fall back to the cache. */
+static void expect_same_through_span(const cs_clock_cal *cal,
+                                     cs_clock_past_cache *cache, uint64_t first,
+                                     const uint64_t *raws, size_t n,
+                                     int update) {
+  cs_clock_span sp = cs_clock_span_at(cal, cache, first);
+  for (size_t k = 0; k < n; k++) {
+    int64_t searched = cs_clock_to_epoch_ns(cal, raws[k]);
+    int64_t spanned = cs_clock_span_or_cached(&sp, cal, cache, raws[k]);
+    if (spanned != searched)
+      fail_msg("after update %d, span of tick %llu, tick %llu: searched %lld "
+               "ns, through the span %lld ns",
+               update, (unsigned long long)first, (unsigned long long)raws[k],
+               (long long)searched, (long long)spanned);
+  }
+}
+
+/* A span holds the ticks of its segment and no other: from every stamp
+ * around every boundary of the recent history (the newest segment
+ * included, and the oldest while updates push segments out), the stamps
+ * around the same boundary and the next converted through it, as an
+ * event's stop and states are after its start. */
+static void test_span_conversion_is_the_searched_one(void **state) {
+  (void)state;
+  cs_clock_cal *cal = new_counter_cal();
+  cs_clock_past_cache cache = {0};
+  unsigned rng = 29;
+  uint64_t raw = cal->raw0;
+  int64_t mono = cal->mono0;
+  uint64_t here[16], next[16];
+  for (int u = 1; u <= CS_CLOCK_SEGMENTS + 60; u++) {
+    rng = rng * 69069u + 1u;
+    uint64_t period = 150000000ull + rng % 300000000u;
+    raw += period;
+    mono += (int64_t)(period / 3) + noise(&rng) + (u % 5 == 0 ? 3000000 : 0);
+    size_t n = stamps_around(cal, 0, &rng, here);
+    cs_clock_cal_update_with(cal, raw, mono);
+    /* The oldest segment's stamps, some of them now before the history. */
+    for (size_t k = 0; k < n; k++)
+      expect_same_through_span(cal, &cache, here[k], here, n, u);
+    unsigned last = cal->count - 1, first = last > 4 ? last - 4 : 0;
+    for (unsigned i = first; i <= last; i++) {
+      n = stamps_around(cal, i, &rng, here);
+      size_t m = i < last ? stamps_around(cal, i + 1, &rng, next) : 0;
+      for (size_t k = 0; k < n; k++) {
+        expect_same_through_span(cal, &cache, here[k], here, n, u);
+        expect_same_through_span(cal, &cache, here[k], next, m, u);
+      }
+    }
+  }
+  /* The span of a stamp inside an older segment is that segment: its first
+   * and last ticks, not the next segment's first. */
+  unsigned oldest =
+      (cal->newest + CS_CLOCK_SEGMENTS - (cal->count - 1)) % CS_CLOCK_SEGMENTS;
+  const cs_clock_segment *s = &cal->seg[(oldest + 10) % CS_CLOCK_SEGMENTS];
+  const cs_clock_segment *after = &cal->seg[(oldest + 11) % CS_CLOCK_SEGMENTS];
+  cs_clock_span sp = cs_clock_span_at(cal, &cache, s->raw + 5);
+  assert_true(cs_clock_span_has(&sp, s->raw));
+  assert_true(cs_clock_span_has(&sp, after->raw - 1));
+  assert_false(cs_clock_span_has(&sp, after->raw));
+  assert_false(cs_clock_span_has(&sp, s->raw - 1));
+  /* Before the history: extrapolated, no range. */
+  sp = cs_clock_span_at(cal, &cache, cal->seg[oldest].raw - 1000);
+  assert_false(cs_clock_span_has(&sp, cal->seg[oldest].raw - 1000));
+  free(cal);
+}
+
 /* Stamps of one period converted in a row: after the first, no search
  * (the cache holds the period's segment). */
 static void test_one_period_needs_one_search(void **state) {
@@ -310,6 +380,7 @@ int main(void) {
       cmocka_unit_test(test_large_error_is_stepped),
       cmocka_unit_test(test_stamps_older_than_the_history),
       cmocka_unit_test(test_cached_conversion_is_the_searched_one),
+      cmocka_unit_test(test_span_conversion_is_the_searched_one),
       cmocka_unit_test(test_one_period_needs_one_search),
       cmocka_unit_test(test_live_counter),
   };

@@ -355,6 +355,9 @@ static void write_mixed(const char *dir, cs_tf_direct_mode mode,
   cs_trace_file *f = calloc(1, sizeof *f);
   assert_true(open_in(f, dir, "trace_mixed", mode));
   assert_int_equal(cs_tf_direct(f), expect_direct);
+  /* The file keeps the threshold of its mode: O_DIRECT writes larger. */
+  assert_int_equal(f->bulk_bytes,
+                   expect_direct ? CS_TF_BULK_DIRECT : CS_TF_BULK_BUFFERED);
   srand(11);
   unsigned lines = 0;
   size_t bytes = 0;

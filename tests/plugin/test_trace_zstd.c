@@ -604,6 +604,7 @@ static void test_trace_file_compressed(void **state) {
   cs_out_dir_close(&folder);
   assert_true(cs_tf_compressed(f));
   assert_false(cs_tf_direct(f));
+  assert_int_equal(f->bulk_bytes, CS_TF_BULK_COMPRESSED); /* frames */
   assert_non_null(strstr(f->path, "/trace_z.jsonl.zst"));
   unsigned n = 30000;
   for (unsigned i = 0; i < n; i++) {

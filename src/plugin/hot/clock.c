@@ -190,6 +190,28 @@ int64_t cs_clock_past_to_epoch_ns_cached(const cs_clock_cal *cal,
   return cal->epoch_offset + cs_clock_segment_ns(s, raw);
 }
 
+cs_clock_span cs_clock_past_span(const cs_clock_cal *cal,
+                                 cs_clock_past_cache *cache, uint64_t raw) {
+  cs_clock_span sp = {.epoch_offset = cal->epoch_offset};
+  unsigned at = past_position(cal, raw);
+  const cs_clock_segment *s = segment_at(cal, at);
+  sp.seg = *s;
+  /* Cached as cs_clock_past_to_epoch_ns_cached does. A single segment (a
+   * monotonic clock) has no bound; a stamp before the oldest segment is
+   * extrapolated: neither gets a range. */
+  if (at + 1 < cal->count) {
+    uint64_t end = segment_at(cal, at + 1)->raw;
+    cache->seg = *s;
+    cache->end = end;
+    cache->index = (unsigned)(s - cal->seg);
+    cache->oldest = at == 0;
+    cache->valid = true;
+    if ((int64_t)(raw - s->raw) >= 0)
+      sp.ticks = end - s->raw;
+  }
+  return sp;
+}
+
 int64_t cs_clock_epoch_now(const cs_clock_cal *cal) {
   return cs_clock_to_epoch_ns(cal, read_raw(cal->kind));
 }

@@ -110,6 +110,16 @@ static inline int64_t cs_clock_segment_ns(const cs_clock_segment *s,
   return s->mono + (int64_t)((scaled + ((__int128)1 << 31)) >> 32);
 }
 
+/* The same for a tick at or after the segment's start, as every caller
+ * but the backwards extrapolation has checked: an unsigned multiply, the
+ * same nanoseconds (the product of a non-negative delta is the same
+ * either way). */
+static inline int64_t cs_clock_segment_ns_after(const cs_clock_segment *s,
+                                                uint64_t raw) {
+  unsigned __int128 scaled = (unsigned __int128)(raw - s->raw) * s->mult_q32;
+  return s->mono + (int64_t)(uint64_t)((scaled + (1u << 31)) >> 32);
+}
+
 /* Stamps before the newest segment: find the segment that covered them. */
 int64_t cs_clock_past_to_epoch_ns(const cs_clock_cal *cal, uint64_t raw);
 
@@ -141,7 +151,7 @@ static inline int64_t cs_clock_to_epoch_ns(const cs_clock_cal *cal,
                                            uint64_t raw) {
   const cs_clock_segment *s = &cal->seg[cal->newest];
   if (__builtin_expect((int64_t)(raw - s->raw) >= 0, 1))
-    return cal->epoch_offset + cs_clock_segment_ns(s, raw);
+    return cal->epoch_offset + cs_clock_segment_ns_after(s, raw);
   return cs_clock_past_to_epoch_ns(cal, raw);
 }
 
@@ -152,12 +162,71 @@ static inline int64_t cs_clock_to_epoch_ns_cached(const cs_clock_cal *cal,
                                                   uint64_t raw) {
   const cs_clock_segment *s = &cal->seg[cal->newest];
   if (__builtin_expect((int64_t)(raw - s->raw) >= 0, 1))
-    return cal->epoch_offset + cs_clock_segment_ns(s, raw);
+    return cal->epoch_offset + cs_clock_segment_ns_after(s, raw);
   if (cache->valid && (int64_t)(raw - cache->seg.raw) >= 0 &&
       (int64_t)(raw - cache->end) < 0 &&
       cal->seg[cache->index].raw == cache->seg.raw)
-    return cal->epoch_offset + cs_clock_segment_ns(&cache->seg, raw);
+    return cal->epoch_offset + cs_clock_segment_ns_after(&cache->seg, raw);
   return cs_clock_past_to_epoch_ns_cached(cal, cache, raw);
+}
+
+/*
+ * The segment one stamp fell in, to convert the stamps that follow it (an
+ * event's stop and states after its start) with a range check instead of
+ * the lookups above: a copy, so that nothing the caller stores can change
+ * it, and the ticks it covers from its first on (0: none, when the stamp
+ * fell before the oldest segment or no later one bounds it). Valid while
+ * the calibration is not updated, which only its owner, the thread that
+ * converts, does: take one per event. The answers are exactly
+ * cs_clock_to_epoch_ns's.
+ */
+typedef struct {
+  cs_clock_segment seg; /* copy of the segment */
+  uint64_t ticks;       /* ticks it covers from seg.raw on */
+  int64_t epoch_offset; /* the calibration's */
+} cs_clock_span;
+
+/* Does the span hold `raw`? (One subtraction and one compare.) */
+static inline bool cs_clock_span_has(const cs_clock_span *sp, uint64_t raw) {
+  return raw - sp->seg.raw < sp->ticks;
+}
+
+/* `raw`, which the span holds, in epoch nanoseconds. */
+static inline int64_t cs_clock_span_ns(const cs_clock_span *sp, uint64_t raw) {
+  return sp->epoch_offset + cs_clock_segment_ns_after(&sp->seg, raw);
+}
+
+/* The span of an older stamp, found through the cache (out of line). */
+cs_clock_span cs_clock_past_span(const cs_clock_cal *cal,
+                                 cs_clock_past_cache *cache, uint64_t raw);
+
+/* The span of the segment `raw` falls in: the newest (which covers every
+ * later tick until the next update), the cached one, or a search. */
+static inline cs_clock_span cs_clock_span_at(const cs_clock_cal *cal,
+                                             cs_clock_past_cache *cache,
+                                             uint64_t raw) {
+  const cs_clock_segment *s = &cal->seg[cal->newest];
+  if (__builtin_expect((int64_t)(raw - s->raw) >= 0, 1))
+    return (cs_clock_span){.seg = *s,
+                           .ticks = UINT64_C(1) << 63,
+                           .epoch_offset = cal->epoch_offset};
+  if (cache->valid && (int64_t)(raw - cache->seg.raw) >= 0 &&
+      (int64_t)(raw - cache->end) < 0 &&
+      cal->seg[cache->index].raw == cache->seg.raw)
+    return (cs_clock_span){.seg = cache->seg,
+                           .ticks = cache->end - cache->seg.raw,
+                           .epoch_offset = cal->epoch_offset};
+  return cs_clock_past_span(cal, cache, raw);
+}
+
+/* `raw` through the span when it holds it, else through the cache. */
+static inline int64_t cs_clock_span_or_cached(const cs_clock_span *sp,
+                                              const cs_clock_cal *cal,
+                                              cs_clock_past_cache *cache,
+                                              uint64_t raw) {
+  if (__builtin_expect(cs_clock_span_has(sp, raw), 1))
+    return cs_clock_span_ns(sp, raw);
+  return cs_clock_to_epoch_ns_cached(cal, cache, raw);
 }
 
 /* Current time in epoch nanoseconds on the same scale (for derived stamps). */

@@ -381,8 +381,7 @@ static uint32_t pxn_ctx(cs_metrics *m, const cs_event *e) {
 void cs_metrics_event(cs_metrics *m, const cs_event *e, uint64_t op_id,
                       const cs_clock_cal *cal) {
   m->events_w++;
-  if (e->etype != CS_EV_PROXY_STEP || !e->has_link || !e->link.is_send ||
-      e->end != CS_END_STOPPED)
+  if (!cs_metrics_takes_transfer(e))
     return;
   const cs_state_rec *posted = NULL;
   for (uint32_t i = 0; i < e->nstates; i++)

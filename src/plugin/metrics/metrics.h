@@ -87,6 +87,13 @@ void cs_metrics_destroy(cs_metrics *m);
 
 /* A collective's derived timing (completion.c). */
 void cs_metrics_timing(cs_metrics *m, const cs_timing *t);
+/* Is `e` a network send step that stopped, the only ended event whose
+ * transfer the metrics take (and whose op_id they read)? Inline: the
+ * writer asks before looking the operation up. */
+static inline bool cs_metrics_takes_transfer(const cs_event *e) {
+  return e->etype == CS_EV_PROXY_STEP && e->has_link && e->link.is_send &&
+         e->end == CS_END_STOPPED;
+}
 /* An ended event: network send steps feed links and channels, and the
  * transfers of the operation `op_id` (the Coll/P2p the step's ProxyOp
  * belongs to; 0: unknown), added to its series when its timing comes. */

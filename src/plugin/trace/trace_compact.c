@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * src/plugin/trace/trace_compact.c — events and timing records as compact
- * records of a binary trace (see trace_compact.h).
+ * records of a binary trace (see trace_compact.h, which holds the event's
+ * path inline; its rare branches and the other records are here).
  */
 #include "trace_compact.h"
 
@@ -11,7 +12,7 @@
 
 /* A string: 0 for NULL, (index + 1) << 1 for one the frame has, else
  * its length << 1 | 1 and its bytes (which define the next index). */
-static void put_str(cs_cx *cx, const char **s) {
+void cs_tc_put_str(cs_cx *cx, const char **s) {
   cs_trace_compact *c = cx->arg;
   const char *v = *s;
   if (!v) {
@@ -48,45 +49,30 @@ static void put_str(cs_cx *cx, const char **s) {
 
 /* ---- records ---- */
 
-/* Start a record in f's buffer with room for `max` body bytes; *cx
- * writes its body. False (the record already counted as lost) without
- * memory. */
+/* cs_tc_rec_begin, and *cx to write the body with. */
 static inline bool rec_open(cs_trace_compact *c, cs_trace_file *f, size_t max,
                             size_t *start, cs_cx *cx, int64_t now_ns) {
-  *start = cs_tf_rec_begin(f, max);
-  if (f->buf.failed) {
-    cs_tf_rec_end(f, *start, 0, now_ns); /* counted as lost */
-    c->started = false;
+  if (!cs_tc_rec_begin(c, f, max, start, now_ns))
     return false;
-  }
-  c->file = f;
-  c->tail = max;
   *cx = (cs_cx){.reading = false,
                 .out = (unsigned char *)f->buf.data + f->buf.len,
                 .prev = &c->prev,
                 .gpu_deltas = true, /* container version 3 */
-                .str = put_str,
+                .str = cs_tc_put_str,
                 .arg = c};
   return true;
 }
 
-/* End it; false when the file dropped it (then the frame is told again
- * from its start: the reader never saw what the record defined). */
+/* cs_tc_rec_end of the body *cx wrote. */
 static inline bool rec_close(cs_trace_compact *c, cs_trace_file *f,
                              size_t start, const cs_cx *cx, unsigned kind,
                              int64_t now_ns) {
-  f->buf.len = (size_t)((char *)cx->out - f->buf.data);
-  if (cx->bad)
-    f->buf.failed = true; /* no memory for a string: dropped, counted */
-  if (cs_tf_rec_end(f, start, kind, now_ns))
-    return true;
-  c->started = false;
-  return false;
+  return cs_tc_rec_end(c, f, start, cx->out, cx->bad, kind, now_ns);
 }
 
 /* The frame's state afresh and its writer record; false when dropped. */
-static bool start_frame_slow(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
-                             int64_t now_ns) {
+bool cs_tc_start_frame_slow(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
+                            int64_t now_ns) {
   memset(&c->prev, 0, sizeof c->prev);
   memset(c->str, 0, sizeof c->str);
   memset(c->ctx_told, 0, sizeof c->ctx_told);
@@ -101,17 +87,11 @@ static bool start_frame_slow(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
   return rec_close(c, f, start, &cx, CST_REC_WRITER, now_ns);
 }
 
-static inline bool start_frame(cs_trace_compact *c, cs_trace_file *f,
-                               cs_fmt *fmt, int64_t now_ns) {
-  return (c->started && c->frame == f->frames) ||
-         start_frame_slow(c, f, fmt, now_ns);
-}
-
 /* Describe context `ctx` (`m`) in this frame; false when the description
  * was dropped. */
-static bool tell_context_slow(cs_trace_compact *c, cs_trace_file *f,
-                              uint32_t ctx, const cs_fmt_comm *m,
-                              int64_t now_ns) {
+bool cs_tc_tell_context_slow(cs_trace_compact *c, cs_trace_file *f,
+                             uint32_t ctx, const cs_fmt_comm *m,
+                             int64_t now_ns) {
   cs_fmt_comm copy = *m;
   size_t start;
   cs_cx cx;
@@ -124,42 +104,12 @@ static bool tell_context_slow(cs_trace_compact *c, cs_trace_file *f,
   return true;
 }
 
-/* Describe context `ctx` (`m`, NULL when no context has the serial) in
- * this frame if it is not yet; *missing when there is none. False when the
- * description was dropped. Inline: once per record, almost always told. */
-static inline bool tell_context(cs_trace_compact *c, cs_trace_file *f,
-                                uint32_t ctx, const cs_fmt_comm *m,
-                                bool *missing, int64_t now_ns) {
-  *missing = m == NULL;
-  if (!m || c->ctx_told[ctx % CS_TC_CONTEXTS] == ctx)
-    return true;
-  return tell_context_slow(c, f, ctx, m, now_ns);
-}
-
-void cs_tc_event(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
-                 const cs_event *e, const cs_fmt_comm *comm, cs_fmt_times *t) {
-  int64_t now_ns = t->end_ns;
-  cs_cx_event_extra x = {.times = t, .abi = fmt->default_abi};
-  if (!start_frame(c, f, fmt, now_ns) ||
-      !tell_context(c, f, e->ctx, comm, &x.ctx_missing, now_ns)) {
-    cs_tf_count_lost(f, 1);
-    return;
-  }
-  size_t start;
-  cs_cx cx;
-  if (!rec_open(c, f, cs_cx_event_max(e), &start, &cx, now_ns))
-    return;
-  /* Writing reads the event's fields and leaves them as they are. */
-  cs_cx_event(&cx, (cs_event *)e, &x);
-  rec_close(c, f, start, &cx, CST_REC_EVENT, now_ns);
-}
-
 void cs_tc_timing(cs_trace_compact *c, cs_trace_file *f, cs_fmt *fmt,
                   const cs_timing *r, const cs_fmt_comm *comm) {
   int64_t now_ns = r->stop_ns;
   bool missing;
-  if (!start_frame(c, f, fmt, now_ns) ||
-      !tell_context(c, f, r->ctx, comm, &missing, now_ns)) {
+  if (!cs_tc_start_frame(c, f, fmt, now_ns) ||
+      !cs_tc_tell_context(c, f, r->ctx, comm, &missing, now_ns)) {
     cs_tf_count_lost(f, 1);
     return;
   }

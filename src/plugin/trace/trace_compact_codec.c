@@ -468,8 +468,10 @@ CX_INLINE void cx_event_impl(cs_cx *c, bool rd, cs_event *e,
     arg_base = &e->p.kernel_ch.ptimer;
   else if (c->gpu_deltas && e->etype == CS_EV_KERNEL_PHASE)
     arg_base = &e->p.kernel_phase.ptimer;
-  for (uint32_t i = 0; i < e->nstates && !c->bad; i++)
-    cx_state(c, rd, &e->states[i], &ns[2 * i], &prev, arg_base);
+  /* Walked by pointer: no index arithmetic per state. */
+  cs_state_rec *s = e->states;
+  for (uint32_t i = 0; i < e->nstates && !c->bad; i++, s++, ns += 2)
+    cx_state(c, rd, s, ns, &prev, arg_base);
 }
 
 /* ---- timing records ---- */
@@ -619,6 +621,21 @@ void cs_cx_event(cs_cx *c, cs_event *e, cs_cx_event_extra *x) {
     c->out = w.out;
     c->bad = w.bad;
   }
+}
+
+unsigned char *cs_cx_event_put(unsigned char *out, cs_cx_prev *prev,
+                               cs_cx_str_fn str, void *arg, const cs_event *e,
+                               cs_cx_event_extra *x, bool *bad) {
+  cs_cx w = {.reading = false,
+             .out = out,
+             .prev = prev,
+             .gpu_deltas = CST_VERSION >= 3, /* the version the plugin writes */
+             .str = str,
+             .arg = arg};
+  /* Writing reads the event's fields and leaves them as they are. */
+  cx_event_impl(&w, false, (cs_event *)e, x);
+  *bad = w.bad;
+  return w.out;
 }
 
 void cs_cx_timing(cs_cx *c, cs_timing *r, bool *ctx_missing) {

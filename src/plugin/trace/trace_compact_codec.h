@@ -87,6 +87,15 @@ static inline size_t cs_cx_event_max(const cs_event *e) {
  * and *x; the caller checks c->bad and that the body is used up. */
 void cs_cx_event(cs_cx *c, cs_event *e, cs_cx_event_extra *x);
 
+/* The same body written from `out` on (room is the caller's), what a
+ * writing cs_cx would hold passed as they are, so that the writer fills
+ * no cs_cx per event: `prev`, the string function `str` and its `arg`; in
+ * the layout of the container version the plugin writes (CST_VERSION).
+ * Returns the body's end; *bad as cs_cx.bad. */
+unsigned char *cs_cx_event_put(unsigned char *out, cs_cx_prev *prev,
+                               cs_cx_str_fn str, void *arg, const cs_event *e,
+                               cs_cx_event_extra *x, bool *bad);
+
 /* A timing record's body; ctx_missing as for events. */
 size_t cs_cx_timing_max(void);
 void cs_cx_timing(cs_cx *c, cs_timing *r, bool *ctx_missing);

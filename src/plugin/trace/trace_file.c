@@ -61,6 +61,15 @@ static void say_no_direct(const cs_trace_file *f, const char *why) {
     cs_log_info("'%s': ordinary writes (no O_DIRECT: %s)", f->path, why);
 }
 
+/* cs_tf_bulk_due's threshold: compressed or binary frames, O_DIRECT pages
+ * or ordinary writes. Called whenever f->zstd, f->bin or f->direct
+ * change. */
+static void set_bulk_bytes(cs_trace_file *f) {
+  f->bulk_bytes = cs_tf_framed(f)   ? CS_TF_BULK_COMPRESSED
+                  : cs_tf_direct(f) ? CS_TF_BULK_DIRECT
+                                    : CS_TF_BULK_BUFFERED;
+}
+
 /* The O_DIRECT descriptor is a second open of the file, by name in the
  * same folder: it is used only if it is the very file `fd` created (never
  * a link or another file put at that name in between). */
@@ -79,6 +88,7 @@ static void open_direct(cs_trace_file *f, cs_out_dir *dir, const char *name,
     say_no_direct(f, errno == ESTALE ? "its name now belongs to another file"
                                      : strerror(errno));
   f->direct = f->direct_fd >= 0;
+  set_bulk_bytes(f);
 }
 
 /* CCLSCOPE_COMPRESS=zstd: a context for the I/O thread, or NULL (plain
@@ -128,6 +138,7 @@ bool cs_tf_open_as(cs_trace_file *f, cs_out_dir *dir, const char *stem,
   memset(f, 0, sizeof *f);
   f->fd = -1;
   f->direct_fd = -1;
+  set_bulk_bytes(f);
   cs_jbuf_init_aligned(&f->buf, CS_TF_PAGE);
   if (!cs_out_dir_open(dir)) { /* it said why */
     f->failed = true;
@@ -135,6 +146,7 @@ bool cs_tf_open_as(cs_trace_file *f, cs_out_dir *dir, const char *stem,
   }
   if (zstd_level != 0) /* 0: plain; negative: zstd's fast levels */
     f->zstd = start_compression(zstd_level, binary);
+  set_bulk_bytes(f);
   if (binary) {
     f->bin = cs_tb_new(f->zstd);
     if (!f->bin) {
@@ -143,9 +155,11 @@ bool cs_tf_open_as(cs_trace_file *f, cs_out_dir *dir, const char *stem,
                        "off for this process");
       cs_tz_free(f->zstd);
       f->zstd = NULL;
+      set_bulk_bytes(f);
       f->failed = true;
       return false;
     }
+    set_bulk_bytes(f);
   }
   const char *suffix = binary ? ".cst" : f->zstd ? ".jsonl.zst" : ".jsonl";
   if (binary)
@@ -174,6 +188,7 @@ bool cs_tf_open_as(cs_trace_file *f, cs_out_dir *dir, const char *stem,
     f->bin = NULL;
     cs_tz_free(f->zstd);
     f->zstd = NULL;
+    set_bulk_bytes(f);
     f->failed = true;
     return false;
   }
@@ -324,6 +339,7 @@ static void refresh_counters(cs_trace_file *f) {
   f->disk_waits = c.disk_waits;
   if (c.direct_refused && f->direct) {
     f->direct = false;
+    set_bulk_bytes(f);
     say_no_direct(f, strerror(c.refused_error));
   }
 }
@@ -624,6 +640,7 @@ static void close_both(cs_trace_file *f) {
   f->fd = -1;
   cs_jbuf_free(&f->buf);
   f->buf_lines = 0;
+  set_bulk_bytes(f);
 }
 
 void cs_tf_close(cs_trace_file *f, int64_t now_ns) {

@@ -96,8 +96,10 @@ typedef struct {
   uint64_t disk_wait_ns; /* the writer waited for the disk, as of then */
   uint64_t disk_waits;
   int64_t paused_until_ns; /* after an error: drop lines until then */
-  bool failed; /* could not open or begin: every line is counted lost */
-  bool direct; /* hand whole pages over for O_DIRECT */
+  bool failed;       /* could not open or begin: every line is counted lost */
+  bool direct;       /* hand whole pages over for O_DIRECT */
+  size_t bulk_bytes; /* cs_tf_bulk_due's threshold for the mode above and
+                        zstd/bin: set again whenever they change */
   bool direct_requested; /* CCLSCOPE_DIRECT_IO=on: warn if unavailable */
   bool io_started;
   bool accounted;           /* cs_tf_begin wrote the accounting record */
@@ -200,10 +202,9 @@ static inline bool cs_tf_rec_end(cs_trace_file *f, size_t start, unsigned kind,
 void cs_tf_count_lost(cs_trace_file *f, uint64_t n);
 
 /* True when enough is buffered for cs_tf_write_bulk to be worth it. */
+/* Once per record: one compare against the threshold the file keeps. */
 static inline bool cs_tf_bulk_due(const cs_trace_file *f) {
-  return f->buf.len >= (cs_tf_framed(f)   ? CS_TF_BULK_COMPRESSED
-                        : cs_tf_direct(f) ? CS_TF_BULK_DIRECT
-                                          : CS_TF_BULK_BUFFERED);
+  return f->buf.len >= f->bulk_bytes;
 }
 
 /* Hand over what can be written cheaply: the whole pages (direct I/O), or

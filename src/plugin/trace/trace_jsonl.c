@@ -24,6 +24,12 @@ static int64_t to_ns(cs_trace_sink *t, uint64_t raw) {
   return cs_clock_to_epoch_ns_cached(t->env.cal, &t->clock_past, raw);
 }
 
+/* `raw` through an event's span (cs_clock_span_at), else as to_ns. */
+static inline int64_t span_ns(cs_trace_sink *t, const cs_clock_span *sp,
+                              uint64_t raw) {
+  return cs_clock_span_or_cached(sp, t->env.cal, &t->clock_past, raw);
+}
+
 _Static_assert(sizeof(((cs_context *)0)->comm_name) <= CS_FMT_COMM_NAME_MAX,
                "a timing line's room (trace_fmt.h) counts on the name's size");
 
@@ -104,15 +110,23 @@ void cs_trace_event(cs_trace_sink *t, const cs_event *e) {
     cs_tf_line_end(&t->file, start, 0); /* counted as lost */
     return;
   }
-  tm.start_ns = to_ns(t, e->start_raw);
-  tm.end_ns = to_ns(t, e->end == CS_END_STOPPED ? e->stop_raw : e->end_raw);
+  /* The stop and the states come after the start, almost always within
+   * its calibration segment: converted through it. */
+  cs_clock_span sp = cs_clock_span_at(t->env.cal, &t->clock_past, e->start_raw);
+  tm.start_ns = span_ns(t, &sp, e->start_raw);
+  tm.end_ns =
+      span_ns(t, &sp, e->end == CS_END_STOPPED ? e->stop_raw : e->end_raw);
   tm.reclaim = e->end == CS_END_RECLAIMED
                    ? cs_reclaim_reason_name((cs_reclaim_reason)e->reclaim)
                    : NULL;
-  for (uint32_t i = 0; i < e->nstates; i++) {
-    const cs_state_rec *s = &e->states[i];
-    t->state_ns[2 * i] = to_ns(t, s->raw_ts);
-    t->state_ns[2 * i + 1] = s->repeat > 1 ? to_ns(t, s->last_raw_ts) : 0;
+  /* Walked by pointer: no index arithmetic, the array's address and the
+   * count loaded once (the stores below could alias them for the
+   * compiler). */
+  int64_t *ns = t->state_ns;
+  for (const cs_state_rec *s = e->states, *end = s + e->nstates; s < end;
+       s++, ns += 2) {
+    ns[0] = span_ns(t, &sp, s->raw_ts);
+    ns[1] = s->repeat > 1 ? span_ns(t, &sp, s->last_raw_ts) : 0;
   }
   tm.state_ns = t->state_ns;
   const cs_fmt_comm *comm = sink_comm(t, e->ctx);

@@ -127,7 +127,10 @@ static void on_event(void *arg, const cs_event *e) {
     cs_trace_event(&writer.trace, e);
   cs_completion_ended(writer.completion, e);
   cs_watchdog_ended(writer.watchdog, e);
-  cs_metrics_event(writer.metrics, e, step_operation(e), &writer.cal);
+  /* The operation is looked up only for the steps whose transfer counts. */
+  cs_metrics_event(writer.metrics, e,
+                   cs_metrics_takes_transfer(e) ? step_operation(e) : 0,
+                   &writer.cal);
 }
 
 static void on_timing(void *arg, const cs_timing *t) {
