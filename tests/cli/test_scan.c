@@ -458,6 +458,25 @@ static size_t container_len_bytewise(const char *open, const char *end) {
   return 0;
 }
 
+/* The line {"d":CONTAINER} up to `end`: js_object_next skips the value
+ * as container_len_bytewise measures it, or fails where it finds none. */
+static void container_as_bytewise(const char *line, const char *end) {
+  const char *value = line + 5;
+  size_t want = container_len_bytewise(value, end);
+  js_iter it;
+  js_value k, v;
+  assert_true(js_object_begin(&it, line, end, line));
+  bool ok = js_object_next(&it, &k, &v);
+  if (want == 0) {
+    assert_false(ok);
+    assert_non_null(it.error);
+  } else {
+    assert_true(ok);
+    assert_int_equal(v.len, want);
+    assert_ptr_equal(v.ptr, value);
+  }
+}
+
 /* Containers skipped eight bytes at a time: every bracket (and the
  * bytes one bit away from one: '{' ^ 0x20 is '[', but also 'k' ^ 0x20 =
  * 'K' must not count) at every place of the eight-byte steps, strings with
@@ -495,21 +514,7 @@ static void containers_match_bytewise(void **state) {
     const char *close = (rng >> 41) & 1 ? "]" : "}";
     /* the container is the value of "d", so that js_object_next skips it */
     snprintf(line, sizeof line, "{\"d\":%s%s%s}", open, body, close);
-    const char *value = line + 5;
-    const char *end = line + strlen(line);
-    size_t want = container_len_bytewise(value, end);
-    js_iter it;
-    js_value k, v;
-    assert_true(js_object_begin(&it, line, end, line));
-    bool ok = js_object_next(&it, &k, &v);
-    if (want == 0) {
-      assert_false(ok);
-      assert_non_null(it.error);
-    } else {
-      assert_true(ok);
-      assert_int_equal(v.len, want);
-      assert_ptr_equal(v.ptr, value);
-    }
+    container_as_bytewise(line, line + strlen(line));
   }
   /* an escaped quote, an escaped backslash before a quote, and a bracket
    * in a string at every place of two sixteen-byte blocks; lines cut at
@@ -520,20 +525,8 @@ static void containers_match_bytewise(void **state) {
     for (int shift = 0; shift < 40; shift++) {
       snprintf(line, sizeof line, "{\"d\":[%*s%s,1]}", shift, "", inner[k]);
       const char *end = line + strlen(line);
-      for (const char *cut = line + 6; cut <= end; cut++) {
-        size_t want = container_len_bytewise(line + 5, cut);
-        js_iter it;
-        js_value k2, v;
-        assert_true(js_object_begin(&it, line, cut, line));
-        bool ok = js_object_next(&it, &k2, &v);
-        if (want == 0) {
-          assert_false(ok);
-          assert_non_null(it.error);
-        } else {
-          assert_true(ok);
-          assert_int_equal(v.len, want);
-        }
-      }
+      for (const char *cut = line + 6; cut <= end; cut++)
+        container_as_bytewise(line, cut);
     }
 }
 
