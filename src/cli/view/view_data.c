@@ -79,25 +79,56 @@ static uint32_t str_of(view_data *v, const js_value *val) {
 
 /* ---- the extra line: the record's other keys, times made relative ---- */
 
-static void put(view_data *v, const char *s, size_t n) {
+/* put() when the buffer has no room for n more bytes (and its NUL). */
+static void put_grow(view_data *v, const char *s, size_t n) {
+  size_t ncap = v->cap_buf ? v->cap_buf : 1024;
+  while (ncap < v->nbuf + n + 1)
+    ncap *= 2;
+  char *nb = realloc(v->buf, ncap);
+  if (!nb) {
+    v->oom = true;
+    return;
+  }
+  v->buf = nb;
+  v->cap_buf = ncap;
+  memcpy(v->buf + v->nbuf, s, n);
+  v->nbuf += n;
+}
+
+static inline void put(view_data *v, const char *s, size_t n) {
   if (v->nbuf + n + 1 > v->cap_buf) {
-    size_t ncap = v->cap_buf ? v->cap_buf : 1024;
-    while (ncap < v->nbuf + n + 1)
-      ncap *= 2;
-    char *nb = realloc(v->buf, ncap);
-    if (!nb) {
-      v->oom = true;
-      return;
-    }
-    v->buf = nb;
-    v->cap_buf = ncap;
+    put_grow(v, s, n);
+    return;
   }
   memcpy(v->buf + v->nbuf, s, n);
   v->nbuf += n;
 }
 
+/* put() of one byte. */
+static inline void put1(view_data *v, char c) {
+  if (v->nbuf + 2 > v->cap_buf) {
+    put_grow(v, &c, 1);
+    return;
+  }
+  v->buf[v->nbuf++] = c;
+}
+
+/* put() of a signed integer in decimal. */
+static void put_i64(view_data *v, int64_t value) {
+  char digits[24];
+  char *end = digits + sizeof digits, *p = end;
+  uint64_t mag = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+  do {
+    *--p = (char)('0' + mag % 10);
+    mag /= 10;
+  } while (mag);
+  if (value < 0)
+    *--p = '-';
+  put(v, p, (size_t)(end - p));
+}
+
 static void put_key(view_data *v, const js_value *k) {
-  put(v, "\"", 1);
+  put1(v, '"');
   put(v, k->ptr, k->len);
   put(v, "\":", 2);
 }
@@ -107,9 +138,25 @@ static void put_key(view_data *v, const js_value *k) {
  * 2), or not a time. */
 typedef enum { TIME_NONE = 0, TIME_US, TIME_NS } time_key;
 
+/* Whether key k is `name` (k->len == strlen(name) and the same bytes, in
+ * one pass: no strlen of the names for every key of every line). */
+static bool key_eq(const js_value *k, const char *name) {
+  for (size_t i = 0; i < k->len; i++)
+    if (name[i] == '\0' || name[i] != k->ptr[i])
+      return false;
+  return name[k->len] == '\0';
+}
+
+/* js_str_eq(k, name) without its strlen when k has no escapes. */
+static bool key_named(const js_value *k, const char *name) {
+  if (k->type != JS_STRING || k->escaped)
+    return js_str_eq(k, name);
+  return key_eq(k, name);
+}
+
 static bool key_is(const js_value *k, const char *const *keys, size_t n) {
   for (size_t i = 0; i < n; i++)
-    if (k->len == strlen(keys[i]) && memcmp(k->ptr, keys[i], k->len) == 0)
+    if (key_eq(k, keys[i]))
       return true;
   return false;
 }
@@ -132,9 +179,7 @@ static void put_value(view_data *v, const js_value *val, time_key time,
   int64_t ns;
   if (val->type == JS_NUMBER && ((time == TIME_US && js_to_ns(val, &ns)) ||
                                  (time == TIME_NS && js_to_i64(val, &ns)))) {
-    char num[32];
-    int n = snprintf(num, sizeof num, "%" PRId64, ns - v->base);
-    put(v, num, (size_t)n);
+    put_i64(v, ns - v->base);
     return;
   }
   js_iter it;
@@ -142,34 +187,34 @@ static void put_value(view_data *v, const js_value *val, time_key time,
   if (val->type == JS_OBJECT && depth < 16 &&
       js_object_begin(&it, val->ptr, val->ptr + val->len, base)) {
     bool first = true;
-    put(v, "{", 1);
+    put1(v, '{');
     while (js_object_next(&it, &k, &e)) {
       if (!first)
-        put(v, ",", 1);
+        put1(v, ',');
       first = false;
       put_key(v, &k);
       put_value(v, &e, time_key_of(&k), base, depth + 1);
     }
-    put(v, "}", 1);
+    put1(v, '}');
     return;
   }
   if (val->type == JS_ARRAY && depth < 16 &&
       js_array_begin(&it, val->ptr, val->ptr + val->len, base)) {
     bool first = true;
-    put(v, "[", 1);
+    put1(v, '[');
     while (js_array_next(&it, &e)) {
       if (!first)
-        put(v, ",", 1);
+        put1(v, ',');
       first = false;
       put_value(v, &e, TIME_NONE, base, depth + 1);
     }
-    put(v, "]", 1);
+    put1(v, ']');
     return;
   }
   if (val->type == JS_STRING) {
-    put(v, "\"", 1);
+    put1(v, '"');
     put(v, val->ptr, val->len);
-    put(v, "\"", 1);
+    put1(v, '"');
   } else {
     put(v, val->ptr, val->len);
   }
@@ -180,10 +225,7 @@ static bool in_columns(const js_value *k) {
   static const char *const keys[] = {
       "recordType", "type", "id",    "parentId", "ctx", "commId",
       "rank",       "func", "start", "duration", "end"};
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-    if (k->len == strlen(keys[i]) && memcmp(k->ptr, keys[i], k->len) == 0)
-      return true;
-  return false;
+  return key_is(k, keys, sizeof keys / sizeof keys[0]);
 }
 
 /* Write the record's keys (less `skip_columns` ones) as one line to
@@ -194,16 +236,16 @@ static uint32_t extra_line(view_data *v, const rec *r, bool skip_columns,
   js_iter it;
   js_value k, val;
   v->nbuf = 0;
-  put(v, "{", 1);
+  put1(v, '{');
   bool first = true;
   if (js_object_begin(&it, r->line, r->line + r->len, r->line)) {
     while (js_object_next(&it, &k, &val)) {
-      if (js_str_eq(&k, "recordType") || (skip_columns && in_columns(&k)) ||
-          (skip_stop && js_str_eq(&k, "stop")) ||
-          (skip_columns && r->end != END_BAD && js_str_eq(&k, "endTs")))
+      if (key_named(&k, "recordType") || (skip_columns && in_columns(&k)) ||
+          (skip_stop && key_named(&k, "stop")) ||
+          (skip_columns && r->end != END_BAD && key_named(&k, "endTs")))
         continue;
       if (!first)
-        put(v, ",", 1);
+        put1(v, ',');
       first = false;
       put_key(v, &k);
       put_value(v, &val, time_key_of(&k), r->line, 0);
