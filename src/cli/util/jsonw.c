@@ -91,9 +91,25 @@ void jw_arr_end(jsonw *w) {
   close_(w, ']');
 }
 
+/* 1 for a byte that JSON strings must escape: below 0x20, '"' and '\\'
+ * (one load a byte in the loops below instead of three comparisons). */
+static const unsigned char escape_byte[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
 /* A byte that JSON strings must escape. */
 static inline bool needs_escape(unsigned char c) {
-  return c < 0x20 || c == '"' || c == '\\';
+  return escape_byte[c] != 0;
 }
 
 /* True when none of the eight bytes of `x` needs escaping: no byte below
@@ -156,12 +172,12 @@ static bool put_plain_cstr(jsonw *w, const char *s) {
   char *to = w->buf + w->n;
   for (size_t i = 0; i < room; i++) {
     unsigned char c = (unsigned char)s[i];
-    if (c == 0) {
+    if (needs_escape(c)) { /* the NUL at the end too: one test a byte */
+      if (c != 0)
+        return false;
       w->n += i;
       return true;
     }
-    if (needs_escape(c))
-      return false;
     to[i] = (char)c;
   }
   return false;
