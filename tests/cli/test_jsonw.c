@@ -4,7 +4,8 @@
  * keys, jw_str and jw_strn write exactly what escaping one byte at a time
  * writes, for every byte value at every position of strings up to 40
  * bytes (its fast paths take eight bytes, or a whole string, at once),
- * and wherever a string falls across the writer's buffer.
+ * and wherever a string falls across the writer's buffer; numbers as
+ * printf writes them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <inttypes.h>
 
 #include <cmocka.h>
 
@@ -135,10 +138,65 @@ static void test_across_the_buffer(void **state) {
   }
 }
 
+/* What jw_u64, jw_i64 and jw_ns_as_us write for v, one value of an array. */
+static char *numbers_written(uint64_t v) {
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&buf, &size);
+  assert_non_null(f);
+  jsonw *w = malloc(sizeof *w);
+  assert_non_null(w);
+  jw_init(w, f);
+  jw_arr_begin(w);
+  jw_u64(w, v);
+  jw_i64(w, (int64_t)v);
+  jw_ns_as_us(w, (int64_t)v);
+  jw_arr_end(w);
+  jw_flush(w);
+  free(w);
+  fclose(f);
+  return buf;
+}
+
+/* Numbers with every count of digits, around every power of ten, the
+ * extremes, negative ones: as printf writes them (ns as us: three
+ * decimals, the sign before the whole part). */
+static void test_numbers(void **state) {
+  (void)state;
+  uint64_t values[200];
+  size_t n = 0;
+  values[n++] = 0;
+  values[n++] = UINT64_MAX;
+  values[n++] = (uint64_t)INT64_MIN;
+  values[n++] = (uint64_t)INT64_MAX;
+  uint64_t ten = 1;
+  for (int d = 0; d < 20; d++, ten *= 10) {
+    values[n++] = ten;
+    values[n++] = ten - 1;
+    values[n++] = ten + 1;
+    values[n++] = ten * 7 + 42;
+    values[n++] = (uint64_t)0 - ten;     /* negative as int64 */
+    values[n++] = (uint64_t)0 - ten + 1; /* -(ten - 1) */
+  }
+  values[n++] = UINT64_C(1795878018445286902); /* a time in ns */
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = values[i];
+    int64_t s = (int64_t)v;
+    uint64_t mag = s < 0 ? (uint64_t)0 - v : v;
+    char want[128];
+    snprintf(want, sizeof want, "[%" PRIu64 ",%" PRId64 ",%s%" PRIu64 ".%03u]",
+             v, s, s < 0 ? "-" : "", mag / 1000, (unsigned)(mag % 1000));
+    char *got = numbers_written(v);
+    assert_string_equal(got, want);
+    free(got);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_byte_everywhere),
       cmocka_unit_test(test_across_the_buffer),
+      cmocka_unit_test(test_numbers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

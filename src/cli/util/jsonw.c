@@ -215,13 +215,32 @@ void jw_str(jsonw *w, const char *s) {
   put1(w, '"');
 }
 
-/* Decimal digits of v, ending at `end`; returns the first. */
+/* Decimal digits of v, ending at `end`; returns the first. Two digits a
+ * division (times are 16-digit numbers: half the divisions). */
 static char *digits(char *end, uint64_t v) {
+  static const char pairs[] = "00010203040506070809"
+                              "10111213141516171819"
+                              "20212223242526272829"
+                              "30313233343536373839"
+                              "40414243444546474849"
+                              "50515253545556575859"
+                              "60616263646566676869"
+                              "70717273747576777879"
+                              "80818283848586878889"
+                              "90919293949596979899";
   char *p = end;
-  do {
-    *--p = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
+  while (v >= 100) {
+    unsigned two = (unsigned)(v % 100);
+    v /= 100;
+    p -= 2;
+    memcpy(p, pairs + 2 * two, 2);
+  }
+  if (v >= 10) {
+    p -= 2;
+    memcpy(p, pairs + 2 * v, 2);
+  } else {
+    *--p = (char)('0' + v);
+  }
   return p;
 }
 
