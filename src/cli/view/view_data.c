@@ -138,37 +138,105 @@ static void put_key(view_data *v, const js_value *k) {
  * 2), or not a time. */
 typedef enum { TIME_NONE = 0, TIME_US, TIME_NS } time_key;
 
-/* Whether key k is `name` (k->len == strlen(name) and the same bytes, in
- * one pass: no strlen of the names for every key of every line). */
-static bool key_eq(const js_value *k, const char *name) {
-  for (size_t i = 0; i < k->len; i++)
-    if (name[i] == '\0' || name[i] != k->ptr[i])
-      return false;
-  return name[k->len] == '\0';
+/* What a key is to the detail lines, from its raw text (bits): */
+enum {
+  KEY_COLUMN = 1,      /* an event's columns hold it exactly (web/README.md):
+                          recordType type id parentId ctx commId rank func
+                          start duration end */
+  KEY_TIME_US = 2,     /* ts lastTs apiTs start stop endTs */
+  KEY_TIME_NS = 4,     /* apiNs enqueueStartNs enqueueStopNs startNs stopNs */
+  KEY_RECORD_TYPE = 8, /* recordType */
+  KEY_STOP = 16,       /* stop */
+  KEY_END_TS = 32      /* endTs */
+};
+
+/* The KEY_ bits of key k as written (escapes not decoded: a key with one
+ * is none of these), by its length first: one or two comparisons a key
+ * instead of one per name. */
+static unsigned raw_key_kind(const js_value *k) {
+  const char *p = k->ptr;
+  switch (k->len) {
+  case 2:
+    if (memcmp(p, "ts", 2) == 0)
+      return KEY_TIME_US;
+    if (memcmp(p, "id", 2) == 0)
+      return KEY_COLUMN;
+    break;
+  case 3:
+    if (memcmp(p, "ctx", 3) == 0 || memcmp(p, "end", 3) == 0)
+      return KEY_COLUMN;
+    break;
+  case 4:
+    if (memcmp(p, "type", 4) == 0 || memcmp(p, "rank", 4) == 0 ||
+        memcmp(p, "func", 4) == 0)
+      return KEY_COLUMN;
+    if (memcmp(p, "stop", 4) == 0)
+      return KEY_TIME_US | KEY_STOP;
+    break;
+  case 5:
+    if (memcmp(p, "start", 5) == 0)
+      return KEY_COLUMN | KEY_TIME_US;
+    if (memcmp(p, "apiTs", 5) == 0)
+      return KEY_TIME_US;
+    if (memcmp(p, "endTs", 5) == 0)
+      return KEY_TIME_US | KEY_END_TS;
+    if (memcmp(p, "apiNs", 5) == 0)
+      return KEY_TIME_NS;
+    break;
+  case 6:
+    if (memcmp(p, "commId", 6) == 0)
+      return KEY_COLUMN;
+    if (memcmp(p, "lastTs", 6) == 0)
+      return KEY_TIME_US;
+    if (memcmp(p, "stopNs", 6) == 0)
+      return KEY_TIME_NS;
+    break;
+  case 7:
+    if (memcmp(p, "startNs", 7) == 0)
+      return KEY_TIME_NS;
+    break;
+  case 8:
+    if (memcmp(p, "parentId", 8) == 0 || memcmp(p, "duration", 8) == 0)
+      return KEY_COLUMN;
+    break;
+  case 10:
+    if (memcmp(p, "recordType", 10) == 0)
+      return KEY_COLUMN | KEY_RECORD_TYPE;
+    break;
+  case 13:
+    if (memcmp(p, "enqueueStopNs", 13) == 0)
+      return KEY_TIME_NS;
+    break;
+  case 14:
+    if (memcmp(p, "enqueueStartNs", 14) == 0)
+      return KEY_TIME_NS;
+    break;
+  }
+  return 0;
 }
 
-/* js_str_eq(k, name) without its strlen when k has no escapes. */
-static bool key_named(const js_value *k, const char *name) {
-  if (k->type != JS_STRING || k->escaped)
-    return js_str_eq(k, name);
-  return key_eq(k, name);
+/* The KEY_ bits of a top-level key: its columns and times as written, and
+ * recordType, stop and endTs also with escapes decoded (js_str_eq), as
+ * the reader names them. */
+static unsigned top_key_kind(const js_value *k) {
+  unsigned kind = raw_key_kind(k);
+  if (k->type != JS_STRING)
+    return kind & ~(unsigned)(KEY_RECORD_TYPE | KEY_STOP | KEY_END_TS);
+  if (!k->escaped)
+    return kind;
+  if (js_str_eq(k, "recordType"))
+    kind |= KEY_RECORD_TYPE;
+  if (js_str_eq(k, "stop"))
+    kind |= KEY_STOP;
+  if (js_str_eq(k, "endTs"))
+    kind |= KEY_END_TS;
+  return kind;
 }
 
-static bool key_is(const js_value *k, const char *const *keys, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (key_eq(k, keys[i]))
-      return true;
-  return false;
-}
-
-static time_key time_key_of(const js_value *k) {
-  static const char *const us_keys[] = {"ts",    "lastTs", "apiTs",
-                                        "start", "stop",   "endTs"};
-  static const char *const ns_keys[] = {"apiNs", "enqueueStartNs",
-                                        "enqueueStopNs", "startNs", "stopNs"};
-  if (key_is(k, us_keys, sizeof us_keys / sizeof us_keys[0]))
+static time_key time_key_of(unsigned kind) {
+  if (kind & KEY_TIME_US)
     return TIME_US;
-  if (key_is(k, ns_keys, sizeof ns_keys / sizeof ns_keys[0]))
+  if (kind & KEY_TIME_NS)
     return TIME_NS;
   return TIME_NONE;
 }
@@ -193,7 +261,7 @@ static void put_value(view_data *v, const js_value *val, time_key time,
         put1(v, ',');
       first = false;
       put_key(v, &k);
-      put_value(v, &e, time_key_of(&k), base, depth + 1);
+      put_value(v, &e, time_key_of(raw_key_kind(&k)), base, depth + 1);
     }
     put1(v, '}');
     return;
@@ -220,14 +288,6 @@ static void put_value(view_data *v, const js_value *val, time_key time,
   }
 }
 
-/* Keys an event's columns already hold exactly (web/README.md). */
-static bool in_columns(const js_value *k) {
-  static const char *const keys[] = {
-      "recordType", "type", "id",    "parentId", "ctx", "commId",
-      "rank",       "func", "start", "duration", "end"};
-  return key_is(k, keys, sizeof keys / sizeof keys[0]);
-}
-
 /* Write the record's keys (less `skip_columns` ones) as one line to
  * `extra`, counted in *lines and *bytes; returns its line number. */
 static uint32_t extra_line(view_data *v, const rec *r, bool skip_columns,
@@ -240,15 +300,16 @@ static uint32_t extra_line(view_data *v, const rec *r, bool skip_columns,
   bool first = true;
   if (js_object_begin(&it, r->line, r->line + r->len, r->line)) {
     while (js_object_next(&it, &k, &val)) {
-      if (key_named(&k, "recordType") || (skip_columns && in_columns(&k)) ||
-          (skip_stop && key_named(&k, "stop")) ||
-          (skip_columns && r->end != END_BAD && key_named(&k, "endTs")))
+      unsigned kind = top_key_kind(&k);
+      if ((kind & KEY_RECORD_TYPE) || (skip_columns && (kind & KEY_COLUMN)) ||
+          (skip_stop && (kind & KEY_STOP)) ||
+          (skip_columns && r->end != END_BAD && (kind & KEY_END_TS)))
         continue;
       if (!first)
         put1(v, ',');
       first = false;
       put_key(v, &k);
-      put_value(v, &val, time_key_of(&k), r->line, 0);
+      put_value(v, &val, time_key_of(kind), r->line, 0);
     }
   }
   put(v, "}\n", 2);
