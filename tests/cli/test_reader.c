@@ -348,6 +348,176 @@ static void write_mixed_file(const char *name, int n, bool unterminated) {
   fclose(f);
 }
 
+/* ---- records kept through the sort (ordered_reader.c) ---- */
+
+/* Every field of two decoded records but the line's and fields' places. */
+static void same_fields(const rec *a, const rec *b) {
+  assert_int_equal(a->rt, b->rt);
+  assert_int_equal(a->len, b->len);
+  assert_int_equal(a->et, b->et);
+  assert_int_equal(a->has_id, b->has_id);
+  assert_int_equal(a->id, b->id);
+  assert_int_equal(a->parent, b->parent);
+  assert_int_equal(a->parent_id, b->parent_id);
+  assert_int_equal(a->parent_raw, b->parent_raw);
+  assert_int_equal(a->has_ctx, b->has_ctx);
+  assert_int_equal(a->ctx, b->ctx);
+  assert_int_equal(a->has_comm, b->has_comm);
+  assert_int_equal(a->comm_id, b->comm_id);
+  assert_int_equal(a->rank, b->rank);
+  const rec_point *pa[] = {&a->start, &a->stop}, *pb[] = {&b->start, &b->stop};
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(pa[i]->ts, pb[i]->ts);
+    assert_int_equal(pa[i]->pid, pb[i]->pid);
+    assert_int_equal(pa[i]->tid, pb[i]->tid);
+    assert_int_equal(pa[i]->present, pb[i]->present);
+  }
+  assert_int_equal(a->end, b->end);
+  assert_int_equal(a->has_end_ts, b->has_end_ts);
+  assert_int_equal(a->end_ts, b->end_ts);
+  assert_int_equal(a->has_ts, b->has_ts);
+  assert_int_equal(a->ts, b->ts);
+}
+
+/* A file of every kind of record, escaped strings and keys, a foreign and
+ * a dropped parent, records without a time, invalid and pad lines. */
+static void write_varied_file(const char *name, int n) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("{\"recordType\":\"process\",\"hostname\":\"h\\\"1\",\"pid\":7,"
+        "\"handleTag\":\"0x2a\",\"ts\":1.5}\n",
+        f);
+  for (int i = 1; i <= n; i++) {
+    int start = (i * 37) % 1000 + 10, stop = start + i % 13;
+    switch (i % 7) {
+    case 0:
+      fprintf(f,
+              "{\"recordType\":\"event\",\"type\":\"ncclProfileProxyStep\","
+              "\"id\":\"0x%x\",\"parentId\":\"0x1\",\"ctx\":1,"
+              "\"commId\":\"0x4000\",\"rank\":%d,\"start\":{\"ts\":%d.250,"
+              "\"pid\":7,\"tid\":8},\"stop\":{\"ts\":%d.5,\"pid\":7,"
+              "\"tid\":8},\"end\":\"stopped\",\"details\":{\"isSend\":true,"
+              "\"step\":%d},\"states\":[{\"id\":9,\"name\":\"SendWait\","
+              "\"ts\":%d.3,\"transSize\":512}]}\n",
+              i, i % 4, start, stop, i, start);
+      break;
+    case 1:
+      fprintf(f,
+              "{\"recordType\":\"event\",\"type\":\"ncclProfileColl\","
+              "\"id\":\"0x%x\",\"parentId\":null,\"parentRaw\":"
+              "\"0x%x\",\"parentStatus\":\"foreign\",\"originPid\":9,"
+              "\"rank\":0,\"func\":\"All\\u0052educe\\t\",\"start\":"
+              "{\"ts\":%d,\"pid\":7,\"tid\":8},\"endTs\":%d,\"end\":"
+              "\"inflight\"}\n",
+              i, 0x1000 + i, start, stop);
+      break;
+    case 2:
+      fprintf(f,
+              "{\"recordType\":\"timing\",\"ctx\":2,\"rank\":1,"
+              "\"startNs\":%d000,\"stopNs\":%d000,\"durationNs\":5,"
+              "\"source\":\"gpu\",\"gpu\":{\"startNs\":1,\"stopNs\":2}}\n",
+              start, stop);
+      break;
+    case 3:
+      fputs("{\"recordType\":\"mark\",\"name\":\"step \\\"3\\\"\"}\n", f);
+      break;
+    case 4:
+      fputs(i % 2 ? "{\"recordType\":\"pad\"}\n" : "{\"recordType\":\n", f);
+      break;
+    case 5:
+      fprintf(f,
+              "{\"recordType\":\"event\",\"type\":\"ncclProfileKernelCh\","
+              "\"id\":\"0x%x\",\"parentId\":null,\"parentStatus\":"
+              "\"dropped\",\"ctx\":1,\"rank\":2,\"start\":{\"ts\":%d.001,"
+              "\"pid\":7,\"tid\":9},\"stop\":{\"ts\":%d.999,\"pid\":7,"
+              "\"tid\":9},\"end\":\"reclaimed\",\"f\\u006fo\":[1,{\"a\":2}],"
+              "\"unknownKey\":\"x\"}\n",
+              i, start, stop);
+      break;
+    default:
+      event_line(path, sizeof path, i, start, stop);
+      fputs(path, f);
+    }
+  }
+  fclose(f);
+}
+
+/* The records of the sort (start and end order, in memory and spilled
+ * every few records, read on 1, 2 and 4 threads) are exactly what decoding
+ * their line again gives: every field and every top-level member at the
+ * same place in the line, so ord_next need not decode them twice; and
+ * ord_open_lines gives the same lines in the same order. */
+static void ordered_records_as_decoded(void **state) {
+  (void)state;
+  char sub[512];
+  snprintf(sub, sizeof sub, "%s/kept", dir);
+  assert_int_equal(mkdir(sub, 0700), 0);
+  write_varied_file("kept/trace_a.jsonl", 700);
+  write_varied_file("kept/trace_b.jsonl", 300);
+  write_mixed_file("kept/trace_c.jsonl", 500, true);
+  tr_inputs in;
+  char *args[] = {sub};
+  assert_true(tr_inputs_collect(&in, 1, args));
+  rec_scratch *ws = malloc(sizeof *ws);
+  assert_non_null(ws);
+  rec_scratch_init(ws);
+  unsigned saved_jobs = tr_jobs;
+  static const unsigned jobs[] = {1, 2, 4};
+  static const size_t budgets[] = {256u << 20, 8192};
+  static const ord_mode modes[] = {ORD_START, ORD_END};
+  for (size_t j = 0; j < 3; j++)
+    for (size_t b = 0; b < 2; b++)
+      for (size_t m = 0; m < 2; m++) {
+        tr_jobs = jobs[j];
+        ord_reader o, lines;
+        assert_true(ord_open(&o, &in, modes[m], budgets[b], "test"));
+        assert_true(ord_open_lines(&lines, &in, modes[m], budgets[b], "test"));
+        if (b == 1)
+          assert_true(o.nruns > 10); /* it really spilled */
+        ord_where w, lw;
+        const rec *r, *l;
+        uint64_t n = 0;
+        while ((r = ord_next(&o, &w)) != NULL) {
+          l = ord_next(&lines, &lw);
+          assert_non_null(l);
+          assert_int_equal(l->len, r->len);
+          assert_memory_equal(l->line, r->line, r->len);
+          assert_int_equal(lw.file, w.file);
+          assert_int_equal(lw.line_no, w.line_no);
+          rec want;
+          assert_true(rec_decode(&want, ws, r->line, r->len));
+          same_fields(r, &want);
+          assert_ptr_equal(r->f, &o.out_scratch->top);
+          for (int k = 1; k < K_KEY_COUNT; k++) {
+            const js_value *a = js_get(&ws->top, (js_key)k);
+            const js_value *c = js_get(r->f, (js_key)k);
+            assert_int_equal(a == NULL, c == NULL);
+            if (!a)
+              continue;
+            assert_ptr_equal(a->ptr, c->ptr); /* the same line */
+            assert_int_equal(a->len, c->len);
+            assert_int_equal(a->type, c->type);
+            assert_int_equal(a->escaped, c->escaped);
+          }
+          n++;
+        }
+        assert_null(ord_next(&lines, &lw));
+        assert_false(o.failed);
+        assert_int_equal(n, o.records);
+        assert_true(n > 1000);
+        ord_close(&o);
+        ord_close(&lines);
+      }
+  tr_jobs = saved_jobs;
+  free(ws);
+  for (size_t i = 0; i < in.n; i++)
+    unlink(in.paths[i]);
+  tr_inputs_free(&in);
+  rmdir(sub); /* the tests after this one list the whole folder */
+}
+
 /* What tr_next + rec_decode give for one line, against ra_next. */
 static void same_line(const tr_file *tf, const rec *want, bool want_parsed,
                       const rec_scratch *ws, const ra_line_info *got,
@@ -475,6 +645,7 @@ static void read_ahead_same_as_reading(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(read_ahead_same_as_reading),
+      cmocka_unit_test(ordered_records_as_decoded),
       cmocka_unit_test(lines_and_buffers),
       cmocka_unit_test(folder_listing),
       cmocka_unit_test(folder_walk),

@@ -72,14 +72,14 @@ int cmd_merge(int argc, char **argv) {
   setvbuf(out, outbuf, _IOFBF, sizeof outbuf);
   ord_reader rd;
   int status = EXIT_OK;
-  if (!ord_open(&rd, &in, mode, p.memory_bytes, "merge")) {
+  /* the lines are copied as they are: nothing decoded is kept */
+  if (!ord_open_lines(&rd, &in, mode, p.memory_bytes, "merge")) {
     fprintf(stderr, "cclscope merge: %s\n",
             rd.failed ? "sorting failed" : "out of memory");
     status = EXIT_FINDINGS;
   } else {
     ord_where w;
     const rec *r;
-    rd.lines_only = true; /* the lines are copied as they are */
     while ((r = ord_next(&rd, &w)) != NULL) {
       fwrite(r->line, 1, r->len, out);
       fputc('\n', out);

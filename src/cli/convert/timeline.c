@@ -256,6 +256,21 @@ void tl_track_name(const timeline *t, const tl_track *k, char *buf,
     snprintf(buf, cap, "%s · %s", who, thread);
 }
 
+/* Write the strings of `parts` one after another into buf (cap > 0), cut
+ * at cap - 1 bytes and NUL-terminated: what snprintf(buf, cap, "%s%s...")
+ * writes, without parsing a format for every event. */
+static void join(char *buf, size_t cap, const char *const *parts, size_t n) {
+  size_t used = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strlen(parts[i]);
+    if (len > cap - 1 - used)
+      len = cap - 1 - used;
+    memcpy(buf + used, parts[i], len);
+    used += len;
+  }
+  buf[used] = '\0';
+}
+
 void tl_event_name(const rec *r, js_fields *scratch, bool end_suffix, char *buf,
                    size_t cap) {
   char func[64] = "";
@@ -265,20 +280,24 @@ void tl_event_name(const rec *r, js_fields *scratch, bool end_suffix, char *buf,
                        : r->end == END_RECLAIMED ? " (reclaimed)"
                        : r->end == END_INFLIGHT  ? " (in flight)"
                                                  : "";
+  if (cap == 0)
+    return;
   if (r->et == ET_PROXY_OP || r->et == ET_PROXY_STEP) {
     const js_value *d = js_get(r->f, K_details);
     bool is_send;
     if (d && d->type == JS_OBJECT &&
         js_fields_decode(scratch, d->ptr, d->ptr + d->len, r->line, false) &&
         js_to_bool(js_get(scratch, K_isSend), &is_send)) {
-      snprintf(buf, cap, "%s %s%s", type, is_send ? "send" : "recv", suffix);
+      const char *parts[] = {type, " ", is_send ? "send" : "recv", suffix};
+      join(buf, cap, parts, 4);
       return;
     }
   }
-  if (func[0] && r->et != ET_COLL && r->et != ET_P2P && r->et != ET_CE_COLL)
-    snprintf(buf, cap, "%s %s%s", type, func, suffix);
-  else if (func[0])
-    snprintf(buf, cap, "%s%s", func, suffix);
-  else
-    snprintf(buf, cap, "%s%s", type, suffix);
+  if (func[0] && r->et != ET_COLL && r->et != ET_P2P && r->et != ET_CE_COLL) {
+    const char *parts[] = {type, " ", func, suffix};
+    join(buf, cap, parts, 4);
+  } else {
+    const char *parts[] = {func[0] ? func : type, suffix};
+    join(buf, cap, parts, 2);
+  }
 }

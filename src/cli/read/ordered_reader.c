@@ -13,6 +13,27 @@
 
 #define RUN_BUFFER (256u << 10)
 
+/* A record of a sorted chunk, unless lines_only, keeps what the reading
+ * pass decoded, so that ord_next does not decode the line again: its
+ * arena (or temporary file) bytes are a kept_head, the rec, its top-level
+ * members, then the line. */
+typedef struct {
+  uint32_t nmembers; /* KEPT_NONE: nothing kept, decode the line again */
+  uint32_t text_len;
+} kept_head;
+
+#define KEPT_NONE UINT32_MAX
+
+/* One top-level member of a kept record: its value as an offset into the
+ * line (as read_ahead.c keeps them between its threads and ord_next). */
+typedef struct {
+  uint32_t off;
+  uint32_t len;
+  uint8_t key;
+  uint8_t type;
+  bool escaped;
+} kept_member;
+
 /* ---- reading one file ---- */
 
 static void note_identity(ord_file *f, const rec *r) {
@@ -224,16 +245,61 @@ static bool spill(ord_reader *o) {
   return r->buf != NULL;
 }
 
+/* How many members of r are kept with it (see kept_head), or KEPT_NONE
+ * when one of them is not inside its line. */
+static uint32_t members_to_keep(const rec *r) {
+  const js_fields *top = r->f;
+  for (uint32_t i = 0; i < top->nfound; i++) {
+    const js_value *v = &top->v[top->found[i]];
+    if (v->ptr < r->line || v->len > r->len ||
+        (size_t)(v->ptr - r->line) > r->len - v->len)
+      return KEPT_NONE;
+  }
+  return top->nfound;
+}
+
+/* Write what ord_next needs of r (kept_head, rec, members) at `to`. */
+static void keep_decoded(char *to, const rec *r, uint32_t nmembers) {
+  kept_head head = {nmembers, (uint32_t)r->len};
+  memcpy(to, &head, sizeof head);
+  to += sizeof head;
+  if (nmembers == KEPT_NONE)
+    return;
+  memcpy(to, r, sizeof *r);
+  to += sizeof *r;
+  for (uint32_t i = 0; i < nmembers; i++) {
+    js_key key = (js_key)r->f->found[i];
+    const js_value *v = &r->f->v[key];
+    kept_member m = {(uint32_t)(v->ptr - r->line), (uint32_t)v->len,
+                     (uint8_t)key, (uint8_t)v->type, v->escaped};
+    memcpy(to, &m, sizeof m);
+    to += sizeof m;
+  }
+}
+
+static size_t kept_bytes(uint32_t nmembers) {
+  if (nmembers == KEPT_NONE)
+    return sizeof(kept_head);
+  return sizeof(kept_head) + sizeof(rec) + nmembers * sizeof(kept_member);
+}
+
 /* Add one record to the chunk being collected, spilling when full. */
 static bool collect(ord_reader *o, size_t fi, const rec *r, uint64_t line_no,
                     int64_t key) {
+  uint32_t nmembers = 0;
+  size_t kept = 0;
+  if (!o->lines_only) {
+    nmembers = members_to_keep(r);
+    kept = kept_bytes(nmembers);
+  }
+  size_t bytes = kept + r->len;
   size_t item_bytes = (o->nitems + 1) * sizeof(ord_item);
-  if (o->arena_used + r->len + item_bytes > o->memory_bytes && o->nitems > 0 &&
+  if (o->arena_used + bytes + item_bytes > o->memory_bytes && o->nitems > 0 &&
       !spill(o))
     return false;
-  if (o->arena_used + r->len > o->arena_cap) {
+  if (o->arena_used + bytes > o->arena_cap) {
     /* only a line longer than the whole budget gets here */
-    size_t ncap = o->arena_used + r->len;
+    size_t ncap = o->arena_used + bytes;
     char *na = realloc(o->arena, ncap);
     if (!na)
       return false;
@@ -253,10 +319,12 @@ static bool collect(ord_reader *o, size_t fi, const rec *r, uint64_t line_no,
   it->seq = o->seq++;
   it->line_no = line_no;
   it->file = (uint32_t)fi;
-  it->len = (uint32_t)r->len;
+  it->len = (uint32_t)bytes;
   it->off = o->arena_used;
-  memcpy(o->arena + o->arena_used, r->line, r->len);
-  o->arena_used += r->len;
+  if (!o->lines_only)
+    keep_decoded(o->arena + o->arena_used, r, nmembers);
+  memcpy(o->arena + o->arena_used + kept, r->line, r->len);
+  o->arena_used += bytes;
   return true;
 }
 
@@ -266,7 +334,8 @@ static bool sort_inputs(ord_reader *o) {
   for (size_t fi = 0; fi < o->n; fi++) {
     ord_file *f = &o->files[fi];
     while (read_record(o, f, o->out_scratch, &r)) {
-      if (r.len > UINT32_MAX)
+      size_t kept = o->lines_only ? 0 : kept_bytes(r.f->nfound);
+      if (r.len > UINT32_MAX - kept)
         continue;
       if (!collect(o, fi, &r, f->line.line_no, key_of(o, f, &r)))
         return false;
@@ -380,9 +449,11 @@ bool ord_inputs_empty(const tr_inputs *in, uint64_t *invalid_lines) {
 }
 
 static bool open_inputs(ord_reader *o, const tr_inputs *in, ord_mode mode,
-                        size_t memory_bytes, const char *progress_label) {
+                        size_t memory_bytes, const char *progress_label,
+                        bool lines_only) {
   memset(o, 0, sizeof *o);
   o->mode = mode;
+  o->lines_only = lines_only && mode != ORD_LOCKSTEP;
   o->n = in->n;
   o->files = calloc(in->n ? in->n : 1, sizeof *o->files);
   o->out_scratch = malloc(sizeof *o->out_scratch);
@@ -433,13 +504,53 @@ static bool open_inputs(ord_reader *o, const tr_inputs *in, ord_mode mode,
   return !o->failed;
 }
 
-bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
-              size_t memory_bytes, const char *progress_label) {
-  if (open_inputs(o, in, mode, memory_bytes, progress_label))
+static bool open_or_close(ord_reader *o, const tr_inputs *in, ord_mode mode,
+                          size_t memory_bytes, const char *progress_label,
+                          bool lines_only) {
+  if (open_inputs(o, in, mode, memory_bytes, progress_label, lines_only))
     return true;
   ra_close(o->ra); /* no thread outlives a failed open */
   o->ra = NULL;
   return false;
+}
+
+bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
+              size_t memory_bytes, const char *progress_label) {
+  return open_or_close(o, in, mode, memory_bytes, progress_label, false);
+}
+
+bool ord_open_lines(ord_reader *o, const tr_inputs *in, ord_mode mode,
+                    size_t memory_bytes, const char *progress_label) {
+  return open_or_close(o, in, mode, memory_bytes, progress_label, true);
+}
+
+/* The record of a sorted chunk at `area` (see kept_head) into o->out: as
+ * the reading pass decoded it, or decoded again when nothing was kept. */
+static const rec *kept_record(ord_reader *o, const char *area) {
+  kept_head head;
+  memcpy(&head, area, sizeof head);
+  const char *text = area + kept_bytes(head.nmembers);
+  if (head.nmembers == KEPT_NONE) {
+    rec_decode(&o->out, o->out_scratch, text, head.text_len);
+    return &o->out;
+  }
+  const char *at = area + sizeof head;
+  memcpy(&o->out, at, sizeof o->out);
+  at += sizeof o->out;
+  js_fields *fields = &o->out_scratch->top;
+  js_fields_reset(fields);
+  for (uint32_t i = 0; i < head.nmembers; i++) {
+    kept_member m;
+    memcpy(&m, at, sizeof m);
+    at += sizeof m;
+    js_value v = {text + m.off, m.len, (js_type)m.type, m.escaped};
+    js_fields_set(fields, (js_key)m.key, &v);
+    fields->found[fields->nfound++] = m.key;
+  }
+  o->out.line = text;
+  o->out.len = head.text_len;
+  o->out.f = fields;
+  return &o->out;
 }
 
 const rec *ord_next(ord_reader *o, ord_where *where) {
@@ -477,8 +588,7 @@ const rec *ord_next(ord_reader *o, ord_where *where) {
     o->out.rank = -1;
     return &o->out;
   }
-  rec_decode(&o->out, o->out_scratch, r->cur_text, r->cur.len);
-  return &o->out;
+  return kept_record(o, r->cur_text);
 }
 
 void ord_close(ord_reader *o) {

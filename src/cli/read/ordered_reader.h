@@ -22,11 +22,14 @@
  * A file is written as events end (and the plugin's writer batches work),
  * so no window of bounded size sorts it in general. ORD_START and ORD_END
  * therefore sort externally: ord_open reads every input once, sorting
- * chunks of at most `memory_bytes` (lines plus 40 bytes each) and spilling
+ * chunks of at most `memory_bytes` (lines plus 40 bytes each, and, unless
+ * ord_open_lines, what was decoded of each: ~220 bytes and 12 per
+ * top-level key, so that no line is decoded twice) and spilling
  * each full chunk to an unlinked temporary file in $TMPDIR (or /tmp); the
  * last chunk stays in memory, so a trace that fits needs no disk at all.
  * ord_next then merges the sorted chunks. Memory: `memory_bytes` plus one
- * 256 KiB read buffer per spilled chunk; disk: at most the input's size.
+ * 256 KiB read buffer per spilled chunk; disk: at most the input's size
+ * with ord_open_lines, else that and the decoded fields.
  *
  * Every mode reads the files through read_ahead.h: `tr_jobs` threads read
  * and decode lines ahead of ord_next, which hands them out in the same
@@ -131,7 +134,8 @@ typedef struct {
   uint64_t unreadable_files;
   uint64_t bytes_done; /* read from all files so far (progress) */
   bool failed;         /* a temporary file could not be written or read */
-  bool lines_only;     /* ORD_START/END: ord_next decodes nothing */
+  bool lines_only;     /* ORD_START/END: records keep only their line
+                          (ord_open_lines) */
   progress prog;
 } ord_reader;
 
@@ -155,10 +159,15 @@ bool ord_inputs_empty(const tr_inputs *in, uint64_t *invalid_lines);
  * when out of memory or a temporary file fails (with a message). */
 bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
               size_t memory_bytes, const char *progress_label);
+/* ord_open for a caller that only copies lines, such as merge
+ * (o->lines_only): ORD_START/ORD_END records keep only their line, and
+ * ord_next sets only rt (RT_UNKNOWN), line and len. */
+bool ord_open_lines(ord_reader *o, const tr_inputs *in, ord_mode mode,
+                    size_t memory_bytes, const char *progress_label);
 /* Next record, or NULL at the end (check o->failed). Valid until the next
- * call. With o->lines_only set (ORD_START/ORD_END, by a caller that only
- * copies lines, such as merge), only its rt (RT_UNKNOWN), line and len are
- * set: the line is not decoded a second time. */
+ * call. ORD_START/ORD_END: the record as the reading pass decoded it (kept
+ * with its line in the sort, so no line is decoded twice), or with
+ * o->lines_only (ord_open_lines) only its line. */
 const rec *ord_next(ord_reader *o, ord_where *where);
 void ord_close(ord_reader *o);
 

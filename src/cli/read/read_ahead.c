@@ -562,6 +562,9 @@ int ra_next(ra_reader *ra, size_t file, rec_scratch *s, rec *r, bool *parsed,
     const ra_member *m = &c->members[l->first_member + i];
     js_value v = {info->line + m->off, m->len, (js_type)m->type, m->escaped};
     js_fields_set(&s->top, (js_key)m->key, &v);
+    /* the list of keys found too, as the worker's decoding left it (the
+     * ordered reader keeps the members of each record from it) */
+    s->top.found[s->top.nfound++] = m->key;
   }
   return RA_LINE;
 }

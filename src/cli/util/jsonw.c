@@ -22,20 +22,29 @@ void jw_flush(jsonw *w) {
   fflush(w->out);
 }
 
-static void put(jsonw *w, const char *s, size_t n) {
-  if (w->n + n > JW_BUF) {
-    fwrite(w->buf, 1, w->n, w->out);
-    w->n = 0;
-    if (n > JW_BUF) {
-      fwrite(s, 1, n, w->out);
-      return;
-    }
+/* put() when `s` does not fit in the room left: write out the buffer, and
+ * `s` directly when it is larger than the whole buffer. */
+static void put_spill(jsonw *w, const char *s, size_t n) {
+  fwrite(w->buf, 1, w->n, w->out);
+  w->n = 0;
+  if (n > JW_BUF) {
+    fwrite(s, 1, n, w->out);
+    return;
+  }
+  memcpy(w->buf, s, n);
+  w->n = n;
+}
+
+static inline void put(jsonw *w, const char *s, size_t n) {
+  if (n > JW_BUF - w->n) {
+    put_spill(w, s, n);
+    return;
   }
   memcpy(w->buf + w->n, s, n);
   w->n += n;
 }
 
-static void put1(jsonw *w, char c) {
+static inline void put1(jsonw *w, char c) {
   if (w->n == JW_BUF) {
     fwrite(w->buf, 1, w->n, w->out);
     w->n = 0;
@@ -43,7 +52,7 @@ static void put1(jsonw *w, char c) {
   w->buf[w->n++] = c;
 }
 
-static void before_value(jsonw *w) {
+static inline void before_value(jsonw *w) {
   if (w->after_key) {
     w->after_key = false;
     return;
@@ -82,15 +91,57 @@ void jw_arr_end(jsonw *w) {
   close_(w, ']');
 }
 
+/* 1 for a byte that JSON strings must escape: below 0x20, '"' and '\\'
+ * (one load a byte in the loops below instead of three comparisons). */
+static const unsigned char escape_byte[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+/* A byte that JSON strings must escape. */
+static inline bool needs_escape(unsigned char c) {
+  return escape_byte[c] != 0;
+}
+
+/* True when none of the eight bytes of `x` needs escaping: no byte below
+ * 0x20, no '"', no '\\' (the usual "has a byte less than" bit tricks, exact
+ * for the question asked of the whole word). */
+static inline bool word_is_plain(uint64_t x) {
+  const uint64_t ones = UINT64_C(0x0101010101010101);
+  const uint64_t highs = UINT64_C(0x8080808080808080);
+  uint64_t quote = x ^ (ones * '"');
+  uint64_t backslash = x ^ (ones * '\\');
+  uint64_t flagged = ((x - ones * 0x20) & ~x) | ((quote - ones) & ~quote) |
+                     ((backslash - ones) & ~backslash);
+  return (flagged & highs) == 0;
+}
+
 static void put_escaped(jsonw *w, const char *s, size_t n) {
   static const char hex[] = "0123456789abcdef";
-  size_t run = 0;
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if (c >= 0x20 && c != '"' && c != '\\')
+  size_t run = 0, i = 0;
+  while (i < n) {
+    if (n - i >= 8) {
+      uint64_t word;
+      memcpy(&word, s + i, sizeof word);
+      if (word_is_plain(word)) {
+        i += 8;
+        continue;
+      }
+    }
+    unsigned char c = (unsigned char)s[i++];
+    if (!needs_escape(c))
       continue;
-    put(w, s + run, i - run);
-    run = i + 1;
+    put(w, s + run, i - 1 - run);
+    run = i;
     switch (c) {
     case '"':
       put(w, "\\\"", 2);
@@ -113,10 +164,35 @@ static void put_escaped(jsonw *w, const char *s, size_t n) {
   put(w, s + run, n - run);
 }
 
+/* Copy the NUL-terminated `s` into the buffer in one pass when none of its
+ * bytes needs escaping and it fits in the room left (true); otherwise
+ * nothing is written (false) and the caller takes the general path. */
+static bool put_plain_cstr(jsonw *w, const char *s) {
+  size_t room = JW_BUF - w->n;
+  char *to = w->buf + w->n;
+  for (size_t i = 0; i < room; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (needs_escape(c)) { /* the NUL at the end too: one test a byte */
+      if (c != 0)
+        return false;
+      w->n += i;
+      return true;
+    }
+    to[i] = (char)c;
+  }
+  return false;
+}
+
+/* The string `s` escaped, without its quotes. */
+static void put_cstr(jsonw *w, const char *s) {
+  if (!put_plain_cstr(w, s))
+    put_escaped(w, s, strlen(s));
+}
+
 void jw_key(jsonw *w, const char *key) {
   before_value(w);
   put1(w, '"');
-  put_escaped(w, key, strlen(key));
+  put_cstr(w, key);
   put(w, "\":", 2);
   w->after_key = true;
 }
@@ -133,16 +209,38 @@ void jw_str(jsonw *w, const char *s) {
     jw_null(w);
     return;
   }
-  jw_strn(w, s, strlen(s));
+  before_value(w);
+  put1(w, '"');
+  put_cstr(w, s);
+  put1(w, '"');
 }
 
-/* Decimal digits of v, ending at `end`; returns the first. */
+/* Decimal digits of v, ending at `end`; returns the first. Two digits a
+ * division (times are 16-digit numbers: half the divisions). */
 static char *digits(char *end, uint64_t v) {
+  static const char pairs[] = "00010203040506070809"
+                              "10111213141516171819"
+                              "20212223242526272829"
+                              "30313233343536373839"
+                              "40414243444546474849"
+                              "50515253545556575859"
+                              "60616263646566676869"
+                              "70717273747576777879"
+                              "80818283848586878889"
+                              "90919293949596979899";
   char *p = end;
-  do {
-    *--p = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
+  while (v >= 100) {
+    unsigned two = (unsigned)(v % 100);
+    v /= 100;
+    p -= 2;
+    memcpy(p, pairs + 2 * two, 2);
+  }
+  if (v >= 10) {
+    p -= 2;
+    memcpy(p, pairs + 2 * v, 2);
+  } else {
+    *--p = (char)('0' + v);
+  }
   return p;
 }
 

@@ -79,25 +79,56 @@ static uint32_t str_of(view_data *v, const js_value *val) {
 
 /* ---- the extra line: the record's other keys, times made relative ---- */
 
-static void put(view_data *v, const char *s, size_t n) {
+/* put() when the buffer has no room for n more bytes (and its NUL). */
+static void put_grow(view_data *v, const char *s, size_t n) {
+  size_t ncap = v->cap_buf ? v->cap_buf : 1024;
+  while (ncap < v->nbuf + n + 1)
+    ncap *= 2;
+  char *nb = realloc(v->buf, ncap);
+  if (!nb) {
+    v->oom = true;
+    return;
+  }
+  v->buf = nb;
+  v->cap_buf = ncap;
+  memcpy(v->buf + v->nbuf, s, n);
+  v->nbuf += n;
+}
+
+static inline void put(view_data *v, const char *s, size_t n) {
   if (v->nbuf + n + 1 > v->cap_buf) {
-    size_t ncap = v->cap_buf ? v->cap_buf : 1024;
-    while (ncap < v->nbuf + n + 1)
-      ncap *= 2;
-    char *nb = realloc(v->buf, ncap);
-    if (!nb) {
-      v->oom = true;
-      return;
-    }
-    v->buf = nb;
-    v->cap_buf = ncap;
+    put_grow(v, s, n);
+    return;
   }
   memcpy(v->buf + v->nbuf, s, n);
   v->nbuf += n;
 }
 
+/* put() of one byte. */
+static inline void put1(view_data *v, char c) {
+  if (v->nbuf + 2 > v->cap_buf) {
+    put_grow(v, &c, 1);
+    return;
+  }
+  v->buf[v->nbuf++] = c;
+}
+
+/* put() of a signed integer in decimal. */
+static void put_i64(view_data *v, int64_t value) {
+  char digits[24];
+  char *end = digits + sizeof digits, *p = end;
+  uint64_t mag = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+  do {
+    *--p = (char)('0' + mag % 10);
+    mag /= 10;
+  } while (mag);
+  if (value < 0)
+    *--p = '-';
+  put(v, p, (size_t)(end - p));
+}
+
 static void put_key(view_data *v, const js_value *k) {
-  put(v, "\"", 1);
+  put1(v, '"');
   put(v, k->ptr, k->len);
   put(v, "\":", 2);
 }
@@ -107,21 +138,105 @@ static void put_key(view_data *v, const js_value *k) {
  * 2), or not a time. */
 typedef enum { TIME_NONE = 0, TIME_US, TIME_NS } time_key;
 
-static bool key_is(const js_value *k, const char *const *keys, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (k->len == strlen(keys[i]) && memcmp(k->ptr, keys[i], k->len) == 0)
-      return true;
-  return false;
+/* What a key is to the detail lines, from its raw text (bits): */
+enum {
+  KEY_COLUMN = 1,      /* an event's columns hold it exactly (web/README.md):
+                          recordType type id parentId ctx commId rank func
+                          start duration end */
+  KEY_TIME_US = 2,     /* ts lastTs apiTs start stop endTs */
+  KEY_TIME_NS = 4,     /* apiNs enqueueStartNs enqueueStopNs startNs stopNs */
+  KEY_RECORD_TYPE = 8, /* recordType */
+  KEY_STOP = 16,       /* stop */
+  KEY_END_TS = 32      /* endTs */
+};
+
+/* The KEY_ bits of key k as written (escapes not decoded: a key with one
+ * is none of these), by its length first: one or two comparisons a key
+ * instead of one per name. */
+static unsigned raw_key_kind(const js_value *k) {
+  const char *p = k->ptr;
+  switch (k->len) {
+  case 2:
+    if (memcmp(p, "ts", 2) == 0)
+      return KEY_TIME_US;
+    if (memcmp(p, "id", 2) == 0)
+      return KEY_COLUMN;
+    break;
+  case 3:
+    if (memcmp(p, "ctx", 3) == 0 || memcmp(p, "end", 3) == 0)
+      return KEY_COLUMN;
+    break;
+  case 4:
+    if (memcmp(p, "type", 4) == 0 || memcmp(p, "rank", 4) == 0 ||
+        memcmp(p, "func", 4) == 0)
+      return KEY_COLUMN;
+    if (memcmp(p, "stop", 4) == 0)
+      return KEY_TIME_US | KEY_STOP;
+    break;
+  case 5:
+    if (memcmp(p, "start", 5) == 0)
+      return KEY_COLUMN | KEY_TIME_US;
+    if (memcmp(p, "apiTs", 5) == 0)
+      return KEY_TIME_US;
+    if (memcmp(p, "endTs", 5) == 0)
+      return KEY_TIME_US | KEY_END_TS;
+    if (memcmp(p, "apiNs", 5) == 0)
+      return KEY_TIME_NS;
+    break;
+  case 6:
+    if (memcmp(p, "commId", 6) == 0)
+      return KEY_COLUMN;
+    if (memcmp(p, "lastTs", 6) == 0)
+      return KEY_TIME_US;
+    if (memcmp(p, "stopNs", 6) == 0)
+      return KEY_TIME_NS;
+    break;
+  case 7:
+    if (memcmp(p, "startNs", 7) == 0)
+      return KEY_TIME_NS;
+    break;
+  case 8:
+    if (memcmp(p, "parentId", 8) == 0 || memcmp(p, "duration", 8) == 0)
+      return KEY_COLUMN;
+    break;
+  case 10:
+    if (memcmp(p, "recordType", 10) == 0)
+      return KEY_COLUMN | KEY_RECORD_TYPE;
+    break;
+  case 13:
+    if (memcmp(p, "enqueueStopNs", 13) == 0)
+      return KEY_TIME_NS;
+    break;
+  case 14:
+    if (memcmp(p, "enqueueStartNs", 14) == 0)
+      return KEY_TIME_NS;
+    break;
+  }
+  return 0;
 }
 
-static time_key time_key_of(const js_value *k) {
-  static const char *const us_keys[] = {"ts",    "lastTs", "apiTs",
-                                        "start", "stop",   "endTs"};
-  static const char *const ns_keys[] = {"apiNs", "enqueueStartNs",
-                                        "enqueueStopNs", "startNs", "stopNs"};
-  if (key_is(k, us_keys, sizeof us_keys / sizeof us_keys[0]))
+/* The KEY_ bits of a top-level key: its columns and times as written, and
+ * recordType, stop and endTs also with escapes decoded (js_str_eq), as
+ * the reader names them. */
+static unsigned top_key_kind(const js_value *k) {
+  unsigned kind = raw_key_kind(k);
+  if (k->type != JS_STRING)
+    return kind & ~(unsigned)(KEY_RECORD_TYPE | KEY_STOP | KEY_END_TS);
+  if (!k->escaped)
+    return kind;
+  if (js_str_eq(k, "recordType"))
+    kind |= KEY_RECORD_TYPE;
+  if (js_str_eq(k, "stop"))
+    kind |= KEY_STOP;
+  if (js_str_eq(k, "endTs"))
+    kind |= KEY_END_TS;
+  return kind;
+}
+
+static time_key time_key_of(unsigned kind) {
+  if (kind & KEY_TIME_US)
     return TIME_US;
-  if (key_is(k, ns_keys, sizeof ns_keys / sizeof ns_keys[0]))
+  if (kind & KEY_TIME_NS)
     return TIME_NS;
   return TIME_NONE;
 }
@@ -132,9 +247,7 @@ static void put_value(view_data *v, const js_value *val, time_key time,
   int64_t ns;
   if (val->type == JS_NUMBER && ((time == TIME_US && js_to_ns(val, &ns)) ||
                                  (time == TIME_NS && js_to_i64(val, &ns)))) {
-    char num[32];
-    int n = snprintf(num, sizeof num, "%" PRId64, ns - v->base);
-    put(v, num, (size_t)n);
+    put_i64(v, ns - v->base);
     return;
   }
   js_iter it;
@@ -142,48 +255,37 @@ static void put_value(view_data *v, const js_value *val, time_key time,
   if (val->type == JS_OBJECT && depth < 16 &&
       js_object_begin(&it, val->ptr, val->ptr + val->len, base)) {
     bool first = true;
-    put(v, "{", 1);
+    put1(v, '{');
     while (js_object_next(&it, &k, &e)) {
       if (!first)
-        put(v, ",", 1);
+        put1(v, ',');
       first = false;
       put_key(v, &k);
-      put_value(v, &e, time_key_of(&k), base, depth + 1);
+      put_value(v, &e, time_key_of(raw_key_kind(&k)), base, depth + 1);
     }
-    put(v, "}", 1);
+    put1(v, '}');
     return;
   }
   if (val->type == JS_ARRAY && depth < 16 &&
       js_array_begin(&it, val->ptr, val->ptr + val->len, base)) {
     bool first = true;
-    put(v, "[", 1);
+    put1(v, '[');
     while (js_array_next(&it, &e)) {
       if (!first)
-        put(v, ",", 1);
+        put1(v, ',');
       first = false;
       put_value(v, &e, TIME_NONE, base, depth + 1);
     }
-    put(v, "]", 1);
+    put1(v, ']');
     return;
   }
   if (val->type == JS_STRING) {
-    put(v, "\"", 1);
+    put1(v, '"');
     put(v, val->ptr, val->len);
-    put(v, "\"", 1);
+    put1(v, '"');
   } else {
     put(v, val->ptr, val->len);
   }
-}
-
-/* Keys an event's columns already hold exactly (web/README.md). */
-static bool in_columns(const js_value *k) {
-  static const char *const keys[] = {
-      "recordType", "type", "id",    "parentId", "ctx", "commId",
-      "rank",       "func", "start", "duration", "end"};
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-    if (k->len == strlen(keys[i]) && memcmp(k->ptr, keys[i], k->len) == 0)
-      return true;
-  return false;
 }
 
 /* Write the record's keys (less `skip_columns` ones) as one line to
@@ -194,19 +296,20 @@ static uint32_t extra_line(view_data *v, const rec *r, bool skip_columns,
   js_iter it;
   js_value k, val;
   v->nbuf = 0;
-  put(v, "{", 1);
+  put1(v, '{');
   bool first = true;
   if (js_object_begin(&it, r->line, r->line + r->len, r->line)) {
     while (js_object_next(&it, &k, &val)) {
-      if (js_str_eq(&k, "recordType") || (skip_columns && in_columns(&k)) ||
-          (skip_stop && js_str_eq(&k, "stop")) ||
-          (skip_columns && r->end != END_BAD && js_str_eq(&k, "endTs")))
+      unsigned kind = top_key_kind(&k);
+      if ((kind & KEY_RECORD_TYPE) || (skip_columns && (kind & KEY_COLUMN)) ||
+          (skip_stop && (kind & KEY_STOP)) ||
+          (skip_columns && r->end != END_BAD && (kind & KEY_END_TS)))
         continue;
       if (!first)
-        put(v, ",", 1);
+        put1(v, ',');
       first = false;
       put_key(v, &k);
-      put_value(v, &val, time_key_of(&k), r->line, 0);
+      put_value(v, &val, time_key_of(kind), r->line, 0);
     }
   }
   put(v, "}\n", 2);
