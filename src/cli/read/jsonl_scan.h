@@ -236,6 +236,38 @@ static inline void js_fields_set(js_fields *f, js_key k, const js_value *v) {
   f->gen[k] = f->cur;
 }
 
+/* One known member of a decoded object, its value as an offset into the
+ * line: how a decoding travels without its pointers, from a worker thread
+ * to the command (read_ahead.c) and through the sort's chunks and
+ * temporary files (ordered_reader.c). A line longer than 4 GiB is not
+ * kept so. */
+typedef struct {
+  uint32_t off;
+  uint32_t len;
+  uint8_t key;
+  uint8_t type;
+  bool escaped;
+} js_member_at;
+
+/* The i-th known member of `f` (f->found[i]), decoded from `line`. */
+static inline js_member_at js_member_at_of(const js_fields *f, uint32_t i,
+                                           const char *line) {
+  js_key key = (js_key)f->found[i];
+  const js_value *v = &f->v[key];
+  return (js_member_at){(uint32_t)(v->ptr - line), (uint32_t)v->len,
+                        (uint8_t)key, (uint8_t)v->type, v->escaped};
+}
+
+/* Set that member again in `f` (after js_fields_reset), on `line` (the
+ * same text, wherever it is now), with the list of keys found as the
+ * decoding left it. */
+static inline void js_fields_add_member(js_fields *f, const js_member_at *m,
+                                        const char *line) {
+  js_value v = {line + m->off, m->len, (js_type)m->type, m->escaped};
+  js_fields_set(f, (js_key)m->key, &v);
+  f->found[f->nfound++] = m->key;
+}
+
 /* Compute the key table's lengths now. The scanner computes them on first
  * use; call this once before scanning from several threads. */
 void js_keys_prepare(void);

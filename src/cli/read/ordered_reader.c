@@ -24,16 +24,6 @@ typedef struct {
 
 #define KEPT_NONE UINT32_MAX
 
-/* One top-level member of a kept record: its value as an offset into the
- * line (as read_ahead.c keeps them between its threads and ord_next). */
-typedef struct {
-  uint32_t off;
-  uint32_t len;
-  uint8_t key;
-  uint8_t type;
-  bool escaped;
-} kept_member;
-
 /* ---- reading one file ---- */
 
 static void note_identity(ord_file *f, const rec *r) {
@@ -268,10 +258,7 @@ static void keep_decoded(char *to, const rec *r, uint32_t nmembers) {
   memcpy(to, r, sizeof *r);
   to += sizeof *r;
   for (uint32_t i = 0; i < nmembers; i++) {
-    js_key key = (js_key)r->f->found[i];
-    const js_value *v = &r->f->v[key];
-    kept_member m = {(uint32_t)(v->ptr - r->line), (uint32_t)v->len,
-                     (uint8_t)key, (uint8_t)v->type, v->escaped};
+    js_member_at m = js_member_at_of(r->f, i, r->line);
     memcpy(to, &m, sizeof m);
     to += sizeof m;
   }
@@ -280,7 +267,7 @@ static void keep_decoded(char *to, const rec *r, uint32_t nmembers) {
 static size_t kept_bytes(uint32_t nmembers) {
   if (nmembers == KEPT_NONE)
     return sizeof(kept_head);
-  return sizeof(kept_head) + sizeof(rec) + nmembers * sizeof(kept_member);
+  return sizeof(kept_head) + sizeof(rec) + nmembers * sizeof(js_member_at);
 }
 
 /* Add one record to the chunk being collected, spilling when full. */
@@ -540,12 +527,10 @@ static const rec *kept_record(ord_reader *o, const char *area) {
   js_fields *fields = &o->out_scratch->top;
   js_fields_reset(fields);
   for (uint32_t i = 0; i < head.nmembers; i++) {
-    kept_member m;
+    js_member_at m;
     memcpy(&m, at, sizeof m);
     at += sizeof m;
-    js_value v = {text + m.off, m.len, (js_type)m.type, m.escaped};
-    js_fields_set(fields, (js_key)m.key, &v);
-    fields->found[fields->nfound++] = m.key;
+    js_fields_add_member(fields, &m, text);
   }
   o->out.line = text;
   o->out.len = head.text_len;

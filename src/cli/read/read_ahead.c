@@ -28,16 +28,6 @@
 
 #include "read/trace_reader.h"
 
-/* One top-level member of a decoded line, its value as an offset into the
- * line (a line longer than 4 GiB is not decoded ahead: see decode_chunk). */
-typedef struct {
-  uint32_t off;
-  uint32_t len;
-  uint8_t key;
-  uint8_t type;
-  bool escaped;
-} ra_member;
-
 /* One line of a chunk: where its text is (filling), and what rec_decode
  * left (decoding; r.line and r.f are set again when it is handed out). */
 typedef struct {
@@ -59,7 +49,8 @@ struct ra_chunk {
   size_t text_used, text_cap;
   ra_line *lines;
   size_t nlines, cap_lines;
-  ra_member *members;
+  js_member_at *members; /* a line longer than 4 GiB is not decoded ahead:
+                            see decode_chunk */
   size_t nmembers, cap_members;
   uint64_t bytes_read;   /* the file's, after this chunk */
   uint64_t text_bytes;   /* the file's text, after this chunk */
@@ -239,16 +230,8 @@ static void decode_chunk(ra_chunk *c, rec_scratch *s) {
     l->error_at = parsed ? 0 : s->top.error_at;
     l->first_member = c->nmembers;
     l->nmembers = nmembers;
-    for (size_t k = 0; k < nmembers; k++) {
-      js_key key = (js_key)s->top.found[k];
-      const js_value *v = &s->top.v[key];
-      ra_member *m = &c->members[c->nmembers++];
-      m->off = (uint32_t)(v->ptr - line);
-      m->len = (uint32_t)v->len;
-      m->key = (uint8_t)key;
-      m->type = (uint8_t)v->type;
-      m->escaped = v->escaped;
-    }
+    for (size_t k = 0; k < nmembers; k++)
+      c->members[c->nmembers++] = js_member_at_of(&s->top, (uint32_t)k, line);
   }
 }
 
@@ -558,14 +541,10 @@ int ra_next(ra_reader *ra, size_t file, rec_scratch *s, rec *r, bool *parsed,
     return RA_LINE;
   }
   *parsed = true;
-  for (size_t i = 0; i < l->nmembers; i++) {
-    const ra_member *m = &c->members[l->first_member + i];
-    js_value v = {info->line + m->off, m->len, (js_type)m->type, m->escaped};
-    js_fields_set(&s->top, (js_key)m->key, &v);
-    /* the list of keys found too, as the worker's decoding left it (the
-     * ordered reader keeps the members of each record from it) */
-    s->top.found[s->top.nfound++] = m->key;
-  }
+  /* the list of keys found too, as the worker's decoding left it (the
+   * ordered reader keeps the members of each record from it) */
+  for (size_t i = 0; i < l->nmembers; i++)
+    js_fields_add_member(&s->top, &c->members[l->first_member + i], info->line);
   return RA_LINE;
 }
 
