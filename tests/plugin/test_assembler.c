@@ -484,6 +484,61 @@ static void test_open_steps_share_their_ops_end(void **st) {
   cs_asm_destroy(a);
 }
 
+/* RCCL's diagnostic words decide a repeat only for states that carry them:
+ * a plain state's record leaves them unwritten (whatever the ring held),
+ * and the state keeps them 0. More states than fit inline grow the array. */
+static void test_diag_words_decide_repeats(void **st) {
+  (void)st;
+  captured_states got = {0};
+  cs_asm_config cfg = {.on_event = capture_states,
+                       .arg = &got,
+                       .max_live = 100,
+                       .reclaim_ticks = 1000};
+  cs_assembler *a = cs_asm_create(&cfg);
+  start(a, CS_EV_PROXY_STEP, 1, 10, CS_PARENT_NONE, 0, 0, CS_CTX_INHERIT, 0);
+  const struct {
+    uint32_t state;
+    bool diag;
+    uint64_t arg2, arg3;
+  } in[] = {{40, false, 0xdead, 0xbeef}, /* stale words: not read */
+            {40, false, 0x1234, 0x5678}, /* a repeat of the first */
+            {40, true, 5, 6},            /* has its words: new */
+            {40, true, 5, 6},            /* a repeat */
+            {40, true, 5, 7},            /* another value: new */
+            {41, false, 0, 0}};          /* the fourth state: grown */
+  for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+    cs_unit u;
+    memset(&u, 0, sizeof u);
+    cs_rec_state *r = (cs_rec_state *)&u;
+    r->h.kind = CS_REC_STATE;
+    r->h.units = 1;
+    r->h.flags = in[i].diag ? CS_STATE_HAS_DIAG : 0;
+    r->h.aux = in[i].state;
+    r->h.ts = 11 + i;
+    r->h.id = 1;
+    r->arg = 7;
+    r->arg2 = in[i].arg2;
+    r->arg3 = in[i].arg3;
+    cs_asm_record(a, &u, 100);
+  }
+  stop(a, 1, 40, 100);
+  assert_int_equal(got.n, 4);
+  assert_false(got.st[0].has_diag);
+  assert_int_equal(got.st[0].repeat, 2);
+  assert_int_equal(got.st[0].arg2, 0);
+  assert_int_equal(got.st[0].arg3, 0);
+  assert_int_equal(got.st[0].last_raw_ts, 12);
+  assert_true(got.st[1].has_diag);
+  assert_int_equal(got.st[1].repeat, 2);
+  assert_int_equal(got.st[1].arg2, 5);
+  assert_int_equal(got.st[1].arg3, 6);
+  assert_int_equal(got.st[2].repeat, 1);
+  assert_int_equal(got.st[2].arg3, 7);
+  assert_int_equal(got.st[3].state, 41);
+  assert_int_equal(got.st[3].raw_ts, 16);
+  cs_asm_destroy(a);
+}
+
 /* A parent that never reaches the output says so: a start dropped on
  * NCCL's thread arrives as a "dropped" link; one the assembler had to drop
  * (in-flight cap) turns its children's links into "dropped" too, and its
@@ -632,6 +687,7 @@ int main(void) {
       cmocka_unit_test(test_open_steps_share_their_ops_end),
       cmocka_unit_test(test_children_of_dropped_parents_say_so),
       cmocka_unit_test(test_reused_event_starts_fresh),
+      cmocka_unit_test(test_diag_words_decide_repeats),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
