@@ -484,6 +484,39 @@ static void test_open_steps_share_their_ops_end(void **st) {
   cs_asm_destroy(a);
 }
 
+/* A stopped step tells its ProxyOp: the op's slot for it is free again
+ * (a later step there reclaims nothing) and its activity moves to the
+ * stop; so does a step whose start came before its op's (another thread's
+ * ring drained first), which is not linked to it. A step ended with its
+ * op does not touch it. */
+static void test_step_stop_reaches_its_op(void **st) {
+  (void)st;
+  sink_t s;
+  cs_assembler *a = make(&s, 1000);
+  start(a, CS_EV_PROXY_OP, 1, 10, CS_PARENT_NONE, 0, 0, 0, 0);
+  start(a, CS_EV_PROXY_STEP, 2, 11, CS_PARENT_LOCAL, 1, 0, CS_CTX_INHERIT, 0);
+  stop(a, 2, 20, 100);
+  assert_int_equal(cs_asm_live_get(a, 1)->activity_raw, 20);
+  start(a, CS_EV_PROXY_STEP, 3, 21, CS_PARENT_LOCAL, 1, 0, CS_CTX_INHERIT, 8);
+  assert_int_equal(cs_asm_get_counters(a)->reclaimed[CS_RECLAIM_ABANDONED], 0);
+  assert_int_equal(cs_asm_live_get(a, 1)->activity_raw, 21);
+  stop(a, 3, 25, 100);
+  assert_int_equal(cs_asm_live_get(a, 1)->activity_raw, 25);
+
+  start(a, CS_EV_PROXY_STEP, 5, 30, CS_PARENT_LOCAL, 4, 0, CS_CTX_INHERIT, 0);
+  start(a, CS_EV_PROXY_OP, 4, 29, CS_PARENT_NONE, 0, 0, 0, 0);
+  stop(a, 5, 40, 100);
+  assert_false(find(&s, 5)->has_link);
+  assert_int_equal(cs_asm_live_get(a, 4)->activity_raw, 40);
+
+  start(a, CS_EV_PROXY_STEP, 6, 41, CS_PARENT_LOCAL, 1, 0, CS_CTX_INHERIT, 1);
+  stop(a, 1, 50, 100);
+  assert_int_equal(find(&s, 6)->reclaim, CS_RECLAIM_PARENT_STOPPED);
+  assert_int_equal(find(&s, 1)->end, CS_END_STOPPED);
+  assert_identity(a);
+  cs_asm_destroy(a);
+}
+
 /* RCCL's diagnostic words decide a repeat only for states that carry them:
  * a plain state's record leaves them unwritten (whatever the ring held),
  * and the state keeps them 0. More states than fit inline grow the array. */
@@ -687,6 +720,7 @@ int main(void) {
       cmocka_unit_test(test_open_steps_share_their_ops_end),
       cmocka_unit_test(test_children_of_dropped_parents_say_so),
       cmocka_unit_test(test_reused_event_starts_fresh),
+      cmocka_unit_test(test_step_stop_reaches_its_op),
       cmocka_unit_test(test_diag_words_decide_repeats),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -371,9 +371,11 @@ static void reclaim_open_steps(cs_assembler *a, cs_event *op,
   for (int s = 0; s < 8; s++) {
     cs_event *step = op->open_steps[s];
     op->open_steps[s] = NULL;
-    if (step)
-      end_event(a, step, end, end == CS_END_INFLIGHT ? CS_RECLAIM_NONE : why,
-                now_raw);
+    if (!step)
+      continue;
+    step->op = NULL; /* its op is no longer live */
+    end_event(a, step, end, end == CS_END_INFLIGHT ? CS_RECLAIM_NONE : why,
+              now_raw);
   }
 }
 
@@ -409,7 +411,9 @@ end_event_as(cs_assembler *a, cs_event *e, cs_end_kind end,
     a->c.reclaimed[reason]++;
   check_accounting(a); /* before its open steps end (below) */
   if (e->etype == CS_EV_PROXY_STEP && e->parent_kind == CS_PARENT_LOCAL) {
-    cs_event *op = live_get(a, e->parent);
+    /* The op linked at the start is the live event with the parent's id
+     * (ids are never reused); a step not linked looks it up. */
+    cs_event *op = e->op ? e->op : live_get(a, e->parent);
     if (op && op->etype == CS_EV_PROXY_OP) {
       if (op->open_steps[e->p.proxy_step.step & 7] == e)
         op->open_steps[e->p.proxy_step.step & 7] = NULL;
@@ -515,6 +519,7 @@ static bool check_parent(cs_assembler *a, cs_event *e, parent_ref parent) {
 static void note_step_start(cs_assembler *a, cs_event *e, cs_event *op) {
   if (!op || op->etype != CS_EV_PROXY_OP)
     return;
+  e->op = op;
   op->has_children = true;
   if (e->start_raw > op->activity_raw)
     op->activity_raw = e->start_raw;
@@ -545,7 +550,7 @@ static void apply_stop(cs_assembler *a, cs_event *e, uint64_t raw,
  * not a clearing of the whole head followed by the stores. `ctx`,
  * `foreign_owner`, `origin_pid` and `rank` are then resolved (below). */
 static void event_init(cs_event *e, const cs_rec_start *s, int32_t tid) {
-  _Static_assert(offsetof(cs_event, p) == 112,
+  _Static_assert(offsetof(cs_event, p) == 120,
                  "a field was added to cs_event: set it in event_init");
   e->next_free = NULL;
   e->id = s->h.id;
@@ -574,6 +579,7 @@ static void event_init(cs_event *e, const cs_rec_start *s, int32_t tid) {
   e->nstates = 0;
   e->cap_states = CS_INLINE_STATES;
   e->states = e->inline_states;
+  e->op = NULL;
 }
 
 /* The record's payload: what its units hold, at most the payload's size.

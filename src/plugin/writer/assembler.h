@@ -85,6 +85,10 @@ typedef struct cs_event {
   uint32_t nstates;
   uint32_t cap_states;
   cs_state_rec *states;
+  /* ProxyStep: the live ProxyOp it was linked to at its start (`link`),
+   * which it stays in (open_steps) until one of them ends; NULL when none
+   * or once the op is ending. Saves looking the op up by id again. */
+  struct cs_event *op;
   /* Not cleared when the event is reused (the fields above are): copied
    * in from the record, and `nstates` says how many states are set. */
   cs_payload p;

@@ -117,7 +117,8 @@ static void on_start(void *arg, const cs_event *e) {
 static uint64_t step_operation(const cs_event *e) {
   if (e->etype != CS_EV_PROXY_STEP || e->parent_kind != CS_PARENT_LOCAL)
     return 0;
-  const cs_event *op = cs_asm_live_get(writer.assembler, e->parent);
+  const cs_event *op =
+      e->op ? e->op : cs_asm_live_get(writer.assembler, e->parent);
   return op && op->parent_kind == CS_PARENT_LOCAL ? op->parent : 0;
 }
 
