@@ -9,7 +9,9 @@
  * different threads often share their low bits, and the slot must not
  * follow the low bits alone (src/plugin/metrics/metrics.c, op_slot).
  * Also: the fastest-transfer tables keep one entry per exact size for
- * sizes that differ only in high bits (min_point).
+ * sizes that differ only in high bits (min_point); and send steps
+ * interleaved across links and channels each feed their own series (the
+ * recent-series entries, step_link_series).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -137,10 +139,63 @@ static void sizes_differing_in_high_bits_keep_their_own_entries(void **state) {
   cs_metrics_destroy(m);
 }
 
+/* Send steps interleaved across links and channels (channels 1 and 9
+ * share the recent-series entry of their low bits; two contexts use the
+ * same channel and peer): each transfer lands in its own link and channel
+ * series, one series per distinct label set. */
+static void interleaved_steps_feed_their_own_series(void **state) {
+  (void)state;
+  cs_metrics *m = new_metrics();
+  cs_clock_cal cal = calibrated();
+  const struct {
+    uint32_t ctx;
+    int32_t peer;
+    uint8_t channel;
+  } steps[] = {{CTX, 1, 1}, {CTX, 1, 9},     {CTX, 2, 1},
+               {CTX, 1, 1}, {CTX + 1, 1, 1}, {CTX, 1, 9},
+               {CTX, 2, 9}, {CTX + 1, 1, 1}, {CTX, 1, 1}};
+  const size_t n = sizeof steps / sizeof steps[0];
+  cs_event e;
+  cs_state_rec posted;
+  for (size_t i = 0; i < n; i++) {
+    send_step(&e, &posted, 1u << i, steps[i].peer);
+    e.ctx = steps[i].ctx;
+    e.link.channel_id = steps[i].channel;
+    cs_metrics_event(m, &e, 0, &cal);
+  }
+  /* Links (ctx, peer): (3,1) (3,2) (4,1); channels (ctx, channel): (3,1)
+   * (3,9) (4,1). */
+  assert_int_equal(m->nlinks, 3);
+  assert_int_equal(m->nchannels, 3);
+  for (size_t l = 0; l < m->nlinks; l++) {
+    uint64_t bytes = 0, count = 0;
+    for (size_t i = 0; i < n; i++)
+      if (steps[i].ctx == m->links[l].ctx && steps[i].peer == m->links[l].dst) {
+        bytes += 1u << i;
+        count++;
+      }
+    assert_int_equal(m->links[l].transfers_total, count);
+    assert_int_equal(m->links[l].bytes_total, bytes);
+  }
+  for (size_t c = 0; c < m->nchannels; c++) {
+    uint64_t bytes = 0, count = 0;
+    for (size_t i = 0; i < n; i++)
+      if (steps[i].ctx == m->channels[c].ctx &&
+          steps[i].channel == m->channels[c].channel) {
+        bytes += 1u << i;
+        count++;
+      }
+    assert_int_equal(m->channels[c].transfers_total, count);
+    assert_int_equal(m->channels[c].bytes_total, bytes);
+  }
+  cs_metrics_destroy(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(waiting_operations_keep_their_transfers),
       cmocka_unit_test(sizes_differing_in_high_bits_keep_their_own_entries),
+      cmocka_unit_test(interleaved_steps_feed_their_own_series),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,12 +36,24 @@ typedef struct {
   double seconds;
 } op_transfers;
 
+/* The link and channel series the last send step on a channel fed, by
+ * the channel's low bits: a ProxyOp's steps (one link, one channel) come
+ * in runs, so the series are hashed and looked up once per run, not per
+ * step. Entries are an index + 1 into the table (0: none), checked field
+ * by field before use (series are never removed or moved). */
+#define RECENT_SERIES 8
+typedef struct {
+  uint32_t link;
+  uint32_t channel;
+} recent_series;
+
 /* Per-table hash indexes, private to this file. */
 typedef struct {
   op_transfers ops[OP_TRANSFER_SLOTS];
   cs_u64map colls, links, channels, rank_spans;
   pxn_entry pxn[PXN_CACHE];
-  unsigned pxn_next; /* round-robin replacement */
+  unsigned pxn_next;                   /* round-robin replacement */
+  recent_series recent[RECENT_SERIES]; /* by channel % RECENT_SERIES */
 } metrics_index;
 
 /* The index lives right after the public struct (one allocation). */
@@ -204,6 +216,37 @@ static cs_channel_series *channel_series(cs_metrics *m, uint32_t ctx,
   s->rank = rank;
   s->channel = channel;
   cs_u64map_put(&idx(m)->channels, h, (void *)(uintptr_t)m->nchannels);
+  return s;
+}
+
+/* link_series and channel_series for a send step on `channel`, through
+ * the series that channel's previous step fed when they match. */
+static cs_link_series *step_link_series(cs_metrics *m, uint32_t ctx,
+                                        int32_t src, int32_t dst,
+                                        uint8_t channel) {
+  uint32_t *recent = &idx(m)->recent[channel % RECENT_SERIES].link;
+  if (*recent) {
+    cs_link_series *s = &m->links[*recent - 1];
+    if (s->ctx == ctx && s->src == src && s->dst == dst)
+      return s;
+  }
+  cs_link_series *s = link_series(m, ctx, src, dst);
+  if (s)
+    *recent = (uint32_t)(s - m->links) + 1;
+  return s;
+}
+
+static cs_channel_series *step_channel_series(cs_metrics *m, uint32_t ctx,
+                                              int32_t rank, uint8_t channel) {
+  uint32_t *recent = &idx(m)->recent[channel % RECENT_SERIES].channel;
+  if (*recent) {
+    cs_channel_series *s = &m->channels[*recent - 1];
+    if (s->ctx == ctx && s->rank == rank && s->channel == channel)
+      return s;
+  }
+  cs_channel_series *s = channel_series(m, ctx, rank, channel);
+  if (s)
+    *recent = (uint32_t)(s - m->channels) + 1;
   return s;
 }
 
@@ -400,13 +443,15 @@ void cs_metrics_event(cs_metrics *m, const cs_event *e, uint64_t op_id,
   uint32_t ctx = e->ctx;
   if (!ctx && e->foreign_owner && e->rank >= 0 && e->link.peer >= 0)
     ctx = pxn_ctx(m, e);
-  cs_link_series *l = link_series(m, ctx, e->rank, e->link.peer);
+  cs_link_series *l =
+      step_link_series(m, ctx, e->rank, e->link.peer, e->link.channel_id);
   if (l) {
     l->transfers_total++;
     l->bytes_total += size;
     keep_fastest(l->min_w, size, seconds);
   }
-  cs_channel_series *c = channel_series(m, e->ctx, e->rank, e->link.channel_id);
+  cs_channel_series *c =
+      step_channel_series(m, e->ctx, e->rank, e->link.channel_id);
   if (c) {
     c->transfers_total++;
     c->bytes_total += size;
