@@ -104,9 +104,12 @@ void cs_watchdog_take_operation(cs_watchdog *w, const cs_event *e);
 void cs_watchdog_take_kernel_stop(cs_watchdog *w, const cs_event *e);
 void cs_watchdog_timing(cs_watchdog *w, const cs_timing *t);
 
+/* The types whose starts are watched: the operations. */
+#define CS_WATCHDOG_START_TYPES                                                \
+  ((1u << CS_EV_COLL) | (1u << CS_EV_P2P) | (1u << CS_EV_CE_COLL))
+
 static inline void cs_watchdog_started(cs_watchdog *w, const cs_event *e) {
-  if (e->etype == CS_EV_COLL || e->etype == CS_EV_P2P ||
-      e->etype == CS_EV_CE_COLL)
+  if (e->etype < 32 && (CS_WATCHDOG_START_TYPES >> e->etype) & 1u)
     cs_watchdog_take_operation(w, e);
 }
 

@@ -106,8 +106,15 @@ static int64_t mono_ns(void) {
 
 /* ---- assembler and completion callbacks ---- */
 
+/* The watchdog watches the starts of types the completion takes too, so
+ * most starts (steps, network events) leave after one test. */
+_Static_assert((CS_WATCHDOG_START_TYPES & ~CS_COMPLETION_START_TYPES) == 0,
+               "on_start: a type only the watchdog takes would be skipped");
+
 static void on_start(void *arg, const cs_event *e) {
   (void)arg;
+  if (e->etype >= 32 || !((CS_COMPLETION_START_TYPES >> e->etype) & 1u))
+    return;
   cs_completion_started(writer.completion, e);
   cs_watchdog_started(writer.watchdog, e);
 }
