@@ -421,11 +421,8 @@ static uint32_t pxn_ctx(cs_metrics *m, const cs_event *e) {
 }
 
 /* A send step's transfer: size posted at SendWait, done at its stop. */
-void cs_metrics_event(cs_metrics *m, const cs_event *e, uint64_t op_id,
-                      const cs_clock_cal *cal) {
-  m->events_w++;
-  if (!cs_metrics_takes_transfer(e))
-    return;
+void cs_metrics_take_transfer(cs_metrics *m, const cs_event *e, uint64_t op_id,
+                              const cs_clock_cal *cal) {
   const cs_state_rec *posted = NULL;
   for (uint32_t i = 0; i < e->nstates; i++)
     if (e->states[i].state == 9 /* SendWait */)

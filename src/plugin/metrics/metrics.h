@@ -94,11 +94,20 @@ static inline bool cs_metrics_takes_transfer(const cs_event *e) {
   return e->etype == CS_EV_PROXY_STEP && e->has_link && e->link.is_send &&
          e->end == CS_END_STOPPED;
 }
+/* The transfer of a send step cs_metrics_takes_transfer accepted (out of
+ * line; cs_metrics_event calls it). */
+void cs_metrics_take_transfer(cs_metrics *m, const cs_event *e, uint64_t op_id,
+                              const cs_clock_cal *cal);
 /* An ended event: network send steps feed links and channels, and the
  * transfers of the operation `op_id` (the Coll/P2p the step's ProxyOp
- * belongs to; 0: unknown), added to its series when its timing comes. */
-void cs_metrics_event(cs_metrics *m, const cs_event *e, uint64_t op_id,
-                      const cs_clock_cal *cal);
+ * belongs to; 0: unknown), added to its series when its timing comes.
+ * Inline: every other event is only counted, without a call. */
+static inline void cs_metrics_event(cs_metrics *m, const cs_event *e,
+                                    uint64_t op_id, const cs_clock_cal *cal) {
+  m->events_w++;
+  if (cs_metrics_takes_transfer(e))
+    cs_metrics_take_transfer(m, e, op_id, cal);
+}
 
 /* A step mark (cclscope_step) at `ts_ns`. */
 void cs_metrics_step(cs_metrics *m, int64_t step, int64_t ts_ns);
