@@ -113,9 +113,13 @@ static inline void cs_watchdog_started(cs_watchdog *w, const cs_event *e) {
     cs_watchdog_take_operation(w, e);
 }
 
+/* The types whose ends are watched: a channel's kernel. */
+#define CS_WATCHDOG_END_TYPES (1u << CS_EV_KERNEL_CH)
+
 static inline void cs_watchdog_ended(cs_watchdog *w, const cs_event *e) {
   /* only a stop says the GPU finished (a reclaimed one never stopped) */
-  if (e->etype == CS_EV_KERNEL_CH && e->end == CS_END_STOPPED)
+  if (e->etype < 32 && (CS_WATCHDOG_END_TYPES >> e->etype) & 1u &&
+      e->end == CS_END_STOPPED)
     cs_watchdog_take_kernel_stop(w, e);
 }
 
