@@ -246,8 +246,11 @@ static const ended_info *ended_lookup(const cs_assembler *a, uint64_t id) {
   return NULL;
 }
 
-/* A new entry for `id`, replacing the oldest of its set. */
-static ended_info *ended_slot(cs_assembler *a, uint64_t id) {
+/* A new entry for `id`, replacing the oldest of its set. Inline, with
+ * ended_remember: once per ended event, into the ending (cs_asm's STOP
+ * path), not a call. */
+static inline __attribute__((always_inline)) ended_info *
+ended_slot(cs_assembler *a, uint64_t id) {
   size_t set = ended_set_of(id);
   size_t way = a->ended.next_way[set];
   a->ended.next_way[set] = (uint8_t)((way + 1) % ENDED_WAYS);
@@ -255,8 +258,8 @@ static ended_info *ended_slot(cs_assembler *a, uint64_t id) {
   return &a->ended.info[set * ENDED_WAYS + way];
 }
 
-static void ended_remember(cs_assembler *a, const cs_event *e,
-                           uint64_t end_raw) {
+static inline __attribute__((always_inline)) void
+ended_remember(cs_assembler *a, const cs_event *e, uint64_t end_raw) {
   ended_info *x = ended_slot(a, e->id);
   x->end_raw = end_raw;
   x->ctx = e->ctx;
