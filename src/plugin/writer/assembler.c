@@ -117,8 +117,14 @@ static cs_event *live_get(const cs_assembler *a, uint64_t id) {
   return a->live.overflow.count ? cs_u64map_get(&a->live.overflow, id) : NULL;
 }
 
-static bool live_put(cs_assembler *a, cs_event *e) {
-  live_slot *slot = &a->live.direct[e->id & (LIVE_DIRECT - 1)];
+/* The table's slot for `id`. */
+static live_slot *live_slot_of(const cs_assembler *a, uint64_t id) {
+  return &a->live.direct[id & (LIVE_DIRECT - 1)];
+}
+
+/* Put e in its slot (live_slot_of(a, e->id)), moving an older event there
+ * to the overflow map. */
+static bool live_put(cs_assembler *a, live_slot *slot, cs_event *e) {
   if (slot->e && !cs_u64map_put(&a->live.overflow, slot->id, slot->e))
     return false; /* no room to move the older one out */
   slot->id = e->id;
@@ -612,7 +618,10 @@ static void payload_copy(cs_event *e, const cs_rec_start *s) {
 
 NOINLINE_HANDLER static void on_start(cs_assembler *a, const cs_rec_start *s,
                                       int32_t tid) {
-  if (live_recent(a, s->h.id))
+  /* The slot is found once, for the duplicate test and the insertion
+   * (nothing in between changes the table). */
+  live_slot *slot = live_slot_of(a, s->h.id);
+  if (slot->e && slot->id == s->h.id)
     return; /* ids are never reused: a duplicate is noise */
   cs_event *e = a->c.live_now < a->cfg.max_live ? event_alloc(a) : NULL;
   if (!e) {
@@ -633,7 +642,7 @@ NOINLINE_HANDLER static void on_start(cs_assembler *a, const cs_rec_start *s,
   if (e->etype == CS_EV_PROXY_OP)
     memset(e->open_steps, 0, sizeof e->open_steps);
 
-  if (!live_put(a, e)) {
+  if (!live_put(a, slot, e)) {
     event_free(a, e);
     a->c.live_cap_drops++;
     ended_remember_dropped(a, s);
