@@ -206,6 +206,33 @@ static size_t frame_starts(const unsigned char *file, size_t n, size_t *at,
   return count;
 }
 
+/* Frames of the stored file[0, n) (frame starts at[0, count)) that hold
+ * a context record. */
+static size_t frames_with_contexts(const unsigned char *file, size_t n,
+                                   const size_t *at, size_t count) {
+  size_t with = 0;
+  for (size_t i = 0; i < count; i++) {
+    cst_frame_info info;
+    assert_true(cst_frame_parse(file + at[i], &info));
+    assert_int_equal(info.codec, CST_CODEC_STORED);
+    const unsigned char *p = file + at[i] + CST_FRAME_HEADER;
+    size_t len = info.bytes, pos = 0;
+    assert_true(at[i] + CST_FRAME_HEADER + len <= n);
+    bool found = false;
+    while (pos < len) {
+      unsigned kind;
+      size_t body, next;
+      uint32_t body_len;
+      assert_int_equal(
+          cst_rec_parse(p + pos, len - pos, &kind, &body, &body_len, &next), 1);
+      found = found || kind == CST_REC_CONTEXT;
+      pos += next;
+    }
+    with += found;
+  }
+  return with;
+}
+
 /* One line from ra_next against tr_next + rec_decode. */
 static void same_line(const tr_file *tf, const rec *want, bool want_parsed,
                       const rec_scratch *ws, const ra_line_info *got,
@@ -307,6 +334,9 @@ static void test_frames_read_ahead_as_lines(void **state) {
   unsigned char *s = slurp(stored, &slen), *p = slurp(packed, &plen);
   size_t sframes = frame_starts(s, slen, at, 256);
   assert_true(sframes > 25);
+  /* each frame tells the contexts its records name (and the reader
+   * forgets them at the next frame's writer record) */
+  assert_true(frames_with_contexts(s, slen, at, sframes) > 25);
   char paths[FILES][4300];
   char *list[FILES];
   int want_end[FILES];
