@@ -98,7 +98,9 @@ typedef struct {
   bool opened;
   bool frames; /* a binary file, read by frames (fill_frames) */
   /* shared, under the lock */
-  bool binary;     /* its chunks are of frames (known after the first) */
+  bool binary;     /* a binary file (by its first bytes, at ra_open): its
+                      chunks count in frames_ahead */
+  bool wanted;     /* the consumer waits for its next chunk */
   bool filling;    /* a thread is copying its next lines into a chunk */
   bool finished;   /* its last chunk has been filled */
   unsigned chunks; /* alive: consumed or queued */
@@ -111,7 +113,8 @@ typedef struct {
   uint64_t lines_before; /* binary: lines of the chunks taken so far */
   uint64_t text_before;  /* ... and their text */
   bool last_cut;         /* ... and whether the last line had no '\n' */
-  /* without workers (read_direct): how the file ended, once it has */
+  /* how the file ended, once it has (read_direct, and ra_next once the
+   * consumer has reached the end: its last chunk is released) */
   bool ended;
   ra_line_info end;
   int end_code;
@@ -131,8 +134,8 @@ struct ra_reader {
   /* counts every change a waiting thread may be waiting for (written
    * under the lock, read while spinning without it) */
   atomic_uint changes;
-  /* binary files' chunks beyond each one's first (a frame's text each:
-   * bounded in all, not per file) */
+  /* binary files' chunks alive but not the consumer's (a frame's text and
+   * lines each: bounded in all, not per file) */
   unsigned frames_ahead, frames_ahead_max;
   ra_chunk *pool; /* `depth` chunks per file, allocated once */
   ra_chunk *free_chunks;
@@ -391,13 +394,13 @@ static void decode_frames(ra_chunk *c, rec_scratch *s, tc_frame_decoder **d) {
 /* ---- the pool ---- */
 
 /* Under the lock: may a chunk of `f` be filled now? Not while another
- * thread fills one, and when it has room: `depth` chunks, and a binary
- * file one, plus more while all binary files hold fewer than
- * frames_ahead_max beyond their first. */
+ * thread fills one, and when it has room: `depth` chunks; a binary file's
+ * only while fewer than frames_ahead_max are read ahead in all, or when
+ * the consumer waits for it and none is on its way. */
 static bool can_fill(const ra_reader *ra, const ra_file *f) {
   if (f->filling || f->finished || f->chunks >= ra->depth)
     return false;
-  return !f->binary || f->chunks == 0 ||
+  return !f->binary || (f->wanted && f->chunks == 0) ||
          ra->frames_ahead < ra->frames_ahead_max;
 }
 
@@ -433,7 +436,7 @@ static ra_chunk *start_filling(ra_reader *ra, ra_file *f) {
   f->queue_tail = c;
   f->nqueued++;
   f->filling = true;
-  if (f->binary && f->chunks >= 1)
+  if (f->binary)
     ra->frames_ahead++;
   f->chunks++;
   return c;
@@ -449,7 +452,6 @@ static void make_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s,
   pthread_mutex_lock(&ra->lock);
   f->filling = false;
   f->finished = c->end != RA_LINE;
-  f->binary = f->binary || c->frames; /* from its first chunk on */
   atomic_fetch_add_explicit(&ra->changes, 1, memory_order_relaxed);
   if (!f->finished) {
     pthread_cond_signal(&ra->work);  /* a worker may fill the next */
@@ -508,8 +510,6 @@ static void *worker(void *arg) {
 static void release_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
   pthread_mutex_lock(&ra->lock);
   f->chunks--;
-  if (f->binary && f->chunks >= 1)
-    ra->frames_ahead--;
   c->next = ra->free_chunks;
   ra->free_chunks = c;
   atomic_fetch_add_explicit(&ra->changes, 1, memory_order_relaxed);
@@ -528,6 +528,7 @@ static void release_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
  * make. */
 static ra_chunk *take_chunk(ra_reader *ra, ra_file *f) {
   pthread_mutex_lock(&ra->lock);
+  f->wanted = true;
   for (;;) {
     ra_chunk *c = f->queue;
     if (c && c->decoded) {
@@ -536,6 +537,12 @@ static ra_chunk *take_chunk(ra_reader *ra, ra_file *f) {
         f->queue_tail = NULL;
       f->nqueued--;
       c->next = NULL;
+      f->wanted = false;
+      if (f->binary) { /* the consumer's now: another may be read ahead */
+        ra->frames_ahead--;
+        atomic_fetch_add_explicit(&ra->changes, 1, memory_order_relaxed);
+        pthread_cond_signal(&ra->work);
+      }
       pthread_mutex_unlock(&ra->lock);
       return c;
     }
@@ -601,6 +608,8 @@ ra_reader *ra_open_sized(char *const *paths, size_t n, unsigned jobs,
   unsigned workers = jobs - 1 < most ? jobs - 1 : (unsigned)most;
   if (workers == 0)
     return ra; /* no thread: the consumer reads each line itself */
+  for (size_t i = 0; i < n; i++)
+    ra->files[i].binary = tr_path_is_binary(paths[i]);
   js_keys_prepare();
   ra->workers = calloc(workers, sizeof *ra->workers);
   if (!ra->workers) {
@@ -690,18 +699,28 @@ int ra_next(ra_reader *ra, size_t file, rec_scratch *s, rec *r, bool *parsed,
   *parsed = false;
   if (ra->nthreads == 0)
     return read_direct(ra, f, s, r, parsed, info);
+  if (f->ended) {
+    *info = f->end;
+    return f->end_code;
+  }
   while (!f->cur || f->at == f->cur->nlines) {
     ra_chunk *done = f->cur;
     if (done && done->end != RA_LINE) {
-      /* the file's last chunk stays until ra_close: it says how it ended */
-      info->line = NULL;
-      info->line_len = 0;
-      info->line_no = done->last_line_no;
-      info->line_unterminated = false;
-      info->bytes_read = done->bytes_read;
-      info->text_bytes = done->text_bytes;
-      info->error = done->error;
-      return done->end;
+      /* the end, kept here: the last chunk (a whole frame's lines, for a
+       * binary file) goes back to the pool */
+      f->end = (ra_line_info){.line = NULL,
+                              .line_len = 0,
+                              .line_no = done->last_line_no,
+                              .line_unterminated = false,
+                              .bytes_read = done->bytes_read,
+                              .text_bytes = done->text_bytes,
+                              .error = done->error};
+      f->end_code = done->end;
+      f->ended = true;
+      f->cur = NULL;
+      release_chunk(ra, f, done);
+      *info = f->end;
+      return f->end_code;
     }
     f->cur = NULL;
     if (done)

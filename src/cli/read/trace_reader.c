@@ -334,6 +334,16 @@ static int open_path(const char *path) {
   return open(self, O_RDONLY | O_CLOEXEC);
 }
 
+bool tr_path_is_binary(const char *path) {
+  int fd = open_path(path);
+  if (fd < 0)
+    return false;
+  unsigned char head[8];
+  ssize_t n = pread(fd, head, sizeof head, 0);
+  close(fd);
+  return n > 0 && tc_sniff(head, (size_t)n) == TC_CST;
+}
+
 /* A compressed file (told by its first bytes) gets a decompressing
  * reader. 0 or an error. */
 static int open_codec(tr_file *f) {

@@ -142,6 +142,10 @@ void tr_say(tr_file *f, const char *fmt, ...)
 int tr_next(tr_file *f);
 void tr_close(tr_file *f);
 
+/* Does `path` (or "-") start as a binary trace (trace_codec.h's TC_CST)?
+ * False when it cannot be read: its reading says why. */
+bool tr_path_is_binary(const char *path);
+
 /* For converters (seed_format.c): the file's own next line, unconverted,
  * and going back to its start (0 or an errno value). */
 int tr_next_raw(tr_file *f);
