@@ -41,8 +41,10 @@
  * a file is closed once read to its end). A binary file's chunk holds at
  * least one whole frame, and so its text and decoded lines (the plugin's
  * frames: about 1 MiB of records, some 18 MB of text, 35 MB with the
- * decoded lines): one such chunk per binary file, and
- * at most `jobs` more are read ahead over all of them.
+ * decoded lines): the one the consumer reads of each binary file, and at
+ * most `jobs` more read ahead over all of them (files are told binary by
+ * their first bytes at ra_open). A file's last chunk goes back once the
+ * consumer has reached its end.
  *
  * jobs == 1 starts no thread and makes no chunk: ra_next is tr_next +
  * rec_decode into the caller's scratch, as before there were threads. A
