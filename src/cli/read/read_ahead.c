@@ -599,8 +599,9 @@ ra_reader *ra_open_sized(char *const *paths, size_t n, unsigned jobs,
   size_t share = RA_BUDGET / (ra->depth * (n ? n : 1));
   ra->chunk_bytes =
       chunk_bytes ? chunk_bytes : clamp(share, RA_CHUNK_MIN, RA_CHUNK_MAX);
-  /* one being decoded by each thread (the consumer's included) */
-  ra->frames_ahead_max = jobs;
+  /* one being decoded by each thread (the consumer's included), and one
+   * ready (with one less, two threads wait for each other: measured) */
+  ra->frames_ahead_max = jobs + 1;
   ra->buf_bytes = clamp(share, 64 << 10, 256 << 10);
   /* the consumer makes chunks too: jobs - 1 workers, at most one per file
    * and chunk */

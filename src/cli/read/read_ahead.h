@@ -42,7 +42,7 @@
  * least one whole frame, and so its text and decoded lines (the plugin's
  * frames: about 1 MiB of records, some 18 MB of text, 35 MB with the
  * decoded lines): the one the consumer reads of each binary file, and at
- * most `jobs` more read ahead over all of them (files are told binary by
+ * most `jobs + 1` more read ahead over all of them (files are told binary by
  * their first bytes at ra_open). A file's last chunk goes back once the
  * consumer has reached its end.
  *
