@@ -9,7 +9,11 @@
 # step and one after the other), and with -j 1 and 2 on the hand-made
 # fixtures together (invalid JSON, a truncated last line, PXN parents
 # across files, minimal_profiler files converted while read: their stderr
-# notices come in the same order, a file given twice).
+# notices come in the same order, a file given twice); and on the same
+# trace written in the binary format with zstd frames, one of its files cut
+# inside a frame (binary files are read ahead by frames: decompressed and
+# formatted on the reading threads; the note on the cut file comes once,
+# saying the same).
 # usage: jobs_identity.sh NCCLEMU PLUGIN CCLSCOPE FIXTURES_DIR
 set -euo pipefail
 emu=$1 plugin=$2 cs=$3 fx=$4
@@ -18,6 +22,13 @@ trap 'rm -rf "$work"' EXIT
 CCLSCOPE_DIR="$work/emu" CCLSCOPE_SUMMARY=off CCLSCOPE_MASK=all "$emu" \
   --plugin "$plugin" --scenario mixed --nodes 2 --ranks-per-node 2 \
   --ranks-per-process 1 --ops 2 --pace none --quiet --max-callback-ms 5000
+CCLSCOPE_DIR="$work/emu_bin" CCLSCOPE_FORMAT=binary CCLSCOPE_COMPRESS=zstd \
+  CCLSCOPE_SUMMARY=off CCLSCOPE_MASK=all "$emu" \
+  --plugin "$plugin" --scenario mixed --nodes 2 --ranks-per-node 2 \
+  --ranks-per-process 1 --ops 2 --pace none --quiet --max-callback-ms 5000
+cut=$(ls -S "$work/emu_bin"/*.cst | head -1)
+head -c $(($(stat -c %s "$cut") - 3000)) "$cut" >"$work/cut.cst"
+mv "$work/cut.cst" "$cut"
 files=$(ls "$work/emu"/*.jsonl | wc -l)
 bytes=$(cat "$work/emu"/*.jsonl | wc -c)
 if [ "$files" -ne 4 ] || [ "$bytes" -lt 500000 ]; then
@@ -66,11 +77,13 @@ inputs() { # NAME INPUTS...: every command on these inputs
   same "$name.view" view --memory-mb 1 -o @OUT@ "$@"
 }
 inputs emu "$work/emu"
+inputs emu_bin "$work/emu_bin"
 jobs="1 2" # small inputs: one file per thread at most anyway
 inputs fixtures "$fx/invalid_json.jsonl" "$fx/killed.jsonl" "$fx/seed" \
   "$fx/clean.jsonl" "$fx/pxn_ok" "$fx/pxn_bad" "$fx/timing" "$fx/clean.jsonl"
 # the emulated trace is not trivially clean or empty
 grep -q " 0 errors" "$work/emu.check.1.stdout"
+[ "$(grep -c "ends inside a binary trace frame" "$work/emu_bin.check.1.stderr")" = 1 ]
 grep -q "minimal_profiler format" "$work/fixtures.check.1.stderr"
 grep -q "error\[json\]" "$work/fixtures.check.1.stdout"
 [ -s "$work/emu.merge.1.out" ] && [ -s "$work/emu.view.1.out" ]

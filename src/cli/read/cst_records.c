@@ -345,12 +345,12 @@ static int read_record(cst_records *r, unsigned kind, const unsigned char *b,
   return e;
 }
 
-int cst_records_text(cst_records *r, const unsigned char *p, size_t n,
-                     bool whole, uint32_t records, const char **text,
-                     size_t *text_len) {
+/* The records of p[0, n) as lines appended to r->text (which the caller
+ * has set: its own buffer or cst_records_append's). */
+static int walk_records(cst_records *r, const unsigned char *p, size_t n,
+                        bool whole, uint32_t records) {
   size_t at = 0;
   uint32_t count = 0;
-  r->text_len = 0;
   r->started = false; /* every frame tells its own writer */
   r->oom = false;
   while (at < n) {
@@ -370,7 +370,40 @@ int cst_records_text(cst_records *r, const unsigned char *p, size_t n,
   }
   if (whole && count != records)
     return TC_ERR_CORRUPT;
+  return 0;
+}
+
+int cst_records_text(cst_records *r, const unsigned char *p, size_t n,
+                     bool whole, uint32_t records, const char **text,
+                     size_t *text_len) {
+  r->text_len = 0;
+  int e = walk_records(r, p, n, whole, records);
+  if (e)
+    return e;
   *text = r->text;
   *text_len = r->text_len;
   return 0;
+}
+
+int cst_records_append(cst_records *r, const unsigned char *p, size_t n,
+                       bool whole, uint32_t records, char **buf, size_t *len,
+                       size_t *cap) {
+  char *own = r->text;
+  size_t own_cap = r->text_cap;
+  r->text = *buf;
+  r->text_len = *len;
+  r->text_cap = *cap;
+  int e = walk_records(r, p, n, whole, records);
+  *buf = r->text; /* moved when it grew, error or not */
+  *cap = r->text_cap;
+  if (!e)
+    *len = r->text_len;
+  r->text = own;
+  r->text_cap = own_cap;
+  r->text_len = 0;
+  return e;
+}
+
+void cst_records_set_version(cst_records *r, unsigned version) {
+  r->gpu_deltas = version >= 3;
 }

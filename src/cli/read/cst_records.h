@@ -8,7 +8,9 @@
  * and the string table a frame tells, and the event and timing records,
  * each turned into exactly the line the JSONL writer would have written by
  * the plugin's own formatters (src/plugin/trace/trace_fmt.c). Line records
- * are copied as they are. One per stream; not thread-safe.
+ * are copied as they are. Every record's text ends with a newline, so a
+ * frame's text is whole lines. One per stream or decoding thread; not
+ * thread-safe.
  */
 #ifndef CCLSCOPE_CLI_CST_RECORDS_H
 #define CCLSCOPE_CLI_CST_RECORDS_H
@@ -31,5 +33,15 @@ void cst_records_free(cst_records *r);
 int cst_records_text(cst_records *r, const unsigned char *p, size_t n,
                      bool whole, uint32_t records, const char **text,
                      size_t *text_len);
+
+/* The same, the lines appended to the caller's buffer (*buf of *cap bytes,
+ * *len used; grown with realloc, *len unchanged on an error): read_ahead.c
+ * decodes a frame straight into a chunk. */
+int cst_records_append(cst_records *r, const unsigned char *p, size_t n,
+                       bool whole, uint32_t records, char **buf, size_t *len,
+                       size_t *cap);
+
+/* The layout of the frames read next: the container version's. */
+void cst_records_set_version(cst_records *r, unsigned version);
 
 #endif

@@ -102,12 +102,19 @@ struct tc_stream {
   unsigned cst_version; /* ... and its version */
   unsigned char *frame; /* payload as read from the file */
   size_t frame_cap;
-  unsigned char *dec; /* payload decompressed (zstd frames) */
-  size_t dec_cap;
+  tc_frame_decoder *decoder; /* its own, for tc_read */
   const unsigned char *text; /* the frame's lines, not yet given out */
   size_t text_len, text_pos;
+  bool cst_end; /* no frame follows (the end, or a torn last frame) */
+};
+
+/* What decodes a frame: one per stream (tc_read) or per reading thread
+ * (read_ahead.c), never shared. */
+struct tc_frame_decoder {
+  cs_zstd_dctx *dctx; /* created on the first zstd frame */
+  unsigned char *dec; /* payload decompressed (zstd frames) */
+  size_t dec_cap;
   cst_records *records; /* the compact records' reader, or NULL */
-  bool cst_end;         /* no frame follows (the end, or a torn last frame) */
 };
 
 tc_kind tc_sniff(const unsigned char *head, size_t n) {
@@ -268,28 +275,28 @@ static bool cst_grow(unsigned char **buf, size_t *cap, size_t need) {
   return true;
 }
 
-/* A zstd payload of `n` bytes (`whole`: all of the frame) into s->dec;
+/* A zstd payload p[0, n) (`whole`: all of the frame) into d->dec;
  * *dec_len bytes made. 0, ENOMEM, TC_ERR_NO_LIBRARY or TC_ERR_CORRUPT (a
  * whole frame the library rejects or that does not end). */
-static int cst_unzstd(tc_stream *s, size_t n, bool whole, bool prefixed,
-                      size_t *dec_len) {
+static int cst_unzstd(tc_frame_decoder *d, const unsigned char *p, size_t n,
+                      bool whole, bool prefixed, size_t *dec_len) {
   pthread_once(&zstd_once, load_zstd);
   if (!zstd.ok || (prefixed && !zstd.ref_prefix))
     return TC_ERR_NO_LIBRARY;
-  if (!s->dctx && !(s->dctx = zstd.create()))
+  if (!d->dctx && !(d->dctx = zstd.create()))
     return ENOMEM;
-  zstd.reset(s->dctx, CS_ZSTD_RESET_SESSION);
+  zstd.reset(d->dctx, CS_ZSTD_RESET_SESSION);
   /* For this frame only (the library forgets it when the frame ends). */
   if (prefixed &&
-      zstd.is_error(zstd.ref_prefix(s->dctx, cst_prefix, cst_prefix_len)))
+      zstd.is_error(zstd.ref_prefix(d->dctx, cst_prefix, cst_prefix_len)))
     return TC_ERR_CORRUPT;
-  cs_zstd_in in = {s->frame, n, 0};
+  cs_zstd_in in = {p, n, 0};
   *dec_len = 0;
   for (;;) {
-    if (!cst_grow(&s->dec, &s->dec_cap, *dec_len + (256u << 10)))
+    if (!cst_grow(&d->dec, &d->dec_cap, *dec_len + (256u << 10)))
       return ENOMEM;
-    cs_zstd_out out = {s->dec + *dec_len, s->dec_cap - *dec_len, 0};
-    size_t r = zstd.decompress(s->dctx, &out, &in);
+    cs_zstd_out out = {d->dec + *dec_len, d->dec_cap - *dec_len, 0};
+    size_t r = zstd.decompress(d->dctx, &out, &in);
     *dec_len += out.pos;
     if (zstd.is_error(r))
       return whole ? TC_ERR_CORRUPT : 0; /* torn: what came out is kept */
@@ -300,72 +307,130 @@ static int cst_unzstd(tc_stream *s, size_t n, bool whole, bool prefixed,
   }
 }
 
-/* The records of p[0, n) as text (cst_records.h): whole records only; a
- * cut record ends a torn frame's text. 0, TC_ERR_CORRUPT or ENOMEM. */
-static int cst_records_to_text(tc_stream *s, unsigned char *p, size_t n,
-                               bool whole, uint32_t records) {
-  if (!s->records && !(s->records = cst_records_new(s->cst_version)))
-    return ENOMEM;
-  const char *text;
-  size_t len;
-  int e = cst_records_text(s->records, p, n, whole, records, &text, &len);
-  if (e)
-    return e;
-  s->text = (const unsigned char *)text;
-  s->text_len = len;
-  s->text_pos = 0;
-  return 0;
+tc_frame_decoder *tc_frame_decoder_new(void) {
+  return calloc(1, sizeof(tc_frame_decoder));
 }
 
-/* The next frame's text into s->text; s->cst_end when there is none. 0 or
- * an error. A frame cut by the file's end gives its whole records and is
- * the last (tc_torn says so). */
-static int cst_next_frame(tc_stream *s) {
+void tc_frame_decoder_free(tc_frame_decoder *d) {
+  if (!d)
+    return;
+  if (d->dctx)
+    zstd.free_dctx(d->dctx);
+  free(d->dec);
+  cst_records_free(d->records);
+  free(d);
+}
+
+/* A frame's records, decompressed when they are (*p, *n), and the reader
+ * that turns them into lines, set for `version`. 0 or an error. */
+static int frame_records(tc_frame_decoder *d, unsigned version,
+                         const tc_frame *fr, const unsigned char *payload,
+                         const unsigned char **p, size_t *n) {
+  if (!d->records && !(d->records = cst_records_new(version)))
+    return ENOMEM;
+  cst_records_set_version(d->records, version);
+  *p = payload;
+  *n = fr->bytes;
+  if (fr->codec == CST_CODEC_STORED)
+    return 0;
+  int e = cst_unzstd(d, payload, fr->bytes, fr->whole,
+                     fr->codec == CST_CODEC_ZSTD_PREFIX, n);
+  *p = d->dec;
+  return e;
+}
+
+int tc_frame_lines(tc_frame_decoder *d, unsigned version, const tc_frame *fr,
+                   const unsigned char *payload, char **text, size_t *len,
+                   size_t *cap) {
+  const unsigned char *p;
+  size_t n;
+  int e = frame_records(d, version, fr, payload, &p, &n);
+  if (e)
+    return e;
+  return cst_records_append(d->records, p, n, fr->whole, fr->records, text, len,
+                            cap);
+}
+
+int tc_frame_next(tc_stream *s, tc_frame *fr, unsigned char **buf, size_t *len,
+                  size_t *cap, int *err) {
   size_t got;
   int e;
   if (!s->cst_started) {
     unsigned char head[CST_FILE_HEADER];
     if ((e = cst_take(s, head, sizeof head, &got)))
-      return e;
+      return *err = e, -1;
     unsigned version = cst_file_version(head, got);
     if (got < sizeof head || version < CST_VERSION_MIN || version > CST_VERSION)
-      return TC_ERR_CORRUPT;
+      return *err = TC_ERR_CORRUPT, -1;
     s->cst_started = true;
     s->cst_version = version;
   }
   s->unit_start = s->consumed;
-  s->unit_text = s->text_out;
   unsigned char fh[CST_FRAME_HEADER];
   if ((e = cst_take(s, fh, sizeof fh, &got)))
-    return e;
-  if (got < sizeof fh) {
-    s->cst_end = true; /* the end, or a header cut short (torn) */
+    return *err = e, -1;
+  if (got < sizeof fh) { /* the end, or a header cut short (torn) */
     if (got == 0)
       s->unit_start = s->consumed;
     return 0;
   }
   cst_frame_info info;
   if (!cst_frame_parse(fh, &info))
-    return TC_ERR_CORRUPT;
-  if (!cst_grow(&s->frame, &s->frame_cap, info.bytes ? info.bytes : 1))
-    return ENOMEM;
-  if ((e = cst_take(s, s->frame, info.bytes, &got)))
-    return e;
-  bool whole = got == info.bytes;
-  if (!whole)
-    s->cst_end = true;
-  if (info.codec == CST_CODEC_STORED)
-    e = cst_records_to_text(s, s->frame, got, whole, info.records);
-  else {
-    size_t dec_len = 0;
-    e = cst_unzstd(s, got, whole, info.codec == CST_CODEC_ZSTD_PREFIX,
-                   &dec_len);
-    if (!e)
-      e = cst_records_to_text(s, s->dec, dec_len, whole, info.records);
-  }
-  if (!e && whole)
+    return *err = TC_ERR_CORRUPT, -1;
+  if (!cst_grow(buf, cap, *len + (info.bytes ? info.bytes : 1)))
+    return *err = ENOMEM, -1;
+  if ((e = cst_take(s, *buf + *len, info.bytes, &got)))
+    return *err = e, -1;
+  *len += got;
+  fr->codec = info.codec;
+  fr->records = info.records;
+  fr->bytes = got;
+  fr->whole = got == info.bytes;
+  fr->file_bytes = s->file_bytes;
+  if (fr->whole)
     s->unit_start = s->consumed;
-  return e;
+  return 1;
+}
+
+unsigned tc_frame_version(const tc_stream *s) {
+  return s->cst_version;
+}
+
+bool tc_reads_frames(const tc_stream *s) {
+  return s->kind == TC_CST;
+}
+
+/* The next frame's text into s->text; s->cst_end when there is none. 0 or
+ * an error. A frame cut by the file's end gives its whole records and is
+ * the last (tc_torn says so). */
+static int cst_next_frame(tc_stream *s) {
+  s->unit_text = s->text_out;
+  tc_frame fr;
+  size_t len = 0;
+  int e = 0;
+  int got = tc_frame_next(s, &fr, &s->frame, &len, &s->frame_cap, &e);
+  if (got < 0)
+    return e;
+  if (got == 0 || !fr.whole)
+    s->cst_end = true;
+  if (got == 0)
+    return 0;
+  if (!s->decoder && !(s->decoder = tc_frame_decoder_new()))
+    return ENOMEM;
+  const unsigned char *p;
+  size_t n;
+  e = frame_records(s->decoder, s->cst_version, &fr, s->frame, &p, &n);
+  const char *text;
+  size_t text_len;
+  if (!e)
+    e = cst_records_text(s->decoder->records, p, n, fr.whole, fr.records, &text,
+                         &text_len);
+  if (e)
+    return e;
+  s->text = (const unsigned char *)text;
+  s->text_len = text_len;
+  s->text_pos = 0;
+  return 0;
 }
 
 static ssize_t cst_read(tc_stream *s, char *buf, size_t len, int *err) {
@@ -456,7 +521,6 @@ void tc_close(tc_stream *s) {
     zlib.end(&s->z);
   free(s->in);
   free(s->frame);
-  free(s->dec);
-  cst_records_free(s->records);
+  tc_frame_decoder_free(s->decoder);
   free(s);
 }

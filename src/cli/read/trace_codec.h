@@ -71,4 +71,57 @@ int tc_rewind(tc_stream *s);
 
 void tc_close(tc_stream *s);
 
+/* ---- a binary file's frames, read whole and decoded apart ----
+ *
+ * read_ahead.c reads a binary file's frames as they are (tc_frame_next:
+ * a copy, on the one thread that reads the file) and decodes each on
+ * whichever thread is free (tc_frame_lines): a frame decodes on its own
+ * (its writer record starts a fresh string table, previous values and
+ * contexts; docs/trace-format.md "Binary traces"), and its text is whole
+ * lines, so lines, their numbers and the file's text are those tc_read
+ * gives. What crosses frames stays with the reader: the container's
+ * version (tc_frame_version), where a torn last frame starts (tc_torn),
+ * and the count of lines and text. */
+
+/* A frame as read from the file. */
+typedef struct {
+  unsigned codec;      /* CST_CODEC_* (src/common/cst_format.h) */
+  uint32_t records;    /* in its payload, as its header says */
+  size_t bytes;        /* of payload read: fewer than its header says when
+                          the file ends inside it */
+  bool whole;          /* all of its payload was read */
+  uint64_t file_bytes; /* tc_file_bytes once it was read */
+} tc_frame;
+
+/* Is `s` a binary file (TC_CST), whose frames tc_frame_next reads? */
+bool tc_reads_frames(const tc_stream *s);
+
+/* The next frame of a binary file: its payload appended to *buf (*len
+ * used of *cap bytes, grown with realloc). 1 with *fr (a frame cut by the
+ * file's end is the last: !fr->whole), 0 when no frame follows (tc_torn
+ * then says whether the file ended inside a frame's header), -1 on an
+ * error (*err). Not mixed with tc_read on the same stream (but after
+ * tc_rewind). */
+int tc_frame_next(tc_stream *s, tc_frame *fr, unsigned char **buf, size_t *len,
+                  size_t *cap, int *err);
+
+/* The container version of the file tc_frame_next reads (once it has
+ * read a frame). */
+unsigned tc_frame_version(const tc_stream *s);
+
+typedef struct tc_frame_decoder tc_frame_decoder;
+
+/* NULL without memory. One per thread. */
+tc_frame_decoder *tc_frame_decoder_new(void);
+void tc_frame_decoder_free(tc_frame_decoder *d);
+
+/* The lines of frame `fr` (its payload at `payload`, of a file of
+ * container `version`) appended to *text (*len used of *cap bytes, grown
+ * with realloc; *len unchanged on an error), exactly as tc_read gives
+ * them: a torn frame's whole records. 0, ENOMEM, TC_ERR_NO_LIBRARY or
+ * TC_ERR_CORRUPT. */
+int tc_frame_lines(tc_frame_decoder *d, unsigned version, const tc_frame *fr,
+                   const unsigned char *payload, char **text, size_t *len,
+                   size_t *cap);
+
 #endif
