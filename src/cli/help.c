@@ -181,16 +181,22 @@ static const char help_merge[] =
     "Ties keep the order of the inputs (files by name, then lines).\n"
     "\n"
     "Files are written as events end, in batches, so they are not sorted by\n"
-    "either time: merge sorts externally. Chunks of --memory-mb are sorted\n"
-    "and written to unlinked temporary files in $TMPDIR (or /tmp), then\n"
-    "merged; a trace that fits in memory needs no disk. Memory: --memory-mb\n"
-    "plus 256 KiB per chunk; disk: up to the size of the trace.\n"
+    "either time, only nearly. Into a file, merge first reads the inputs\n"
+    "together through a window of --memory-mb that puts them in order (a\n"
+    "plain JSONL file's late timing records read ahead on their own), with\n"
+    "nothing on disk. When a record comes later than the window holds, it\n"
+    "says so, empties the file and sorts instead (always, to stdout):\n"
+    "chunks of --memory-mb are sorted and written to unlinked temporary\n"
+    "files in $TMPDIR (or /tmp), then merged; a trace that fits in memory\n"
+    "needs no disk. The same bytes either way. Memory: --memory-mb plus\n"
+    "256 KiB per chunk; disk: up to the size of the trace.\n"
     "\n"
     "options:\n"
     "  -o, --output FILE   where to write (\"-\" for stdout); required; not\n"
     "                      one of the inputs\n"
     "  --order start|end   see above\n"
-    "  --memory-mb N       memory for sorting, in MiB (default 256)\n";
+    "  --memory-mb N       memory for sorting or the window, in MiB\n"
+    "                      (default 256)\n";
 
 static const char help_perfetto[] =
     "usage: cclscope perfetto [--memory-mb N] [--no-flows] [--states] "

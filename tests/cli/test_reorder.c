@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tests/cli/test_reorder.c — the reorder window (reorder_window.h) and the
+ * ordered reader through it (ord_open_window): the same records, lines
+ * and order as the external sort (ord_open_lines) on inputs in order,
+ * slightly and badly out of order, with late timing records, records
+ * without a time, pad and invalid lines, one file or several, by start
+ * and by end time, on 1 and 2 threads; within --memory-mb; and giving up
+ * (out_of_window) rather than handing out a wrong order.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "test_dir.h"
+
+#include "cli.h"
+#include "read/ordered_reader.h"
+#include "read/reorder_window.h"
+#include "read/trace_reader.h"
+
+static char *dir; /* the group's temporary folder (test_dir.h) */
+
+static int make_dir(void **state) {
+  (void)state;
+  cli_globals.quiet = true;
+  dir = test_dir_make("reorder");
+  return dir ? 0 : -1;
+}
+
+static int remove_dir(void **state) {
+  (void)state;
+  return test_dir_remove();
+}
+
+/* ---- the window alone ---- */
+
+/* Lines come out smallest first, ties by file then line, the ring wraps
+ * many times, and the bytes in use never pass the budget. */
+static void window_orders_and_wraps(void **state) {
+  (void)state;
+  reorder_window w;
+  const size_t budget = 4096;
+  assert_true(rw_init(&w, budget));
+  uint64_t pushed = 0, popped = 0;
+  int64_t last_key = INT64_MIN;
+  uint32_t last_file = 0;
+  uint64_t last_line = 0;
+  char text[300];
+  unsigned seed = 7;
+  for (int i = 0; i < 20000; i++) {
+    /* keys nearly in order: each at most 3 behind the largest so far, far
+     * less than the window holds */
+    seed = seed * 1103515245u + 12345u;
+    int64_t key = i - (int64_t)(seed >> 16) % 4;
+    size_t len = (seed >> 8) % sizeof text;
+    memset(text, 'a' + i % 26, len);
+    while (!rw_fits(&w, len)) {
+      rw_node n;
+      const char *t;
+      rw_pop(&w, &n, &t);
+      assert_true(rw_compare(n.key, n.file, n.line_no, last_key, last_file,
+                             last_line) >= 0);
+      for (uint32_t k = 0; k < n.len; k++)
+        assert_int_equal(t[k], 'a' + (int)(n.line_no % 26));
+      last_key = n.key;
+      last_file = n.file;
+      last_line = n.line_no;
+      rw_release(&w);
+      popped++;
+    }
+    assert_true(rw_push(&w, key, (uint32_t)(i % 3), (uint64_t)i, text, len));
+    pushed++;
+  }
+  while (rw_min(&w)) {
+    rw_node n;
+    const char *t;
+    rw_pop(&w, &n, &t);
+    rw_release(&w);
+    popped++;
+  }
+  assert_int_equal(pushed, popped);
+  assert_true(w.peak <= budget);
+  assert_int_equal(w.span, 0);
+  rw_free(&w);
+}
+
+/* ---- the window against the sort ---- */
+
+typedef enum { IN_ORDER, SLIGHTLY, BADLY, UNTIMED_TIMING } input_kind;
+
+/* A trace file as the plugin writes one, `n` events: in the order of their
+ * end, their durations (and so how late each comes by start time) set by
+ * `kind`; a timing record for every 8th event, written `lag` events after
+ * it; marks without a time, pad and invalid lines (one of them an invalid
+ * timing line). */
+static void write_trace(const char *path, int n, input_kind kind, int lag,
+                        unsigned seed) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f,
+          "{\"recordType\":\"process\",\"hostname\":\"h\",\"pid\":%u,"
+          "\"ts\":1000.000}\n",
+          seed);
+  fputs("{\"recordType\":\"accounting\",\"linesLost\":0}\n", f);
+  int64_t *start = malloc((size_t)n * sizeof *start);
+  assert_non_null(start);
+  for (int i = 0; i < n; i++) {
+    seed = seed * 1103515245u + 12345u;
+    unsigned r = seed >> 8;
+    /* written as they end: start + duration grows with i */
+    int64_t stop = 2000 + (int64_t)i * 10;
+    int64_t dur = kind == IN_ORDER   ? 0
+                  : kind == SLIGHTLY ? (int64_t)(r % 60)
+                                     : (int64_t)(r % (10u * (unsigned)n));
+    start[i] = stop - dur;
+    fprintf(f,
+            "{\"recordType\":\"event\",\"type\":\"ncclProfileProxyStep\","
+            "\"id\":\"0x%x\",\"parentId\":null,\"ctx\":1,\"commId\":\"0x1\","
+            "\"rank\":0,\"start\":{\"ts\":%lld.%03u,\"pid\":1,\"tid\":1},"
+            "\"stop\":{\"ts\":%lld.000,\"pid\":1,\"tid\":1},\"end\":"
+            "\"stopped\",\"details\":{\"step\":%d}}\n",
+            i + 1, (long long)start[i], r % 1000, (long long)stop, i);
+    if (i % 97 == 0) /* after an event: takes its time */
+      fputs("{\"recordType\":\"mark\",\"name\":\"no time\"}\n", f);
+    int late = i - lag;
+    if (late >= 0 && late % 8 == 0) {
+      if (kind == UNTIMED_TIMING && late == 80)
+        fputs("{\"recordType\":\"timing\",\"ctx\":1,\"rank\":0}\n", f);
+      else
+        fprintf(f,
+                "{\"recordType\":\"timing\",\"ctx\":1,\"rank\":0,"
+                "\"startNs\":%lld000,\"stopNs\":%lld500,\"durationNs\":5}\n",
+                (long long)start[late], (long long)start[late] + 3);
+    }
+    if (i % 131 == 0)
+      fputs("{\"recordType\":\"pad\"          }\n", f);
+    if (i % 173 == 0)
+      fputs("{\"recordType\":\n", f);
+    if (i % 251 == 0)
+      fputs("{\"recordType\":\"timing\",\"startNs\":\n", f);
+  }
+  free(start);
+  fclose(f);
+}
+
+/* Make folder `name` with `nfiles` traces of `kind`. */
+static void make_input(const char *name, int nfiles, input_kind kind, int n,
+                       int lag, tr_inputs *in) {
+  char sub[512], path[600];
+  snprintf(sub, sizeof sub, "%s/%s", dir, name);
+  assert_int_equal(mkdir(sub, 0700), 0);
+  for (int i = 0; i < nfiles; i++) {
+    snprintf(path, sizeof path, "%s/trace_%d.jsonl", sub, i);
+    write_trace(path, n, kind, lag, 11u + (unsigned)i);
+  }
+  char *args[] = {sub};
+  assert_true(tr_inputs_collect(in, 1, args));
+}
+
+static void remove_input(tr_inputs *in) {
+  char sub[512];
+  snprintf(sub, sizeof sub, "%s", in->paths[0]);
+  for (size_t i = 0; i < in->n; i++)
+    unlink(in->paths[i]);
+  char *slash = strrchr(sub, '/');
+  if (slash)
+    *slash = '\0';
+  rmdir(sub);
+  tr_inputs_free(in);
+}
+
+/* What the window handed out, to compare with the sort once it is
+ * known to have got through (before it gives up, what it handed out need
+ * not be the sort's order: the caller throws it away). */
+typedef struct {
+  char *text;
+  size_t len;
+  size_t file;
+  uint64_t line_no;
+  int64_t key;
+} handed;
+
+/* Through the window: the sort's records exactly (true), or it gave up
+ * (false). */
+static bool window_as_sort(const tr_inputs *in, ord_mode mode, size_t budget) {
+  ord_reader wo, so;
+  assert_true(ord_open_window(&wo, in, mode, budget, "test"));
+  handed *got = NULL;
+  size_t n = 0, cap = 0;
+  ord_where ww, sw;
+  const rec *wr, *sr;
+  while ((wr = ord_next(&wo, &ww)) != NULL) {
+    if (n == cap) {
+      cap = cap ? cap * 2 : 1024;
+      got = realloc(got, cap * sizeof *got);
+      assert_non_null(got);
+    }
+    got[n].text = malloc(wr->len ? wr->len : 1);
+    assert_non_null(got[n].text);
+    memcpy(got[n].text, wr->line, wr->len);
+    got[n].len = wr->len;
+    got[n].file = ww.file;
+    got[n].line_no = ww.line_no;
+    got[n].key = ww.key;
+    n++;
+  }
+  assert_false(wo.failed);
+  assert_true(wo.window->peak <= budget);
+  bool complete = !wo.out_of_window;
+  if (complete) {
+    assert_true(ord_open_lines(&so, in, mode, budget, "test"));
+    for (size_t i = 0; i < n; i++) {
+      sr = ord_next(&so, &sw);
+      assert_non_null(sr);
+      assert_int_equal(got[i].len, sr->len);
+      assert_memory_equal(got[i].text, sr->line, sr->len);
+      assert_int_equal(got[i].file, sw.file);
+      assert_int_equal(got[i].line_no, sw.line_no);
+      assert_int_equal(got[i].key, sw.key);
+    }
+    assert_null(ord_next(&so, &sw));
+    assert_int_equal(wo.records, so.records);
+    assert_int_equal(wo.invalid, so.invalid);
+    assert_int_equal(wo.unreadable_files, so.unreadable_files);
+    assert_true(so.invalid > 0);
+    ord_close(&so);
+  }
+  for (size_t i = 0; i < n; i++)
+    free(got[i].text);
+  free(got);
+  ord_close(&wo);
+  return complete;
+}
+
+/* Every mode and thread count: `complete` says whether the window must
+ * get through (true), must give up (false). */
+static void expect_window(const tr_inputs *in, size_t budget, bool complete) {
+  unsigned saved = tr_jobs;
+  static const unsigned jobs[] = {1, 2};
+  static const ord_mode modes[] = {ORD_START, ORD_END};
+  for (size_t j = 0; j < 2; j++)
+    for (size_t m = 0; m < 2; m++) {
+      tr_jobs = jobs[j];
+      assert_int_equal(window_as_sort(in, modes[m], budget), complete);
+    }
+  tr_jobs = saved;
+}
+
+/* In order and slightly out of order (each event a few places late by
+ * start time, timing records 300 events late), one file and three: the
+ * window gets through with a few KiB, and gives the sort's order. */
+static void window_nearly_in_order(void **state) {
+  (void)state;
+  tr_inputs in;
+  make_input("in_order", 1, IN_ORDER, 3000, 300, &in);
+  expect_window(&in, 8192, true);
+  remove_input(&in);
+  make_input("slightly", 3, SLIGHTLY, 2000, 300, &in);
+  expect_window(&in, 64u << 10, true);
+  expect_window(&in, 256u << 20, true);
+  remove_input(&in);
+}
+
+/* Badly out of order: all of it fits in a large budget (the same order as
+ * the sort), a small one gives up; so does a timing record without a
+ * time (it would take the time of a record its reader does not see). */
+static void window_badly_out_of_order(void **state) {
+  (void)state;
+  tr_inputs in;
+  make_input("badly", 2, BADLY, 2000, 50, &in);
+  expect_window(&in, 256u << 20, true);
+  expect_window(&in, 16u << 10, false);
+  remove_input(&in);
+  make_input("untimed", 1, UNTIMED_TIMING, 1000, 20, &in);
+  expect_window(&in, 256u << 20, false);
+  remove_input(&in);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(window_orders_and_wraps),
+      cmocka_unit_test(window_nearly_in_order),
+      cmocka_unit_test(window_badly_out_of_order),
+  };
+  return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}
