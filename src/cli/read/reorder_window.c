@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * src/cli/read/reorder_window.c — a ring of lines and a heap of their keys
- * (see reorder_window.h).
+ * src/cli/read/reorder_window.c — a ring of lines in ascending piles and a
+ * heap of the piles' first lines (see reorder_window.h).
  *
  * A ring entry is an entry_head and the line's text, rounded up to 8
  * bytes. Entries are handed out in key order, which is nearly the order
@@ -9,7 +9,12 @@
  * entry before it is handed out too (the tail moves over them). An entry
  * that does not fit between the head and the ring's end starts again at
  * the ring's start; the bytes left at the end count as used until the tail
- * passes them (a WRAP head marks them when there is room for one).
+ * passes them (a WRAP head marks them, when there is room for one).
+ *
+ * by_tail keeps the live piles by their last line, descending: a new pile
+ * starts only below every last line, so it goes at the end, and a line
+ * joining a pile keeps the order (it stays below the last line before
+ * that pile's). Most lines join the first pile (one comparison).
  */
 #include "read/reorder_window.h"
 
@@ -17,14 +22,24 @@
 #include <string.h>
 
 typedef struct {
+  int64_t key;
+  uint64_t line_no;
+  size_t next; /* the next entry of its pile, or NO_ENTRY */
+  uint32_t file;
   uint32_t len;   /* of the text */
   uint32_t state; /* ENTRY_LIVE, ENTRY_DONE or ENTRY_WRAP */
+  uint32_t unused;
 } entry_head;
 
 enum { ENTRY_LIVE = 0, ENTRY_DONE = 1, ENTRY_WRAP = 2 };
+#define NO_ENTRY SIZE_MAX
 
 static size_t entry_bytes(size_t len) {
   return sizeof(entry_head) + ((len + 7) & ~(size_t)7);
+}
+
+static entry_head *entry_at(const reorder_window *w, size_t at) {
+  return (entry_head *)(void *)(w->ring + at);
 }
 
 bool rw_init(reorder_window *w, size_t memory_bytes) {
@@ -38,8 +53,25 @@ bool rw_init(reorder_window *w, size_t memory_bytes) {
 
 void rw_free(reorder_window *w) {
   free(w->ring);
-  free(w->heap);
+  free(w->piles);
+  free(w->by_tail);
+  free(w->free_piles);
+  free(w->heads);
   memset(w, 0, sizeof *w);
+}
+
+int rw_compare(int64_t key_a, uint32_t file_a, uint64_t line_a, int64_t key_b,
+               uint32_t file_b, uint64_t line_b) {
+  if (key_a != key_b)
+    return key_a < key_b ? -1 : 1;
+  if (file_a != file_b)
+    return file_a < file_b ? -1 : 1;
+  return line_a < line_b ? -1 : line_a > line_b;
+}
+
+static bool node_less(const rw_node *a, const rw_node *b) {
+  return rw_compare(a->key, a->file, a->line_no, b->key, b->file, b->line_no) <
+         0;
 }
 
 /* Bytes the ring's span grows by if an entry of `need` bytes goes in now
@@ -57,135 +89,220 @@ static size_t ring_growth(const reorder_window *w, size_t need) {
   return 0; /* full */
 }
 
+/* The piles' arrays when they hold `n` piles (allocated as they grow). */
+static size_t pile_bytes(const reorder_window *w, size_t n) {
+  size_t cap = w->cap_piles;
+  while (cap < n)
+    cap = cap ? cap * 2 : 16;
+  return cap * RW_PILE_BYTES;
+}
+
 bool rw_fits(const reorder_window *w, size_t len) {
   size_t growth = ring_growth(w, entry_bytes(len));
   if (growth == 0)
     return false;
-  size_t heap_bytes = (w->nheap + 1) * sizeof(rw_node);
-  return w->span + growth + heap_bytes <= w->memory_bytes;
-}
-
-int rw_compare(int64_t key_a, uint32_t file_a, uint64_t line_a, int64_t key_b,
-               uint32_t file_b, uint64_t line_b) {
-  if (key_a != key_b)
-    return key_a < key_b ? -1 : 1;
-  if (file_a != file_b)
-    return file_a < file_b ? -1 : 1;
-  return line_a < line_b ? -1 : line_a > line_b;
-}
-
-static bool node_less(const rw_node *a, const rw_node *b) {
-  return rw_compare(a->key, a->file, a->line_no, b->key, b->file, b->line_no) <
-         0;
+  return w->span + growth + pile_bytes(w, w->used_piles + 1) <= w->memory_bytes;
 }
 
 static void note_peak(reorder_window *w) {
-  size_t used = w->span + w->nheap * sizeof(rw_node);
+  size_t used = w->span + w->cap_piles * RW_PILE_BYTES;
   if (used > w->peak)
     w->peak = used;
 }
 
+static bool grow_piles(reorder_window *w) {
+  size_t ncap = w->cap_piles ? w->cap_piles * 2 : 16;
+  rw_pile *np = realloc(w->piles, ncap * sizeof *np);
+  if (np)
+    w->piles = np;
+  uint32_t *nb = realloc(w->by_tail, ncap * sizeof *nb);
+  if (nb)
+    w->by_tail = nb;
+  uint32_t *nf = realloc(w->free_piles, ncap * sizeof *nf);
+  if (nf)
+    w->free_piles = nf;
+  rw_head *nh = realloc(w->heads, ncap * sizeof *nh);
+  if (nh)
+    w->heads = nh;
+  if (!np || !nb || !nf || !nh)
+    return false;
+  w->cap_piles = ncap;
+  return true;
+}
+
+/* ---- the heap of the piles' first lines ---- */
+
+static void heads_sift_down(reorder_window *w, size_t i) {
+  rw_head v = w->heads[i];
+  size_t n = w->npiles;
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, m = i;
+    const rw_node *best = &v.head;
+    if (l < n && node_less(&w->heads[l].head, best)) {
+      m = l;
+      best = &w->heads[l].head;
+    }
+    if (r < n && node_less(&w->heads[r].head, best))
+      m = r;
+    if (m == i)
+      break;
+    w->heads[i] = w->heads[m];
+    i = m;
+  }
+  w->heads[i] = v;
+}
+
+static void heads_push(reorder_window *w, rw_head v) {
+  size_t i = w->npiles++;
+  while (i > 0) {
+    size_t parent = (i - 1) / 2;
+    if (!node_less(&v.head, &w->heads[parent].head))
+      break;
+    w->heads[i] = w->heads[parent];
+    i = parent;
+  }
+  w->heads[i] = v;
+}
+
+/* ---- piles by their last line ---- */
+
+/* The first place in by_tail (descending) whose last line is below `x`
+ * (npiles when none is). */
+static size_t first_below(const reorder_window *w, const rw_node *x) {
+  size_t lo = 0, hi = w->npiles;
+  if (hi > 0 && node_less(&w->piles[w->by_tail[0]].tail, x))
+    return 0; /* the usual case: x comes after every pile */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (node_less(&w->piles[w->by_tail[mid]].tail, x))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+static void remove_by_tail(reorder_window *w, uint32_t id) {
+  /* the live piles but this one are in by_tail: npiles + 1 of them */
+  size_t n = w->npiles + 1;
+  const rw_node *t = &w->piles[id].tail;
+  size_t lo = 0, hi = n;
+  while (lo < hi) { /* the first whose last line is not above t */
+    size_t mid = lo + (hi - lo) / 2;
+    if (node_less(t, &w->piles[w->by_tail[mid]].tail))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  memmove(&w->by_tail[lo], &w->by_tail[lo + 1],
+          (n - lo - 1) * sizeof *w->by_tail);
+}
+
 bool rw_push(reorder_window *w, int64_t key, uint32_t file, uint64_t line_no,
              const char *text, size_t len) {
-  if (w->nheap == w->cap_heap) {
-    size_t ncap = w->cap_heap ? w->cap_heap * 2 : 1024;
-    rw_node *nh = realloc(w->heap, ncap * sizeof *nh);
-    if (!nh)
-      return false;
-    w->heap = nh;
-    w->cap_heap = ncap;
-  }
+  if (w->npiles + 1 > w->cap_piles && !grow_piles(w))
+    return false;
   size_t need = entry_bytes(len);
   if (w->entries == 0) {
     w->head = w->tail = 0;
     w->span = 0;
   } else if (w->head > w->tail && w->cap - w->head < need) {
-    /* wrap: the end of the ring stays unused until the tail passes it */
+    /* wrap: the end of the ring stays unused until the tail passes it
+     * (marked when a head fits there; else the tail knows it by size) */
     if (w->cap - w->head >= sizeof(entry_head)) {
-      entry_head wrap = {0, ENTRY_WRAP};
-      memcpy(w->ring + w->head, &wrap, sizeof wrap);
+      entry_head *wrap = entry_at(w, w->head);
+      memset(wrap, 0, sizeof *wrap);
+      wrap->state = ENTRY_WRAP;
     }
     w->span += w->cap - w->head;
     w->head = 0;
   }
   size_t at = w->head;
-  entry_head h = {(uint32_t)len, ENTRY_LIVE};
-  memcpy(w->ring + at, &h, sizeof h);
-  memcpy(w->ring + at + sizeof h, text, len);
+  entry_head *e = entry_at(w, at);
+  e->key = key;
+  e->line_no = line_no;
+  e->next = NO_ENTRY;
+  e->file = file;
+  e->len = (uint32_t)len;
+  e->state = ENTRY_LIVE;
+  e->unused = 0;
+  memcpy(w->ring + at + sizeof *e, text, len);
   w->head = at + need;
   if (w->head == w->cap)
     w->head = 0;
   w->span += need;
   w->entries++;
-  /* sift up: a line that comes in order stays at the bottom */
-  rw_node v = {key, file, (uint32_t)len, line_no, at};
-  size_t i = w->nheap++;
-  while (i > 0) {
-    size_t parent = (i - 1) / 2;
-    if (!node_less(&v, &w->heap[parent]))
-      break;
-    w->heap[i] = w->heap[parent];
-    i = parent;
+
+  rw_node x = {key, file, (uint32_t)len, line_no, at};
+  size_t i = first_below(w, &x);
+  if (i < w->npiles) { /* joins that pile, at its end */
+    rw_pile *p = &w->piles[w->by_tail[i]];
+    entry_at(w, p->last)->next = at;
+    p->last = at;
+    p->tail = x;
+  } else { /* below every pile: a new one, last in by_tail */
+    uint32_t id =
+        w->nfree ? w->free_piles[--w->nfree] : (uint32_t)w->used_piles++;
+    rw_pile *p = &w->piles[id];
+    p->first = p->last = at;
+    p->tail = x;
+    w->by_tail[w->npiles] = id;
+    rw_head h = {x, id};
+    heads_push(w, h);
   }
-  w->heap[i] = v;
   note_peak(w);
   return true;
 }
 
 const rw_node *rw_min(const reorder_window *w) {
-  return w->nheap ? &w->heap[0] : NULL;
+  return w->npiles ? &w->heads[0].head : NULL;
 }
 
 void rw_pop(reorder_window *w, rw_node *out, const char **text) {
-  *out = w->heap[0];
+  rw_head top = w->heads[0];
+  *out = top.head;
   *text = w->ring + out->at + sizeof(entry_head);
   w->has_out = true;
   w->out_at = out->at;
-  rw_node last = w->heap[--w->nheap];
-  size_t n = w->nheap, i = 0;
-  for (;;) {
-    size_t l = 2 * i + 1, r = l + 1, m = i;
-    const rw_node *best = &last;
-    if (l < n && node_less(&w->heap[l], best)) {
-      m = l;
-      best = &w->heap[l];
-    }
-    if (r < n && node_less(&w->heap[r], best))
-      m = r;
-    if (m == i)
-      break;
-    w->heap[i] = w->heap[m];
-    i = m;
+  rw_pile *p = &w->piles[top.pile];
+  if (p->first == p->last) { /* its last line: the pile goes */
+    w->heads[0] = w->heads[--w->npiles];
+    if (w->npiles > 0)
+      heads_sift_down(w, 0);
+    remove_by_tail(w, top.pile);
+    w->free_piles[w->nfree++] = top.pile;
+    return;
   }
-  if (n > 0)
-    w->heap[i] = last;
+  size_t next = entry_at(w, p->first)->next;
+  p->first = next;
+  const entry_head *e = entry_at(w, next);
+  rw_node h = {e->key, e->file, e->len, e->line_no, next};
+  w->heads[0].head = h;
+  heads_sift_down(w, 0);
 }
 
 void rw_release(reorder_window *w) {
   if (!w->has_out)
     return;
   w->has_out = false;
-  entry_head h;
-  memcpy(&h, w->ring + w->out_at, sizeof h);
-  h.state = ENTRY_DONE;
-  memcpy(w->ring + w->out_at, &h, sizeof h);
+  entry_at(w, w->out_at)->state = ENTRY_DONE;
   /* the tail moves over every entry handed out (and the end of the ring
    * where an entry wrapped) */
   while (w->entries > 0) {
-    if (w->cap - w->tail < sizeof(entry_head)) {
+    if (w->cap - w->tail < sizeof(entry_head)) { /* an unmarked end */
       w->span -= w->cap - w->tail;
       w->tail = 0;
       continue;
     }
-    memcpy(&h, w->ring + w->tail, sizeof h);
-    if (h.state == ENTRY_WRAP) {
+    const entry_head *e = entry_at(w, w->tail);
+    if (e->state == ENTRY_WRAP) {
       w->span -= w->cap - w->tail;
       w->tail = 0;
       continue;
     }
-    if (h.state != ENTRY_DONE)
+    if (e->state != ENTRY_DONE)
       break;
-    size_t bytes = entry_bytes(h.len);
+    size_t bytes = entry_bytes(e->len);
     w->tail += bytes;
     if (w->tail == w->cap)
       w->tail = 0;
