@@ -93,6 +93,58 @@ static void window_orders_and_wraps(void **state) {
   rw_free(&w);
 }
 
+/* ---- what ordering needs of a line ---- */
+
+/* rec_decode_times gives rec_decode's answer, record type, members and
+ * both times on every kind of line (escaped keys, the general point form,
+ * version 1 and 2 timing records, endTs, gpuActivity, no time, invalid). */
+static void times_as_decoded(void **state) {
+  (void)state;
+  static const char *const lines[] = {
+      "{\"recordType\":\"event\",\"type\":\"ncclProfileColl\",\"id\":"
+      "\"0x5\",\"start\":{\"ts\":12.5,\"pid\":1,\"tid\":2},\"stop\":{"
+      "\"ts\":14.25,\"pid\":1,\"tid\":2},\"end\":\"stopped\"}",
+      "{\"recordType\":\"event\",\"type\":\"ncclProfileColl\",\"start\""
+      ":{ \"tid\":2, \"ts\":1.5e1,\"pid\":1},\"endTs\":99.001,\"end\":"
+      "\"inflight\"}",
+      "{\"recordType\":\"event\",\"st\\u0061rt\":{\"ts\":3,\"pid\":1,"
+      "\"tid\":1},\"stop\":{\"pid\":1}}",
+      "{\"recordType\":\"event\",\"type\":\"ncclProfileProxyStep\"}",
+      "{\"recordType\":\"gpuActivity\",\"start\":{\"ts\":7,\"pid\":1,"
+      "\"tid\":1},\"stop\":{\"ts\":9,\"pid\":1,\"tid\":1},\"endTs\":5}",
+      "{\"recordType\":\"timing\",\"startNs\":1000,\"stopNs\":2000}",
+      "{\"recordType\":\"timing\",\"start\":1.5,\"stop\":2.5}",
+      "{\"recordType\":\"timing\",\"startNs\":\"x\",\"stop\":2.5}",
+      "{\"recordType\":\"state\",\"state\":{\"ts\":4}}",
+      "{\"recordType\":\"process\",\"hostname\":\"h\",\"ts\":1.000}",
+      "{\"recordType\":\"mark\",\"name\":\"m\"}",
+      "{\"recordType\":\"pad\"   }",
+      "{\"recordType\":\"somethingNew\",\"ts\":8}",
+      "{\"recordType\":",
+      "[1,2]",
+      "{\"recordType\":\"event\"} x",
+  };
+  rec_scratch *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+  assert_non_null(a);
+  assert_non_null(b);
+  rec_scratch_init(a);
+  rec_scratch_init(b);
+  for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+    rec full, times;
+    size_t len = strlen(lines[i]);
+    bool ok = rec_decode(&full, a, lines[i], len);
+    assert_int_equal(rec_decode_times(&times, b, lines[i], len), ok);
+    if (!ok)
+      continue;
+    assert_int_equal(times.rt, full.rt);
+    assert_int_equal(rec_start_time(&times), rec_start_time(&full));
+    assert_int_equal(rec_write_time(&times), rec_write_time(&full));
+    assert_int_equal(times.f->nfound, full.f->nfound);
+  }
+  free(a);
+  free(b);
+}
+
 /* ---- the window against the sort ---- */
 
 typedef enum { IN_ORDER, SLIGHTLY, BADLY, UNTIMED_TIMING } input_kind;
@@ -288,6 +340,7 @@ static void window_badly_out_of_order(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(window_orders_and_wraps),
+      cmocka_unit_test(times_as_decoded),
       cmocka_unit_test(window_nearly_in_order),
       cmocka_unit_test(window_badly_out_of_order),
   };

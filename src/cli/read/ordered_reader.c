@@ -531,7 +531,10 @@ static bool open_inputs(ord_reader *o, const tr_inputs *in, ord_mode mode,
   }
   if (window && !open_window(o, memory_bytes))
     return false;
-  o->ra = ra_open(in->paths, in->n, tr_jobs);
+  /* a reader that only copies lines needs only what orders them */
+  o->ra = o->lines_only
+              ? ra_open_decoding(in->paths, in->n, tr_jobs, rec_decode_times)
+              : ra_open(in->paths, in->n, tr_jobs);
   if (!o->ra)
     return false;
   if (mode == ORD_LOCKSTEP) {
@@ -639,7 +642,7 @@ static bool late_read(ord_reader *o, ord_file *f, int64_t *key) {
     }
     if (!late_line(tf->line, tf->line_len))
       continue;
-    if (!rec_decode(&o->staged, o->out_scratch, tf->line, tf->line_len)) {
+    if (!rec_decode_times(&o->staged, o->out_scratch, tf->line, tf->line_len)) {
       o->invalid++; /* the first reader passed over it */
       continue;
     }
