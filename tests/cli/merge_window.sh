@@ -7,7 +7,7 @@
 # (`merge -o -`, which always sorts), by start and by end time, with -j 1
 # and -j 2, on traces in order, slightly out of order (with late timing
 # records) and badly out of order (more than 1 MiB late), one file and
-# several.
+# several; and a failed write is reported (exit 1).
 # usage: merge_window.sh CCLSCOPE
 set -euo pipefail
 cs=$1
@@ -66,5 +66,17 @@ for input in in_order slightly badly; do
     done
   done
 done
+# a write that fails (the output thread's with -j 2) is said, exit 1
+if [ -w /dev/full ]; then
+  for j in 1 2; do
+    status=0
+    "$cs" -q -j "$j" merge "$work/slightly" -o /dev/full 2>"$work/stderr" || status=$?
+    if [ "$status" -ne 1 ] || ! grep -q "writing '/dev/full' failed" "$work/stderr"; then
+      echo "FAIL: -j $j merge into /dev/full: exit $status, stderr:"
+      cat "$work/stderr"
+      exit 1
+    fi
+  done
+fi
 lines=$(wc -l <"$work/sorted")
 echo "OK: $checked merges identical to the sort ($lines lines in the last)"

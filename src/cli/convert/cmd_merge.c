@@ -10,10 +10,12 @@
  * (ord_open_lines: chunks of --memory-mb sorted and spilled to temporary
  * files, then k-way merged), which stdout always takes. Either way the
  * order is exact and memory does not depend on the size of the trace.
- * Lines are copied byte for byte; pad records and invalid lines are left
- * out (and counted).
+ * Lines are copied byte for byte (written by a thread of their own with
+ * -j > 1: write_behind.h); pad records and invalid lines are left out (and
+ * counted).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@
 #include "cli.h"
 #include "cli_options.h"
 #include "read/ordered_reader.h"
+#include "util/write_behind.h"
 
 static const cli_option merge_options[] = {{"order", true, 'r'},
                                            {NULL, false, 0}};
@@ -36,7 +39,7 @@ static const cli_command_line merge_command_line = {
 /* Write the records of `in` to `out` in order: through a reorder window
  * (ord_open_window) or the external sort. False only when the window met a
  * record too far out of order: `out` then holds a part to throw away. */
-static bool merge_into(FILE *out, const tr_inputs *in, ord_mode mode,
+static bool merge_into(write_behind *out, const tr_inputs *in, ord_mode mode,
                        size_t memory_bytes, bool windowed, int *status,
                        const char *output) {
   ord_reader rd;
@@ -52,8 +55,8 @@ static bool merge_into(FILE *out, const tr_inputs *in, ord_mode mode,
   ord_where w;
   const rec *r;
   while ((r = ord_next(&rd, &w)) != NULL) {
-    fwrite(r->line, 1, r->len, out);
-    fputc('\n', out);
+    wb_put(out, r->line, r->len);
+    wb_put(out, "\n", 1);
   }
   if (rd.out_of_window) {
     ord_close(&rd);
@@ -111,15 +114,25 @@ int cmd_merge(int argc, char **argv) {
     tr_inputs_free(&in);
     return EXIT_FINDINGS;
   }
-  FILE *out = to_stdout ? stdout : fopen(output, "w");
-  if (!out) {
+  int fd = to_stdout
+               ? STDOUT_FILENO
+               : open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
     fprintf(stderr, "cclscope merge: cannot create '%s': %s\n", output,
             strerror(errno));
     tr_inputs_free(&in);
     return EXIT_FINDINGS;
   }
-  static char outbuf[1 << 20];
-  setvbuf(out, outbuf, _IOFBF, sizeof outbuf);
+  /* with reading threads, a thread of its own writes the output */
+  unsigned jobs = tr_jobs ? tr_jobs : ra_default_jobs();
+  write_behind *out = wb_open(fd, jobs > 1);
+  if (!out) {
+    fprintf(stderr, "cclscope merge: out of memory\n");
+    if (!to_stdout)
+      close(fd);
+    tr_inputs_free(&in);
+    return EXIT_FINDINGS;
+  }
   int status = EXIT_OK;
   /* A file can be started again when the window finds the inputs too far
    * out of order: the fast way first. stdout cannot be, so it sorts. */
@@ -130,22 +143,25 @@ int cmd_merge(int argc, char **argv) {
       fprintf(stderr,
               "cclscope merge: the inputs are out of order by more than "
               "--memory-mb holds; sorting them on disk\n");
-    if (fflush(out) != 0 || ftruncate(fileno(out), 0) != 0 ||
-        fseek(out, 0, SEEK_SET) != 0) {
+    int err = wb_flush(out);
+    if (err == 0 && (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0))
+      err = errno;
+    if (err) {
       fprintf(stderr, "cclscope merge: cannot start '%s' again: %s\n", output,
-              strerror(errno));
+              strerror(err));
       status = EXIT_FINDINGS;
     } else {
       status = EXIT_OK;
       merge_into(out, &in, mode, p.memory_bytes, false, &status, output);
     }
   }
-  if (fflush(out) != 0 || ferror(out)) {
+  int err = wb_close(out);
+  if (err) {
     fprintf(stderr, "cclscope merge: writing '%s' failed: %s\n", output,
-            strerror(errno));
+            strerror(err));
     status = EXIT_FINDINGS;
   }
-  if (!to_stdout && fclose(out) != 0) {
+  if (!to_stdout && close(fd) != 0) {
     fprintf(stderr, "cclscope merge: closing '%s' failed: %s\n", output,
             strerror(errno));
     status = EXIT_FINDINGS;
