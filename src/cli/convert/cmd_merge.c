@@ -135,8 +135,9 @@ int cmd_merge(int argc, char **argv) {
   }
   int status = EXIT_OK;
   /* A file can be started again when the window finds the inputs too far
-   * out of order: the fast way first. stdout cannot be, so it sorts. */
-  bool windowed = !to_stdout;
+   * out of order: the fast way first, for inputs it suits. stdout cannot
+   * be started again, so it sorts. */
+  bool windowed = !to_stdout && ord_window_suits(&in);
   if (!merge_into(out, &in, mode, p.memory_bytes, windowed, &status, output) &&
       windowed) {
     if (!cli_globals.quiet)

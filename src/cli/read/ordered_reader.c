@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define RUN_BUFFER (256u << 10)
@@ -471,6 +472,17 @@ static bool plain_jsonl(const char *path) {
   ssize_t got = read(fd, head, sizeof head);
   close(fd);
   return got == (ssize_t)sizeof head && memcmp(head, start, sizeof head) == 0;
+}
+
+bool ord_window_suits(const tr_inputs *in) {
+  struct rlimit files;
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 &&
+      files.rlim_cur != RLIM_INFINITY && 2 * in->n + 32 > files.rlim_cur)
+    return false;
+  for (size_t i = 0; i < in->n; i++)
+    if (!plain_jsonl(in->paths[i]))
+      return false;
+  return true;
 }
 
 /* Window: every file takes part, none read yet (before the reading

@@ -202,6 +202,12 @@ bool ord_open_lines(ord_reader *o, const tr_inputs *in, ord_mode mode,
  * `memory_bytes`, and a 64 KiB read buffer per plain JSONL file. */
 bool ord_open_window(ord_reader *o, const tr_inputs *in, ord_mode mode,
                      size_t memory_bytes, const char *progress_label);
+/* Whether ord_open_window is worth trying: every input is a plain JSONL
+ * file (whose timing records a second reader reads cheaply; in a
+ * compressed or binary file they would come too late for the window, and
+ * reading it twice would cost its decoding twice), and the limit of open
+ * files allows two per input. */
+bool ord_window_suits(const tr_inputs *in);
 /* Next record, or NULL at the end (check o->failed and o->out_of_window). Valid
  * until the next call. ORD_START/ORD_END: the record as the reading pass
  * decoded it (kept with its line in the sort, so no line is decoded twice), or
