@@ -96,8 +96,9 @@ static void window_orders_and_wraps(void **state) {
 /* ---- what ordering needs of a line ---- */
 
 /* rec_decode_times gives rec_decode's answer, record type, members and
- * both times on every kind of line (escaped keys, the general point form,
- * version 1 and 2 timing records, endTs, gpuActivity, no time, invalid). */
+ * both times (rec_decode_start_time the start time) on every kind of line
+ * (escaped keys, the general point form, version 1 and 2 timing records, endTs,
+ * gpuActivity, no time, invalid). */
 static void times_as_decoded(void **state) {
   (void)state;
   static const char *const lines[] = {
@@ -140,6 +141,9 @@ static void times_as_decoded(void **state) {
     assert_int_equal(rec_start_time(&times), rec_start_time(&full));
     assert_int_equal(rec_write_time(&times), rec_write_time(&full));
     assert_int_equal(times.f->nfound, full.f->nfound);
+    assert_true(rec_decode_start_time(&times, b, lines[i], len));
+    assert_int_equal(times.rt, full.rt);
+    assert_int_equal(rec_start_time(&times), rec_start_time(&full));
   }
   free(a);
   free(b);

@@ -55,6 +55,12 @@ static bool late_line(const char *line, size_t len) {
          memcmp(line, prefix, sizeof prefix - 1) == 0;
 }
 
+/* What a reader that keeps only lines decodes of each: what its order's
+ * key needs. */
+static ra_decoder times_decoder(const ord_reader *o) {
+  return o->mode == ORD_START ? rec_decode_start_time : rec_decode_times;
+}
+
 static int64_t key_of(const ord_reader *o, ord_file *f, const rec *r) {
   int64_t k = o->mode == ORD_START ? rec_start_time(r) : rec_write_time(r);
   if (k == INT64_MIN)
@@ -545,7 +551,7 @@ static bool open_inputs(ord_reader *o, const tr_inputs *in, ord_mode mode,
     return false;
   /* a reader that only copies lines needs only what orders them */
   o->ra = o->lines_only
-              ? ra_open_decoding(in->paths, in->n, tr_jobs, rec_decode_times)
+              ? ra_open_decoding(in->paths, in->n, tr_jobs, times_decoder(o))
               : ra_open(in->paths, in->n, tr_jobs);
   if (!o->ra)
     return false;

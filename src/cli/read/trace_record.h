@@ -151,6 +151,10 @@ bool rec_decode(rec *r, rec_scratch *s, const char *line, size_t len);
  * rec_write_time give what they give after rec_decode; an event's other
  * fields (type, ids, parent, ctx, comm, rank, end) are left unset. */
 bool rec_decode_times(rec *r, rec_scratch *s, const char *line, size_t len);
+/* rec_decode_times without the stop and endTs: only rec_start_time gives
+ * what it gives after rec_decode (for a reader that orders by start). */
+bool rec_decode_start_time(rec *r, rec_scratch *s, const char *line,
+                           size_t len);
 
 /* Decode a {ts,pid,tid} object. */
 bool rec_point_decode(const js_value *v, js_fields *scratch, const char *base,
