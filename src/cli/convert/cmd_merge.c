@@ -64,6 +64,7 @@ static bool merge_into(write_behind *out, const tr_inputs *in, ord_mode mode,
   }
   if (rd.unreadable_files || rd.failed)
     *status = EXIT_FINDINGS;
+  wb_wait(out); /* stdout and stderr in the same order at any -j */
   if (!cli_globals.quiet) {
     fprintf(stderr,
             "cclscope merge: %" PRIu64 " records from %zu files, by %s "

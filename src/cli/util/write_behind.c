@@ -138,14 +138,22 @@ void wb_put(write_behind *wb, const void *bytes, size_t len) {
   }
 }
 
-int wb_flush(write_behind *wb) {
-  hand_over(wb);
+void wb_wait(write_behind *wb) {
   if (!wb->threaded)
-    return wb->error;
+    return;
   pthread_mutex_lock(&wb->lock);
   for (size_t i = 0; i < WB_BUFFERS; i++)
     while (wb->buf[i].full)
       pthread_cond_wait(&wb->written, &wb->lock);
+  pthread_mutex_unlock(&wb->lock);
+}
+
+int wb_flush(write_behind *wb) {
+  hand_over(wb);
+  wb_wait(wb);
+  if (!wb->threaded)
+    return wb->error;
+  pthread_mutex_lock(&wb->lock);
   int err = wb->error;
   pthread_mutex_unlock(&wb->lock);
   return err;

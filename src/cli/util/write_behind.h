@@ -32,6 +32,11 @@ write_behind *wb_open(int fd, bool threaded);
 /* Append `len` bytes. */
 void wb_put(write_behind *wb, const void *bytes, size_t len);
 
+/* Wait until every full buffer handed over so far is written (the one
+ * being filled stays): what the command says on stderr next comes after
+ * them, as after a stdio stream's writes, whatever the thread's timing. */
+void wb_wait(write_behind *wb);
+
 /* Everything put so far is in the file (or failed): 0, or the errno of the
  * first write that failed (later puts are dropped once one failed). */
 int wb_flush(write_behind *wb);
