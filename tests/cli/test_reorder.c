@@ -341,12 +341,117 @@ static void window_badly_out_of_order(void **state) {
   remove_input(&in);
 }
 
+/* Append `n` events from `first` on (in order, written as they end),
+ * each 8th followed by its timing record at once. */
+static void append_events(const char *path, int first, int n) {
+  FILE *f = fopen(path, "a");
+  assert_non_null(f);
+  for (int i = first; i < first + n; i++) {
+    fprintf(f,
+            "{\"recordType\":\"event\",\"type\":\"ncclProfileProxyStep\","
+            "\"id\":\"0x%x\",\"start\":{\"ts\":%d.000,\"pid\":1,\"tid\":1},"
+            "\"stop\":{\"ts\":%d.500,\"pid\":1,\"tid\":1},\"details\":{"
+            "\"pad\":\"%0150d\"}}\n",
+            i + 1, 2000 + i * 10, 2000 + i * 10, 0);
+    if (i % 8 == 0)
+      fprintf(f,
+              "{\"recordType\":\"timing\",\"startNs\":%d000,"
+              "\"stopNs\":%d600}\n",
+              2000 + i * 10, 2000 + i * 10);
+  }
+  fclose(f);
+}
+
+/* A file still being written while it is merged: its timing records'
+ * reader reaches the end first (the file had none after its first
+ * lines); the timing records appended after that are the first reader's,
+ * not left out; a last line cut short is not handed out by the timing
+ * reader. */
+static void window_file_that_grows(void **state) {
+  (void)state;
+  char sub[512], path[600];
+  snprintf(sub, sizeof sub, "%s/grows", dir);
+  assert_int_equal(mkdir(sub, 0700), 0);
+  snprintf(path, sizeof path, "%s/trace_0.jsonl", sub);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("{\"recordType\":\"process\",\"pid\":1,\"ts\":1000.000}\n", f);
+  fclose(f);
+  append_events(path, 0, 17); /* timing records for events 0, 8, 16 */
+  f = fopen(path, "a");
+  assert_non_null(f);
+  for (int i = 17; i < 4000; i++) /* ~0.9 MB without timing records */
+    fprintf(f,
+            "{\"recordType\":\"event\",\"type\":\"ncclProfileKernelCh\","
+            "\"id\":\"0x%x\",\"start\":{\"ts\":%d.000,\"pid\":1,\"tid\":1},"
+            "\"details\":{\"pad\":\"%0150d\"}}\n",
+            i + 1, 2000 + i * 10, 0);
+  fclose(f);
+  tr_inputs in;
+  char *args[] = {sub};
+  assert_true(tr_inputs_collect(&in, 1, args));
+  unsigned saved = tr_jobs;
+  tr_jobs = 1;
+  ord_reader wo;
+  assert_true(ord_open_window(&wo, &in, ORD_START, 16u << 10, "test"));
+  ord_where ww;
+  const rec *wr = ord_next(&wo, &ww);
+  assert_non_null(wr);
+  assert_true(wo.files[0].late_eof); /* its reader is at the end */
+  /* the file grows: events and timing records, in order, then a timing
+   * record cut short */
+  append_events(path, 4000, 2000);
+  f = fopen(path, "a");
+  assert_non_null(f);
+  fputs("{\"recordType\":\"timing\",\"startNs\":99999999000", f);
+  fclose(f);
+  handed *got = NULL;
+  size_t n = 0, cap = 0;
+  do {
+    if (n == cap) {
+      cap = cap ? cap * 2 : 4096;
+      got = realloc(got, cap * sizeof *got);
+      assert_non_null(got);
+    }
+    got[n].text = malloc(wr->len ? wr->len : 1);
+    assert_non_null(got[n].text);
+    memcpy(got[n].text, wr->line, wr->len);
+    got[n].len = wr->len;
+    got[n].line_no = ww.line_no;
+    n++;
+  } while ((wr = ord_next(&wo, &ww)) != NULL);
+  assert_false(wo.out_of_window);
+  assert_false(wo.failed);
+  ord_reader so;
+  ord_where sw;
+  const rec *sr;
+  assert_true(ord_open_lines(&so, &in, ORD_START, 16u << 10, "test"));
+  for (size_t i = 0; i < n; i++) {
+    sr = ord_next(&so, &sw);
+    assert_non_null(sr);
+    assert_int_equal(got[i].line_no, sw.line_no);
+    assert_int_equal(got[i].len, sr->len);
+    assert_memory_equal(got[i].text, sr->line, sr->len);
+  }
+  assert_null(ord_next(&so, &sw));
+  assert_int_equal(wo.invalid, so.invalid);
+  assert_int_equal(wo.invalid, 1); /* the cut timing record */
+  for (size_t i = 0; i < n; i++)
+    free(got[i].text);
+  free(got);
+  ord_close(&so);
+  ord_close(&wo);
+  tr_jobs = saved;
+  remove_input(&in);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(window_orders_and_wraps),
       cmocka_unit_test(times_as_decoded),
       cmocka_unit_test(window_nearly_in_order),
       cmocka_unit_test(window_badly_out_of_order),
+      cmocka_unit_test(window_file_that_grows),
   };
   return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -93,7 +93,8 @@ static bool read_record(ord_reader *o, ord_file *f, rec_scratch *s, rec *r) {
     o->bytes_done += f->line.bytes_read - f->bytes_counted;
     f->bytes_counted = f->line.bytes_read;
     progress_update(&o->prog, o->bytes_done);
-    if (f->late && late_line(f->line.line, f->line.line_len)) {
+    if (f->late && late_line(f->line.line, f->line.line_len) &&
+        (!f->late_eof || f->line.line_no <= f->late_lines)) {
       /* the second reader hands it out; its time still passes to the
        * records after it that have none, as when sorting */
       if (parsed && r->rt != RT_PAD && r->len <= UINT32_MAX)
@@ -654,13 +655,16 @@ static const rec *kept_record(ord_reader *o, const char *area) {
 static bool late_read(ord_reader *o, ord_file *f, int64_t *key) {
   tr_file *tf = f->late;
   while (!f->late_eof) {
-    if (tr_next(tf) <= 0) {
+    if (tr_next(tf) <= 0 || tf->line_unterminated) {
+      /* its end: a file still being written may have more, or the rest
+       * of a line cut here, when the first reader gets there */
       f->late_eof = true;
+      f->late_lines = tf->line_unterminated ? tf->line_no - 1 : tf->line_no;
       break;
     }
     if (!late_line(tf->line, tf->line_len))
       continue;
-    if (!rec_decode_times(&o->staged, o->out_scratch, tf->line, tf->line_len)) {
+    if (!times_decoder(o)(&o->staged, o->out_scratch, tf->line, tf->line_len)) {
       o->invalid++; /* the first reader passed over it */
       continue;
     }

@@ -82,6 +82,9 @@ typedef struct {
    * second reader ahead of the first (ord_open_window) */
   tr_file *late;
   bool late_eof;
+  uint64_t late_lines; /* at late_eof: the lines it read (its timing
+                          records; a file that grew after is the first
+                          reader's beyond them) */
 } ord_file;
 
 /* One record of a sorted chunk. */
