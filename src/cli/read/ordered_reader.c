@@ -657,9 +657,11 @@ static bool late_read(ord_reader *o, ord_file *f, int64_t *key) {
   while (!f->late_eof) {
     if (tr_next(tf) <= 0 || tf->line_unterminated) {
       /* its end: a file still being written may have more, or the rest
-       * of a line cut here, when the first reader gets there */
+       * of a line cut here, when the first reader gets there. Its file
+       * is not needed any more (ord_close closes it again: harmless). */
       f->late_eof = true;
       f->late_lines = tf->line_unterminated ? tf->line_no - 1 : tf->line_no;
+      tr_close(tf);
       break;
     }
     if (!late_line(tf->line, tf->line_len))
