@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli/merge_window.sh — `merge -o FILE` goes through the reorder
-# window (src/cli/read/reorder_window.h) and, when the inputs are too far
-# out of order for --memory-mb, starts the file again through the external
-# sort: either way its output is byte for byte what the sort alone writes
-# (`merge -o -`, which always sorts), by start and by end time, with -j 1
-# and -j 2, on traces in order, slightly out of order (with late timing
+# tests/cli/merge_window.sh — `merge -o FILE` and `perfetto -o FILE` go
+# through the reorder window (src/cli/read/reorder_window.h) and, when the
+# inputs are too far out of order for --memory-mb, start the file again
+# through the external sort: either way the output is byte for byte what
+# the sort alone writes (`-o -`, which always sorts), merge by start and by
+# end time, with -j 1 and -j 2, on traces in order, slightly out of order (with late timing
 # records) and badly out of order (more than 1 MiB late), one file and
 # several; a compressed input goes to the sort at once; and a failed write
 # is reported (exit 1).
@@ -67,6 +67,26 @@ for input in in_order slightly badly; do
     done
   done
 done
+# perfetto goes the same ways (its window keeps each record's decoding)
+for input in in_order slightly badly; do
+  "$cs" -q -j 1 perfetto --memory-mb 1 "$work/$input" -o - >"$work/sorted.json"
+  for j in 1 2; do
+    "$cs" -j "$j" perfetto --memory-mb 1 "$work/$input" -o "$work/window.json" \
+      2>"$work/stderr"
+    if ! cmp -s "$work/sorted.json" "$work/window.json"; then
+      echo "FAIL: perfetto $input, -j $j: -o FILE differs from the sort"
+      exit 1
+    fi
+    gave_up=0
+    grep -q "sorting them on disk" "$work/stderr" && gave_up=1
+    if [ "$gave_up" -ne "$([ "$input" = badly ] && echo 1 || echo 0)" ]; then
+      echo "FAIL: perfetto $input, -j $j: window gave up = $gave_up:"
+      cat "$work/stderr"
+      exit 1
+    fi
+    checked=$((checked + 1))
+  done
+done
 # a compressed input does not suit the window (its timing records would
 # come too late, and reading it twice costs its decoding twice): straight
 # to the sort, without a first try
@@ -96,4 +116,4 @@ if [ -w /dev/full ]; then
   done
 fi
 lines=$(wc -l <"$work/sorted")
-echo "OK: $checked merges identical to the sort ($lines lines in the last)"
+echo "OK: $checked merges and perfetto runs identical to the sort ($lines lines in the last merge)"

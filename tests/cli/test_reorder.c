@@ -77,7 +77,8 @@ static void window_orders_and_wraps(void **state) {
       rw_release(&w);
       popped++;
     }
-    assert_true(rw_push(&w, key, (uint32_t)(i % 3), (uint64_t)i, text, len));
+    assert_true(
+        rw_push(&w, key, (uint32_t)(i % 3), (uint64_t)i, NULL, 0, text, len));
     pushed++;
   }
   while (rw_min(&w)) {
@@ -297,6 +298,79 @@ static bool window_as_sort(const tr_inputs *in, ord_mode mode, size_t budget) {
   return complete;
 }
 
+/* Through ord_open_window_records: each record as rec_decode gives it
+ * (fields and members at their place in its line), and the sort's
+ * (ord_open) lines in the sort's order (true), or it gave up (false). */
+static bool records_as_sort(const tr_inputs *in, size_t budget) {
+  ord_reader wo, so;
+  assert_true(ord_open_window_records(&wo, in, ORD_START, budget, "test"));
+  rec_scratch *ws = malloc(sizeof *ws);
+  assert_non_null(ws);
+  rec_scratch_init(ws);
+  handed *got = NULL;
+  size_t n = 0, cap = 0;
+  ord_where ww, sw;
+  const rec *wr, *sr;
+  while ((wr = ord_next(&wo, &ww)) != NULL) {
+    rec want;
+    assert_true(rec_decode(&want, ws, wr->line, wr->len));
+    assert_int_equal(wr->rt, want.rt);
+    assert_int_equal(wr->id, want.id);
+    assert_int_equal(wr->parent, want.parent);
+    assert_int_equal(wr->start.ts, want.start.ts);
+    assert_int_equal(wr->stop.ts, want.stop.ts);
+    assert_int_equal(wr->has_ts, want.has_ts);
+    assert_int_equal(wr->ts, want.ts);
+    assert_int_equal(wr->f->nfound, want.f->nfound);
+    for (int k = 1; k < K_KEY_COUNT; k++) {
+      const js_value *a = js_get(&ws->top, (js_key)k);
+      const js_value *c = js_get(wr->f, (js_key)k);
+      assert_int_equal(a == NULL, c == NULL);
+      if (a)
+        assert_ptr_equal(a->ptr, c->ptr); /* the same line */
+    }
+    if (n == cap) {
+      cap = cap ? cap * 2 : 1024;
+      got = realloc(got, cap * sizeof *got);
+      assert_non_null(got);
+    }
+    got[n].text = malloc(wr->len ? wr->len : 1);
+    assert_non_null(got[n].text);
+    memcpy(got[n].text, wr->line, wr->len);
+    got[n].len = wr->len;
+    got[n].file = ww.file;
+    got[n].line_no = ww.line_no;
+    n++;
+  }
+  assert_false(wo.failed);
+  assert_true(wo.window->peak <= budget);
+  bool complete = !wo.out_of_window;
+  if (complete) {
+    assert_true(ord_open(&so, in, ORD_START, budget, "test"));
+    for (size_t i = 0; i < n; i++) {
+      sr = ord_next(&so, &sw);
+      assert_non_null(sr);
+      assert_int_equal(got[i].len, sr->len);
+      assert_memory_equal(got[i].text, sr->line, sr->len);
+      assert_int_equal(got[i].file, sw.file);
+      assert_int_equal(got[i].line_no, sw.line_no);
+    }
+    assert_null(ord_next(&so, &sw));
+    assert_int_equal(wo.invalid, so.invalid);
+    for (size_t i = 0; i < in->n; i++) { /* the identities perfetto uses */
+      assert_int_equal(wo.files[i].id.pid, so.files[i].id.pid);
+      assert_int_equal(wo.files[i].id.has_process, so.files[i].id.has_process);
+    }
+    ord_close(&so);
+  }
+  for (size_t i = 0; i < n; i++)
+    free(got[i].text);
+  free(got);
+  free(ws);
+  ord_close(&wo);
+  return complete;
+}
+
 /* Every mode and thread count: `complete` says whether the window must
  * get through (true), must give up (false). */
 static void expect_window(const tr_inputs *in, size_t budget, bool complete) {
@@ -324,6 +398,42 @@ static void window_nearly_in_order(void **state) {
   expect_window(&in, 64u << 10, true);
   expect_window(&in, 256u << 20, true);
   remove_input(&in);
+}
+
+static void append_events(const char *path, int first, int n);
+
+/* The window keeping each record's decoding (perfetto): the records
+ * rec_decode gives, in the sort's order, on 1 and 2 threads; it gives up
+ * when badly out of order for its budget, and when a file's first record
+ * is not its process record (its identity would not be known in time). */
+static void window_records(void **state) {
+  (void)state;
+  unsigned saved = tr_jobs;
+  tr_inputs in;
+  make_input("records", 3, SLIGHTLY, 1500, 300, &in);
+  for (unsigned j = 1; j <= 2; j++) {
+    tr_jobs = j;
+    assert_true(records_as_sort(&in, 128u << 10));
+    assert_true(records_as_sort(&in, 256u << 20));
+  }
+  remove_input(&in);
+  make_input("records_badly", 2, BADLY, 1500, 50, &in);
+  assert_false(records_as_sort(&in, 16u << 10));
+  remove_input(&in);
+  char sub[512], path[600];
+  snprintf(sub, sizeof sub, "%s/no_process", dir);
+  assert_int_equal(mkdir(sub, 0700), 0);
+  snprintf(path, sizeof path, "%s/trace_0.jsonl", sub);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("{\"recordType\":\"mark\",\"name\":\"first\",\"ts\":1.0}\n", f);
+  fclose(f);
+  append_events(path, 0, 400);
+  char *args[] = {sub};
+  assert_true(tr_inputs_collect(&in, 1, args));
+  assert_false(records_as_sort(&in, 16u << 10));
+  remove_input(&in);
+  tr_jobs = saved;
 }
 
 /* Badly out of order: all of it fits in a large budget (the same order as
@@ -452,6 +562,7 @@ int main(void) {
       cmocka_unit_test(window_nearly_in_order),
       cmocka_unit_test(window_badly_out_of_order),
       cmocka_unit_test(window_file_that_grows),
+      cmocka_unit_test(window_records),
   };
   return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -619,12 +619,21 @@ bool ord_open_window(ord_reader *o, const tr_inputs *in, ord_mode mode,
   return open_or_close(o, in, mode, memory_bytes, progress_label, true, true);
 }
 
+bool ord_open_window_records(ord_reader *o, const tr_inputs *in, ord_mode mode,
+                             size_t memory_bytes, const char *progress_label) {
+  if (mode == ORD_LOCKSTEP)
+    return false;
+  return open_or_close(o, in, mode, memory_bytes, progress_label, false, true);
+}
+
 /* The record of a sorted chunk at `area` (see kept_head) into o->out: as
  * the reading pass decoded it, or decoded again when nothing was kept. */
-static const rec *kept_record(ord_reader *o, const char *area) {
+static const rec *kept_record_text(ord_reader *o, const char *area,
+                                   const char *text) {
   kept_head head;
   memcpy(&head, area, sizeof head);
-  const char *text = area + kept_bytes(head.nmembers);
+  if (!text)
+    text = area + kept_bytes(head.nmembers);
   if (head.nmembers == KEPT_NONE) {
     rec_decode(&o->out, o->out_scratch, text, head.text_len);
     return &o->out;
@@ -646,7 +655,49 @@ static const rec *kept_record(ord_reader *o, const char *area) {
   return &o->out;
 }
 
+static const rec *kept_record(ord_reader *o, const char *area) {
+  return kept_record_text(o, area, NULL);
+}
+
 /* ---- ord_open_window ---- */
+
+/* How a record is decoded: the line's (rec_decode), or for a reader that
+ * keeps only lines, what orders it. */
+static ra_decoder line_decoder(const ord_reader *o) {
+  return o->lines_only ? times_decoder(o) : rec_decode;
+}
+
+/* Unless lines_only: what ord_next needs of o->staged (see kept_head),
+ * kept now, as the reader's scratch is used again before it goes out. */
+static bool keep_staged(ord_reader *o) {
+  o->staged_kept_len = 0;
+  if (o->lines_only)
+    return true;
+  uint32_t nmembers = members_to_keep(&o->staged);
+  size_t bytes = kept_bytes(nmembers);
+  if (bytes > o->staged_kept_cap) {
+    char *nb = realloc(o->staged_kept, bytes);
+    if (!nb)
+      return false;
+    o->staged_kept = nb;
+    o->staged_kept_cap = bytes;
+  }
+  keep_decoded(o->staged_kept, &o->staged, nmembers);
+  o->staged_kept_len = bytes;
+  return true;
+}
+
+/* Unless lines_only: is every file's identity (ord_identity: its first
+ * process record) what the sort would have found, before the first record
+ * goes out? It is once a file's process record or its end was read. */
+static bool identities_known(const ord_reader *o) {
+  if (o->lines_only)
+    return true;
+  for (size_t i = 0; i < o->n; i++)
+    if (!o->files[i].id.has_process && !o->files[i].eof)
+      return false;
+  return true;
+}
 
 /* The next timing record of `f`'s late reader into o->staged: true, or
  * false at its end (a read error is the first reader's to say). A timing
@@ -666,7 +717,7 @@ static bool late_read(ord_reader *o, ord_file *f, int64_t *key) {
     }
     if (!late_line(tf->line, tf->line_len))
       continue;
-    if (!times_decoder(o)(&o->staged, o->out_scratch, tf->line, tf->line_len)) {
+    if (!line_decoder(o)(&o->staged, o->out_scratch, tf->line, tf->line_len)) {
       o->invalid++; /* the first reader passed over it */
       continue;
     }
@@ -707,6 +758,10 @@ static bool window_read(ord_reader *o) {
       key = key_of(o, f, &o->staged);
       o->staged_line = f->line.line_no;
     }
+    if (!keep_staged(o)) {
+      o->failed = true;
+      return false;
+    }
     o->staged_key = key;
     o->staged_file = fi;
     if (key > o->frontier[s])
@@ -718,10 +773,12 @@ static bool window_read(ord_reader *o) {
   return false;
 }
 
-/* Hand out `text`, the record of file `file` at `line_no` with `key`. */
+/* Hand out the record of file `file` at `line_no` with `key`: its line
+ * `text` of `len` bytes, or unless lines_only its kept area `kept`
+ * (followed by its line when `text` is NULL). */
 static const rec *window_out(ord_reader *o, ord_where *where, int64_t key,
-                             size_t file, uint64_t line_no, const char *text,
-                             size_t len) {
+                             size_t file, uint64_t line_no, const char *kept,
+                             const char *text, size_t len) {
   o->has_last = true;
   o->last_key = key;
   o->last_file = (uint32_t)file;
@@ -730,6 +787,8 @@ static const rec *window_out(ord_reader *o, ord_where *where, int64_t key,
   where->file = file;
   where->line_no = line_no;
   where->key = key;
+  if (!o->lines_only)
+    return kept_record_text(o, kept, text);
   memset(&o->out, 0, sizeof o->out);
   o->out.line = text;
   o->out.len = len;
@@ -750,9 +809,10 @@ static const rec *window_next(ord_reader *o, ord_where *where) {
       o->has_staged = false;
       return NULL;
     }
-    if (o->has_staged && rw_fits(w, o->staged.len)) {
+    if (o->has_staged && rw_fits(w, o->staged_kept_len + o->staged.len)) {
       if (!rw_push(w, o->staged_key, (uint32_t)o->staged_file, o->staged_line,
-                   o->staged.line, o->staged.len)) {
+                   o->staged_kept, o->staged_kept_len, o->staged.line,
+                   o->staged.len)) {
         o->failed = true;
         return NULL;
       }
@@ -760,6 +820,10 @@ static const rec *window_next(ord_reader *o, ord_where *where) {
       continue;
     }
     const rw_node *min = rw_min(w);
+    if (!identities_known(o) && (o->has_staged || min)) {
+      o->out_of_window = true; /* a file without its process record yet */
+      return NULL;
+    }
     if (o->has_staged &&
         (!min ||
          rw_compare(o->staged_key, (uint32_t)o->staged_file, o->staged_line,
@@ -768,14 +832,17 @@ static const rec *window_next(ord_reader *o, ord_where *where) {
        * straight out, from where it was read */
       o->has_staged = false;
       return window_out(o, where, o->staged_key, o->staged_file, o->staged_line,
-                        o->staged.line, o->staged.len);
+                        o->staged_kept, o->staged.line, o->staged.len);
     }
     if (!min)
       return NULL; /* everything read and handed out */
     rw_node n;
     const char *text;
     rw_pop(w, &n, &text);
-    return window_out(o, where, n.key, n.file, n.line_no, text, n.len);
+    /* an entry is the line, or its kept area followed by the line */
+    return window_out(o, where, n.key, n.file, n.line_no,
+                      o->lines_only ? NULL : text, o->lines_only ? text : NULL,
+                      n.len);
   }
 }
 
@@ -846,5 +913,6 @@ void ord_close(ord_reader *o) {
     rw_free(o->window);
   free(o->window);
   free(o->frontier);
+  free(o->staged_kept);
   memset(o, 0, sizeof *o);
 }

@@ -156,6 +156,8 @@ typedef struct {
   uint64_t staged_line;
   int64_t staged_key;
   rec staged;
+  char *staged_kept; /* unless lines_only: its kept_head, rec, members */
+  size_t staged_kept_len, staged_kept_cap;
   bool has_last; /* the last record handed out (window) */
   int64_t last_key;
   uint32_t last_file;
@@ -205,6 +207,14 @@ bool ord_open_lines(ord_reader *o, const tr_inputs *in, ord_mode mode,
  * `memory_bytes`, and a 64 KiB read buffer per plain JSONL file. */
 bool ord_open_window(ord_reader *o, const tr_inputs *in, ord_mode mode,
                      size_t memory_bytes, const char *progress_label);
+/* ord_open_window keeping each record's decoding (as ord_open does, so
+ * ord_next gives the records, not only lines; perfetto): the ring holds
+ * that with each line (about 1.8 times the line). It also gives up when
+ * a record would go out before every file's identity is known (its first
+ * process record read), which the caller may use from the first record
+ * on. */
+bool ord_open_window_records(ord_reader *o, const tr_inputs *in, ord_mode mode,
+                             size_t memory_bytes, const char *progress_label);
 /* Whether ord_open_window is worth trying: every input is a plain JSONL
  * file (whose timing records a second reader reads cheaply; in a
  * compressed or binary file they would come too late for the window, and

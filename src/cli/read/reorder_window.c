@@ -199,7 +199,9 @@ static void remove_by_tail(reorder_window *w, uint32_t id) {
 }
 
 bool rw_push(reorder_window *w, int64_t key, uint32_t file, uint64_t line_no,
-             const char *text, size_t len) {
+             const void *head, size_t head_len, const char *text,
+             size_t text_len) {
+  size_t len = head_len + text_len;
   if (w->npiles + 1 > w->cap_piles && !grow_piles(w))
     return false;
   size_t need = entry_bytes(len);
@@ -226,7 +228,9 @@ bool rw_push(reorder_window *w, int64_t key, uint32_t file, uint64_t line_no,
   e->len = (uint32_t)len;
   e->state = ENTRY_LIVE;
   e->unused = 0;
-  memcpy(w->ring + at + sizeof *e, text, len);
+  if (head_len)
+    memcpy(w->ring + at + sizeof *e, head, head_len);
+  memcpy(w->ring + at + sizeof *e + head_len, text, text_len);
   w->head = at + need;
   if (w->head == w->cap)
     w->head = 0;

@@ -75,13 +75,15 @@ typedef struct {
 bool rw_init(reorder_window *w, size_t memory_bytes);
 void rw_free(reorder_window *w);
 
-/* Would a line of `len` bytes fit now (budget and ring)? */
+/* Would an entry of `len` bytes fit now (budget and ring)? */
 bool rw_fits(const reorder_window *w, size_t len);
 
-/* Copy a line in (only after rw_fits said yes). False when out of memory
- * (the piles' arrays grow). */
+/* Copy an entry in (only after rw_fits said yes for head_len + len): `head`
+ * (what the caller keeps with the line, head_len bytes, may be 0) then the
+ * line. The node's len and the text rw_pop gives cover both. False when
+ * out of memory (the piles' arrays grow). */
 bool rw_push(reorder_window *w, int64_t key, uint32_t file, uint64_t line_no,
-             const char *text, size_t len);
+             const void *head, size_t head_len, const char *text, size_t len);
 
 /* The smallest line, or NULL when the window is empty. */
 const rw_node *rw_min(const reorder_window *w);
