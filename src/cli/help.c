@@ -226,10 +226,8 @@ static const char help_perfetto[] =
     "\n"
     "options:\n"
     "  -o, --output FILE  where to write (\"-\" for stdout); required\n"
-    "  --memory-mb N      memory for sorting by start time (or the window), "
-    "as\n"
-    "                     for merge\n"
-    "                     (default 256)\n"
+    "  --memory-mb N      memory for sorting by start time (or the window),\n"
+    "                     as for merge (default 256)\n"
     "  --no-flows         no flow arrows\n"
     "  --states           also draw each event's states as nested slices\n"
     "  --bin-us N         width of counter bins (default 1000)\n";
