@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_options.h"
@@ -610,19 +611,35 @@ static void write_metadata(perfetto *p, const ord_reader *rd) {
   }
 }
 
-static int run(perfetto *p, const tr_inputs *in, size_t memory, FILE *out) {
-  ord_reader rd;
-  if (!ord_open(&rd, in, ORD_START, memory, "perfetto"))
-    return -1;
-  p->rd = &rd;
-  for (size_t i = 0; i < rd.n; i++) {
-    const ord_identity *id = &rd.files[i].id;
+/* Which file each (handleTag, pid) names, for PXN arrows. */
+static void map_tags(perfetto *p, const ord_reader *rd) {
+  for (size_t i = 0; i < rd->n; i++) {
+    const ord_identity *id = &rd->files[i].id;
     if (!id->has_tag)
       continue;
     pair_map_put(&p->tag_to_file, id->handle_tag, (uint64_t)id->pid, i + 1,
                  NULL);
     pair_map_put(&p->tag_to_file, id->handle_tag, UINT64_MAX, i + 1, NULL);
   }
+}
+
+/* The trace of `in` into `out`: records sorted first, or through the
+ * reorder window (`windowed`, ord_open_window_records: every identity is
+ * known once the first record is out). 0, 1 (findings), -1 (out of
+ * memory), or RUN_GAVE_UP: the window met a record too far out of order,
+ * `out` holds a part to throw away. */
+enum { RUN_GAVE_UP = 2 };
+static int run(perfetto *p, const tr_inputs *in, size_t memory, FILE *out,
+               bool windowed) {
+  ord_reader rd;
+  if (!(windowed
+            ? ord_open_window_records(&rd, in, ORD_START, memory, "perfetto")
+            : ord_open(&rd, in, ORD_START, memory, "perfetto")))
+    return -1;
+  p->rd = &rd;
+  bool tags_mapped = !windowed;
+  if (tags_mapped)
+    map_tags(p, &rd);
   rec_scratch *sc = malloc(sizeof *sc);
   p->bins = malloc((rd.n ? rd.n : 1) * sizeof *p->bins);
   if (!sc || !p->bins) {
@@ -642,6 +659,10 @@ static int run(perfetto *p, const tr_inputs *in, size_t memory, FILE *out) {
   ord_where where;
   const rec *r;
   while ((r = ord_next(&rd, &where)) != NULL) {
+    if (!tags_mapped) {
+      map_tags(p, &rd);
+      tags_mapped = true;
+    }
     if (!p->have_base && where.key != INT64_MIN) {
       p->base = where.key - where.key % 1000000000; /* whole second */
       p->have_base = true;
@@ -663,6 +684,11 @@ static int run(perfetto *p, const tr_inputs *in, size_t memory, FILE *out) {
     default:
       break;
     }
+  }
+  if (rd.out_of_window) {
+    free(sc);
+    ord_close(&rd);
+    return RUN_GAVE_UP;
   }
   for (size_t i = 0; i < rd.n; i++)
     flush_bin(p, i);
@@ -720,6 +746,36 @@ static const cli_command_line perfetto_command_line = {
     .memory_mb = true,
 };
 
+/* One run of the command's work with a state of its own: run()'s result. */
+static int perfetto_into(FILE *out, const tr_inputs *in, size_t memory,
+                         bool flows, bool states, int64_t bin_ns,
+                         bool windowed) {
+  perfetto *p = calloc(1, sizeof *p);
+  if (!p)
+    return -1;
+  p->flows = flows;
+  p->states = states;
+  p->bin_ns = bin_ns;
+  pair_map_init(&p->tag_to_file);
+  pair_map_init(&p->colls);
+  intern_init(&p->funcs);
+  int rc = -1;
+  if (tl_init(&p->tl, in->n) && cache_init(&p->parents, PARENT_CACHE_BITS) &&
+      cache_init(&p->steps, STEP_CACHE_BITS))
+    rc = run(p, in, memory, out, windowed);
+  tl_free(&p->tl);
+  cache_free(&p->parents);
+  cache_free(&p->steps);
+  pair_map_free(&p->tag_to_file);
+  pair_map_free(&p->colls);
+  intern_free(&p->funcs);
+  free(p->links);
+  free(p->free_links);
+  free(p->bins);
+  free(p);
+  return rc;
+}
+
 int cmd_perfetto(int argc, char **argv) {
   bool flows = true, states = false;
   int64_t bin_ns = 1000000;
@@ -757,33 +813,36 @@ int cmd_perfetto(int argc, char **argv) {
     tr_inputs_free(&in);
     return EXIT_FINDINGS;
   }
-  perfetto *p = calloc(1, sizeof *p);
-  if (!p) {
-    fprintf(stderr, "cclscope perfetto: out of memory\n");
-    tr_inputs_free(&in);
-    return EXIT_FINDINGS;
-  }
-  p->flows = flows;
-  p->states = states;
-  p->bin_ns = bin_ns;
   bool to_stdout = strcmp(output, "-") == 0;
   FILE *out = to_stdout ? stdout : fopen(output, "w");
   if (!out) {
     fprintf(stderr, "cclscope perfetto: cannot create '%s': %s\n", output,
             strerror(errno));
     tr_inputs_free(&in);
-    free(p);
     return EXIT_FINDINGS;
   }
   static char outbuf[1 << 20];
   setvbuf(out, outbuf, _IOFBF, sizeof outbuf);
-  pair_map_init(&p->tag_to_file);
-  pair_map_init(&p->colls);
-  intern_init(&p->funcs);
-  int rc = -1;
-  if (tl_init(&p->tl, in.n) && cache_init(&p->parents, PARENT_CACHE_BITS) &&
-      cache_init(&p->steps, STEP_CACHE_BITS))
-    rc = run(p, &in, parser.memory_bytes, out);
+  /* a file can be started again when the window gives up: the fast way
+   * first, for inputs it suits (as merge) */
+  bool windowed = !to_stdout && ord_window_suits(&in);
+  int rc = perfetto_into(out, &in, parser.memory_bytes, flows, states, bin_ns,
+                         windowed);
+  if (rc == RUN_GAVE_UP) {
+    if (!cli_globals.quiet)
+      fprintf(stderr,
+              "cclscope perfetto: the inputs are out of order by more than "
+              "--memory-mb holds; sorting them on disk\n");
+    if (fflush(out) != 0 || ftruncate(fileno(out), 0) != 0 ||
+        fseek(out, 0, SEEK_SET) != 0) {
+      fprintf(stderr, "cclscope perfetto: cannot start '%s' again: %s\n",
+              output, strerror(errno));
+      rc = 1;
+    } else {
+      rc = perfetto_into(out, &in, parser.memory_bytes, flows, states, bin_ns,
+                         false);
+    }
+  }
   if (rc < 0)
     fprintf(stderr, "cclscope perfetto: out of memory\n");
   int status = rc == 0 ? EXIT_OK : EXIT_FINDINGS;
@@ -794,16 +853,6 @@ int cmd_perfetto(int argc, char **argv) {
   }
   if (!to_stdout)
     fclose(out);
-  tl_free(&p->tl);
-  cache_free(&p->parents);
-  cache_free(&p->steps);
-  pair_map_free(&p->tag_to_file);
-  pair_map_free(&p->colls);
-  intern_free(&p->funcs);
-  free(p->links);
-  free(p->free_links);
-  free(p->bins);
-  free(p);
   tr_inputs_free(&in);
   return status;
 }

@@ -6,9 +6,11 @@
 #include "read/ordered_reader.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define RUN_BUFFER (256u << 10)
@@ -45,6 +47,29 @@ static void note_identity(ord_file *f, const rec *r) {
   }
 }
 
+/* A line that ord_open_window's second reader of its file hands out: a
+ * timing record as the plugin writes it (it comes late, see the header). */
+static bool late_line(const char *line, size_t len) {
+  static const char prefix[] = "{\"recordType\":\"timing\"";
+  return len >= sizeof prefix - 1 &&
+         memcmp(line, prefix, sizeof prefix - 1) == 0;
+}
+
+/* What a reader that keeps only lines decodes of each: what its order's
+ * key needs. */
+static ra_decoder times_decoder(const ord_reader *o) {
+  return o->mode == ORD_START ? rec_decode_start_time : rec_decode_times;
+}
+
+static int64_t key_of(const ord_reader *o, ord_file *f, const rec *r) {
+  int64_t k = o->mode == ORD_START ? rec_start_time(r) : rec_write_time(r);
+  if (k == INT64_MIN)
+    k = f->last_key;
+  else
+    f->last_key = k;
+  return k;
+}
+
 /* Read the next record of `f` into `r` (decoded into `s`); false at EOF. */
 static bool read_record(ord_reader *o, ord_file *f, rec_scratch *s, rec *r) {
   while (!f->eof) {
@@ -68,6 +93,14 @@ static bool read_record(ord_reader *o, ord_file *f, rec_scratch *s, rec *r) {
     o->bytes_done += f->line.bytes_read - f->bytes_counted;
     f->bytes_counted = f->line.bytes_read;
     progress_update(&o->prog, o->bytes_done);
+    if (f->late && late_line(f->line.line, f->line.line_len) &&
+        (!f->late_eof || f->line.line_no <= f->late_lines)) {
+      /* the second reader hands it out; its time still passes to the
+       * records after it that have none, as when sorting */
+      if (parsed && r->rt != RT_PAD && r->len <= UINT32_MAX)
+        key_of(o, f, r);
+      continue;
+    }
     if (!parsed) {
       o->invalid++;
       continue;
@@ -78,15 +111,6 @@ static bool read_record(ord_reader *o, ord_file *f, rec_scratch *s, rec *r) {
     return true;
   }
   return false;
-}
-
-static int64_t key_of(const ord_reader *o, ord_file *f, const rec *r) {
-  int64_t k = o->mode == ORD_START ? rec_start_time(r) : rec_write_time(r);
-  if (k == INT64_MIN)
-    k = f->last_key;
-  else
-    f->last_key = k;
-  return k;
 }
 
 /* ---- generic binary heap of indexes ---- */
@@ -435,9 +459,78 @@ bool ord_inputs_empty(const tr_inputs *in, uint64_t *invalid_lines) {
   return empty;
 }
 
+/* Window streams: file i's records are stream i, its late reader's
+ * stream n + i; the next record is read from the stream whose largest key
+ * so far is the smallest. */
+static bool stream_less(const ord_reader *o, size_t a, size_t b) {
+  if (o->frontier[a] != o->frontier[b])
+    return o->frontier[a] < o->frontier[b];
+  return a < b;
+}
+
+/* Does `path` start as a plain JSONL trace (not compressed, not another
+ * format)? Then a second reader of it is cheap and reads the same lines. */
+static bool plain_jsonl(const char *path) {
+  static const char start[] = "{\"recordType\":";
+  char head[sizeof start - 1];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  ssize_t got = read(fd, head, sizeof head);
+  close(fd);
+  return got == (ssize_t)sizeof head && memcmp(head, start, sizeof head) == 0;
+}
+
+bool ord_window_suits(const tr_inputs *in) {
+  struct rlimit files;
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 &&
+      files.rlim_cur != RLIM_INFINITY && 2 * in->n + 32 > files.rlim_cur)
+    return false;
+  for (size_t i = 0; i < in->n; i++)
+    if (!plain_jsonl(in->paths[i]))
+      return false;
+  return true;
+}
+
+/* Window: every file takes part, none read yet (before the reading
+ * threads start: nothing is shared yet). */
+static bool open_window(ord_reader *o, size_t memory_bytes) {
+  o->window = malloc(sizeof *o->window);
+  o->heap = calloc(2 * o->n + 1, sizeof *o->heap);
+  o->frontier = malloc((2 * o->n + 1) * sizeof *o->frontier);
+  if (!o->window || !o->heap || !o->frontier)
+    return false;
+  if (!rw_init(o->window, memory_bytes)) {
+    free(o->window);
+    o->window = NULL;
+    return false;
+  }
+  for (size_t i = 0; i < o->n; i++) {
+    ord_file *f = &o->files[i];
+    o->frontier[i] = o->frontier[o->n + i] = INT64_MIN;
+    heap_push(o, i, stream_less);
+    if (!plain_jsonl(f->path))
+      continue;
+    f->late = malloc(sizeof *f->late);
+    if (!f->late)
+      return false;
+    if (tr_open_deferring(f->late, f->path, 64u << 10) != 0 ||
+        f->late->format != TR_FORMAT_CCLSCOPE || f->late->codec) {
+      if (f->late->fd >= 0)
+        tr_close(f->late);
+      free(f->late->deferred);
+      free(f->late);
+      f->late = NULL;
+      continue;
+    }
+    heap_push(o, o->n + i, stream_less);
+  }
+  return true;
+}
+
 static bool open_inputs(ord_reader *o, const tr_inputs *in, ord_mode mode,
                         size_t memory_bytes, const char *progress_label,
-                        bool lines_only) {
+                        bool lines_only, bool window) {
   memset(o, 0, sizeof *o);
   o->mode = mode;
   o->lines_only = lines_only && mode != ORD_LOCKSTEP;
@@ -455,7 +548,12 @@ static bool open_inputs(ord_reader *o, const tr_inputs *in, ord_mode mode,
     f->id.pid = -1;
     f->id.global_rank = -1;
   }
-  o->ra = ra_open(in->paths, in->n, tr_jobs);
+  if (window && !open_window(o, memory_bytes))
+    return false;
+  /* a reader that only copies lines needs only what orders them */
+  o->ra = o->lines_only
+              ? ra_open_decoding(in->paths, in->n, tr_jobs, times_decoder(o))
+              : ra_open(in->paths, in->n, tr_jobs);
   if (!o->ra)
     return false;
   if (mode == ORD_LOCKSTEP) {
@@ -472,6 +570,8 @@ static bool open_inputs(ord_reader *o, const tr_inputs *in, ord_mode mode,
     }
     return true;
   }
+  if (window)
+    return true;
   o->memory_bytes = memory_bytes; /* tiny budgets (tests) just spill often */
   o->arena_cap = memory_bytes < 4096 ? 4096 : memory_bytes;
   o->arena = malloc(o->arena_cap);
@@ -493,8 +593,9 @@ static bool open_inputs(ord_reader *o, const tr_inputs *in, ord_mode mode,
 
 static bool open_or_close(ord_reader *o, const tr_inputs *in, ord_mode mode,
                           size_t memory_bytes, const char *progress_label,
-                          bool lines_only) {
-  if (open_inputs(o, in, mode, memory_bytes, progress_label, lines_only))
+                          bool lines_only, bool window) {
+  if (open_inputs(o, in, mode, memory_bytes, progress_label, lines_only,
+                  window))
     return true;
   ra_close(o->ra); /* no thread outlives a failed open */
   o->ra = NULL;
@@ -503,20 +604,36 @@ static bool open_or_close(ord_reader *o, const tr_inputs *in, ord_mode mode,
 
 bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
               size_t memory_bytes, const char *progress_label) {
-  return open_or_close(o, in, mode, memory_bytes, progress_label, false);
+  return open_or_close(o, in, mode, memory_bytes, progress_label, false, false);
 }
 
 bool ord_open_lines(ord_reader *o, const tr_inputs *in, ord_mode mode,
                     size_t memory_bytes, const char *progress_label) {
-  return open_or_close(o, in, mode, memory_bytes, progress_label, true);
+  return open_or_close(o, in, mode, memory_bytes, progress_label, true, false);
+}
+
+bool ord_open_window(ord_reader *o, const tr_inputs *in, ord_mode mode,
+                     size_t memory_bytes, const char *progress_label) {
+  if (mode == ORD_LOCKSTEP)
+    return false;
+  return open_or_close(o, in, mode, memory_bytes, progress_label, true, true);
+}
+
+bool ord_open_window_records(ord_reader *o, const tr_inputs *in, ord_mode mode,
+                             size_t memory_bytes, const char *progress_label) {
+  if (mode == ORD_LOCKSTEP)
+    return false;
+  return open_or_close(o, in, mode, memory_bytes, progress_label, false, true);
 }
 
 /* The record of a sorted chunk at `area` (see kept_head) into o->out: as
  * the reading pass decoded it, or decoded again when nothing was kept. */
-static const rec *kept_record(ord_reader *o, const char *area) {
+static const rec *kept_record_text(ord_reader *o, const char *area,
+                                   const char *text) {
   kept_head head;
   memcpy(&head, area, sizeof head);
-  const char *text = area + kept_bytes(head.nmembers);
+  if (!text)
+    text = area + kept_bytes(head.nmembers);
   if (head.nmembers == KEPT_NONE) {
     rec_decode(&o->out, o->out_scratch, text, head.text_len);
     return &o->out;
@@ -538,7 +655,200 @@ static const rec *kept_record(ord_reader *o, const char *area) {
   return &o->out;
 }
 
+static const rec *kept_record(ord_reader *o, const char *area) {
+  return kept_record_text(o, area, NULL);
+}
+
+/* ---- ord_open_window ---- */
+
+/* How a record is decoded: the line's (rec_decode), or for a reader that
+ * keeps only lines, what orders it. */
+static ra_decoder line_decoder(const ord_reader *o) {
+  return o->lines_only ? times_decoder(o) : rec_decode;
+}
+
+/* Unless lines_only: what ord_next needs of o->staged (see kept_head),
+ * kept now, as the reader's scratch is used again before it goes out. */
+static bool keep_staged(ord_reader *o) {
+  o->staged_kept_len = 0;
+  if (o->lines_only)
+    return true;
+  uint32_t nmembers = members_to_keep(&o->staged);
+  size_t bytes = kept_bytes(nmembers);
+  if (bytes > o->staged_kept_cap) {
+    char *nb = realloc(o->staged_kept, bytes);
+    if (!nb)
+      return false;
+    o->staged_kept = nb;
+    o->staged_kept_cap = bytes;
+  }
+  keep_decoded(o->staged_kept, &o->staged, nmembers);
+  o->staged_kept_len = bytes;
+  return true;
+}
+
+/* Unless lines_only: is every file's identity (ord_identity: its first
+ * process record) what the sort would have found, before the first record
+ * goes out? It is once a file's process record or its end was read. */
+static bool identities_known(const ord_reader *o) {
+  if (o->lines_only)
+    return true;
+  for (size_t i = 0; i < o->n; i++)
+    if (!o->files[i].id.has_process && !o->files[i].eof)
+      return false;
+  return true;
+}
+
+/* The next timing record of `f`'s late reader into o->staged: true, or
+ * false at its end (a read error is the first reader's to say). A timing
+ * record without a time would take the time of the record before it,
+ * which this reader does not see: the window gives up. */
+static bool late_read(ord_reader *o, ord_file *f, int64_t *key) {
+  tr_file *tf = f->late;
+  while (!f->late_eof) {
+    if (tr_next(tf) <= 0 || tf->line_unterminated) {
+      /* its end: a file still being written may have more, or the rest
+       * of a line cut here, when the first reader gets there. Its file
+       * is not needed any more (ord_close closes it again: harmless). */
+      f->late_eof = true;
+      f->late_lines = tf->line_unterminated ? tf->line_no - 1 : tf->line_no;
+      tr_close(tf);
+      break;
+    }
+    if (!late_line(tf->line, tf->line_len))
+      continue;
+    if (!line_decoder(o)(&o->staged, o->out_scratch, tf->line, tf->line_len)) {
+      o->invalid++; /* the first reader passed over it */
+      continue;
+    }
+    if (o->staged.rt == RT_PAD || o->staged.len > UINT32_MAX)
+      continue;
+    *key = o->mode == ORD_START ? rec_start_time(&o->staged)
+                                : rec_write_time(&o->staged);
+    if (*key == INT64_MIN)
+      o->out_of_window = true;
+    return true;
+  }
+  return false;
+}
+
+/* Read the next record of the stream whose largest key so far is the
+ * smallest into o->staged; false when every stream is read (or
+ * o->out_of_window). */
+static bool window_read(ord_reader *o) {
+  while (o->nheap > 0) {
+    size_t s = heap_pop(o, stream_less);
+    bool late = s >= o->n;
+    size_t fi = late ? s - o->n : s;
+    ord_file *f = &o->files[fi];
+    int64_t key;
+    if (late) {
+      if (!late_read(o, f, &key))
+        continue; /* read to its end: it leaves the heap */
+      if (o->out_of_window)
+        return false;
+      o->staged_line = f->late->line_no;
+    } else {
+      if (!read_record(o, f, o->out_scratch, &o->staged))
+        continue;
+      if (o->staged.len > UINT32_MAX) {
+        heap_push(o, s, stream_less);
+        continue; /* as the sort: such a line is left out */
+      }
+      key = key_of(o, f, &o->staged);
+      o->staged_line = f->line.line_no;
+    }
+    if (!keep_staged(o)) {
+      o->failed = true;
+      return false;
+    }
+    o->staged_key = key;
+    o->staged_file = fi;
+    if (key > o->frontier[s])
+      o->frontier[s] = key;
+    heap_push(o, s, stream_less);
+    o->has_staged = true;
+    return true;
+  }
+  return false;
+}
+
+/* Hand out the record of file `file` at `line_no` with `key`: its line
+ * `text` of `len` bytes, or unless lines_only its kept area `kept`
+ * (followed by its line when `text` is NULL). */
+static const rec *window_out(ord_reader *o, ord_where *where, int64_t key,
+                             size_t file, uint64_t line_no, const char *kept,
+                             const char *text, size_t len) {
+  o->has_last = true;
+  o->last_key = key;
+  o->last_file = (uint32_t)file;
+  o->last_line = line_no;
+  o->records++;
+  where->file = file;
+  where->line_no = line_no;
+  where->key = key;
+  if (!o->lines_only)
+    return kept_record_text(o, kept, text);
+  memset(&o->out, 0, sizeof o->out);
+  o->out.line = text;
+  o->out.len = len;
+  o->out.rank = -1;
+  return &o->out;
+}
+
+static const rec *window_next(ord_reader *o, ord_where *where) {
+  reorder_window *w = o->window;
+  rw_release(w); /* the record handed out last time */
+  for (;;) {
+    if (!o->has_staged && !window_read(o) && o->out_of_window)
+      return NULL;
+    if (o->has_staged && o->has_last &&
+        rw_compare(o->staged_key, (uint32_t)o->staged_file, o->staged_line,
+                   o->last_key, o->last_file, o->last_line) < 0) {
+      o->out_of_window = true; /* it belonged before what was handed out */
+      o->has_staged = false;
+      return NULL;
+    }
+    if (o->has_staged && rw_fits(w, o->staged_kept_len + o->staged.len)) {
+      if (!rw_push(w, o->staged_key, (uint32_t)o->staged_file, o->staged_line,
+                   o->staged_kept, o->staged_kept_len, o->staged.line,
+                   o->staged.len)) {
+        o->failed = true;
+        return NULL;
+      }
+      o->has_staged = false;
+      continue;
+    }
+    const rw_node *min = rw_min(w);
+    if (!identities_known(o) && (o->has_staged || min)) {
+      o->out_of_window = true; /* a file without its process record yet */
+      return NULL;
+    }
+    if (o->has_staged &&
+        (!min ||
+         rw_compare(o->staged_key, (uint32_t)o->staged_file, o->staged_line,
+                    min->key, min->file, min->line_no) < 0)) {
+      /* smaller than everything waiting (or too long for the window):
+       * straight out, from where it was read */
+      o->has_staged = false;
+      return window_out(o, where, o->staged_key, o->staged_file, o->staged_line,
+                        o->staged_kept, o->staged.line, o->staged.len);
+    }
+    if (!min)
+      return NULL; /* everything read and handed out */
+    rw_node n;
+    const char *text;
+    rw_pop(w, &n, &text);
+    /* an entry is the line, or its kept area followed by the line */
+    return window_out(o, where, n.key, n.file, n.line_no,
+                      o->lines_only ? NULL : text, o->lines_only ? text : NULL,
+                      n.len);
+  }
+}
+
 const rec *ord_next(ord_reader *o, ord_where *where) {
+  if (o->window)
+    return window_next(o, where);
   less_fn less = o->mode == ORD_LOCKSTEP ? file_less : run_less;
   if (o->has_pending) {
     /* what was handed out last time stays valid until now */
@@ -579,8 +889,15 @@ const rec *ord_next(ord_reader *o, ord_where *where) {
 void ord_close(ord_reader *o) {
   progress_finish(&o->prog);
   ra_close(o->ra);
-  for (size_t i = 0; i < o->n; i++)
-    free(o->files[i].scratch);
+  for (size_t i = 0; i < o->n; i++) {
+    ord_file *f = &o->files[i];
+    free(f->scratch);
+    if (f->late) {
+      tr_close(f->late);
+      free(f->late->deferred);
+      free(f->late);
+    }
+  }
   for (size_t i = 0; i < o->nruns; i++) {
     if (o->runs[i].fd >= 0)
       close(o->runs[i].fd);
@@ -592,5 +909,10 @@ void ord_close(ord_reader *o) {
   free(o->items);
   free(o->arena);
   free(o->out_scratch);
+  if (o->window)
+    rw_free(o->window);
+  free(o->window);
+  free(o->frontier);
+  free(o->staged_kept);
   memset(o, 0, sizeof *o);
 }

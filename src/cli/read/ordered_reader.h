@@ -49,6 +49,7 @@
 #include <stdint.h>
 
 #include "read/read_ahead.h"
+#include "read/reorder_window.h"
 #include "read/trace_reader.h"
 #include "read/trace_record.h"
 #include "util/progress.h"
@@ -77,6 +78,13 @@ typedef struct {
   rec cur;
   bool has_cur;
   int64_t cur_key;
+  /* ord_open_window, a plain JSONL file: its timing records, read by a
+   * second reader ahead of the first (ord_open_window) */
+  tr_file *late;
+  bool late_eof;
+  uint64_t late_lines; /* at late_eof: the lines it read (its timing
+                          records; a file that grew after is the first
+                          reader's beyond them) */
 } ord_file;
 
 /* One record of a sorted chunk. */
@@ -136,6 +144,24 @@ typedef struct {
   bool failed;         /* a temporary file could not be written or read */
   bool lines_only;     /* ORD_START/END: records keep only their line
                           (ord_open_lines) */
+  /* ord_open_window: no sort, a reorder window (reorder_window.h); o->heap
+   * holds the files not read to their end, by the largest key read */
+  reorder_window *window;
+  int64_t *frontier;  /* per stream (files, then their late readers): the
+                         largest key read */
+  bool out_of_window; /* ord_next met a record that belonged before one it
+                         had handed out: start again with ord_open_lines */
+  bool has_staged;    /* a record read that the window had no room for */
+  size_t staged_file;
+  uint64_t staged_line;
+  int64_t staged_key;
+  rec staged;
+  char *staged_kept; /* unless lines_only: its kept_head, rec, members */
+  size_t staged_kept_len, staged_kept_cap;
+  bool has_last; /* the last record handed out (window) */
+  int64_t last_key;
+  uint32_t last_file;
+  uint64_t last_line;
   progress prog;
 } ord_reader;
 
@@ -164,10 +190,41 @@ bool ord_open(ord_reader *o, const tr_inputs *in, ord_mode mode,
  * ord_next sets only rt (RT_UNKNOWN), line and len. */
 bool ord_open_lines(ord_reader *o, const tr_inputs *in, ord_mode mode,
                     size_t memory_bytes, const char *progress_label);
-/* Next record, or NULL at the end (check o->failed). Valid until the next
- * call. ORD_START/ORD_END: the record as the reading pass decoded it (kept
- * with its line in the sort, so no line is decoded twice), or with
- * o->lines_only (ord_open_lines) only its line. */
+/* ord_open_lines without sorting first, for inputs that are nearly in
+ * order (each file is written nearly in time order): the files are read
+ * together, each next from the one whose largest key read so far is the
+ * smallest, every record goes into a reorder window of `memory_bytes`
+ * (reorder_window.h), and ord_next hands out the smallest record when the
+ * next one does not fit. The order is the external sort's, exactly, as
+ * long as no record comes after one bigger than it was handed out: then
+ * ord_next returns NULL with o->out_of_window set, and the caller throws
+ * away what it got and starts again with ord_close and ord_open_lines.
+ * The plugin writes a collective's timing record after its children
+ * end, long after the events that start after it: the timing records of a
+ * plain (uncompressed) JSONL file are read by a second reader of their
+ * own, ahead in the same file (the first one passes over them), so that
+ * they do not hold the window open. Nothing goes to disk; memory:
+ * `memory_bytes`, and a 64 KiB read buffer per plain JSONL file. */
+bool ord_open_window(ord_reader *o, const tr_inputs *in, ord_mode mode,
+                     size_t memory_bytes, const char *progress_label);
+/* ord_open_window keeping each record's decoding (as ord_open does, so
+ * ord_next gives the records, not only lines; perfetto): the ring holds
+ * that with each line (about 1.8 times the line). It also gives up when
+ * a record would go out before every file's identity is known (its first
+ * process record read), which the caller may use from the first record
+ * on. */
+bool ord_open_window_records(ord_reader *o, const tr_inputs *in, ord_mode mode,
+                             size_t memory_bytes, const char *progress_label);
+/* Whether ord_open_window is worth trying: every input is a plain JSONL
+ * file (whose timing records a second reader reads cheaply; in a
+ * compressed or binary file they would come too late for the window, and
+ * reading it twice would cost its decoding twice), and the limit of open
+ * files allows two per input. */
+bool ord_window_suits(const tr_inputs *in);
+/* Next record, or NULL at the end (check o->failed and o->out_of_window). Valid
+ * until the next call. ORD_START/ORD_END: the record as the reading pass
+ * decoded it (kept with its line in the sort, so no line is decoded twice), or
+ * with o->lines_only (ord_open_lines) only its line. */
 const rec *ord_next(ord_reader *o, ord_where *where);
 void ord_close(ord_reader *o);
 

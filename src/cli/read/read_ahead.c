@@ -143,6 +143,7 @@ struct ra_reader {
   unsigned nthreads;
   rec_scratch *inline_scratch;     /* the consumer's, for decoding chunks */
   tc_frame_decoder *inline_frames; /* ... and binary frames (or NULL) */
+  ra_decoder decode;               /* rec_decode, or ra_open_decoding's */
 };
 
 typedef struct ra_worker {
@@ -308,14 +309,14 @@ static void cut_chunk(ra_chunk *c, size_t i, int err) {
 
 /* Decode every line of a filled chunk, as rec_decode does, keeping what
  * ra_next replays: the record, and the top-level members as offsets. */
-static void decode_chunk(ra_chunk *c, rec_scratch *s) {
+static void decode_chunk(ra_chunk *c, rec_scratch *s, ra_decoder decode) {
   c->nmembers = 0;
   for (size_t i = 0; i < c->nlines; i++) {
     ra_line *l = &c->lines[i];
     const char *line = c->text + l->off;
     bool parsed;
     if (l->len <= UINT32_MAX) {
-      parsed = rec_decode(&l->r, s, line, l->len);
+      parsed = decode(&l->r, s, line, l->len);
     } else { /* members are kept as 32-bit offsets */
       rec_decode(&l->r, s, "", 0);
       l->r.len = l->len;
@@ -366,7 +367,8 @@ static int split_lines(ra_chunk *c, size_t from) {
  * records formatted, by `*d`, made here the first time), then decode them
  * as any chunk's. A frame that cannot be decoded ends the file's reading
  * after the frames before it, where tr_next would. */
-static void decode_frames(ra_chunk *c, rec_scratch *s, tc_frame_decoder **d) {
+static void decode_frames(ra_chunk *c, rec_scratch *s, tc_frame_decoder **d,
+                          ra_decoder decode) {
   c->text_used = c->nlines = 0;
   size_t at = 0;
   for (size_t k = 0; k < c->nframes; k++) {
@@ -388,7 +390,7 @@ static void decode_frames(ra_chunk *c, rec_scratch *s, tc_frame_decoder **d) {
       c->torn_info.unit_text = c->text_used - from;
     at += fr->bytes;
   }
-  decode_chunk(c, s);
+  decode_chunk(c, s, decode);
 }
 
 /* ---- the pool ---- */
@@ -459,9 +461,9 @@ static void make_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s,
   }
   pthread_mutex_unlock(&ra->lock);
   if (c->frames)
-    decode_frames(c, s, d);
+    decode_frames(c, s, d, ra->decode);
   else
-    decode_chunk(c, s);
+    decode_chunk(c, s, ra->decode);
   pthread_mutex_lock(&ra->lock);
   c->decoded = true;
   atomic_fetch_add_explicit(&ra->changes, 1, memory_order_relaxed);
@@ -560,14 +562,15 @@ static size_t clamp(size_t v, size_t lo, size_t hi) {
   return v < lo ? lo : v > hi ? hi : v;
 }
 
-ra_reader *ra_open_sized(char *const *paths, size_t n, unsigned jobs,
-                         size_t chunk_bytes) {
+static ra_reader *open_reader(char *const *paths, size_t n, unsigned jobs,
+                              size_t chunk_bytes, ra_decoder decode) {
   if (jobs == 0)
     jobs = ra_default_jobs();
   ra_reader *ra = calloc(1, sizeof *ra);
   if (!ra)
     return NULL;
   ra->n = n;
+  ra->decode = decode;
   /* every thread may be making a chunk of the same file while the
    * consumer holds one */
   size_t fits = RA_BUDGET / ((n ? n : 1) * RA_CHUNK_MIN);
@@ -628,6 +631,17 @@ ra_reader *ra_open_sized(char *const *paths, size_t n, unsigned jobs,
   return ra; /* without any thread, the consumer reads each line itself */
 }
 
+ra_reader *ra_open_sized(char *const *paths, size_t n, unsigned jobs,
+                         size_t chunk_bytes) {
+  return open_reader(paths, n, jobs, chunk_bytes, rec_decode);
+}
+
+ra_reader *ra_open_decoding(char *const *paths, size_t n, unsigned jobs,
+                            ra_decoder decode) {
+  const char *e = getenv("RA_CHUNK");
+  return open_reader(paths, n, jobs, e ? (size_t)atol(e) : 0, decode);
+}
+
 ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs) {
   const char *e = getenv("RA_CHUNK");
   return ra_open_sized(paths, n, jobs, e ? (size_t)atol(e) : 0);
@@ -676,7 +690,7 @@ static int read_direct(ra_reader *ra, ra_file *f, rec_scratch *s, rec *r,
       info->bytes_read = tf->bytes_read;
       info->text_bytes = tf->text_bytes;
       info->error = 0;
-      *parsed = rec_decode(r, s, tf->line, tf->line_len);
+      *parsed = ra->decode(r, s, tf->line, tf->line_len);
       return RA_LINE;
     }
     err = got < 0 ? tf->error : 0;

@@ -108,9 +108,19 @@ ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs);
 ra_reader *ra_open_sized(char *const *paths, size_t n, unsigned jobs,
                          size_t chunk_bytes);
 
+/* How lines are decoded: rec_decode, or for a reader that only orders
+ * lines, rec_decode_times (trace_record.h). */
+typedef bool (*ra_decoder)(rec *r, rec_scratch *s, const char *line,
+                           size_t len);
+
+/* ra_open decoding each line with `decode` instead of rec_decode. */
+ra_reader *ra_open_decoding(char *const *paths, size_t n, unsigned jobs,
+                            ra_decoder decode);
+
 /* Next line of file `file`. With RA_LINE, `*parsed` tells whether it is a
  * JSON object: then `r` is its record (r->f is s->top, r->line the line),
- * else s->top.error and error_at say why, as after rec_decode. `info`
+ * else s->top.error and error_at say why, as after rec_decode (or the
+ * reader's decoder). `info`
  * describes the line (or the end). */
 int ra_next(ra_reader *ra, size_t file, rec_scratch *s, rec *r, bool *parsed,
             ra_line_info *info);

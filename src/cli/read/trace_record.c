@@ -271,6 +271,38 @@ bool rec_decode(rec *r, rec_scratch *s, const char *line, size_t len) {
   return true;
 }
 
+/* rec_decode_times, with the stop and endTs only if `stop`. */
+static bool decode_times(rec *r, rec_scratch *s, const char *line, size_t len,
+                         bool stop) {
+  memset(r, 0, sizeof *r);
+  r->line = line;
+  r->len = len;
+  r->f = &s->top;
+  r->rank = -1;
+  if (!js_fields_decode(&s->top, line, line + len, line, true))
+    return false;
+  r->rt = rec_type_from_json(js_get(&s->top, K_recordType));
+  if (r->rt == RT_EVENT || r->rt == RT_GPU_ACTIVITY) {
+    /* as decode_event and decode_activity read them */
+    rec_point_decode(js_get(&s->top, K_start), &s->point, line, &r->start);
+    if (stop)
+      rec_point_decode(js_get(&s->top, K_stop), &s->point, line, &r->stop);
+    if (stop && r->rt == RT_EVENT)
+      r->has_end_ts = js_to_ns(js_get(&s->top, K_endTs), &r->end_ts);
+  }
+  r->has_ts = js_to_ns(js_get(&s->top, K_ts), &r->ts);
+  return true;
+}
+
+bool rec_decode_times(rec *r, rec_scratch *s, const char *line, size_t len) {
+  return decode_times(r, s, line, len, true);
+}
+
+bool rec_decode_start_time(rec *r, rec_scratch *s, const char *line,
+                           size_t len) {
+  return decode_times(r, s, line, len, false);
+}
+
 int64_t rec_end_time(const rec *r) {
   if (r->stop.present)
     return r->stop.ts;

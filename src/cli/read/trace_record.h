@@ -145,6 +145,17 @@ bool rec_accounting_decode(const rec *r, rec_accounting *a);
  * unknown recordType decodes as RT_UNKNOWN. */
 bool rec_decode(rec *r, rec_scratch *s, const char *line, size_t len);
 
+/* rec_decode for a reader that only orders lines (merge): the same answer
+ * (false for a line that is not a JSON object), the same rt, top-level
+ * members, start, stop, endTs and ts, so rec_start_time and
+ * rec_write_time give what they give after rec_decode; an event's other
+ * fields (type, ids, parent, ctx, comm, rank, end) are left unset. */
+bool rec_decode_times(rec *r, rec_scratch *s, const char *line, size_t len);
+/* rec_decode_times without the stop and endTs: only rec_start_time gives
+ * what it gives after rec_decode (for a reader that orders by start). */
+bool rec_decode_start_time(rec *r, rec_scratch *s, const char *line,
+                           size_t len);
+
 /* Decode a {ts,pid,tid} object. */
 bool rec_point_decode(const js_value *v, js_fields *scratch, const char *base,
                       rec_point *out);
