@@ -288,28 +288,222 @@ static void put_value(view_data *v, const js_value *val, time_key time,
   }
 }
 
+/* ---- the same for the plugin's own lines, in one pass ---- */
+
+/* The plugin writes its lines without whitespace between tokens; for
+ * such a line the general path's extra line is the line itself less the
+ * members it leaves out, with the numbers of time keys rewritten. So the
+ * plain_ functions below walk the line once, token by token with no
+ * iterator per level, and copy it in runs between those changes. Whatever
+ * they are not sure gives the general path's bytes stops them
+ * (whitespace, a token out of place, a backslash outside a string or in a
+ * top-level key, nesting as deep as put_value copies verbatim): they
+ * return false and extra_line takes the general path instead. */
+typedef struct {
+  view_data *v;
+  const char *run; /* the line's bytes from here on are not put yet */
+  const char *end; /* the line's end */
+} plain_walk;
+
+/* Put the run up to `upto`. */
+static void plain_flush(plain_walk *w, const char *upto) {
+  put(w->v, w->run, (size_t)(upto - w->run));
+  w->run = upto;
+}
+
+/* The closing quote of the string whose opening quote is at `q` (a
+ * backslash escapes the next byte, as scan_string has it), or NULL. The
+ * plugin's strings are short: a byte loop. */
+static const char *plain_string_end(const char *q, const char *end,
+                                    bool *escaped) {
+  const char *s = q + 1;
+  while (s < end) {
+    char c = *s;
+    if (c == '"')
+      return s;
+    if (c == '\\') {
+      *escaped = true;
+      s += 2; /* and the byte it escapes */
+    } else {
+      s++;
+    }
+  }
+  return NULL;
+}
+
+static bool plain_container(plain_walk *w, const char **p, int depth,
+                            bool rewrite);
+
+/* A value at `depth` (0: a member of the line); `time` for a number,
+ * rewritten only when `rewrite` (members left out are only read past). */
+static bool plain_value(plain_walk *w, const char **p, time_key time, int depth,
+                        bool rewrite) {
+  const char *q = *p, *end = w->end;
+  if (q >= end)
+    return false;
+  char c = *q;
+  if (c == '"') {
+    bool escaped = false;
+    const char *close = plain_string_end(q, end, &escaped);
+    if (!close)
+      return false;
+    *p = close + 1;
+    return true;
+  }
+  if (c == '{' || c == '[')
+    return plain_container(w, p, depth, rewrite);
+  const char *num = js_number_end(q, end);
+  if (num) {
+    int64_t ns;
+    if (rewrite && time != TIME_NONE) {
+      js_value val = {q, (size_t)(num - q), JS_NUMBER, false};
+      if ((time == TIME_US && js_to_ns(&val, &ns)) ||
+          (time == TIME_NS && js_to_i64(&val, &ns))) {
+        plain_flush(w, q);
+        put_i64(w->v, ns - w->v->base);
+        w->run = num;
+      }
+    }
+    *p = num;
+    return true;
+  }
+  static const struct {
+    const char *text;
+    size_t len;
+  } literals[] = {{"true", 4}, {"false", 5}, {"null", 4}};
+  for (size_t i = 0; i < sizeof literals / sizeof literals[0]; i++) {
+    if ((size_t)(end - q) >= literals[i].len &&
+        memcmp(q, literals[i].text, literals[i].len) == 0) {
+      *p = q + literals[i].len;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* A key at *p (its quote) and its colon: the key's raw text in *key, *p
+ * past the colon. */
+static bool plain_key(const plain_walk *w, const char **p, js_value *key) {
+  const char *k = *p, *close;
+  bool escaped = false;
+  if (k >= w->end || *k != '"' ||
+      !(close = plain_string_end(k, w->end, &escaped)) || close + 1 >= w->end ||
+      close[1] != ':')
+    return false;
+  *key = (js_value){k + 1, (size_t)(close - k - 1), JS_STRING, escaped};
+  *p = close + 2;
+  return true;
+}
+
+/* After a member or element at *p: `close` (*done) or a comma, read. */
+static bool plain_next(const plain_walk *w, const char **p, char close,
+                       bool *done) {
+  if (*p >= w->end)
+    return false;
+  *done = **p == close;
+  if (!*done && **p != ',')
+    return false;
+  (*p)++;
+  return true;
+}
+
+/* An object or array at `depth`, with the time keys of its objects. */
+static bool plain_container(plain_walk *w, const char **p, int depth,
+                            bool rewrite) {
+  const char *q = *p;
+  if (depth >= 16) /* put_value copies these verbatim */
+    return false;
+  bool object = *q == '{';
+  char close = object ? '}' : ']';
+  q++;
+  bool done = q < w->end && *q == close;
+  if (done)
+    q++;
+  while (!done) {
+    time_key time = TIME_NONE;
+    if (object) {
+      js_value key;
+      if (!plain_key(w, &q, &key))
+        return false;
+      time = time_key_of(raw_key_kind(&key));
+    }
+    if (!plain_value(w, &q, time, depth + 1, rewrite) ||
+        !plain_next(w, &q, close, &done))
+      return false;
+  }
+  *p = q;
+  return true;
+}
+
+/* extra_line's members, after its brace: false when the line is not
+ * plain (what was put is then for the caller to take back). */
+static bool plain_line(view_data *v, const rec *r, bool skip_columns,
+                       bool skip_stop) {
+  plain_walk w = {v, r->line + 1, r->line + r->len};
+  const char *q = r->line;
+  if (q >= w.end || *q != '{')
+    return false;
+  q++;
+  bool any_kept = false;
+  const char *prev_end = NULL; /* the comma after the member before */
+  bool done = q < w.end && *q == '}';
+  while (!done) {
+    const char *member = q;
+    js_value key;
+    if (!plain_key(&w, &q, &key) || key.escaped)
+      return false; /* top_key_kind decodes escaped keys */
+    unsigned kind = raw_key_kind(&key);
+    bool skip = (kind & KEY_RECORD_TYPE) ||
+                (skip_columns && (kind & KEY_COLUMN)) ||
+                (skip_stop && (kind & KEY_STOP)) ||
+                (skip_columns && r->end != END_BAD && (kind & KEY_END_TS));
+    if (skip) {
+      /* left out with the comma before it (none before the first) */
+      plain_flush(&w, prev_end ? prev_end : member);
+    } else if (!any_kept && prev_end) {
+      /* the first member kept: not the comma before it */
+      plain_flush(&w, prev_end);
+      w.run = member;
+    }
+    if (!plain_value(&w, &q, time_key_of(kind), 0, !skip))
+      return false;
+    if (skip)
+      w.run = q;
+    else
+      any_kept = true;
+    prev_end = q;
+    if (!plain_next(&w, &q, '}', &done))
+      return false;
+  }
+  plain_flush(&w, q - 1); /* all but the closing brace */
+  return true;
+}
+
 /* Write the record's keys (less `skip_columns` ones) as one line to
  * `extra`, counted in *lines and *bytes; returns its line number. */
 static uint32_t extra_line(view_data *v, const rec *r, bool skip_columns,
                            bool skip_stop, FILE *extra, uint32_t *lines,
                            uint64_t *bytes) {
-  js_iter it;
-  js_value k, val;
   v->nbuf = 0;
   put1(v, '{');
-  bool first = true;
-  if (js_object_begin(&it, r->line, r->line + r->len, r->line)) {
-    while (js_object_next(&it, &k, &val)) {
-      unsigned kind = top_key_kind(&k);
-      if ((kind & KEY_RECORD_TYPE) || (skip_columns && (kind & KEY_COLUMN)) ||
-          (skip_stop && (kind & KEY_STOP)) ||
-          (skip_columns && r->end != END_BAD && (kind & KEY_END_TS)))
-        continue;
-      if (!first)
-        put1(v, ',');
-      first = false;
-      put_key(v, &k);
-      put_value(v, &val, time_key_of(kind), r->line, 0);
+  if (!plain_line(v, r, skip_columns, skip_stop)) {
+    v->nbuf = 1; /* not plain: the general way, from the brace */
+    js_iter it;
+    js_value k, val;
+    bool first = true;
+    if (js_object_begin(&it, r->line, r->line + r->len, r->line)) {
+      while (js_object_next(&it, &k, &val)) {
+        unsigned kind = top_key_kind(&k);
+        if ((kind & KEY_RECORD_TYPE) || (skip_columns && (kind & KEY_COLUMN)) ||
+            (skip_stop && (kind & KEY_STOP)) ||
+            (skip_columns && r->end != END_BAD && (kind & KEY_END_TS)))
+          continue;
+        if (!first)
+          put1(v, ',');
+        first = false;
+        put_key(v, &k);
+        put_value(v, &val, time_key_of(kind), r->line, 0);
+      }
     }
   }
   put(v, "}\n", 2);
