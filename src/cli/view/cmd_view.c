@@ -3,10 +3,13 @@
  * src/cli/view/cmd_view.c — `cclscope view DIR -o timeline.html`: one
  * self-contained HTML page with an interactive timeline of the traces.
  *
- * Two passes over the inputs: the `summary` analysis (files in lock step,
- * summary_collect), whose JSON is embedded for the page's summary panel,
- * then every record in exact start order (ordered_reader ORD_START, as for
- * perfetto) into the page's data (view_data.h). The page itself is the
+ * Two passes over the inputs: every record in exact start order
+ * (ordered_reader ORD_START, as for perfetto) into the page's data
+ * (view_data.h), and the `summary` analysis (files in lock step,
+ * summary_collect), whose JSON is embedded for the page's summary panel.
+ * The sort reads first; then, with -j > 1, the summary runs on a thread
+ * of its own while the sorted records are placed (else before them). The
+ * page itself is the
  * web/ template with its style sheet and scripts compiled in
  * (view_page.h): it opens offline, from a file, with no network access.
  */
@@ -179,8 +182,8 @@ static void say_detail(const view_options *o, const view_data *v) {
 }
 
 /* The summary pass: its inputs, its results (summary_json's). With more
- * than one job it runs on a thread of its own while the events are read,
- * sorted and placed; its results are needed only at the end. */
+ * than one job it runs on a thread of its own while the sorted events are
+ * placed; its results are needed only at the end. */
 typedef struct {
   const tr_inputs *in;
   int rc;            /* summary_json's */
@@ -242,8 +245,6 @@ static void summary_pass_free(summary_pass *sp) {
 
 static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
   summary_pass sp = {0};
-  if (o->summary)
-    summary_pass_start(&sp, in, tr_jobs ? tr_jobs : ra_default_jobs());
   view_data *v = malloc(sizeof *v);
   ord_reader rd;
   bool ok = v && view_data_init(v, in->n, o->detail_bytes, o->detail_from);
@@ -252,13 +253,14 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
     ok = false;
   }
   if (!ok) {
-    if (o->summary) {
-      summary_pass_finish(&sp);
-      summary_pass_free(&sp);
-    }
     free(v);
     return -1;
   }
+  /* after the sort's reading pass (which keeps every reading thread
+   * busy), beside the placing of the events (one thread); what the two
+   * passes say about the files comes in the same order whatever -j */
+  if (o->summary)
+    summary_pass_start(&sp, in, tr_jobs ? tr_jobs : ra_default_jobs());
   /* the detail beyond the budget in tiles beside the page (not on stdout) */
   view_tiles *tiles = NULL;
   if (!o->single_file && strcmp(o->output, "-") != 0) {
