@@ -25,9 +25,13 @@ bool view_data_init(view_data *v, size_t nfiles, uint64_t detail_budget,
   pair_map_init(&v->global_of);
   pair_map_init(&v->tags);
   v->sc = malloc(sizeof *v->sc);
-  if (!v->sc || !tl_init(&v->tl, nfiles)) {
+  v->dense = calloc(nfiles ? nfiles : 1, sizeof *v->dense);
+  v->ndense = nfiles;
+  if (!v->sc || !v->dense || !tl_init(&v->tl, nfiles)) {
     free(v->sc);
     v->sc = NULL;
+    free(v->dense);
+    v->dense = NULL;
     return false;
   }
   rec_scratch_init(v->sc);
@@ -43,6 +47,9 @@ void view_data_free(view_data *v) {
   free(v->buf);
   free(v->sc);
   view_ov_free(&v->ov);
+  for (size_t i = 0; v->dense && i < v->ndense; i++)
+    free(v->dense[i].slots);
+  free(v->dense);
   pair_map_free(&v->global_of);
   pair_map_free(&v->tags);
   memset(v, 0, sizeof *v);
@@ -590,14 +597,51 @@ typedef struct {
 
 /* The global number of an item's parent among the events read so far
  * (parents start before their children), -1. */
+/* The global number + 1 of (file, event id), NULL when it has none. */
+static const uint64_t *global_of_get(const view_data *v, size_t file,
+                                     uint64_t id) {
+  if (file < v->ndense && id < v->dense[file].len && v->dense[file].slots[id])
+    return &v->dense[file].slots[id];
+  return pair_map_get(&v->global_of, file, id);
+}
+
+/* Gives (file, event id) the global number + 1 `value` unless it has one
+ * (a repeated id keeps its first event's). A file's dense slots grow to
+ * take an id only while at least about half of them would be used; other
+ * ids go to the map. False when out of memory. */
+static bool global_of_put(view_data *v, size_t file, uint64_t id,
+                          uint64_t value) {
+  if (file < v->ndense) {
+    view_id_dense *d = &v->dense[file];
+    if (id >= d->len && id < 2 * (uint64_t)d->used + 4096) {
+      size_t len = (size_t)id + 1 + d->len / 2;
+      uint64_t *slots = realloc(d->slots, len * sizeof *slots);
+      if (!slots)
+        return false;
+      memset(slots + d->len, 0, (len - d->len) * sizeof *slots);
+      d->slots = slots;
+      d->len = len;
+    }
+    if (id < d->len) {
+      if (d->slots[id] ||
+          (v->global_of.n && pair_map_get(&v->global_of, file, id)))
+        return true; /* numbered before */
+      d->slots[id] = value;
+      d->used++;
+      return true;
+    }
+  }
+  return pair_map_put(&v->global_of, file, id, value, NULL) != NULL;
+}
+
 static int64_t global_parent(view_data *v, const item_facts *x, size_t file) {
   const uint64_t *g = NULL;
   if (x->pk == PAR_LOCAL) {
-    g = pair_map_get(&v->global_of, file, x->parent_ref);
+    g = global_of_get(v, file, x->parent_ref);
   } else if (x->pk == PAR_FOREIGN) {
     long f = file_of_tag(v, x->parent_ref >> 48, x->origin_pid);
     if (f >= 0)
-      g = pair_map_get(&v->global_of, (uint64_t)f, x->parent_ref & PXN_ID_MASK);
+      g = global_of_get(v, (size_t)f, x->parent_ref & PXN_ID_MASK);
   }
   return g ? (int64_t)*g - 1 : -1;
 }
@@ -605,8 +649,7 @@ static int64_t global_parent(view_data *v, const item_facts *x, size_t file) {
 /* The next global event number, remembered by (file, id). */
 static uint64_t number_event(view_data *v, const item_facts *x, size_t file) {
   uint64_t g = v->ev_global++;
-  if (v->tiles && x->has_id &&
-      !pair_map_put(&v->global_of, file, x->id, g + 1, NULL))
+  if (v->tiles && x->has_id && !global_of_put(v, file, x->id, g + 1))
     v->oom = true;
   return g;
 }
@@ -753,7 +796,7 @@ static bool add_activity(view_data *v, const rec *r, size_t file, FILE *extra) {
 /* The global number of a timing record's event among those read so far
  * (it starts before its timing record), -1. */
 static int64_t global_event(view_data *v, size_t file, uint64_t event_id) {
-  const uint64_t *g = pair_map_get(&v->global_of, file, event_id);
+  const uint64_t *g = global_of_get(v, file, event_id);
   return g ? (int64_t)*g - 1 : -1;
 }
 
