@@ -339,8 +339,9 @@ typedef struct {
 typedef struct {
   /* options */
   bool json;
-  int top;   /* rows of "worst" lists (INT_MAX: --top all) */
-  int width; /* text: the columns it fits (0: --wide, no limit) */
+  int top;          /* rows of "worst" lists (INT_MAX: --top all) */
+  int width;        /* text: the columns it fits (0: --wide, no limit) */
+  bool no_progress; /* no bar on stderr (another pass shows its own) */
   /* inputs */
   uint64_t files, records, bytes, invalid_lines;
   int64_t first_ts, last_ts;

@@ -285,7 +285,8 @@ int summary_collect(summary *s, const tr_inputs *in) {
   s->health = calloc(in->n, sizeof *s->health);
   ord_reader rd;
   rec_scratch *sc = malloc(sizeof *sc);
-  if (!s->health || !sc || !ord_open(&rd, in, ORD_LOCKSTEP, 0, "summary")) {
+  if (!s->health || !sc ||
+      !ord_open(&rd, in, ORD_LOCKSTEP, 0, s->no_progress ? NULL : "summary")) {
     free(sc);
     return -1;
   }

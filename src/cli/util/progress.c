@@ -24,7 +24,7 @@ void progress_start(progress *p, const char *label, uint64_t total_bytes) {
   p->label = label;
   p->total = total_bytes;
   p->started = progress_now();
-  if (cli_globals.quiet)
+  if (cli_globals.quiet || !label)
     return;
   p->enabled = cli_globals.progress ||
                (isatty(STDERR_FILENO) && total_bytes >= PROGRESS_MIN_BYTES);

@@ -22,6 +22,7 @@ typedef struct {
   double last_draw;
 } progress;
 
+/* A NULL label: no bar (a pass running beside another that shows one). */
 void progress_start(progress *p, const char *label, uint64_t total_bytes);
 /* Report bytes done so far (cheap: looks at the clock every 1024 calls). */
 void progress_update(progress *p, uint64_t done_bytes);

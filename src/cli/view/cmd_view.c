@@ -3,20 +3,26 @@
  * src/cli/view/cmd_view.c — `cclscope view DIR -o timeline.html`: one
  * self-contained HTML page with an interactive timeline of the traces.
  *
- * Two passes over the inputs: the `summary` analysis (files in lock step,
- * summary_collect), whose JSON is embedded for the page's summary panel,
- * then every record in exact start order (ordered_reader ORD_START, as for
- * perfetto) into the page's data (view_data.h). The page itself is the
+ * Two passes over the inputs: every record in exact start order
+ * (ordered_reader ORD_START, as for perfetto) into the page's data
+ * (view_data.h), and the `summary` analysis (files in lock step,
+ * summary_collect), whose JSON is embedded for the page's summary panel.
+ * The sort reads first; then, with -j > 1, the summary runs on a thread
+ * of its own while the sorted records are placed (else before them). The
+ * page itself is the
  * web/ template with its style sheet and scripts compiled in
  * (view_page.h): it opens offline, from a file, with no network access.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cli_options.h"
+#include "read/jsonl_scan.h"
+#include "read/read_ahead.h"
 #include "summary/summary.h"
 #include "view/view_data.h"
 #include "view/view_page.h"
@@ -48,8 +54,8 @@ static uint64_t tile_bytes_for(uint64_t budget) {
 
 /* The summary (kept in *out for the overview's GPUs; NULL when it failed)
  * and its JSON in memory (NULL, 0 when not wanted or failed). */
-static int summary_json(const tr_inputs *in, bool want_json, summary **out,
-                        char **text, size_t *len) {
+static int summary_json(const tr_inputs *in, bool want_json, bool no_progress,
+                        summary **out, char **text, size_t *len) {
   *text = NULL;
   *len = 0;
   *out = NULL;
@@ -58,6 +64,7 @@ static int summary_json(const tr_inputs *in, bool want_json, summary **out,
     return -1;
   s->top = 5;
   s->json = true;
+  s->no_progress = no_progress;
   int rc = summary_collect(s, in);
   if (rc >= 0 && want_json) {
     FILE *mem = open_memstream(text, len);
@@ -174,17 +181,70 @@ static void say_detail(const view_options *o, const view_data *v) {
             o->detail_bytes >> 20, v->dropped_events, v->dropped_timing);
 }
 
-static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
-  char *sum = NULL;
-  size_t sum_len = 0;
-  summary *analysis = NULL;
-  if (o->summary && summary_json(in, true, &analysis, &sum, &sum_len) < 0) {
+/* The summary pass: its inputs, its results (summary_json's). With more
+ * than one job it runs on a thread of its own while the sorted events are
+ * placed; its results are needed only at the end. */
+typedef struct {
+  const tr_inputs *in;
+  int rc;            /* summary_json's */
+  summary *analysis; /* NULL when it failed */
+  char *json;        /* its JSON, NULL when it failed */
+  size_t json_len;
+  pthread_t thread;
+  bool threaded; /* `thread` runs it */
+  bool finished; /* summary_pass_finish was called */
+} summary_pass;
+
+static void *summary_pass_run(void *arg) {
+  summary_pass *sp = arg;
+  /* beside the view pass, whose bar stands for both */
+  sp->rc = summary_json(sp->in, true, sp->threaded, &sp->analysis, &sp->json,
+                        &sp->json_len);
+  return NULL;
+}
+
+/* Starts the pass: on its own thread when `jobs` > 1 and one can be made,
+ * else at once, here. */
+static void summary_pass_start(summary_pass *sp, const tr_inputs *in,
+                               unsigned jobs) {
+  memset(sp, 0, sizeof *sp);
+  sp->in = in;
+  if (jobs > 1) {
+    js_keys_prepare();   /* the scanner's table, before any thread reads */
+    sp->threaded = true; /* before the thread reads it */
+    if (pthread_create(&sp->thread, NULL, summary_pass_run, sp) != 0)
+      sp->threaded = false;
+  }
+  if (!sp->threaded)
+    summary_pass_run(sp);
+}
+
+/* Waits for the pass; says so when it failed (the page then has no
+ * summary). */
+static void summary_pass_finish(summary_pass *sp) {
+  if (sp->finished)
+    return;
+  sp->finished = true;
+  if (sp->threaded)
+    pthread_join(sp->thread, NULL);
+  if (sp->rc < 0) {
     fprintf(stderr, "cclscope view: the summary failed (out of memory); "
                     "the page has none\n");
-    free(sum);
-    sum = NULL;
-    sum_len = 0;
+    free(sp->json);
+    sp->json = NULL;
+    sp->json_len = 0;
   }
+}
+
+static void summary_pass_free(summary_pass *sp) {
+  free(sp->json);
+  if (sp->analysis)
+    summary_free(sp->analysis);
+  free(sp->analysis);
+}
+
+static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
+  summary_pass sp = {0};
   view_data *v = malloc(sizeof *v);
   ord_reader rd;
   bool ok = v && view_data_init(v, in->n, o->detail_bytes, o->detail_from);
@@ -194,12 +254,13 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
   }
   if (!ok) {
     free(v);
-    free(sum);
-    if (analysis)
-      summary_free(analysis);
-    free(analysis);
     return -1;
   }
+  /* after the sort's reading pass (which keeps every reading thread
+   * busy), beside the placing of the events (one thread); what the two
+   * passes say about the files comes in the same order whatever -j */
+  if (o->summary)
+    summary_pass_start(&sp, in, tr_jobs ? tr_jobs : ra_default_jobs());
   /* the detail beyond the budget in tiles beside the page (not on stdout) */
   view_tiles *tiles = NULL;
   if (!o->single_file && strcmp(o->output, "-") != 0) {
@@ -218,6 +279,8 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
   if (view_page_head(page)) {
     rc = read_events(v, &rd, in->total_bytes, page);
     records = rd.records;
+    if (o->summary)
+      summary_pass_finish(&sp);
     if (rc >= 0) {
       view_page_data_begin(page);
       fflush(page);
@@ -225,7 +288,7 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
       if (!data) {
         rc = -1;
       } else {
-        view_data_write(v, &rd, data, sum, sum_len, analysis);
+        view_data_write(v, &rd, data, sp.json, sp.json_len, sp.analysis);
         if (fclose(data) != 0 || v->oom)
           rc = -1;
         else if (!view_page_tail(page))
@@ -267,10 +330,10 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
   free(tiles);
   view_data_free(v);
   free(v);
-  free(sum);
-  if (analysis)
-    summary_free(analysis);
-  free(analysis);
+  if (o->summary) {
+    summary_pass_finish(&sp); /* when the page head failed */
+    summary_pass_free(&sp);
+  }
   return rc < -1 ? -1 : rc;
 }
 

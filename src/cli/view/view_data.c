@@ -25,9 +25,13 @@ bool view_data_init(view_data *v, size_t nfiles, uint64_t detail_budget,
   pair_map_init(&v->global_of);
   pair_map_init(&v->tags);
   v->sc = malloc(sizeof *v->sc);
-  if (!v->sc || !tl_init(&v->tl, nfiles)) {
+  v->dense = calloc(nfiles ? nfiles : 1, sizeof *v->dense);
+  v->ndense = nfiles;
+  if (!v->sc || !v->dense || !tl_init(&v->tl, nfiles)) {
     free(v->sc);
     v->sc = NULL;
+    free(v->dense);
+    v->dense = NULL;
     return false;
   }
   rec_scratch_init(v->sc);
@@ -43,6 +47,9 @@ void view_data_free(view_data *v) {
   free(v->buf);
   free(v->sc);
   view_ov_free(&v->ov);
+  for (size_t i = 0; v->dense && i < v->ndense; i++)
+    free(v->dense[i].slots);
+  free(v->dense);
   pair_map_free(&v->global_of);
   pair_map_free(&v->tags);
   memset(v, 0, sizeof *v);
@@ -288,28 +295,222 @@ static void put_value(view_data *v, const js_value *val, time_key time,
   }
 }
 
+/* ---- the same for the plugin's own lines, in one pass ---- */
+
+/* The plugin writes its lines without whitespace between tokens; for
+ * such a line the general path's extra line is the line itself less the
+ * members it leaves out, with the numbers of time keys rewritten. So the
+ * plain_ functions below walk the line once, token by token with no
+ * iterator per level, and copy it in runs between those changes. Whatever
+ * they are not sure gives the general path's bytes stops them
+ * (whitespace, a token out of place, a backslash outside a string or in a
+ * top-level key, nesting as deep as put_value copies verbatim): they
+ * return false and extra_line takes the general path instead. */
+typedef struct {
+  view_data *v;
+  const char *run; /* the line's bytes from here on are not put yet */
+  const char *end; /* the line's end */
+} plain_walk;
+
+/* Put the run up to `upto`. */
+static void plain_flush(plain_walk *w, const char *upto) {
+  put(w->v, w->run, (size_t)(upto - w->run));
+  w->run = upto;
+}
+
+/* The closing quote of the string whose opening quote is at `q` (a
+ * backslash escapes the next byte, as scan_string has it), or NULL. The
+ * plugin's strings are short: a byte loop. */
+static const char *plain_string_end(const char *q, const char *end,
+                                    bool *escaped) {
+  const char *s = q + 1;
+  while (s < end) {
+    char c = *s;
+    if (c == '"')
+      return s;
+    if (c == '\\') {
+      *escaped = true;
+      s += 2; /* and the byte it escapes */
+    } else {
+      s++;
+    }
+  }
+  return NULL;
+}
+
+static bool plain_container(plain_walk *w, const char **p, int depth,
+                            bool rewrite);
+
+/* A value at `depth` (0: a member of the line); `time` for a number,
+ * rewritten only when `rewrite` (members left out are only read past). */
+static bool plain_value(plain_walk *w, const char **p, time_key time, int depth,
+                        bool rewrite) {
+  const char *q = *p, *end = w->end;
+  if (q >= end)
+    return false;
+  char c = *q;
+  if (c == '"') {
+    bool escaped = false;
+    const char *close = plain_string_end(q, end, &escaped);
+    if (!close)
+      return false;
+    *p = close + 1;
+    return true;
+  }
+  if (c == '{' || c == '[')
+    return plain_container(w, p, depth, rewrite);
+  const char *num = js_number_end(q, end);
+  if (num) {
+    int64_t ns;
+    if (rewrite && time != TIME_NONE) {
+      js_value val = {q, (size_t)(num - q), JS_NUMBER, false};
+      if ((time == TIME_US && js_to_ns(&val, &ns)) ||
+          (time == TIME_NS && js_to_i64(&val, &ns))) {
+        plain_flush(w, q);
+        put_i64(w->v, ns - w->v->base);
+        w->run = num;
+      }
+    }
+    *p = num;
+    return true;
+  }
+  static const struct {
+    const char *text;
+    size_t len;
+  } literals[] = {{"true", 4}, {"false", 5}, {"null", 4}};
+  for (size_t i = 0; i < sizeof literals / sizeof literals[0]; i++) {
+    if ((size_t)(end - q) >= literals[i].len &&
+        memcmp(q, literals[i].text, literals[i].len) == 0) {
+      *p = q + literals[i].len;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* A key at *p (its quote) and its colon: the key's raw text in *key, *p
+ * past the colon. */
+static bool plain_key(const plain_walk *w, const char **p, js_value *key) {
+  const char *k = *p, *close;
+  bool escaped = false;
+  if (k >= w->end || *k != '"' ||
+      !(close = plain_string_end(k, w->end, &escaped)) || close + 1 >= w->end ||
+      close[1] != ':')
+    return false;
+  *key = (js_value){k + 1, (size_t)(close - k - 1), JS_STRING, escaped};
+  *p = close + 2;
+  return true;
+}
+
+/* After a member or element at *p: `close` (*done) or a comma, read. */
+static bool plain_next(const plain_walk *w, const char **p, char close,
+                       bool *done) {
+  if (*p >= w->end)
+    return false;
+  *done = **p == close;
+  if (!*done && **p != ',')
+    return false;
+  (*p)++;
+  return true;
+}
+
+/* An object or array at `depth`, with the time keys of its objects. */
+static bool plain_container(plain_walk *w, const char **p, int depth,
+                            bool rewrite) {
+  const char *q = *p;
+  if (depth >= 16) /* put_value copies these verbatim */
+    return false;
+  bool object = *q == '{';
+  char close = object ? '}' : ']';
+  q++;
+  bool done = q < w->end && *q == close;
+  if (done)
+    q++;
+  while (!done) {
+    time_key time = TIME_NONE;
+    if (object) {
+      js_value key;
+      if (!plain_key(w, &q, &key))
+        return false;
+      time = time_key_of(raw_key_kind(&key));
+    }
+    if (!plain_value(w, &q, time, depth + 1, rewrite) ||
+        !plain_next(w, &q, close, &done))
+      return false;
+  }
+  *p = q;
+  return true;
+}
+
+/* extra_line's members, after its brace: false when the line is not
+ * plain (what was put is then for the caller to take back). */
+static bool plain_line(view_data *v, const rec *r, bool skip_columns,
+                       bool skip_stop) {
+  plain_walk w = {v, r->line + 1, r->line + r->len};
+  const char *q = r->line;
+  if (q >= w.end || *q != '{')
+    return false;
+  q++;
+  bool any_kept = false;
+  const char *prev_end = NULL; /* the comma after the member before */
+  bool done = q < w.end && *q == '}';
+  while (!done) {
+    const char *member = q;
+    js_value key;
+    if (!plain_key(&w, &q, &key) || key.escaped)
+      return false; /* top_key_kind decodes escaped keys */
+    unsigned kind = raw_key_kind(&key);
+    bool skip = (kind & KEY_RECORD_TYPE) ||
+                (skip_columns && (kind & KEY_COLUMN)) ||
+                (skip_stop && (kind & KEY_STOP)) ||
+                (skip_columns && r->end != END_BAD && (kind & KEY_END_TS));
+    if (skip) {
+      /* left out with the comma before it (none before the first) */
+      plain_flush(&w, prev_end ? prev_end : member);
+    } else if (!any_kept && prev_end) {
+      /* the first member kept: not the comma before it */
+      plain_flush(&w, prev_end);
+      w.run = member;
+    }
+    if (!plain_value(&w, &q, time_key_of(kind), 0, !skip))
+      return false;
+    if (skip)
+      w.run = q;
+    else
+      any_kept = true;
+    prev_end = q;
+    if (!plain_next(&w, &q, '}', &done))
+      return false;
+  }
+  plain_flush(&w, q - 1); /* all but the closing brace */
+  return true;
+}
+
 /* Write the record's keys (less `skip_columns` ones) as one line to
  * `extra`, counted in *lines and *bytes; returns its line number. */
 static uint32_t extra_line(view_data *v, const rec *r, bool skip_columns,
                            bool skip_stop, FILE *extra, uint32_t *lines,
                            uint64_t *bytes) {
-  js_iter it;
-  js_value k, val;
   v->nbuf = 0;
   put1(v, '{');
-  bool first = true;
-  if (js_object_begin(&it, r->line, r->line + r->len, r->line)) {
-    while (js_object_next(&it, &k, &val)) {
-      unsigned kind = top_key_kind(&k);
-      if ((kind & KEY_RECORD_TYPE) || (skip_columns && (kind & KEY_COLUMN)) ||
-          (skip_stop && (kind & KEY_STOP)) ||
-          (skip_columns && r->end != END_BAD && (kind & KEY_END_TS)))
-        continue;
-      if (!first)
-        put1(v, ',');
-      first = false;
-      put_key(v, &k);
-      put_value(v, &val, time_key_of(kind), r->line, 0);
+  if (!plain_line(v, r, skip_columns, skip_stop)) {
+    v->nbuf = 1; /* not plain: the general way, from the brace */
+    js_iter it;
+    js_value k, val;
+    bool first = true;
+    if (js_object_begin(&it, r->line, r->line + r->len, r->line)) {
+      while (js_object_next(&it, &k, &val)) {
+        unsigned kind = top_key_kind(&k);
+        if ((kind & KEY_RECORD_TYPE) || (skip_columns && (kind & KEY_COLUMN)) ||
+            (skip_stop && (kind & KEY_STOP)) ||
+            (skip_columns && r->end != END_BAD && (kind & KEY_END_TS)))
+          continue;
+        if (!first)
+          put1(v, ',');
+        first = false;
+        put_key(v, &k);
+        put_value(v, &val, time_key_of(kind), r->line, 0);
+      }
     }
   }
   put(v, "}\n", 2);
@@ -396,14 +597,51 @@ typedef struct {
 
 /* The global number of an item's parent among the events read so far
  * (parents start before their children), -1. */
+/* The global number + 1 of (file, event id), NULL when it has none. */
+static const uint64_t *global_of_get(const view_data *v, size_t file,
+                                     uint64_t id) {
+  if (file < v->ndense && id < v->dense[file].len && v->dense[file].slots[id])
+    return &v->dense[file].slots[id];
+  return pair_map_get(&v->global_of, file, id);
+}
+
+/* Gives (file, event id) the global number + 1 `value` unless it has one
+ * (a repeated id keeps its first event's). A file's dense slots grow to
+ * take an id only while at least about half of them would be used; other
+ * ids go to the map. False when out of memory. */
+static bool global_of_put(view_data *v, size_t file, uint64_t id,
+                          uint64_t value) {
+  if (file < v->ndense) {
+    view_id_dense *d = &v->dense[file];
+    if (id >= d->len && id < 2 * (uint64_t)d->used + 4096) {
+      size_t len = (size_t)id + 1 + d->len / 2;
+      uint64_t *slots = realloc(d->slots, len * sizeof *slots);
+      if (!slots)
+        return false;
+      memset(slots + d->len, 0, (len - d->len) * sizeof *slots);
+      d->slots = slots;
+      d->len = len;
+    }
+    if (id < d->len) {
+      if (d->slots[id] ||
+          (v->global_of.n && pair_map_get(&v->global_of, file, id)))
+        return true; /* numbered before */
+      d->slots[id] = value;
+      d->used++;
+      return true;
+    }
+  }
+  return pair_map_put(&v->global_of, file, id, value, NULL) != NULL;
+}
+
 static int64_t global_parent(view_data *v, const item_facts *x, size_t file) {
   const uint64_t *g = NULL;
   if (x->pk == PAR_LOCAL) {
-    g = pair_map_get(&v->global_of, file, x->parent_ref);
+    g = global_of_get(v, file, x->parent_ref);
   } else if (x->pk == PAR_FOREIGN) {
     long f = file_of_tag(v, x->parent_ref >> 48, x->origin_pid);
     if (f >= 0)
-      g = pair_map_get(&v->global_of, (uint64_t)f, x->parent_ref & PXN_ID_MASK);
+      g = global_of_get(v, (size_t)f, x->parent_ref & PXN_ID_MASK);
   }
   return g ? (int64_t)*g - 1 : -1;
 }
@@ -411,8 +649,7 @@ static int64_t global_parent(view_data *v, const item_facts *x, size_t file) {
 /* The next global event number, remembered by (file, id). */
 static uint64_t number_event(view_data *v, const item_facts *x, size_t file) {
   uint64_t g = v->ev_global++;
-  if (v->tiles && x->has_id &&
-      !pair_map_put(&v->global_of, file, x->id, g + 1, NULL))
+  if (v->tiles && x->has_id && !global_of_put(v, file, x->id, g + 1))
     v->oom = true;
   return g;
 }
@@ -559,7 +796,7 @@ static bool add_activity(view_data *v, const rec *r, size_t file, FILE *extra) {
 /* The global number of a timing record's event among those read so far
  * (it starts before its timing record), -1. */
 static int64_t global_event(view_data *v, size_t file, uint64_t event_id) {
-  const uint64_t *g = pair_map_get(&v->global_of, file, event_id);
+  const uint64_t *g = global_of_get(v, file, event_id);
   return g ? (int64_t)*g - 1 : -1;
 }
 

@@ -79,6 +79,13 @@ typedef struct {
   uint32_t label; /* strings */
 } view_mark;
 
+/* The global numbers of one file's events by id, for ids below `len`. */
+typedef struct {
+  uint64_t *slots; /* global number + 1, 0: none */
+  size_t len;
+  size_t used; /* slots that are not 0 */
+} view_id_dense;
+
 typedef struct {
   timeline tl;
   intern_tab strings; /* id 0 is "" */
@@ -118,8 +125,13 @@ typedef struct {
   uint64_t ev_global, tm_global;
   uint64_t ev_base, tm_base;
   uint64_t tiled_events, tiled_timing, tiled_marks;
-  pair_map global_of; /* (file, event id) -> global number + 1 */
-  pair_map tags;      /* (handleTag, pid or UINT64_MAX) -> file + 1 */
+  /* (file, event id) -> global number + 1: ids of a file below its
+   * dense.len in dense[file].slots (the plugin's ids count up from 1:
+   * one array look-up), any other in global_of */
+  view_id_dense *dense; /* one per file */
+  size_t ndense;
+  pair_map global_of;
+  pair_map tags; /* (handleTag, pid or UINT64_MAX) -> file + 1 */
   bool tags_built;
 } view_data;
 

@@ -91,16 +91,40 @@ static bool prepare_folder(view_tiles *t) {
 
 /* ---- the template-literal stream: \ ` $ escaped ---- */
 
+/* Whether any of the 8 bytes of `w` is one that a template literal needs
+ * escaped (\ ` $): a byte equal to c is a zero byte of w ^ (c * ONES). */
+static bool word_needs_escape(uint64_t w) {
+  const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  uint64_t a = w ^ (ones * (uint8_t)'\\'), b = w ^ (ones * (uint8_t)'`'),
+           c = w ^ (ones * (uint8_t)'$');
+  uint64_t zero = ((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c);
+  return (zero & highs) != 0;
+}
+
+static bool needs_escape(char c) {
+  return c == '\\' || c == '`' || c == '$';
+}
+
 static ssize_t literal_write(void *cookie, const char *buf, size_t n) {
   FILE *under = cookie;
-  size_t from = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (buf[i] != '\\' && buf[i] != '`' && buf[i] != '$')
-      continue;
-    if (fwrite(buf + from, 1, i - from, under) != i - from ||
-        fputc('\\', under) == EOF)
-      return -1;
-    from = i; /* the character itself goes with the next run */
+  size_t from = 0, i = 0;
+  while (i < n) {
+    /* runs without those bytes are passed 8 bytes a test */
+    uint64_t w;
+    if (i + 8 <= n) {
+      memcpy(&w, buf + i, 8);
+      if (!word_needs_escape(w)) {
+        i += 8;
+        continue;
+      }
+    }
+    if (needs_escape(buf[i])) {
+      if (fwrite(buf + from, 1, i - from, under) != i - from ||
+          fputc('\\', under) == EOF)
+        return -1;
+      from = i; /* the character itself goes with the next run */
+    }
+    i++;
   }
   if (fwrite(buf + from, 1, n - from, under) != n - from)
     return -1;
