@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# tests/cli/merge_window.sh — `merge -o FILE` and `perfetto -o FILE` go
-# through the reorder window (src/cli/read/reorder_window.h) and, when the
-# inputs are too far out of order for --memory-mb, start the file again
-# through the external sort: either way the output is byte for byte what
-# the sort alone writes (`-o -`, which always sorts), merge by start and by
-# end time, with -j 1 and -j 2, on traces in order, slightly out of order (with late timing
-# records) and badly out of order (more than 1 MiB late), one file and
-# several; a compressed input goes to the sort at once; and a failed write
-# is reported (exit 1).
+# tests/cli/merge_window.sh — `merge -o FILE`, `perfetto -o FILE` and
+# `view -o FILE` go through the reorder window
+# (src/cli/read/reorder_window.h) and, when the inputs are too far out of
+# order for --memory-mb, start the file again through the external sort:
+# either way the output is byte for byte what the sort alone writes (`-o
+# -`, which always sorts; for view's tiles, the sort after the window gave
+# up), merge by start and by end time, with -j 1 and -j 2, on traces in
+# order, slightly out of order (with late timing records) and badly out of
+# order (more than 1 MiB late), one file and several; a compressed input
+# goes to the sort at once; and a failed write is reported (exit 1).
 # usage: merge_window.sh CCLSCOPE
 set -euo pipefail
 cs=$1
@@ -87,6 +88,65 @@ for input in in_order slightly badly; do
     checked=$((checked + 1))
   done
 done
+# view too (the window keeps each record's decoding; the summary pass runs
+# beside it with -j 2): the page with its detail all in it is the sort's
+# (`-o -`); with the detail in tiles beside the page (--detail-mb 1), the
+# badly ordered input through the window (--memory-mb 64, enough for it)
+# gives the page and tiles that the sort gives when the window gives up
+# (--memory-mb 1); stderr is the same with -j 1 and -j 2
+for input in in_order slightly badly; do
+  "$cs" -q -j 1 view --single-file --memory-mb 1 "$work/$input" -o - \
+    >"$work/sorted.html"
+  for j in 1 2; do
+    "$cs" -j "$j" view --single-file --memory-mb 1 "$work/$input" \
+      -o "$work/window.html" 2>"$work/stderr"
+    if ! cmp -s "$work/sorted.html" "$work/window.html"; then
+      echo "FAIL: view $input, -j $j: -o FILE differs from the sort"
+      exit 1
+    fi
+    gave_up=0
+    grep -q "sorting them on disk" "$work/stderr" && gave_up=1
+    if [ "$gave_up" -ne "$([ "$input" = badly ] && echo 1 || echo 0)" ]; then
+      echo "FAIL: view $input, -j $j: window gave up = $gave_up:"
+      cat "$work/stderr"
+      exit 1
+    fi
+    checked=$((checked + 1))
+  done
+done
+for mb in 1 64; do
+  for j in 1 2; do
+    mkdir -p "$work/view_$mb/j$j"
+    "$cs" -j "$j" view --detail-mb 1 --memory-mb "$mb" "$work/badly" \
+      -o "$work/view_$mb/j$j/page.html" 2>"$work/view_$mb/j$j.stderr"
+    sed -i "s|$work/view_$mb/j$j/||" "$work/view_$mb/j$j.stderr"
+    if ! ls "$work/view_$mb/j$j/page.files"/tile-* >/dev/null 2>&1; then
+      echo "FAIL: view --detail-mb 1 --memory-mb $mb, -j $j: no tiles"
+      exit 1
+    fi
+  done
+  if ! cmp -s "$work/view_$mb/j1.stderr" "$work/view_$mb/j2.stderr"; then
+    echo "FAIL: view --memory-mb $mb: stderr differs with -j 1 and -j 2:"
+    diff "$work/view_$mb/j1.stderr" "$work/view_$mb/j2.stderr" || true
+    exit 1
+  fi
+done
+if ! grep -q "sorting them on disk" "$work/view_1/j1.stderr" ||
+  grep -q "sorting them on disk" "$work/view_64/j1.stderr"; then
+  echo "FAIL: view of the badly ordered input: the window should give up" \
+    "with --memory-mb 1 and not with 64:"
+  cat "$work/view_1/j1.stderr" "$work/view_64/j1.stderr"
+  exit 1
+fi
+for j in 1 2; do
+  if ! diff -r "$work/view_1/j$j" "$work/view_64/j$j" >/dev/null ||
+    ! diff -r "$work/view_1/j1" "$work/view_64/j$j" >/dev/null; then
+    echo "FAIL: view with tiles, -j $j: the window's page or tiles differ" \
+      "from the sort's"
+    exit 1
+  fi
+  checked=$((checked + 1))
+done
 # a compressed input does not suit the window (its timing records would
 # come too late, and reading it twice costs its decoding twice): straight
 # to the sort, without a first try
@@ -98,6 +158,17 @@ if command -v gzip >/dev/null; then
   "$cs" merge "$work/compressed" -o "$work/merged" 2>"$work/stderr"
   if ! cmp -s "$work/sorted" "$work/merged" || grep -q "out of order" "$work/stderr"; then
     echo "FAIL: a compressed input: not the sort's bytes, or tried the window:"
+    cat "$work/stderr"
+    exit 1
+  fi
+  checked=$((checked + 1))
+  "$cs" -q view --single-file "$work/compressed" -o - >"$work/sorted.html"
+  "$cs" view --single-file "$work/compressed" -o "$work/window.html" \
+    2>"$work/stderr"
+  if ! cmp -s "$work/sorted.html" "$work/window.html" ||
+    grep -q "out of order" "$work/stderr"; then
+    echo "FAIL: view of a compressed input: not the sort's page, or tried" \
+      "the window:"
     cat "$work/stderr"
     exit 1
   fi
@@ -116,4 +187,4 @@ if [ -w /dev/full ]; then
   done
 fi
 lines=$(wc -l <"$work/sorted")
-echo "OK: $checked merges and perfetto runs identical to the sort ($lines lines in the last merge)"
+echo "OK: $checked merges, perfetto and view runs identical to the sort ($lines lines in the last merge)"

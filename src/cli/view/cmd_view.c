@@ -7,8 +7,11 @@
  * (ordered_reader ORD_START, as for perfetto) into the page's data
  * (view_data.h), and the `summary` analysis (files in lock step,
  * summary_collect), whose JSON is embedded for the page's summary panel.
- * The sort reads first; then, with -j > 1, the summary runs on a thread
- * of its own while the sorted records are placed (else before them). The
+ * The records come through the reorder window when every input is plain
+ * JSONL and the page a regular file (else, or when the window gives up,
+ * the page is written again from the external sort, as perfetto does);
+ * the sort reads first. Then, with -j > 1, the summary runs on a thread
+ * of its own while the records are placed (else before them). The
  * page itself is the
  * web/ template with its style sheet and scripts compiled in
  * (view_page.h): it opens offline, from a file, with no network access.
@@ -18,6 +21,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_options.h"
@@ -243,12 +248,24 @@ static void summary_pass_free(summary_pass *sp) {
   free(sp->analysis);
 }
 
-static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
-  summary_pass sp = {0};
+/* place_page's result when the reorder window met a record too far out of
+ * order: the page holds a part to throw away. */
+enum { PAGE_GAVE_UP = 2 };
+
+/* The page from the records of `in`: sorted first, or through the reorder
+ * window (`windowed`, ord_open_window_records: every file's identity is
+ * known once the first record is out). Starts the summary pass `sp`
+ * unless `sp_started` (a window that gave up started it: its result does
+ * not depend on the order). 0, 1 (an input could not be read), -1 (said),
+ * or PAGE_GAVE_UP (the summary still running). */
+static int place_page(const view_options *o, const tr_inputs *in, FILE *page,
+                      bool windowed, summary_pass *sp, bool sp_started) {
   view_data *v = malloc(sizeof *v);
   ord_reader rd;
   bool ok = v && view_data_init(v, in->n, o->detail_bytes, o->detail_from);
-  if (ok && !ord_open(&rd, in, ORD_START, o->memory, "view")) {
+  if (ok && !(windowed ? ord_open_window_records(&rd, in, ORD_START, o->memory,
+                                                 "view")
+                       : ord_open(&rd, in, ORD_START, o->memory, "view"))) {
     view_data_free(v);
     ok = false;
   }
@@ -258,9 +275,12 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
   }
   /* after the sort's reading pass (which keeps every reading thread
    * busy), beside the placing of the events (one thread); what the two
-   * passes say about the files comes in the same order whatever -j */
-  if (o->summary)
-    summary_pass_start(&sp, in, tr_jobs ? tr_jobs : ra_default_jobs());
+   * passes say about the files comes in the same order whatever -j. The
+   * window reads while placing, beside the summary: it takes only plain
+   * cclscope JSONL files, about which reading says nothing (no format,
+   * torn-frame or state notices) unless the system fails to read them */
+  if (o->summary && !sp_started)
+    summary_pass_start(sp, in, tr_jobs ? tr_jobs : ra_default_jobs());
   /* the detail beyond the budget in tiles beside the page (not on stdout) */
   view_tiles *tiles = NULL;
   if (!o->single_file && strcmp(o->output, "-") != 0) {
@@ -279,25 +299,29 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
   if (view_page_head(page)) {
     rc = read_events(v, &rd, in->total_bytes, page);
     records = rd.records;
-    if (o->summary)
-      summary_pass_finish(&sp);
-    if (rc >= 0) {
-      view_page_data_begin(page);
-      fflush(page);
-      FILE *data = view_json_stream(page);
-      if (!data) {
-        rc = -1;
-      } else {
-        view_data_write(v, &rd, data, sp.json, sp.json_len, sp.analysis);
-        if (fclose(data) != 0 || v->oom)
+    if (rd.out_of_window) {
+      rc = PAGE_GAVE_UP;
+    } else {
+      if (o->summary)
+        summary_pass_finish(sp);
+      if (rc >= 0) {
+        view_page_data_begin(page);
+        fflush(page);
+        FILE *data = view_json_stream(page);
+        if (!data) {
           rc = -1;
-        else if (!view_page_tail(page))
-          rc = -2;
-        else if (tiles && tiles->ntiles && !view_page_allow_tiles(page))
-          fprintf(stderr,
-                  "cclscope view: cannot let '%s' load its tiles "
-                  "(not a regular file?)\n",
-                  o->output);
+        } else {
+          view_data_write(v, &rd, data, sp->json, sp->json_len, sp->analysis);
+          if (fclose(data) != 0 || v->oom)
+            rc = -1;
+          else if (!view_page_tail(page))
+            rc = -2;
+          else if (tiles && tiles->ntiles && !view_page_allow_tiles(page))
+            fprintf(stderr,
+                    "cclscope view: cannot let '%s' load its tiles "
+                    "(not a regular file?)\n",
+                    o->output);
+        }
       }
     }
   }
@@ -308,7 +332,7 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
     fprintf(stderr, "cclscope view: out of memory or temporary files "
                     "failed\n");
   ord_close(&rd); /* erases the progress bar: say what was done after */
-  if (rc >= 0 && !cli_globals.quiet) {
+  if (rc >= 0 && rc != PAGE_GAVE_UP && !cli_globals.quiet) {
     fprintf(stderr,
             "cclscope view: %" PRIu64 " records from %zu files -> %zu events "
             "and %zu timing records on %zu tracks, %zu marks\n",
@@ -330,11 +354,35 @@ static int write_page(const view_options *o, const tr_inputs *in, FILE *page) {
   free(tiles);
   view_data_free(v);
   free(v);
+  return rc < -1 ? -1 : rc;
+}
+
+/* The page into `page`: through the reorder window first when `windowed`
+ * (the page a regular file, every input plain JSONL: ord_window_suits),
+ * and when that gives up, `page` emptied and written again from the sort,
+ * as perfetto does. 0, 1 or -1 (said). */
+static int write_page(const view_options *o, const tr_inputs *in, FILE *page,
+                      bool windowed) {
+  summary_pass sp = {0};
+  int rc = place_page(o, in, page, windowed, &sp, false);
+  if (rc == PAGE_GAVE_UP) {
+    if (!cli_globals.quiet)
+      fprintf(stderr, "cclscope view: the inputs are out of order by more "
+                      "than --memory-mb holds; sorting them on disk\n");
+    if (fflush(page) != 0 || ftruncate(fileno(page), 0) != 0 ||
+        fseek(page, 0, SEEK_SET) != 0) {
+      fprintf(stderr, "cclscope view: cannot start '%s' again: %s\n", o->output,
+              strerror(errno));
+      rc = -1;
+    } else {
+      rc = place_page(o, in, page, false, &sp, o->summary);
+    }
+  }
   if (o->summary) {
     summary_pass_finish(&sp); /* when the page head failed */
     summary_pass_free(&sp);
   }
-  return rc < -1 ? -1 : rc;
+  return rc;
 }
 
 static const cli_option view_cli_options[] = {{"no-summary", false, 'n'},
@@ -419,7 +467,11 @@ int cmd_view(int argc, char **argv) {
   }
   static char pagebuf[1 << 20];
   setvbuf(page, pagebuf, _IOFBF, sizeof pagebuf);
-  int rc = write_page(&o, &in, page); /* failures reported */
+  /* the window when the page can be started again (a regular file) */
+  struct stat page_stat;
+  bool windowed = !to_stdout && fstat(fileno(page), &page_stat) == 0 &&
+                  S_ISREG(page_stat.st_mode) && ord_window_suits(&in);
+  int rc = write_page(&o, &in, page, windowed); /* failures reported */
   int status = rc == 0 ? EXIT_OK : EXIT_FINDINGS;
   if (fflush(page) != 0 || ferror(page)) {
     fprintf(stderr, "cclscope view: writing '%s' failed: %s\n", o.output,
