@@ -95,18 +95,21 @@ static int summary_json(const tr_inputs *in, bool want_json, bool no_progress,
 }
 
 /* Reads the events into `v` while writing the extra block; 0, 1 (an input
- * could not be read) or -1 (out of memory, temporary files). */
-static int read_events(view_data *v, ord_reader *rd, uint64_t total,
-                       FILE *page) {
+ * could not be read) or -1 (out of memory, temporary files). `bar_label`:
+ * the progress bar's, NULL for none (the window's bar, which reads as the
+ * records are placed, stands for both). */
+static int read_events(view_data *v, ord_reader *rd, uint64_t total, FILE *page,
+                       const char *bar_label) {
   FILE *extra = view_json_stream(page);
   if (!extra)
     return -1;
   view_page_extra_begin(page);
   fflush(page);
-  /* the sort has its own bar (reading); this one is the merge and page */
+  /* the sort has its own bar (reading); this one is the merge and page
+   * (the window's bar alone when windowed) */
   progress bar;
   uint64_t done = 0, block_start = 0;
-  progress_start(&bar, "view: page", total);
+  progress_start(&bar, bar_label, total);
   ord_where where;
   const rec *r;
   int rc = 0;
@@ -297,7 +300,8 @@ static int place_page(const view_options *o, const tr_inputs *in, FILE *page,
   uint64_t records = 0;
   size_t nfiles = rd.n;
   if (view_page_head(page)) {
-    rc = read_events(v, &rd, in->total_bytes, page);
+    rc = read_events(v, &rd, in->total_bytes, page,
+                     windowed ? NULL : "view: page");
     records = rd.records;
     if (rd.out_of_window) {
       rc = PAGE_GAVE_UP;
