@@ -85,25 +85,48 @@ static void make_contexts(uint32_t ctx[3]) {
   ctx[2] = 0x7777;
 }
 
-/* Events of a few types (with states every seventh) in contexts ctx[0, 3),
+/* What every test writes its traces with: a folder, the fixed clock, the
+ * host, the contexts. */
+typedef struct {
+  char dir[4096];
+  cs_out_dir folder;
+  cs_clock_cal *cal;
+  cs_host_info host;
+  uint32_t ctx[3];
+} test_setup;
+
+static void setup(test_setup *t) {
+  test_make_tmpdir(t->dir, sizeof t->dir);
+  cs_out_dir_init(&t->folder, t->dir, "the test folder");
+  t->cal = fixed_cal();
+  t->host = (cs_host_info){.kind = CS_HOST_NCCL, .version = "2.27.0"};
+  cs_ctx_clear_all();
+  make_contexts(t->ctx);
+}
+
+static void teardown(test_setup *t) {
+  free(t->cal);
+  cs_out_dir_close(&t->folder);
+  test_remove_tree(t->dir);
+}
+
+/* Events of a few types (with states every seventh) in ts->ctx[0, 3),
  * a timing record every tenth, a new frame every `per_frame` events
  * (PER_FRAME: about 30 frames). */
-static void write_trace(const char *dir, cs_out_dir *folder, cs_clock_cal *cal,
-                        cs_host_info *host, const uint32_t ctx[3],
-                        int zstd_level, uint64_t per_frame, char *path,
-                        size_t path_cap) {
+static void write_trace(test_setup *ts, int zstd_level, uint64_t per_frame,
+                        char *path, size_t path_cap) {
   cs_trace_env env = {.pid = 4242,
                       .hostname = "node1",
                       .run_id = "ra",
                       .run_id_source = "test",
                       .file_rank = -1,
-                      .dir = dir,
-                      .out_dir = folder,
-                      .host = host,
+                      .dir = ts->dir,
+                      .out_dir = &ts->folder,
+                      .host = &ts->host,
                       .global_rank = 3,
                       .local_rank = -1,
                       .world_size = -1,
-                      .cal = cal,
+                      .cal = ts->cal,
                       .mode_trace = true,
                       .direct_io = CS_TF_DIRECT_OFF,
                       .zstd_level = zstd_level,
@@ -124,7 +147,7 @@ static void write_trace(const char *dir, cs_out_dir *folder, cs_clock_cal *cal,
     e->parent = e->id - 3;
     e->start_raw = 6000000000u + i * 1000u;
     e->stop_raw = e->start_raw + 12345u;
-    e->ctx = ctx[i % 3];
+    e->ctx = ts->ctx[i % 3];
     e->rank = 3;
     e->start_tid = 4000 + (int32_t)(i % 5);
     e->stop_tid = 4001;
@@ -165,7 +188,7 @@ static void write_trace(const char *dir, cs_out_dir *folder, cs_clock_cal *cal,
       memset(&r, 0, sizeof r);
       r.event_id = e->id;
       r.etype = CS_EV_COLL;
-      r.ctx = ctx[i % 3];
+      r.ctx = ts->ctx[i % 3];
       r.rank = 3;
       r.nranks = 8;
       r.func = "AllReduce";
@@ -335,20 +358,11 @@ static void read_all(char **list, unsigned jobs, size_t chunk_bytes,
 
 static void test_frames_read_ahead_as_lines(void **state) {
   (void)state;
-  char dir[4096];
-  test_make_tmpdir(dir, sizeof dir);
-  cs_out_dir folder;
-  cs_out_dir_init(&folder, dir, "the test folder");
-  cs_clock_cal *cal = fixed_cal();
-  cs_host_info host = {.kind = CS_HOST_NCCL, .version = "2.27.0"};
-  cs_ctx_clear_all();
-  uint32_t ctx[3];
-  make_contexts(ctx);
+  test_setup ts;
+  setup(&ts);
   char stored[4200], packed[4200];
-  write_trace(dir, &folder, cal, &host, ctx, 0, PER_FRAME, stored,
-              sizeof stored);
-  write_trace(dir, &folder, cal, &host, ctx, 1, PER_FRAME, packed,
-              sizeof packed);
+  write_trace(&ts, 0, PER_FRAME, stored, sizeof stored);
+  write_trace(&ts, 1, PER_FRAME, packed, sizeof packed);
 
   size_t slen, plen, at[256];
   unsigned char *s = slurp(stored, &slen), *p = slurp(packed, &plen);
@@ -367,17 +381,17 @@ static void test_frames_read_ahead_as_lines(void **state) {
   snprintf(paths[0], sizeof paths[0], "%s", stored);
   snprintf(paths[1], sizeof paths[1], "%s", packed);
   /* cut in the middle of the last frame's records (torn) */
-  snprintf(paths[2], sizeof paths[2], "%s/torn.cst", dir);
+  snprintf(paths[2], sizeof paths[2], "%s/torn.cst", ts.dir);
   size_t last = at[sframes - 1];
   spill(paths[2], s, last + (slen - last) / 2);
   /* a zstd file cut in its last frame */
   size_t pat[256];
   size_t pframes = frame_starts(p, plen, pat, 256);
   assert_true(pframes > 25);
-  snprintf(paths[3], sizeof paths[3], "%s/torn_zstd.cst", dir);
+  snprintf(paths[3], sizeof paths[3], "%s/torn_zstd.cst", ts.dir);
   spill(paths[3], p, plen - (plen - pat[pframes - 1]) / 3);
   /* cut inside the header of a frame */
-  snprintf(paths[4], sizeof paths[4], "%s/torn_header.cst", dir);
+  snprintf(paths[4], sizeof paths[4], "%s/torn_header.cst", ts.dir);
   spill(paths[4], s, at[sframes / 2] + CST_FRAME_HEADER / 2);
   /* a frame in the middle whose first record is of no kind: the file
    * reads up to it, then says it is corrupt */
@@ -385,18 +399,18 @@ static void test_frames_read_ahead_as_lines(void **state) {
   assert_non_null(bad);
   memcpy(bad, s, slen);
   bad[at[sframes / 2] + CST_FRAME_HEADER] = 0x7f;
-  snprintf(paths[5], sizeof paths[5], "%s/corrupt_records.cst", dir);
+  snprintf(paths[5], sizeof paths[5], "%s/corrupt_records.cst", ts.dir);
   spill(paths[5], bad, slen);
   want_end[5] = RA_READ_ERROR;
   /* a frame header that is not one */
   memcpy(bad, s, slen);
   bad[at[sframes / 3]] ^= 0xff;
-  snprintf(paths[6], sizeof paths[6], "%s/corrupt_header.cst", dir);
+  snprintf(paths[6], sizeof paths[6], "%s/corrupt_header.cst", ts.dir);
   spill(paths[6], bad, slen);
   want_end[6] = RA_READ_ERROR;
   free(bad);
   /* and a JSONL file, whose chunks share the pool */
-  snprintf(paths[7], sizeof paths[7], "%s/lines.jsonl", dir);
+  snprintf(paths[7], sizeof paths[7], "%s/lines.jsonl", ts.dir);
   {
     tr_file tf;
     assert_int_equal(tr_open(&tf, stored, 4096), 0);
@@ -425,9 +439,7 @@ static void test_frames_read_ahead_as_lines(void **state) {
   assert_true(want_lines > 5 * EVENTS);
   free(s);
   free(p);
-  free(cal);
-  cs_out_dir_close(&folder);
-  test_remove_tree(dir);
+  teardown(&ts);
 }
 
 /* The text of every frame of the stored file[0, n) (frame starts at[0,
@@ -495,20 +507,28 @@ static int frame_in_pieces(cst_records *r, const unsigned char *file, size_t at,
   }
 }
 
+/* The length of the text of the stored file's frame at file[at], made in
+ * one go. */
+static size_t frame_text_len(const unsigned char *file, size_t n, size_t at) {
+  cst_frame_info info;
+  assert_true(cst_frame_parse(file + at, &info));
+  cst_records *r = cst_records_new(cst_file_version(file, n));
+  assert_non_null(r);
+  cst_records_begin(r, file + at + CST_FRAME_HEADER, info.bytes, true,
+                    info.records);
+  const char *t;
+  size_t len;
+  assert_int_equal(cst_records_more(r, SIZE_MAX, &t, &len), 0);
+  cst_records_free(r);
+  return len;
+}
+
 static void test_frame_text_in_pieces(void **state) {
   (void)state;
-  char dir[4096];
-  test_make_tmpdir(dir, sizeof dir);
-  cs_out_dir folder;
-  cs_out_dir_init(&folder, dir, "the test folder");
-  cs_clock_cal *cal = fixed_cal();
-  cs_host_info host = {.kind = CS_HOST_NCCL, .version = "2.27.0"};
-  cs_ctx_clear_all();
-  uint32_t ctx[3];
-  make_contexts(ctx);
+  test_setup ts;
+  setup(&ts);
   char stored[4200];
-  write_trace(dir, &folder, cal, &host, ctx, 0, PER_FRAME, stored,
-              sizeof stored);
+  write_trace(&ts, 0, PER_FRAME, stored, sizeof stored);
   size_t slen, at[256];
   unsigned char *s = slurp(stored, &slen);
   size_t frames = frame_starts(s, slen, at, 256);
@@ -555,19 +575,8 @@ static void test_frame_text_in_pieces(void **state) {
                      1);
     pos += next;
   }
-  for (size_t i = 0; i < mid; i++) { /* the text of the frames before */
-    cst_frame_info fi;
-    assert_true(cst_frame_parse(s + at[i], &fi));
-    cst_records *r = cst_records_new(cst_file_version(s, slen));
-    char *t = NULL;
-    size_t tl = 0, n = 0;
-    assert_int_equal(frame_in_pieces(r, s, at[i], fi.records, SIZE_MAX / 2,
-                                     longest, &t, &tl, &n),
-                     0);
-    before += tl;
-    free(t);
-    cst_records_free(r);
-  }
+  for (size_t i = 0; i < mid; i++) /* the text of the frames before */
+    before += frame_text_len(s, slen, at[i]);
   unsigned char *bad = malloc(slen);
   assert_non_null(bad);
   memcpy(bad, s, slen);
@@ -605,9 +614,7 @@ static void test_frame_text_in_pieces(void **state) {
   free(bad);
   free(want);
   free(s);
-  free(cal);
-  cs_out_dir_close(&folder);
-  test_remove_tree(dir);
+  teardown(&ts);
 }
 
 /* All the lines tr_next reads of `path`, each with its newline. */
@@ -632,18 +639,11 @@ static char *read_lines(const char *path, size_t *len) {
  * trace_codec.c) reads as its frames' text, stored or compressed. */
 static void test_large_frame_read_in_pieces(void **state) {
   (void)state;
-  char dir[4096];
-  test_make_tmpdir(dir, sizeof dir);
-  cs_out_dir folder;
-  cs_out_dir_init(&folder, dir, "the test folder");
-  cs_clock_cal *cal = fixed_cal();
-  cs_host_info host = {.kind = CS_HOST_NCCL, .version = "2.27.0"};
-  cs_ctx_clear_all();
-  uint32_t ctx[3];
-  make_contexts(ctx);
+  test_setup ts;
+  setup(&ts);
   char stored[4200], packed[4200];
-  write_trace(dir, &folder, cal, &host, ctx, 0, EVENTS, stored, sizeof stored);
-  write_trace(dir, &folder, cal, &host, ctx, 1, EVENTS, packed, sizeof packed);
+  write_trace(&ts, 0, EVENTS, stored, sizeof stored);
+  write_trace(&ts, 1, EVENTS, packed, sizeof packed);
   size_t slen, at[256];
   unsigned char *s = slurp(stored, &slen);
   size_t frames = frame_starts(s, slen, at, 256);
@@ -652,18 +652,9 @@ static void test_large_frame_read_in_pieces(void **state) {
   /* one frame of the events: four pieces and more */
   size_t largest = 0;
   for (size_t i = 0; i < frames; i++) {
-    cst_frame_info info;
-    assert_true(cst_frame_parse(s + at[i], &info));
-    cst_records *r = cst_records_new(cst_file_version(s, slen));
-    char *t = NULL;
-    size_t tl = 0, n = 0;
-    assert_int_equal(frame_in_pieces(r, s, at[i], info.records, SIZE_MAX / 2,
-                                     longest, &t, &tl, &n),
-                     0);
-    if (tl > largest)
-      largest = tl;
-    free(t);
-    cst_records_free(r);
+    size_t len = frame_text_len(s, slen, at[i]);
+    if (len > largest)
+      largest = len;
   }
   assert_true(largest > 4 * (256 << 10));
   /* the compressed file's process record says its compression and is
@@ -683,9 +674,7 @@ static void test_large_frame_read_in_pieces(void **state) {
   }
   free(want);
   free(s);
-  free(cal);
-  cs_out_dir_close(&folder);
-  test_remove_tree(dir);
+  teardown(&ts);
 }
 
 int main(void) {
