@@ -50,6 +50,13 @@ struct cst_records {
   char *text;
   size_t text_len, text_cap;
   bool oom;
+  /* the frame being read (cst_records_begin): its payload, kept by the
+   * caller, how far its records were read, and how many */
+  const unsigned char *payload;
+  size_t payload_len, at;
+  bool whole;
+  uint32_t records, count;
+  bool done; /* every record of it was read (or an error ended it) */
 };
 
 cst_records *cst_records_new(unsigned version) {
@@ -345,63 +352,61 @@ static int read_record(cst_records *r, unsigned kind, const unsigned char *b,
   return e;
 }
 
-/* The records of p[0, n) as lines appended to r->text (which the caller
- * has set: its own buffer or cst_records_append's). */
-static int walk_records(cst_records *r, const unsigned char *p, size_t n,
-                        bool whole, uint32_t records) {
-  size_t at = 0;
-  uint32_t count = 0;
+void cst_records_begin(cst_records *r, const unsigned char *p, size_t n,
+                       bool whole, uint32_t records) {
+  r->payload = p;
+  r->payload_len = n;
+  r->at = 0;
+  r->whole = whole;
+  r->records = records;
+  r->count = 0;
+  r->done = false;
   r->started = false; /* every frame tells its own writer */
   r->oom = false;
-  while (at < n) {
+}
+
+/* The frame's next records as lines appended to r->text, until it holds
+ * `want` bytes or the frame ends (then the count is checked). An error
+ * ends the frame. */
+static int walk_records(cst_records *r, size_t want) {
+  const unsigned char *p = r->payload;
+  size_t n = r->payload_len;
+  while (r->at < n && r->text_len < want) {
     unsigned kind;
     size_t body, next;
     uint32_t len;
-    int k = cst_rec_parse(p + at, n - at, &kind, &body, &len, &next);
-    if (k < 0 || (k == 0 && whole))
-      return TC_ERR_CORRUPT;
-    if (k == 0)
+    int k = cst_rec_parse(p + r->at, n - r->at, &kind, &body, &len, &next);
+    if (k < 0 || (k == 0 && r->whole))
+      return r->done = true, TC_ERR_CORRUPT;
+    if (k == 0) /* torn: a cut record ends it */
       break;
-    int e = read_record(r, kind, p + at + body, len);
+    int e = read_record(r, kind, p + r->at + body, len);
     if (e)
-      return e;
-    at += next;
-    count++;
+      return r->done = true, e;
+    r->at += next;
+    r->count++;
   }
-  if (whole && count != records)
+  if (r->at < n && r->text_len >= want)
+    return 0; /* more to come */
+  r->done = true;
+  if (r->whole && r->count != r->records)
     return TC_ERR_CORRUPT;
   return 0;
 }
 
-int cst_records_text(cst_records *r, const unsigned char *p, size_t n,
-                     bool whole, uint32_t records, const char **text,
+int cst_records_more(cst_records *r, size_t want, const char **text,
                      size_t *text_len) {
   r->text_len = 0;
-  int e = walk_records(r, p, n, whole, records);
+  *text = r->text;
+  *text_len = 0;
+  if (r->done)
+    return 0;
+  int e = walk_records(r, want ? want : 1);
   if (e)
     return e;
   *text = r->text;
   *text_len = r->text_len;
   return 0;
-}
-
-int cst_records_append(cst_records *r, const unsigned char *p, size_t n,
-                       bool whole, uint32_t records, char **buf, size_t *len,
-                       size_t *cap) {
-  char *own = r->text;
-  size_t own_cap = r->text_cap;
-  r->text = *buf;
-  r->text_len = *len;
-  r->text_cap = *cap;
-  int e = walk_records(r, p, n, whole, records);
-  *buf = r->text; /* moved when it grew, error or not */
-  *cap = r->text_cap;
-  if (!e)
-    *len = r->text_len;
-  r->text = own;
-  r->text_cap = own_cap;
-  r->text_len = 0;
-  return e;
 }
 
 void cst_records_set_version(cst_records *r, unsigned version) {

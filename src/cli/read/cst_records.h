@@ -9,8 +9,8 @@
  * each turned into exactly the line the JSONL writer would have written by
  * the plugin's own formatters (src/plugin/trace/trace_fmt.c). Line records
  * are copied as they are. Every record's text ends with a newline, so a
- * frame's text is whole lines. One per stream or decoding thread; not
- * thread-safe.
+ * frame's text is whole lines, made and given out a piece at a time. One
+ * per stream; not thread-safe.
  */
 #ifndef CCLSCOPE_CLI_CST_RECORDS_H
 #define CCLSCOPE_CLI_CST_RECORDS_H
@@ -26,20 +26,23 @@ typedef struct cst_records cst_records;
 cst_records *cst_records_new(unsigned version);
 void cst_records_free(cst_records *r);
 
-/* The lines of a frame's payload p[0, n) into r's text buffer: *text and
- * *text_len (valid until the next call). `whole`: the frame is complete
+/* Read the frame whose payload is p[0, n) next (the caller keeps it until
+ * cst_records_more has given all of it). `whole`: the frame is complete
  * and holds `records` records; otherwise (torn) its whole records are
- * read and a cut one ends it. 0, or TC_ERR_CORRUPT, or ENOMEM. */
-int cst_records_text(cst_records *r, const unsigned char *p, size_t n,
-                     bool whole, uint32_t records, const char **text,
-                     size_t *text_len);
+ * read and a cut one ends it. */
+void cst_records_begin(cst_records *r, const unsigned char *p, size_t n,
+                       bool whole, uint32_t records);
 
-/* The same, the lines appended to the caller's buffer (*buf of *cap bytes,
- * *len used; grown with realloc, *len unchanged on an error): read_ahead.c
- * decodes a frame straight into a chunk. */
-int cst_records_append(cst_records *r, const unsigned char *p, size_t n,
-                       bool whole, uint32_t records, char **buf, size_t *len,
-                       size_t *cap);
+/* The lines of the frame's next records: *text, *text_len (valid until
+ * the next call), at least `want` bytes of them while the frame has more
+ * (one record's text past it at most), so that a frame is never held as
+ * text whole (its records are ~17 times smaller than their lines).
+ * *text_len == 0: the frame is done. 0, or TC_ERR_CORRUPT, or ENOMEM: the
+ * lines given before an error stay given (as a compressed JSONL file's
+ * lines before a bad block), and a record count that does not match the
+ * frame's header is found at its end. */
+int cst_records_more(cst_records *r, size_t want, const char **text,
+                     size_t *text_len);
 
 /* The layout of the frames read next: the container version's. */
 void cst_records_set_version(cst_records *r, unsigned version);

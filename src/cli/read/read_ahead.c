@@ -12,15 +12,10 @@
  * the decoding of one file spreads over every thread while its lines keep
  * their order.
  *
- * A binary file (.cst) is filled with whole frames as the file has them
- * (trace_codec.h's tc_frame_next: a copy), and its frames are decompressed
- * and their records formatted into lines when the chunk is decoded, on
- * whichever thread decodes it: a frame decodes on its own. What crosses
- * frames is kept by the filling thread (the container version, where a
- * torn last frame starts, the bytes read) or counted by the consumer as it
- * takes the chunks in order (line numbers, the text so far, the note on a
- * torn last frame), so the lines, numbers, errors and notes are those
- * tr_next gives.
+ * A binary file (.cst) is read by lines like any other: its codec
+ * (trace_codec.h) makes its frames' records text a piece at a time as
+ * filling asks for lines, and the decoding of those lines is spread over
+ * the threads.
  *
  * One lock guards the shared state: which file is being filled, the
  * queues, which chunks are decoded, the free chunks. Threads fill and
@@ -36,7 +31,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "read/trace_codec.h"
 #include "read/trace_reader.h"
 
 /* One line of a chunk: where its text is (filling), and what rec_decode
@@ -70,37 +64,14 @@ struct ra_chunk {
                             RA_READ_ERROR or RA_OPEN_ERROR */
   int error;
   char *notices; /* what reading it had to say on stderr (tr_say) */
-  /* A binary file's chunk: whole frames, made lines when decoded. Its
-   * lines are numbered from 1 by the decoding, after line_base, and its
-   * line_base, last_line_no and text_bytes set by the consumer, which
-   * counts them file by file. */
-  bool frames;
-  uint64_t line_base; /* 0 for a chunk of lines */
-  unsigned char *raw; /* the frames' payloads, one after the other */
-  size_t raw_used, raw_cap;
-  tc_frame *frame; /* what each one is */
-  size_t nframes, cap_frames;
-  unsigned version;       /* the file's container version */
-  bool torn;              /* the file ends inside its last frame (or its
-                             header): torn_info says where */
-  tc_torn_info torn_info; /* unit_text: set when the frame is decoded */
 };
-
-/* A binary chunk takes frames until their payloads hold chunk_bytes /
- * RA_FRAME_EXPANSION (records are several times smaller than their lines;
- * the plugin's frames are larger than that alone: one a chunk). */
-enum { RA_FRAME_EXPANSION = 8 };
 
 typedef struct {
   const char *path;
   /* the filling side: used by one thread at a time (filling) */
   tr_file tf;
   bool opened;
-  bool frames; /* a binary file, read by frames (fill_frames) */
   /* shared, under the lock */
-  bool binary;     /* a binary file (by its first bytes, at ra_open): its
-                      chunks count in frames_ahead */
-  bool wanted;     /* the consumer waits for its next chunk */
   bool filling;    /* a thread is copying its next lines into a chunk */
   bool finished;   /* its last chunk has been filled */
   unsigned chunks; /* alive: consumed or queued */
@@ -109,10 +80,7 @@ typedef struct {
   unsigned nqueued;
   /* the consumer's */
   ra_chunk *cur;
-  size_t at;             /* next line of cur */
-  uint64_t lines_before; /* binary: lines of the chunks taken so far */
-  uint64_t text_before;  /* ... and their text */
-  bool last_cut;         /* ... and whether the last line had no '\n' */
+  size_t at; /* next line of cur */
   /* how the file ended, once it has (read_direct, and ra_next once the
    * consumer has reached the end: its last chunk is released) */
   bool ended;
@@ -134,23 +102,18 @@ struct ra_reader {
   /* counts every change a waiting thread may be waiting for (written
    * under the lock, read while spinning without it) */
   atomic_uint changes;
-  /* binary files' chunks alive but not the consumer's (a frame's text and
-   * lines each: bounded in all, not per file) */
-  unsigned frames_ahead, frames_ahead_max;
   ra_chunk *pool; /* `depth` chunks per file, allocated once */
   ra_chunk *free_chunks;
   struct ra_worker *workers;
   unsigned nthreads;
-  rec_scratch *inline_scratch;     /* the consumer's, for decoding chunks */
-  tc_frame_decoder *inline_frames; /* ... and binary frames (or NULL) */
-  ra_decoder decode;               /* rec_decode, or ra_open_decoding's */
+  rec_scratch *inline_scratch; /* the consumer's, for decoding chunks */
+  ra_decoder decode;           /* rec_decode, or ra_open_decoding's */
 };
 
 typedef struct ra_worker {
   ra_reader *ra;
   pthread_t thread;
   rec_scratch scratch;
-  tc_frame_decoder *frames; /* made on its first binary frame */
 } ra_worker;
 
 unsigned ra_default_jobs(void) {
@@ -209,54 +172,13 @@ static bool append_text(ra_chunk *c, size_t chunk_bytes, const tr_file *tf,
   return true;
 }
 
-/* Copy the next frames of binary file `f` into chunk `c`: at least one,
- * until their payloads hold chunk_bytes / RA_FRAME_EXPANSION or the file
- * ends (in a frame cut short too: tc_torn says so). */
-static void fill_frames(ra_reader *ra, ra_file *f, ra_chunk *c) {
-  tr_file *tf = &f->tf;
-  c->frames = true;
-  c->raw_used = c->nframes = 0;
-  c->torn = false;
-  for (;;) {
-    tc_frame fr;
-    int err = 0;
-    int got =
-        tc_frame_next(tf->codec, &fr, &c->raw, &c->raw_used, &c->raw_cap, &err);
-    if (got < 0) {
-      c->end = RA_READ_ERROR;
-      c->error = err;
-      break;
-    }
-    if (got > 0) {
-      if (!grow((void **)&c->frame, &c->cap_frames, c->nframes + 1,
-                sizeof *c->frame, 16)) {
-        c->end = RA_READ_ERROR;
-        c->error = ENOMEM;
-        break;
-      }
-      c->frame[c->nframes++] = fr;
-    }
-    if (got == 0 || !fr.whole) {
-      c->end = RA_END;
-      c->torn = tc_torn(tf->codec, &c->torn_info);
-      break;
-    }
-    if (c->raw_used * RA_FRAME_EXPANSION >= ra->chunk_bytes)
-      break;
-  }
-  c->version = tc_frame_version(tf->codec);
-  c->bytes_read = tc_file_bytes(tf->codec);
-}
-
 /* Copy the next lines of `f` (which the caller fills: f->filling) into
  * chunk `c`, until it holds chunk_bytes of text and lines or the file
- * ends; a binary file's next frames. */
+ * ends. */
 static void fill_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
   c->text_used = c->nlines = c->nmembers = 0;
   c->end = RA_LINE;
   c->error = 0;
-  c->frames = false;
-  c->line_base = 0;
   if (!f->opened) {
     int err = tr_open_deferring(&f->tf, f->path, ra->buf_bytes);
     if (err) {
@@ -265,15 +187,10 @@ static void fill_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
       return;
     }
     f->opened = true;
-    /* a minimal_profiler file is converted by lines (seed_format.h) */
-    f->frames = f->tf.codec && !f->tf.seed && tc_reads_frames(f->tf.codec);
   }
   tr_file *tf = &f->tf;
   size_t members_needed = 0;
-  if (f->frames)
-    fill_frames(ra, f, c);
-  while (!f->frames &&
-         c->text_used + c->nlines * sizeof *c->lines < ra->chunk_bytes) {
+  while (c->text_used + c->nlines * sizeof *c->lines < ra->chunk_bytes) {
     int got = tr_next(tf);
     if (got <= 0) {
       c->end = got == 0 ? RA_END : RA_READ_ERROR;
@@ -286,25 +203,15 @@ static void fill_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
       break;
     }
   }
-  if (!f->frames) {
-    c->bytes_read = tf->bytes_read;
-    c->text_bytes = tf->text_bytes;
-    c->last_line_no = tf->line_no;
-  }
+  c->bytes_read = tf->bytes_read;
+  c->text_bytes = tf->text_bytes;
+  c->last_line_no = tf->line_no;
   c->notices = tf->deferred; /* said by the consumer when it gets there */
   tf->deferred = NULL;
   if (c->end != RA_LINE) {
     tr_close(tf);
     f->opened = false;
   }
-}
-
-/* The chunk's reading ends before line `i` with error `err`. */
-static void cut_chunk(ra_chunk *c, size_t i, int err) {
-  c->nlines = i;
-  c->end = RA_READ_ERROR;
-  c->error = err;
-  c->torn = false; /* as tr_next: the error is said, not the torn end */
 }
 
 /* Decode every line of a filled chunk, as rec_decode does, keeping what
@@ -323,14 +230,8 @@ static void decode_chunk(ra_chunk *c, rec_scratch *s, ra_decoder decode) {
       s->top.error = "line longer than 4 GiB";
       parsed = false;
     }
-    /* room for them was made when the line was appended (a binary
-     * chunk's lines are made in decoding: room is made here) */
+    /* room for them was made when the line was appended */
     size_t nmembers = parsed ? s->top.nfound : 0;
-    if (!grow((void **)&c->members, &c->cap_members, c->nmembers + nmembers,
-              sizeof *c->members, 4096)) {
-      cut_chunk(c, i, ENOMEM);
-      break;
-    }
     l->parsed = parsed;
     l->error = parsed ? NULL : s->top.error;
     l->error_at = parsed ? 0 : s->top.error_at;
@@ -341,69 +242,12 @@ static void decode_chunk(ra_chunk *c, rec_scratch *s, ra_decoder decode) {
   }
 }
 
-/* The lines of text[from, text_used) into c->lines, numbered from the
- * chunk's first (cst_records.h: every record's text ends with '\n'; a
- * piece without one would be a line cut short, as tr_next says). 0 or
- * ENOMEM. */
-static int split_lines(ra_chunk *c, size_t from) {
-  while (from < c->text_used) {
-    const char *start = c->text + from;
-    const char *nl = memchr(start, '\n', c->text_used - from);
-    size_t len = nl ? (size_t)(nl - start) : c->text_used - from;
-    if (!grow((void **)&c->lines, &c->cap_lines, c->nlines + 1,
-              sizeof *c->lines, 1024))
-      return ENOMEM;
-    ra_line *l = &c->lines[c->nlines++];
-    l->off = from;
-    l->len = len;
-    l->line_no = c->nlines;
-    l->unterminated = nl == NULL;
-    from += len + (nl != NULL);
-  }
-  return 0;
-}
-
-/* Make a binary chunk's frames lines (each frame decompressed and its
- * records formatted, by `*d`, made here the first time), then decode them
- * as any chunk's. A frame that cannot be decoded ends the file's reading
- * after the frames before it, where tr_next would. */
-static void decode_frames(ra_chunk *c, rec_scratch *s, tc_frame_decoder **d,
-                          ra_decoder decode) {
-  c->text_used = c->nlines = 0;
-  size_t at = 0;
-  for (size_t k = 0; k < c->nframes; k++) {
-    const tc_frame *fr = &c->frame[k];
-    size_t from = c->text_used, lines_before = c->nlines;
-    int err = *d || (*d = tc_frame_decoder_new()) ? 0 : ENOMEM;
-    if (!err)
-      err = tc_frame_lines(*d, c->version, fr, c->raw + at, &c->text,
-                           &c->text_used, &c->text_cap);
-    if (!err)
-      err = split_lines(c, from);
-    if (err) {
-      c->text_used = from;
-      cut_chunk(c, lines_before, err);
-      c->bytes_read = fr->file_bytes; /* as far as tr_next had read */
-      break;
-    }
-    if (!fr->whole)
-      c->torn_info.unit_text = c->text_used - from;
-    at += fr->bytes;
-  }
-  decode_chunk(c, s, decode);
-}
-
 /* ---- the pool ---- */
 
 /* Under the lock: may a chunk of `f` be filled now? Not while another
- * thread fills one, and when it has room: `depth` chunks; a binary file's
- * only while fewer than frames_ahead_max are read ahead in all, or when
- * the consumer waits for it and none is on its way. */
+ * thread fills one, and when it has room: `depth` chunks. */
 static bool can_fill(const ra_reader *ra, const ra_file *f) {
-  if (f->filling || f->finished || f->chunks >= ra->depth)
-    return false;
-  return !f->binary || (f->wanted && f->chunks == 0) ||
-         ra->frames_ahead < ra->frames_ahead_max;
+  return !f->filling && !f->finished && f->chunks < ra->depth;
 }
 
 /* A file to fill a chunk of, or NULL: the one with the fewest chunks
@@ -438,8 +282,6 @@ static ra_chunk *start_filling(ra_reader *ra, ra_file *f) {
   f->queue_tail = c;
   f->nqueued++;
   f->filling = true;
-  if (f->binary)
-    ra->frames_ahead++;
   f->chunks++;
   return c;
 }
@@ -447,8 +289,7 @@ static ra_chunk *start_filling(ra_reader *ra, ra_file *f) {
 /* Fill chunk `c` of `f` (started with start_filling), let the next chunk
  * of `f` be filled by anyone, decode `c`, and say it is ready. Called and
  * returns with the lock held. */
-static void make_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s,
-                       tc_frame_decoder **d) {
+static void make_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s) {
   pthread_mutex_unlock(&ra->lock);
   fill_chunk(ra, f, c);
   pthread_mutex_lock(&ra->lock);
@@ -460,10 +301,7 @@ static void make_chunk(ra_reader *ra, ra_file *f, ra_chunk *c, rec_scratch *s,
     pthread_cond_signal(&ra->ready); /* or the consumer */
   }
   pthread_mutex_unlock(&ra->lock);
-  if (c->frames)
-    decode_frames(c, s, d, ra->decode);
-  else
-    decode_chunk(c, s, ra->decode);
+  decode_chunk(c, s, ra->decode);
   pthread_mutex_lock(&ra->lock);
   c->decoded = true;
   atomic_fetch_add_explicit(&ra->changes, 1, memory_order_relaxed);
@@ -502,7 +340,7 @@ static void *worker(void *arg) {
       wait_for_change(ra, &ra->work);
       continue;
     }
-    make_chunk(ra, f, start_filling(ra, f), &w->scratch, &w->frames);
+    make_chunk(ra, f, start_filling(ra, f), &w->scratch);
   }
   pthread_mutex_unlock(&ra->lock);
   return NULL;
@@ -530,7 +368,6 @@ static void release_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
  * make. */
 static ra_chunk *take_chunk(ra_reader *ra, ra_file *f) {
   pthread_mutex_lock(&ra->lock);
-  f->wanted = true;
   for (;;) {
     ra_chunk *c = f->queue;
     if (c && c->decoded) {
@@ -539,12 +376,6 @@ static ra_chunk *take_chunk(ra_reader *ra, ra_file *f) {
         f->queue_tail = NULL;
       f->nqueued--;
       c->next = NULL;
-      f->wanted = false;
-      if (f->binary) { /* the consumer's now: another may be read ahead */
-        ra->frames_ahead--;
-        atomic_fetch_add_explicit(&ra->changes, 1, memory_order_relaxed);
-        pthread_cond_signal(&ra->work);
-      }
       pthread_mutex_unlock(&ra->lock);
       return c;
     }
@@ -553,8 +384,7 @@ static ra_chunk *take_chunk(ra_reader *ra, ra_file *f) {
       wait_for_change(ra, &ra->ready);
       continue;
     }
-    make_chunk(ra, g, start_filling(ra, g), ra->inline_scratch,
-               &ra->inline_frames);
+    make_chunk(ra, g, start_filling(ra, g), ra->inline_scratch);
   }
 }
 
@@ -602,9 +432,6 @@ static ra_reader *open_reader(char *const *paths, size_t n, unsigned jobs,
   size_t share = RA_BUDGET / (ra->depth * (n ? n : 1));
   ra->chunk_bytes =
       chunk_bytes ? chunk_bytes : clamp(share, RA_CHUNK_MIN, RA_CHUNK_MAX);
-  /* one being decoded by each thread (the consumer's included), and one
-   * ready (with one less, two threads wait for each other: measured) */
-  ra->frames_ahead_max = jobs + 1;
   ra->buf_bytes = clamp(share, 64 << 10, 256 << 10);
   /* the consumer makes chunks too: jobs - 1 workers, at most one per file
    * and chunk */
@@ -612,8 +439,6 @@ static ra_reader *open_reader(char *const *paths, size_t n, unsigned jobs,
   unsigned workers = jobs - 1 < most ? jobs - 1 : (unsigned)most;
   if (workers == 0)
     return ra; /* no thread: the consumer reads each line itself */
-  for (size_t i = 0; i < n; i++)
-    ra->files[i].binary = tr_path_is_binary(paths[i]);
   js_keys_prepare();
   ra->workers = calloc(workers, sizeof *ra->workers);
   if (!ra->workers) {
@@ -645,24 +470,6 @@ ra_reader *ra_open_decoding(char *const *paths, size_t n, unsigned jobs,
 ra_reader *ra_open(char *const *paths, size_t n, unsigned jobs) {
   const char *e = getenv("RA_CHUNK");
   return ra_open_sized(paths, n, jobs, e ? (size_t)atol(e) : 0);
-}
-
-/* The consumer takes binary chunk `c` of `f`, the file's chunks in order:
- * its lines numbered after those before, the file's text so far, and the
- * note that the file ends inside a frame when this chunk is its end (said
- * here, where tr_next says it). */
-static void number_frames(ra_file *f, ra_chunk *c) {
-  c->line_base = f->lines_before;
-  f->lines_before += c->nlines;
-  f->text_before += c->text_used;
-  if (c->nlines > 0)
-    f->last_cut = c->lines[c->nlines - 1].unterminated;
-  c->last_line_no = f->lines_before;
-  c->text_bytes = f->text_before;
-  char note[TR_TORN_NOTE];
-  if (c->torn && tr_torn_note(note, sizeof note, f->path, &c->torn_info,
-                              f->lines_before, f->last_cut))
-    fputs(note, stderr);
 }
 
 /* Without workers: straight from tr_next into the caller's scratch, as the
@@ -721,8 +528,7 @@ int ra_next(ra_reader *ra, size_t file, rec_scratch *s, rec *r, bool *parsed,
   while (!f->cur || f->at == f->cur->nlines) {
     ra_chunk *done = f->cur;
     if (done && done->end != RA_LINE) {
-      /* the end, kept here: the last chunk (a whole frame's lines, for a
-       * binary file) goes back to the pool */
+      /* the end, kept here: the last chunk goes back to the pool */
       f->end = (ra_line_info){.line = NULL,
                               .line_len = 0,
                               .line_no = done->last_line_no,
@@ -747,14 +553,12 @@ int ra_next(ra_reader *ra, size_t file, rec_scratch *s, rec *r, bool *parsed,
       free(f->cur->notices);
       f->cur->notices = NULL;
     }
-    if (f->cur->frames)
-      number_frames(f, f->cur);
   }
   const ra_chunk *c = f->cur;
   const ra_line *l = &c->lines[f->at++];
   info->line = c->text + l->off;
   info->line_len = l->len;
-  info->line_no = c->line_base + l->line_no;
+  info->line_no = l->line_no;
   info->line_unterminated = l->unterminated;
   info->bytes_read = c->bytes_read;
   info->text_bytes = c->text_bytes;
@@ -785,9 +589,7 @@ void ra_close(ra_reader *ra) {
   pthread_mutex_unlock(&ra->lock);
   for (unsigned i = 0; i < ra->nthreads; i++) {
     pthread_join(ra->workers[i].thread, NULL);
-    tc_frame_decoder_free(ra->workers[i].frames);
   }
-  tc_frame_decoder_free(ra->inline_frames);
   for (size_t i = 0; i < ra->n; i++)
     if (ra->files[i].opened)
       tr_close(&ra->files[i].tf);
@@ -796,8 +598,6 @@ void ra_close(ra_reader *ra) {
     free(ra->pool[i].lines);
     free(ra->pool[i].members);
     free(ra->pool[i].notices);
-    free(ra->pool[i].raw);
-    free(ra->pool[i].frame);
   }
   pthread_cond_destroy(&ra->work);
   pthread_cond_destroy(&ra->ready);

@@ -20,14 +20,8 @@
  * number of jobs. What reading a file says on stderr (tr_open_deferring)
  * is said when the consumer reaches that chunk.
  *
- * A binary file (.cst) is cut into chunks of whole frames instead: filling
- * copies its next frames as the file has them, and decoding decompresses
- * them and formats their records into lines (trace_codec.h's
- * tc_frame_lines) before decoding those, so that this, most of what
- * reading a binary file costs, is spread over the threads too. Its lines,
- * their numbers, the end, errors and the note on a last frame cut short
- * are those tr_next gives (the consumer numbers the lines as it takes the
- * chunks, in order).
+ * A binary file (.cst) is read by lines too: its codec makes the text of
+ * its frames' records a piece at a time (trace_codec.h).
  *
  * Memory is bounded: at most `depth` = jobs + 3 chunks per file exist at a
  * time (between RA_DEPTH and RA_DEPTH_MAX, and no more than RA_BUDGET holds
@@ -38,13 +32,8 @@
  * of the text on the plugin's lines, at most twice it), chunk_bytes =
  * RA_BUDGET / (depth x files), between RA_CHUNK_MIN and RA_CHUNK_MAX;
  * plus one read buffer per open file (that share, between 64 and 256 KiB;
- * a file is closed once read to its end). A binary file's chunk holds at
- * least one whole frame, and so its text and decoded lines (the plugin's
- * frames: about 1 MiB of records, some 18 MB of text, 35 MB with the
- * decoded lines): the one the consumer reads of each binary file, and at
- * most `jobs + 1` more read ahead over all of them (files are told binary by
- * their first bytes at ra_open). A file's last chunk goes back once the
- * consumer has reached its end.
+ * a file is closed once read to its end). A file's last chunk goes back
+ * once the consumer has reached its end.
  *
  * jobs == 1 starts no thread and makes no chunk: ra_next is tr_next +
  * rec_decode into the caller's scratch, as before there were threads. A

@@ -82,6 +82,24 @@ static void load_zlib(void) {
 
 enum { IN_BYTES = 128 << 10 };
 
+/* A binary frame as read from the file. */
+typedef struct {
+  unsigned codec;      /* CST_CODEC_* (src/common/cst_format.h) */
+  uint32_t records;    /* in its payload, as its header says */
+  size_t bytes;        /* of payload read: fewer than its header says when
+                          the file ends inside it */
+  bool whole;          /* all of its payload was read */
+  uint64_t file_bytes; /* tc_file_bytes once it was read */
+} tc_frame;
+
+/* What decodes a binary file's frames: one per stream. */
+typedef struct {
+  cs_zstd_dctx *dctx; /* created on the first zstd frame */
+  unsigned char *dec; /* payload decompressed (zstd frames) */
+  size_t dec_cap;
+  cst_records *records; /* the compact records' reader, or NULL */
+} tc_frame_decoder;
+
 struct tc_stream {
   tc_kind kind;
   int fd;
@@ -97,25 +115,24 @@ struct tc_stream {
   cs_zstd_dctx *dctx;
   cs_z_stream z;
   bool z_open;
-  /* TC_CST: the current frame's payload, then its text in place */
+  /* TC_CST: the current frame's payload, its records decompressed, and
+   * the text of the next of them (a piece: TC_CST_PIECE) */
   bool cst_started;     /* the file header was read */
   unsigned cst_version; /* ... and its version */
   unsigned char *frame; /* payload as read from the file */
   size_t frame_cap;
   tc_frame_decoder *decoder; /* its own, for tc_read */
-  const unsigned char *text; /* the frame's lines, not yet given out */
+  bool in_frame;             /* the frame has records not made text yet */
+  const unsigned char *text; /* lines of the frame, not yet given out */
   size_t text_len, text_pos;
   bool cst_end; /* no frame follows (the end, or a torn last frame) */
 };
 
-/* What decodes a frame: one per stream (tc_read) or per reading thread
- * (read_ahead.c), never shared. */
-struct tc_frame_decoder {
-  cs_zstd_dctx *dctx; /* created on the first zstd frame */
-  unsigned char *dec; /* payload decompressed (zstd frames) */
-  size_t dec_cap;
-  cst_records *records; /* the compact records' reader, or NULL */
-};
+/* Text made of a binary frame's records at a time: a frame is never held
+ * as text whole (the plugin's frames hold ~1 MiB of records, ~18 MB of
+ * lines), so reading many binary files at once (summary's lock step)
+ * costs each file its frame's records and a piece. */
+enum { TC_CST_PIECE = 256 << 10 };
 
 tc_kind tc_sniff(const unsigned char *head, size_t n) {
   if (cst_is_binary(head, n))
@@ -307,11 +324,11 @@ static int cst_unzstd(tc_frame_decoder *d, const unsigned char *p, size_t n,
   }
 }
 
-tc_frame_decoder *tc_frame_decoder_new(void) {
+static tc_frame_decoder *tc_frame_decoder_new(void) {
   return calloc(1, sizeof(tc_frame_decoder));
 }
 
-void tc_frame_decoder_free(tc_frame_decoder *d) {
+static void tc_frame_decoder_free(tc_frame_decoder *d) {
   if (!d)
     return;
   if (d->dctx)
@@ -339,20 +356,13 @@ static int frame_records(tc_frame_decoder *d, unsigned version,
   return e;
 }
 
-int tc_frame_lines(tc_frame_decoder *d, unsigned version, const tc_frame *fr,
-                   const unsigned char *payload, char **text, size_t *len,
-                   size_t *cap) {
-  const unsigned char *p;
-  size_t n;
-  int e = frame_records(d, version, fr, payload, &p, &n);
-  if (e)
-    return e;
-  return cst_records_append(d->records, p, n, fr->whole, fr->records, text, len,
-                            cap);
-}
-
-int tc_frame_next(tc_stream *s, tc_frame *fr, unsigned char **buf, size_t *len,
-                  size_t *cap, int *err) {
+/* The next frame of a binary file: its payload appended to *buf (*len
+ * used of *cap bytes, grown with realloc). 1 with *fr (a frame cut by the
+ * file's end is the last: !fr->whole), 0 when no frame follows (tc_torn
+ * then says whether the file ended inside a frame's header), -1 on an
+ * error (*err). */
+static int tc_frame_next(tc_stream *s, tc_frame *fr, unsigned char **buf,
+                         size_t *len, size_t *cap, int *err) {
   size_t got;
   int e;
   if (!s->cst_started) {
@@ -392,17 +402,10 @@ int tc_frame_next(tc_stream *s, tc_frame *fr, unsigned char **buf, size_t *len,
   return 1;
 }
 
-unsigned tc_frame_version(const tc_stream *s) {
-  return s->cst_version;
-}
-
-bool tc_reads_frames(const tc_stream *s) {
-  return s->kind == TC_CST;
-}
-
-/* The next frame's text into s->text; s->cst_end when there is none. 0 or
- * an error. A frame cut by the file's end gives its whole records and is
- * the last (tc_torn says so). */
+/* The next frame read and its records decompressed, to be made text by
+ * cst_next_text; s->cst_end when no frame follows it. 0 or an error. A
+ * frame cut by the file's end gives its whole records and is the last
+ * (tc_torn says so). */
 static int cst_next_frame(tc_stream *s) {
   s->unit_text = s->text_out;
   tc_frame fr;
@@ -420,11 +423,21 @@ static int cst_next_frame(tc_stream *s) {
   const unsigned char *p;
   size_t n;
   e = frame_records(s->decoder, s->cst_version, &fr, s->frame, &p, &n);
+  if (e)
+    return e;
+  cst_records_begin(s->decoder->records, p, n, fr.whole, fr.records);
+  s->in_frame = true;
+  return 0;
+}
+
+/* The current frame's next piece of text into s->text (none: the frame
+ * is done). 0 or an error. */
+static int cst_next_text(tc_stream *s) {
   const char *text;
   size_t text_len;
-  if (!e)
-    e = cst_records_text(s->decoder->records, p, n, fr.whole, fr.records, &text,
-                         &text_len);
+  int e = cst_records_more(s->decoder->records, TC_CST_PIECE, &text, &text_len);
+  if (e || text_len == 0)
+    s->in_frame = false;
   if (e)
     return e;
   s->text = (const unsigned char *)text;
@@ -435,9 +448,9 @@ static int cst_next_frame(tc_stream *s) {
 
 static ssize_t cst_read(tc_stream *s, char *buf, size_t len, int *err) {
   while (s->text_pos == s->text_len) {
-    if (s->cst_end)
+    if (!s->in_frame && s->cst_end)
       return 0;
-    int e = cst_next_frame(s);
+    int e = s->in_frame ? cst_next_text(s) : cst_next_frame(s);
     if (e) {
       *err = e;
       return -1;
@@ -501,7 +514,7 @@ int tc_rewind(tc_stream *s) {
   s->file_end = false;
   s->file_bytes = s->consumed = s->unit_start = 0;
   s->text_out = s->unit_text = 0;
-  s->cst_started = s->cst_end = false;
+  s->cst_started = s->cst_end = s->in_frame = false;
   s->text_len = s->text_pos = 0;
   if (s->kind == TC_CST)
     return 0;

@@ -334,16 +334,6 @@ static int open_path(const char *path) {
   return open(self, O_RDONLY | O_CLOEXEC);
 }
 
-bool tr_path_is_binary(const char *path) {
-  int fd = open_path(path);
-  if (fd < 0)
-    return false;
-  unsigned char head[8];
-  ssize_t n = pread(fd, head, sizeof head, 0);
-  close(fd);
-  return n > 0 && tc_sniff(head, (size_t)n) == TC_CST;
-}
-
 /* A compressed file (told by its first bytes) gets a decompressing
  * reader. 0 or an error. */
 static int open_codec(tr_file *f) {
@@ -410,8 +400,13 @@ static ssize_t refill_decompressed(tr_file *f) {
   return n;
 }
 
-bool tr_torn_note(char *out, size_t cap, const char *path,
-                  const tc_torn_info *t, uint64_t lines, bool last_cut) {
+/* The note that `path` ends inside a compressed frame or member (`t`:
+ * what tc_torn says), with `lines` read in all, the last one cut short or
+ * not, into out[0, cap) (TR_TORN_NOTE holds any path); false, and nothing
+ * written, when it was said about that file already. */
+enum { TR_TORN_NOTE = 4096 + 1024 };
+static bool torn_note(char *out, size_t cap, const char *path,
+                      const tc_torn_info *t, uint64_t lines, bool last_cut) {
   if (!tr_notice_once(path, TR_NOTICE_TORN))
     return false;
   const char *unit = t->kind == TC_GZIP ? "member" : "frame";
@@ -450,8 +445,8 @@ static void say_torn(tr_file *f) {
   tc_torn_info t;
   char note[TR_TORN_NOTE];
   if (f->codec && tc_torn(f->codec, &t) &&
-      tr_torn_note(note, sizeof note, f->path, &t, f->line_no,
-                   f->line_unterminated))
+      torn_note(note, sizeof note, f->path, &t, f->line_no,
+                f->line_unterminated))
     tr_say(f, "%s", note);
 }
 

@@ -89,16 +89,6 @@ enum {
 };
 bool tr_notice_once(const char *path, unsigned what);
 
-/* The note that `path` ends inside a compressed frame or member (`t`:
- * what tc_torn says), with `lines` read in all, the last one cut short or
- * not, into out[0, cap) (TR_TORN_NOTE holds any path); false, and nothing
- * written, when it was said about that file already (tr_notice_once). At
- * a file's end tr_next says it (tr_say); read_ahead.c, which reads a
- * binary file by frames, when the command reaches that end. */
-enum { TR_TORN_NOTE = 4096 + 1024 };
-bool tr_torn_note(char *out, size_t cap, const char *path,
-                  const tc_torn_info *t, uint64_t lines, bool last_cut);
-
 struct seed_conv;
 struct tc_stream;
 
@@ -141,10 +131,6 @@ void tr_say(tr_file *f, const char *fmt, ...)
 /* Next line: 1 when f->line is set, 0 at the end, -1 on a read error. */
 int tr_next(tr_file *f);
 void tr_close(tr_file *f);
-
-/* Does `path` (or "-") start as a binary trace (trace_codec.h's TC_CST)?
- * False when it cannot be read: its reading says why. */
-bool tr_path_is_binary(const char *path);
 
 /* For converters (seed_format.c): the file's own next line, unconverted,
  * and going back to its start (0 or an errno value). */
