@@ -378,8 +378,10 @@ static int walk_records(cst_records *r, size_t want) {
     int k = cst_rec_parse(p + r->at, n - r->at, &kind, &body, &len, &next);
     if (k < 0 || (k == 0 && r->whole))
       return r->done = true, TC_ERR_CORRUPT;
-    if (k == 0) /* torn: a cut record ends it */
+    if (k == 0) { /* torn: a cut record ends it */
+      r->at = n;
       break;
+    }
     int e = read_record(r, kind, p + r->at + body, len);
     if (e)
       return r->done = true, e;
@@ -407,8 +409,4 @@ int cst_records_more(cst_records *r, size_t want, const char **text,
   *text = r->text;
   *text_len = r->text_len;
   return 0;
-}
-
-void cst_records_set_version(cst_records *r, unsigned version) {
-  r->gpu_deltas = version >= 3;
 }

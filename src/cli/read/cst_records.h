@@ -44,7 +44,4 @@ void cst_records_begin(cst_records *r, const unsigned char *p, size_t n,
 int cst_records_more(cst_records *r, size_t want, const char **text,
                      size_t *text_len);
 
-/* The layout of the frames read next: the container version's. */
-void cst_records_set_version(cst_records *r, unsigned version);
-
 #endif

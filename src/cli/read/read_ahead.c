@@ -587,9 +587,8 @@ void ra_close(ra_reader *ra) {
   ra->stop = true;
   pthread_cond_broadcast(&ra->work);
   pthread_mutex_unlock(&ra->lock);
-  for (unsigned i = 0; i < ra->nthreads; i++) {
+  for (unsigned i = 0; i < ra->nthreads; i++)
     pthread_join(ra->workers[i].thread, NULL);
-  }
   for (size_t i = 0; i < ra->n; i++)
     if (ra->files[i].opened)
       tr_close(&ra->files[i].tf);

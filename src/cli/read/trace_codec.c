@@ -82,24 +82,6 @@ static void load_zlib(void) {
 
 enum { IN_BYTES = 128 << 10 };
 
-/* A binary frame as read from the file. */
-typedef struct {
-  unsigned codec;      /* CST_CODEC_* (src/common/cst_format.h) */
-  uint32_t records;    /* in its payload, as its header says */
-  size_t bytes;        /* of payload read: fewer than its header says when
-                          the file ends inside it */
-  bool whole;          /* all of its payload was read */
-  uint64_t file_bytes; /* tc_file_bytes once it was read */
-} tc_frame;
-
-/* What decodes a binary file's frames: one per stream. */
-typedef struct {
-  cs_zstd_dctx *dctx; /* created on the first zstd frame */
-  unsigned char *dec; /* payload decompressed (zstd frames) */
-  size_t dec_cap;
-  cst_records *records; /* the compact records' reader, or NULL */
-} tc_frame_decoder;
-
 struct tc_stream {
   tc_kind kind;
   int fd;
@@ -121,7 +103,9 @@ struct tc_stream {
   unsigned cst_version; /* ... and its version */
   unsigned char *frame; /* payload as read from the file */
   size_t frame_cap;
-  tc_frame_decoder *decoder; /* its own, for tc_read */
+  unsigned char *dec; /* payload decompressed (zstd frames) */
+  size_t dec_cap;
+  cst_records *records;      /* the compact records' reader, or NULL */
   bool in_frame;             /* the frame has records not made text yet */
   const unsigned char *text; /* lines of the frame, not yet given out */
   size_t text_len, text_pos;
@@ -292,28 +276,28 @@ static bool cst_grow(unsigned char **buf, size_t *cap, size_t need) {
   return true;
 }
 
-/* A zstd payload p[0, n) (`whole`: all of the frame) into d->dec;
+/* A zstd payload of `n` bytes (`whole`: all of the frame) into s->dec;
  * *dec_len bytes made. 0, ENOMEM, TC_ERR_NO_LIBRARY or TC_ERR_CORRUPT (a
  * whole frame the library rejects or that does not end). */
-static int cst_unzstd(tc_frame_decoder *d, const unsigned char *p, size_t n,
-                      bool whole, bool prefixed, size_t *dec_len) {
+static int cst_unzstd(tc_stream *s, size_t n, bool whole, bool prefixed,
+                      size_t *dec_len) {
   pthread_once(&zstd_once, load_zstd);
   if (!zstd.ok || (prefixed && !zstd.ref_prefix))
     return TC_ERR_NO_LIBRARY;
-  if (!d->dctx && !(d->dctx = zstd.create()))
+  if (!s->dctx && !(s->dctx = zstd.create()))
     return ENOMEM;
-  zstd.reset(d->dctx, CS_ZSTD_RESET_SESSION);
+  zstd.reset(s->dctx, CS_ZSTD_RESET_SESSION);
   /* For this frame only (the library forgets it when the frame ends). */
   if (prefixed &&
-      zstd.is_error(zstd.ref_prefix(d->dctx, cst_prefix, cst_prefix_len)))
+      zstd.is_error(zstd.ref_prefix(s->dctx, cst_prefix, cst_prefix_len)))
     return TC_ERR_CORRUPT;
-  cs_zstd_in in = {p, n, 0};
+  cs_zstd_in in = {s->frame, n, 0};
   *dec_len = 0;
   for (;;) {
-    if (!cst_grow(&d->dec, &d->dec_cap, *dec_len + (256u << 10)))
+    if (!cst_grow(&s->dec, &s->dec_cap, *dec_len + (256u << 10)))
       return ENOMEM;
-    cs_zstd_out out = {d->dec + *dec_len, d->dec_cap - *dec_len, 0};
-    size_t r = zstd.decompress(d->dctx, &out, &in);
+    cs_zstd_out out = {s->dec + *dec_len, s->dec_cap - *dec_len, 0};
+    size_t r = zstd.decompress(s->dctx, &out, &in);
     *dec_len += out.pos;
     if (zstd.is_error(r))
       return whole ? TC_ERR_CORRUPT : 0; /* torn: what came out is kept */
@@ -324,108 +308,14 @@ static int cst_unzstd(tc_frame_decoder *d, const unsigned char *p, size_t n,
   }
 }
 
-static tc_frame_decoder *tc_frame_decoder_new(void) {
-  return calloc(1, sizeof(tc_frame_decoder));
-}
-
-static void tc_frame_decoder_free(tc_frame_decoder *d) {
-  if (!d)
-    return;
-  if (d->dctx)
-    zstd.free_dctx(d->dctx);
-  free(d->dec);
-  cst_records_free(d->records);
-  free(d);
-}
-
-/* A frame's records, decompressed when they are (*p, *n), and the reader
- * that turns them into lines, set for `version`. 0 or an error. */
-static int frame_records(tc_frame_decoder *d, unsigned version,
-                         const tc_frame *fr, const unsigned char *payload,
-                         const unsigned char **p, size_t *n) {
-  if (!d->records && !(d->records = cst_records_new(version)))
+/* The records of p[0, n) to be made text a piece at a time by
+ * cst_next_text (cst_records.h): whole records only; a cut record ends a
+ * torn frame. 0 or ENOMEM. */
+static int cst_begin_records(tc_stream *s, const unsigned char *p, size_t n,
+                             bool whole, uint32_t records) {
+  if (!s->records && !(s->records = cst_records_new(s->cst_version)))
     return ENOMEM;
-  cst_records_set_version(d->records, version);
-  *p = payload;
-  *n = fr->bytes;
-  if (fr->codec == CST_CODEC_STORED)
-    return 0;
-  int e = cst_unzstd(d, payload, fr->bytes, fr->whole,
-                     fr->codec == CST_CODEC_ZSTD_PREFIX, n);
-  *p = d->dec;
-  return e;
-}
-
-/* The next frame of a binary file: its payload appended to *buf (*len
- * used of *cap bytes, grown with realloc). 1 with *fr (a frame cut by the
- * file's end is the last: !fr->whole), 0 when no frame follows (tc_torn
- * then says whether the file ended inside a frame's header), -1 on an
- * error (*err). */
-static int tc_frame_next(tc_stream *s, tc_frame *fr, unsigned char **buf,
-                         size_t *len, size_t *cap, int *err) {
-  size_t got;
-  int e;
-  if (!s->cst_started) {
-    unsigned char head[CST_FILE_HEADER];
-    if ((e = cst_take(s, head, sizeof head, &got)))
-      return *err = e, -1;
-    unsigned version = cst_file_version(head, got);
-    if (got < sizeof head || version < CST_VERSION_MIN || version > CST_VERSION)
-      return *err = TC_ERR_CORRUPT, -1;
-    s->cst_started = true;
-    s->cst_version = version;
-  }
-  s->unit_start = s->consumed;
-  unsigned char fh[CST_FRAME_HEADER];
-  if ((e = cst_take(s, fh, sizeof fh, &got)))
-    return *err = e, -1;
-  if (got < sizeof fh) { /* the end, or a header cut short (torn) */
-    if (got == 0)
-      s->unit_start = s->consumed;
-    return 0;
-  }
-  cst_frame_info info;
-  if (!cst_frame_parse(fh, &info))
-    return *err = TC_ERR_CORRUPT, -1;
-  if (!cst_grow(buf, cap, *len + (info.bytes ? info.bytes : 1)))
-    return *err = ENOMEM, -1;
-  if ((e = cst_take(s, *buf + *len, info.bytes, &got)))
-    return *err = e, -1;
-  *len += got;
-  fr->codec = info.codec;
-  fr->records = info.records;
-  fr->bytes = got;
-  fr->whole = got == info.bytes;
-  fr->file_bytes = s->file_bytes;
-  if (fr->whole)
-    s->unit_start = s->consumed;
-  return 1;
-}
-
-/* The next frame read and its records decompressed, to be made text by
- * cst_next_text; s->cst_end when no frame follows it. 0 or an error. A
- * frame cut by the file's end gives its whole records and is the last
- * (tc_torn says so). */
-static int cst_next_frame(tc_stream *s) {
-  s->unit_text = s->text_out;
-  tc_frame fr;
-  size_t len = 0;
-  int e = 0;
-  int got = tc_frame_next(s, &fr, &s->frame, &len, &s->frame_cap, &e);
-  if (got < 0)
-    return e;
-  if (got == 0 || !fr.whole)
-    s->cst_end = true;
-  if (got == 0)
-    return 0;
-  if (!s->decoder && !(s->decoder = tc_frame_decoder_new()))
-    return ENOMEM;
-  const unsigned char *p;
-  size_t n;
-  e = frame_records(s->decoder, s->cst_version, &fr, s->frame, &p, &n);
-  if (e)
-    return e;
-  cst_records_begin(s->decoder->records, p, n, fr.whole, fr.records);
+  cst_records_begin(s->records, p, n, whole, records);
   s->in_frame = true;
   return 0;
 }
@@ -434,16 +324,68 @@ static int cst_next_frame(tc_stream *s) {
  * is done). 0 or an error. */
 static int cst_next_text(tc_stream *s) {
   const char *text;
-  size_t text_len;
-  int e = cst_records_more(s->decoder->records, TC_CST_PIECE, &text, &text_len);
-  if (e || text_len == 0)
+  size_t len;
+  int e = cst_records_more(s->records, TC_CST_PIECE, &text, &len);
+  if (e || len == 0)
     s->in_frame = false;
   if (e)
     return e;
   s->text = (const unsigned char *)text;
-  s->text_len = text_len;
+  s->text_len = len;
   s->text_pos = 0;
   return 0;
+}
+
+/* The next frame read, its records decompressed and handed to
+ * cst_begin_records; s->cst_end when no frame follows it. 0 or an error.
+ * A frame cut by the file's end gives its whole records and is the last
+ * (tc_torn says so). */
+static int cst_next_frame(tc_stream *s) {
+  size_t got;
+  int e;
+  if (!s->cst_started) {
+    unsigned char head[CST_FILE_HEADER];
+    if ((e = cst_take(s, head, sizeof head, &got)))
+      return e;
+    unsigned version = cst_file_version(head, got);
+    if (got < sizeof head || version < CST_VERSION_MIN || version > CST_VERSION)
+      return TC_ERR_CORRUPT;
+    s->cst_started = true;
+    s->cst_version = version;
+  }
+  s->unit_start = s->consumed;
+  s->unit_text = s->text_out;
+  unsigned char fh[CST_FRAME_HEADER];
+  if ((e = cst_take(s, fh, sizeof fh, &got)))
+    return e;
+  if (got < sizeof fh) {
+    s->cst_end = true; /* the end, or a header cut short (torn) */
+    if (got == 0)
+      s->unit_start = s->consumed;
+    return 0;
+  }
+  cst_frame_info info;
+  if (!cst_frame_parse(fh, &info))
+    return TC_ERR_CORRUPT;
+  if (!cst_grow(&s->frame, &s->frame_cap, info.bytes ? info.bytes : 1))
+    return ENOMEM;
+  if ((e = cst_take(s, s->frame, info.bytes, &got)))
+    return e;
+  bool whole = got == info.bytes;
+  if (!whole)
+    s->cst_end = true;
+  if (info.codec == CST_CODEC_STORED)
+    e = cst_begin_records(s, s->frame, got, whole, info.records);
+  else {
+    size_t dec_len = 0;
+    e = cst_unzstd(s, got, whole, info.codec == CST_CODEC_ZSTD_PREFIX,
+                   &dec_len);
+    if (!e)
+      e = cst_begin_records(s, s->dec, dec_len, whole, info.records);
+  }
+  if (!e && whole)
+    s->unit_start = s->consumed;
+  return e;
 }
 
 static ssize_t cst_read(tc_stream *s, char *buf, size_t len, int *err) {
@@ -534,6 +476,7 @@ void tc_close(tc_stream *s) {
     zlib.end(&s->z);
   free(s->in);
   free(s->frame);
-  tc_frame_decoder_free(s->decoder);
+  free(s->dec);
+  cst_records_free(s->records);
   free(s);
 }

@@ -400,54 +400,41 @@ static ssize_t refill_decompressed(tr_file *f) {
   return n;
 }
 
-/* The note that `path` ends inside a compressed frame or member (`t`:
- * what tc_torn says), with `lines` read in all, the last one cut short or
- * not, into out[0, cap) (TR_TORN_NOTE holds any path); false, and nothing
- * written, when it was said about that file already. */
-enum { TR_TORN_NOTE = 4096 + 1024 };
-static bool torn_note(char *out, size_t cap, const char *path,
-                      const tc_torn_info *t, uint64_t lines, bool last_cut) {
-  if (!tr_notice_once(path, TR_NOTICE_TORN))
-    return false;
-  const char *unit = t->kind == TC_GZIP ? "member" : "frame";
-  char where[160], text[160];
-  if (t->unit_start > 0)
-    snprintf(where, sizeof where,
-             "its last complete %s ends at byte %llu, the %llu bytes after "
-             "it are a %s without its end",
-             unit, (unsigned long long)t->unit_start,
-             (unsigned long long)t->unit_bytes, unit);
-  else
-    snprintf(where, sizeof where,
-             "no %s of it is complete: its %llu bytes are one %s without its "
-             "end",
-             unit, (unsigned long long)t->unit_bytes, unit);
-  if (t->unit_text > 0)
-    snprintf(text, sizeof text,
-             "%llu bytes of text were decoded from that %s and are read",
-             (unsigned long long)t->unit_text, unit);
-  else
-    snprintf(text, sizeof text, "nothing could be decoded from that %s", unit);
-  snprintf(out, cap,
-           "cclscope: '%s' ends inside %s %s (its writer was killed "
-           "while writing it?): %s; %s; %llu line%s read in all%s\n",
-           path, t->kind == TC_CST ? "a binary trace" : "a compressed", unit,
-           where, text, (unsigned long long)lines, lines == 1 ? "" : "s",
-           last_cut ? ", the last one cut short" : "");
-  return true;
-}
-
 /* At the end of a compressed file whose last frame has no end (a writer
  * killed mid-write): say what was read of it, once. Its complete blocks
  * were decoded and their lines read like any other; only what the missing
  * end held is lost (the last line may be cut: the readers say so). */
 static void say_torn(tr_file *f) {
   tc_torn_info t;
-  char note[TR_TORN_NOTE];
-  if (f->codec && tc_torn(f->codec, &t) &&
-      torn_note(note, sizeof note, f->path, &t, f->line_no,
-                f->line_unterminated))
-    tr_say(f, "%s", note);
+  if (!f->codec || !tc_torn(f->codec, &t) ||
+      !tr_notice_once(f->path, TR_NOTICE_TORN))
+    return;
+  const char *unit = t.kind == TC_GZIP ? "member" : "frame";
+  char where[160], text[160];
+  if (t.unit_start > 0)
+    snprintf(where, sizeof where,
+             "its last complete %s ends at byte %llu, the %llu bytes after "
+             "it are a %s without its end",
+             unit, (unsigned long long)t.unit_start,
+             (unsigned long long)t.unit_bytes, unit);
+  else
+    snprintf(where, sizeof where,
+             "no %s of it is complete: its %llu bytes are one %s without its "
+             "end",
+             unit, (unsigned long long)t.unit_bytes, unit);
+  if (t.unit_text > 0)
+    snprintf(text, sizeof text,
+             "%llu bytes of text were decoded from that %s and are read",
+             (unsigned long long)t.unit_text, unit);
+  else
+    snprintf(text, sizeof text, "nothing could be decoded from that %s", unit);
+  tr_say(f,
+         "cclscope: '%s' ends inside %s %s (its writer was killed "
+         "while writing it?): %s; %s; %llu line%s read in all%s\n",
+         f->path, t.kind == TC_CST ? "a binary trace" : "a compressed", unit,
+         where, text, (unsigned long long)f->line_no,
+         f->line_no == 1 ? "" : "s",
+         f->line_unterminated ? ", the last one cut short" : "");
 }
 
 /* Make room and read more; returns bytes added, 0 at EOF, -1 on error. */

@@ -32,8 +32,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "read/trace_codec.h"
-
 typedef struct {
   char **paths;
   size_t n;
