@@ -254,7 +254,9 @@ static void decode_activity(rec *r, rec_scratch *s) {
   r->end = r->stop.present ? END_STOPPED : END_NONE;
 }
 
-bool rec_decode(rec *r, rec_scratch *s, const char *line, size_t len) {
+/* What every decoding starts with: the line's top-level members and its
+ * record type. False when the line is not a JSON object. */
+static bool decode_top(rec *r, rec_scratch *s, const char *line, size_t len) {
   memset(r, 0, sizeof *r);
   r->line = line;
   r->len = len;
@@ -263,6 +265,12 @@ bool rec_decode(rec *r, rec_scratch *s, const char *line, size_t len) {
   if (!js_fields_decode(&s->top, line, line + len, line, true))
     return false;
   r->rt = rec_type_from_json(js_get(&s->top, K_recordType));
+  return true;
+}
+
+bool rec_decode(rec *r, rec_scratch *s, const char *line, size_t len) {
+  if (!decode_top(r, s, line, len))
+    return false;
   if (r->rt == RT_EVENT)
     decode_event(r, s);
   else if (r->rt == RT_GPU_ACTIVITY)
@@ -274,14 +282,8 @@ bool rec_decode(rec *r, rec_scratch *s, const char *line, size_t len) {
 /* rec_decode_times, with the stop and endTs only if `stop`. */
 static bool decode_times(rec *r, rec_scratch *s, const char *line, size_t len,
                          bool stop) {
-  memset(r, 0, sizeof *r);
-  r->line = line;
-  r->len = len;
-  r->f = &s->top;
-  r->rank = -1;
-  if (!js_fields_decode(&s->top, line, line + len, line, true))
+  if (!decode_top(r, s, line, len))
     return false;
-  r->rt = rec_type_from_json(js_get(&s->top, K_recordType));
   if (r->rt == RT_EVENT || r->rt == RT_GPU_ACTIVITY) {
     /* as decode_event and decode_activity read them */
     rec_point_decode(js_get(&s->top, K_start), &s->point, line, &r->start);
