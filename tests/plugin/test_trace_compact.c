@@ -35,6 +35,8 @@
 #include "host_info.h"
 #include "out_dir.h"
 #include "read/trace_codec.h"
+#include "read/trace_reader.h"
+#include "read/trace_record.h"
 #include "trace_accounting.h"
 #include "trace_compact_codec.h"
 #include "trace_jsonl.h"
@@ -509,6 +511,83 @@ static void frames_decode_alone(const char *dir, const char *file,
   }
 }
 
+static void points_equal(const rec_point *a, const rec_point *b) {
+  assert_int_equal(a->present, b->present);
+  assert_int_equal(a->ts, b->ts);
+  assert_int_equal(a->pid, b->pid);
+  assert_int_equal(a->tid, b->tid);
+}
+
+/* Every event line of binary file `path`, read with a read buffer of
+ * `bufsize` bytes, comes decoded (tr_file's decoded and members): its
+ * members are those parsing the line finds, in their order, and its
+ * record is the one parsing makes. The other lines come undecoded.
+ * Returns how many lines came decoded. */
+static size_t members_as_parsed(const char *path, size_t bufsize) {
+  tr_file f;
+  assert_int_equal(tr_open(&f, path, bufsize), 0);
+  rec_scratch *parsed = malloc(sizeof *parsed);
+  rec_scratch *given = malloc(sizeof *given);
+  assert_non_null(parsed);
+  assert_non_null(given);
+  rec_scratch_init(parsed);
+  rec_scratch_init(given);
+  size_t with = 0;
+  while (tr_next(&f) == 1) {
+    rec want, got;
+    assert_true(rec_decode(&want, parsed, f.line, f.line_len));
+    bool event_line = want.rt == RT_EVENT && want.et != ET_LIFECYCLE;
+    if ((f.decoded != NULL) != event_line)
+      fail_msg("line %llu %s decoded: %.*s", (unsigned long long)f.line_no,
+               f.decoded ? "comes" : "does not come", (int)f.line_len, f.line);
+    if (!f.decoded)
+      continue;
+    with++;
+    assert_int_equal(f.nmembers, parsed->top.nfound);
+    for (uint32_t i = 0; i < f.nmembers; i++) {
+      js_member_at m = js_member_at_of(&parsed->top, i, f.line);
+      const js_member_at *g = &f.members[i];
+      if (g->key != m.key || g->off != m.off || g->len != m.len ||
+          g->type != m.type || g->escaped != m.escaped)
+        fail_msg("member %u of %.*s: key %s at %u+%u type %u escaped %d, "
+                 "parsing finds %s at %u+%u type %u escaped %d",
+                 i, (int)f.line_len, f.line, js_key_name((js_key)g->key),
+                 g->off, g->len, g->type, g->escaped,
+                 js_key_name((js_key)m.key), m.off, m.len, m.type, m.escaped);
+    }
+    rec_take_decoded(&got, given, f.decoded, f.members, f.nmembers, f.line,
+                     f.line_len);
+    assert_ptr_equal(got.line, f.line);
+    assert_int_equal(got.len, want.len);
+    assert_ptr_equal(got.f, &given->top);
+    assert_int_equal(given->top.nfound, parsed->top.nfound);
+    assert_int_equal(got.rt, want.rt);
+    assert_int_equal(got.et, want.et);
+    assert_int_equal(got.has_id, want.has_id);
+    assert_int_equal(got.id, want.id);
+    assert_int_equal(got.parent, want.parent);
+    assert_int_equal(got.parent_id, want.parent_id);
+    assert_int_equal(got.parent_raw, want.parent_raw);
+    assert_int_equal(got.has_ctx, want.has_ctx);
+    assert_int_equal(got.ctx, want.ctx);
+    assert_int_equal(got.has_comm, want.has_comm);
+    assert_int_equal(got.comm_id, want.comm_id);
+    assert_int_equal(got.rank, want.rank);
+    points_equal(&got.start, &want.start);
+    points_equal(&got.stop, &want.stop);
+    assert_int_equal(got.end, want.end);
+    assert_int_equal(got.has_end_ts, want.has_end_ts);
+    assert_int_equal(got.end_ts, want.end_ts);
+    assert_int_equal(got.has_ts, want.has_ts);
+    assert_int_equal(got.ts, want.ts);
+  }
+  assert_int_equal(f.error, 0);
+  tr_close(&f);
+  free(parsed);
+  free(given);
+  return with;
+}
+
 static void round_trip(cs_host_kind host, const char *huge) {
   fixture fx;
   memset(&fx, 0, sizeof fx);
@@ -543,6 +622,16 @@ static void round_trip(cs_host_kind host, const char *huge) {
     assert_int_equal(err, 0);
     char *got = event_lines(text, n, &got_len);
     free(text);
+    /* its event lines come decoded: read with a small buffer (many
+     * refills between a piece's lines) and a large one */
+    size_t events = 0;
+    for (size_t at = 0; at < got_len; at++)
+      events += (at == 0 || got[at - 1] == '\n') &&
+                strncmp(got + at, "{\"recordType\":\"event\"", 21) == 0;
+    size_t with = members_as_parsed(cst[i], 4096);
+    assert_true(events > 20);
+    assert_int_equal(with, events);
+    assert_int_equal(members_as_parsed(cst[i], 1 << 20), with);
     if (got_len != want_len || memcmp(got, want, want_len) != 0) {
       size_t at = 0;
       while (at < got_len && at < want_len && got[at] == want[at])
@@ -903,11 +992,11 @@ static void test_binary_accounting_in_place(void **state_) {
   assert_int_equal(acct.codec, CST_CODEC_STORED);
   assert_int_equal(acct.records, 1);
   assert_int_equal(acct.bytes, 2 + CS_ACCT_BODY);
-  const unsigned char *rec = u + acct_at + CST_FRAME_HEADER;
-  assert_int_equal(rec[0], CST_REC_ACCOUNTING);
-  assert_int_equal(rec[1], CS_ACCT_BODY);
+  const unsigned char *body = u + acct_at + CST_FRAME_HEADER;
+  assert_int_equal(body[0], CST_REC_ACCOUNTING);
+  assert_int_equal(body[1], CS_ACCT_BODY);
   cs_acct a;
-  assert_true(cs_acct_unpack(rec + 2, CS_ACCT_BODY, &a));
+  assert_true(cs_acct_unpack(body + 2, CS_ACCT_BODY, &a));
   assert_int_equal(a.lines_lost, 200);
   assert_int_equal(a.write_errors, 1);
   assert_int_equal(a.write_errno, ENOSPC);

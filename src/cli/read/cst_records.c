@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cst_format.h"
+#include "read/line_members.h"
 #include "read/trace_codec.h"
 #include "trace_accounting.h"
 #include "trace_compact_codec.h"
@@ -50,6 +51,13 @@ struct cst_records {
   char *text;
   size_t text_len, text_cap;
   bool oom;
+  /* the top-level members of the event lines among them (line_members.h) */
+  cs_fmt_marks marks;
+  line_members_keys keys;
+  cst_line_members *lines;
+  size_t nlines, lines_cap;
+  js_member_at *members;
+  size_t nmembers, members_cap;
   /* the frame being read (cst_records_begin): its payload, kept by the
    * caller, how far its records were read, and how many */
   const unsigned char *payload;
@@ -91,6 +99,8 @@ void cst_records_free(cst_records *r) {
   free(r->states);
   free(r->state_ns);
   free(r->text);
+  free(r->lines);
+  free(r->members);
   free(r);
 }
 
@@ -229,6 +239,7 @@ static int read_writer(cst_records *r, cs_cx *cx) {
   f.run_id = f.run_id ? strdup(f.run_id) : NULL;
   f.hostname = f.hostname ? strdup(f.hostname) : NULL;
   r->fmt = f;
+  r->fmt.marks = &r->marks;
   cs_fmt_init(&r->fmt);
   r->started = true;
   return 0;
@@ -272,6 +283,108 @@ static int read_context(cst_records *r, cs_cx *cx) {
   return 0;
 }
 
+/* A time the line carries exactly as rec_decode reads it back: epoch
+ * microseconds with three decimals, of a non-negative time that the
+ * plain form holds (trace_record.c's plain_time_ns). */
+static bool plain_time(int64_t ns) {
+  return ns >= 0 && ns <= INT64_C(9000000000000000000);
+}
+
+/* The record rec_decode makes of the line cs_fmt_event made of `e`
+ * (trace_fmt.c), from what the line was made of: the same fields, key by
+ * key. False for times the text would not carry back exactly: that line
+ * is parsed. */
+static bool event_rec(const cst_records *r, const cs_event *e,
+                      const cs_fmt_comm *comm, const cs_fmt_times *t,
+                      rec *out) {
+  bool stopped = e->end == CS_END_STOPPED;
+  if (e->etype >= CS_EV_COUNT || !plain_time(t->start_ns) ||
+      !plain_time(t->end_ns))
+    return false;
+  memset(out, 0, sizeof *out);
+  out->rt = RT_EVENT;
+  out->et = (ev_type)e->etype; /* the same numbering (NCCL's bits) */
+  out->has_id = true;
+  out->id = e->id;
+  switch (e->parent_kind) { /* cur_parent */
+  case CS_PARENT_LOCAL:
+    out->parent = e->parent_hint ? PAR_UNKNOWN : PAR_LOCAL;
+    if (e->parent_hint)
+      out->parent_raw = e->parent;
+    else
+      out->parent_id = e->parent;
+    break;
+  case CS_PARENT_FOREIGN:
+    out->parent = PAR_FOREIGN;
+    out->parent_raw = e->parent;
+    break;
+  case CS_PARENT_UNKNOWN:
+    out->parent = PAR_UNKNOWN;
+    out->parent_raw = e->parent;
+    break;
+  case CS_PARENT_DROPPED:
+    out->parent = PAR_DROPPED;
+    break;
+  default:
+    out->parent = PAR_NONE;
+    break;
+  }
+  if (comm) { /* cur_comm: "ctx":null,"commId":null without one */
+    out->has_ctx = true;
+    out->ctx = (int64_t)e->ctx;
+    out->has_comm = comm->has_comm_info;
+    out->comm_id = comm->has_comm_info ? comm->comm_id : 0;
+  }
+  out->rank = e->rank;
+  out->start = (rec_point){t->start_ns, r->fmt.pid, e->start_tid, true};
+  if (stopped) {
+    out->stop = (rec_point){t->end_ns, r->fmt.pid, e->stop_tid, true};
+    out->end = END_STOPPED;
+  } else {
+    out->stop = (rec_point){0, -1, -1, false}; /* "stop":null */
+    out->end = e->end == CS_END_RECLAIMED ? END_RECLAIMED : END_INFLIGHT;
+    out->has_end_ts = true;
+    out->end_ts = t->end_ns;
+  }
+  return true;
+}
+
+/* The event line just made at line[0, len) of `e`, decoded, kept for
+ * cst_records_members; without memory (or a line not as expected) the
+ * line simply comes without and is parsed as any other. */
+static void keep_members(cst_records *r, const char *line, size_t len,
+                         const cs_event *e, const cs_fmt_comm *comm,
+                         const cs_fmt_times *t) {
+  if (r->members_cap - r->nmembers < K_KEY_COUNT) {
+    size_t cap = r->members_cap ? 2 * r->members_cap : 16 * K_KEY_COUNT;
+    js_member_at *m = realloc(r->members, cap * sizeof *m);
+    if (!m)
+      return;
+    r->members = m;
+    r->members_cap = cap;
+  }
+  if (r->nlines == r->lines_cap) {
+    size_t cap = r->lines_cap ? 2 * r->lines_cap : 1024;
+    cst_line_members *l = realloc(r->lines, cap * sizeof *l);
+    if (!l)
+      return;
+    r->lines = l;
+    r->lines_cap = cap;
+  }
+  cst_line_members *l = &r->lines[r->nlines];
+  if (!event_rec(r, e, comm, t, &l->r))
+    return;
+  int n = line_members_of_event(&r->keys, line, len, &r->marks,
+                                r->members + r->nmembers, K_KEY_COUNT);
+  if (n < 0)
+    return;
+  l->off = (size_t)(line - r->text);
+  l->first = r->nmembers;
+  l->n = (uint32_t)n;
+  r->nlines++;
+  r->nmembers += (size_t)n;
+}
+
 static int read_event(cst_records *r, cs_cx *cx) {
   cs_event e;
   memset(&e, 0, sizeof e);
@@ -288,8 +401,10 @@ static int read_event(cst_records *r, cs_cx *cx) {
   if (x.ctx_missing)
     r->fmt.default_abi = x.abi;
   const cs_fmt_comm *comm = x.ctx_missing ? NULL : lookup_comm(r, e.ctx);
-  char *end = cs_fmt_event(&r->fmt, r->text + r->text_len, &e, comm, &t);
+  char *line = r->text + r->text_len;
+  char *end = cs_fmt_event(&r->fmt, line, &e, comm, &t);
   r->fmt.default_abi = abi;
+  keep_members(r, line, (size_t)(end - line), &e, comm, &t);
   *end++ = '\n';
   r->text_len = (size_t)(end - r->text);
   return 0;
@@ -399,6 +514,7 @@ static int walk_records(cst_records *r, size_t want) {
 int cst_records_more(cst_records *r, size_t want, const char **text,
                      size_t *text_len) {
   r->text_len = 0;
+  r->nlines = r->nmembers = 0;
   *text = r->text;
   *text_len = 0;
   if (r->done)
@@ -409,4 +525,11 @@ int cst_records_more(cst_records *r, size_t want, const char **text,
   *text = r->text;
   *text_len = r->text_len;
   return 0;
+}
+
+void cst_records_members(const cst_records *r, const cst_line_members **lines,
+                         size_t *nlines, const js_member_at **members) {
+  *lines = r->lines;
+  *nlines = r->nlines;
+  *members = r->members;
 }

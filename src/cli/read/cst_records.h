@@ -9,8 +9,9 @@
  * each turned into exactly the line the JSONL writer would have written by
  * the plugin's own formatters (src/plugin/trace/trace_fmt.c). Line records
  * are copied as they are. Every record's text ends with a newline, so a
- * frame's text is whole lines, made and given out a piece at a time. One
- * per stream; not thread-safe.
+ * frame's text is whole lines, made and given out a piece at a time. The
+ * event lines come decoded (their top-level members and their record), so
+ * that readers need not parse them. One per stream; not thread-safe.
  */
 #ifndef CCLSCOPE_CLI_CST_RECORDS_H
 #define CCLSCOPE_CLI_CST_RECORDS_H
@@ -18,6 +19,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "read/jsonl_scan.h"
+#include "read/trace_record.h"
 
 typedef struct cst_records cst_records;
 
@@ -43,5 +47,24 @@ void cst_records_begin(cst_records *r, const unsigned char *p, size_t n,
  * frame's header is found at its end. */
 int cst_records_more(cst_records *r, size_t want, const char **text,
                      size_t *text_len);
+
+/* An event line of the last piece that comes decoded: it starts `off`
+ * bytes into the piece's text, its top-level members are members[first,
+ * first + n) (line_members.h), as offsets into the line, and `r` is the
+ * record rec_decode makes of it (made from the compact record, not from
+ * the text; r.line and r.f are left for the reader to set). */
+typedef struct {
+  size_t off;
+  size_t first;
+  uint32_t n;
+  rec r;
+} cst_line_members;
+
+/* The event lines of the text the last cst_records_more gave that come
+ * decoded, in the order of the text (valid until the next call). The
+ * other lines (timing, process, thread, accounting...) have to be
+ * parsed. */
+void cst_records_members(const cst_records *r, const cst_line_members **lines,
+                         size_t *nlines, const js_member_at **members);
 
 #endif

@@ -139,6 +139,10 @@ void js_keys_prepare(void) {
     key_length((js_key)k);
 }
 
+size_t js_key_length(js_key k) {
+  return k > K_UNKNOWN && k < K_KEY_COUNT ? key_length(k) : 0;
+}
+
 js_key js_key_lookup(const char *s, size_t n) {
   for (int k = 1; k < K_KEY_COUNT; k++)
     if (key_length((js_key)k) == n && memcmp(key_names[k], s, n) == 0)

@@ -206,6 +206,8 @@ typedef enum {
 /* Key id of a raw key string (K_UNKNOWN if not in the table). */
 js_key js_key_lookup(const char *s, size_t n);
 const char *js_key_name(js_key k);
+/* strlen(js_key_name(k)), computed once (js_keys_prepare). */
+size_t js_key_length(js_key k);
 
 /* The known members of one object, by key id. Values point into the line.
  * A generation counter makes reuse O(1): no clearing between lines. */

@@ -15,7 +15,8 @@
  * A binary file (.cst) is read by lines like any other: its codec
  * (trace_codec.h) makes its frames' records text a piece at a time as
  * filling asks for lines, and the decoding of those lines is spread over
- * the threads.
+ * the threads. Its event lines come decoded: filling copies what they
+ * came with, and decoding has nothing left to do for them.
  *
  * One lock guards the shared state: which file is being filled, the
  * queues, which chunks are decoded, the free chunks. Threads fill and
@@ -44,6 +45,8 @@ typedef struct {
   size_t error_at;
   bool parsed;
   bool unterminated;
+  bool given; /* it came decoded (tr_file's decoded): decoding has
+                 nothing to do */
 } ra_line;
 
 typedef struct ra_chunk ra_chunk;
@@ -54,14 +57,15 @@ struct ra_chunk {
   size_t text_used, text_cap;
   ra_line *lines;
   size_t nlines, cap_lines;
-  js_member_at *members; /* a line longer than 4 GiB is not decoded ahead:
-                            see decode_chunk */
-  size_t nmembers, cap_members;
-  uint64_t bytes_read;   /* the file's, after this chunk */
-  uint64_t text_bytes;   /* the file's text, after this chunk */
-  uint64_t last_line_no; /* the file's line number after this chunk */
-  int end;               /* after its lines: RA_LINE (more to come), RA_END,
-                            RA_READ_ERROR or RA_OPEN_ERROR */
+  js_member_at *members;        /* each line's at its first_member (room made
+                                   when it was appended); a line longer than
+                                   4 GiB is not decoded ahead: see decode_chunk */
+  size_t nmembers, cap_members; /* room taken by the lines so far */
+  uint64_t bytes_read;          /* the file's, after this chunk */
+  uint64_t text_bytes;          /* the file's text, after this chunk */
+  uint64_t last_line_no;        /* the file's line number after this chunk */
+  int end; /* after its lines: RA_LINE (more to come), RA_END,
+              RA_READ_ERROR or RA_OPEN_ERROR */
   int error;
   char *notices; /* what reading it had to say on stderr (tr_say) */
 };
@@ -146,20 +150,20 @@ static size_t members_bound(size_t len) {
 }
 
 /* Append the text of line tf->line to the chunk, with room for its
- * decoded members, so that decoding allocates nothing. The arrays are
- * allocated once, big enough for any chunk of `chunk_bytes` (a chunk ends
- * as soon as its text and lines hold that much), so that they are not
- * moved while threads run: growing or freeing mapped memory makes the
- * kernel interrupt every CPU that runs one of them. Only a line longer
- * than a chunk grows them. */
-static bool append_text(ra_chunk *c, size_t chunk_bytes, const tr_file *tf,
-                        size_t *members_needed) {
-  *members_needed += members_bound(tf->line_len);
+ * decoded members, so that decoding allocates nothing (the members that
+ * came with it are copied now). The arrays are allocated once, big enough
+ * for any chunk of `chunk_bytes` (a chunk ends as soon as its text and
+ * lines hold that much), so that they are not moved while threads run:
+ * growing or freeing mapped memory makes the kernel interrupt every CPU
+ * that runs one of them. Only a line longer than a chunk grows them. */
+static bool append_text(ra_chunk *c, size_t chunk_bytes, const tr_file *tf) {
+  bool given = tf->decoded != NULL;
+  size_t room = given ? tf->nmembers : members_bound(tf->line_len);
   if (!grow((void **)&c->text, &c->text_cap, c->text_used + tf->line_len + 1, 1,
             chunk_bytes) ||
       !grow((void **)&c->lines, &c->cap_lines, c->nlines + 1, sizeof *c->lines,
             chunk_bytes / sizeof *c->lines + 1) ||
-      !grow((void **)&c->members, &c->cap_members, *members_needed,
+      !grow((void **)&c->members, &c->cap_members, c->nmembers + room,
             sizeof *c->members, chunk_bytes / sizeof *c->members))
     return false;
   ra_line *l = &c->lines[c->nlines++];
@@ -167,6 +171,15 @@ static bool append_text(ra_chunk *c, size_t chunk_bytes, const tr_file *tf,
   l->len = tf->line_len;
   l->line_no = tf->line_no;
   l->unterminated = tf->line_unterminated;
+  l->first_member = c->nmembers;
+  l->nmembers = given ? tf->nmembers : 0;
+  l->given = given;
+  if (given) {
+    l->r = *tf->decoded;
+    l->r.len = tf->line_len;
+    memcpy(c->members + c->nmembers, tf->members, room * sizeof *c->members);
+  }
+  c->nmembers += room;
   memcpy(c->text + c->text_used, tf->line, tf->line_len);
   c->text_used += tf->line_len;
   return true;
@@ -189,7 +202,6 @@ static void fill_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
     f->opened = true;
   }
   tr_file *tf = &f->tf;
-  size_t members_needed = 0;
   while (c->text_used + c->nlines * sizeof *c->lines < ra->chunk_bytes) {
     int got = tr_next(tf);
     if (got <= 0) {
@@ -197,7 +209,7 @@ static void fill_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
       c->error = got == 0 ? 0 : tf->error;
       break;
     }
-    if (!append_text(c, ra->chunk_bytes, tf, &members_needed)) {
+    if (!append_text(c, ra->chunk_bytes, tf)) {
       c->end = RA_READ_ERROR;
       c->error = ENOMEM;
       break;
@@ -215,13 +227,19 @@ static void fill_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
 }
 
 /* Decode every line of a filled chunk, as rec_decode does, keeping what
- * ra_next replays: the record, and the top-level members as offsets. */
+ * ra_next replays: the record, and the top-level members as offsets (a
+ * line that came decoded has both already). */
 static void decode_chunk(ra_chunk *c, rec_scratch *s, ra_decoder decode) {
-  c->nmembers = 0;
   for (size_t i = 0; i < c->nlines; i++) {
     ra_line *l = &c->lines[i];
     const char *line = c->text + l->off;
     bool parsed;
+    if (l->given) { /* its record and members are there already */
+      l->parsed = true;
+      l->error = NULL;
+      l->error_at = 0;
+      continue;
+    }
     if (l->len <= UINT32_MAX) {
       parsed = decode(&l->r, s, line, l->len);
     } else { /* members are kept as 32-bit offsets */
@@ -235,10 +253,10 @@ static void decode_chunk(ra_chunk *c, rec_scratch *s, ra_decoder decode) {
     l->parsed = parsed;
     l->error = parsed ? NULL : s->top.error;
     l->error_at = parsed ? 0 : s->top.error_at;
-    l->first_member = c->nmembers;
     l->nmembers = nmembers;
     for (size_t k = 0; k < nmembers; k++)
-      c->members[c->nmembers++] = js_member_at_of(&s->top, (uint32_t)k, line);
+      c->members[l->first_member + k] =
+          js_member_at_of(&s->top, (uint32_t)k, line);
   }
 }
 
@@ -497,7 +515,13 @@ static int read_direct(ra_reader *ra, ra_file *f, rec_scratch *s, rec *r,
       info->bytes_read = tf->bytes_read;
       info->text_bytes = tf->text_bytes;
       info->error = 0;
-      *parsed = ra->decode(r, s, tf->line, tf->line_len);
+      if (tf->decoded) {
+        rec_take_decoded(r, s, tf->decoded, tf->members, tf->nmembers, tf->line,
+                         tf->line_len);
+        *parsed = true;
+      } else {
+        *parsed = ra->decode(r, s, tf->line, tf->line_len);
+      }
       return RA_LINE;
     }
     err = got < 0 ? tf->error : 0;

@@ -109,6 +109,12 @@ struct tc_stream {
   bool in_frame;             /* the frame has records not made text yet */
   const unsigned char *text; /* lines of the frame, not yet given out */
   size_t text_len, text_pos;
+  /* the piece's event lines, decoded (cst_records_members): the piece
+   * starts piece_text bytes into the file's text */
+  uint64_t piece_text;
+  const cst_line_members *lines;
+  size_t nlines, line_at;
+  const js_member_at *members;
   bool cst_end; /* no frame follows (the end, or a torn last frame) */
 };
 
@@ -325,6 +331,7 @@ static int cst_begin_records(tc_stream *s, const unsigned char *p, size_t n,
 static int cst_next_text(tc_stream *s) {
   const char *text;
   size_t len;
+  s->nlines = s->line_at = 0;
   int e = cst_records_more(s->records, TC_CST_PIECE, &text, &len);
   if (e || len == 0)
     s->in_frame = false;
@@ -333,6 +340,9 @@ static int cst_next_text(tc_stream *s) {
   s->text = (const unsigned char *)text;
   s->text_len = len;
   s->text_pos = 0;
+  s->piece_text = s->text_out;
+  cst_records_members(s->records, &s->lines, &s->nlines, &s->members);
+  s->line_at = 0;
   return 0;
 }
 
@@ -458,6 +468,7 @@ int tc_rewind(tc_stream *s) {
   s->text_out = s->unit_text = 0;
   s->cst_started = s->cst_end = s->in_frame = false;
   s->text_len = s->text_pos = 0;
+  s->nlines = s->line_at = 0;
   if (s->kind == TC_CST)
     return 0;
   if (s->kind == TC_ZSTD)
@@ -465,6 +476,22 @@ int tc_rewind(tc_stream *s) {
   else
     zlib.reset(&s->z);
   return 0;
+}
+
+bool tc_line_decoded(tc_stream *s, uint64_t text_off, const rec **r,
+                     const js_member_at **members, uint32_t *n) {
+  if (s->kind != TC_CST || text_off < s->piece_text)
+    return false;
+  uint64_t off = text_off - s->piece_text;
+  while (s->line_at < s->nlines && s->lines[s->line_at].off < off)
+    s->line_at++;
+  if (s->line_at == s->nlines || s->lines[s->line_at].off != off)
+    return false;
+  const cst_line_members *l = &s->lines[s->line_at++];
+  *r = &l->r;
+  *members = s->members + l->first;
+  *n = l->n;
+  return true;
 }
 
 void tc_close(tc_stream *s) {

@@ -320,6 +320,7 @@ int tr_rewind(tr_file *f) {
   f->line = NULL;
   f->line_len = 0;
   f->line_unterminated = false;
+  f->decoded = NULL;
   f->error = 0;
   return 0;
 }
@@ -472,9 +473,13 @@ static ssize_t refill(tr_file *f) {
 }
 
 int tr_next(tr_file *f) {
-  if (f->seed)
-    return seed_conv_next(f->seed, f);
-  return tr_next_raw(f);
+  if (!f->seed)
+    return tr_next_raw(f);
+  int got = seed_conv_next(f->seed, f);
+  f->decoded = NULL; /* a converted line is not the file's */
+  f->members = NULL;
+  f->nmembers = 0;
+  return got;
 }
 
 int tr_next_raw(tr_file *f) {
@@ -488,6 +493,11 @@ int tr_next_raw(tr_file *f) {
       f->line = start;
       f->line_len = (size_t)(nl - start);
       f->line_unterminated = false;
+      f->decoded = NULL;
+      if (f->codec && /* the text before buf[0], then this line's place */
+          !tc_line_decoded(f->codec, f->text_bytes - f->fill + f->pos,
+                           &f->decoded, &f->members, &f->nmembers))
+        f->decoded = NULL;
       f->pos += f->line_len + 1;
       f->line_no++;
       return 1;
@@ -501,6 +511,7 @@ int tr_next_raw(tr_file *f) {
       f->line = start;
       f->line_len = avail;
       f->line_unterminated = true;
+      f->decoded = NULL;
       f->pos = f->fill;
       f->line_no++;
       return 1;

@@ -32,6 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "read/jsonl_scan.h"
+#include "read/trace_record.h"
+
 typedef struct {
   char **paths;
   size_t n;
@@ -106,7 +109,15 @@ typedef struct tr_file_s {
   const char *line;
   size_t line_len;
   bool line_unterminated; /* the file ended without a '\n' after it */
-  int error;              /* errno of a failed read, else 0 */
+  /* The line decoded, when the file's reader knows it without parsing
+   * it (a binary trace's event lines: trace_codec.h): the record
+   * rec_decode makes of it (line, len and f unset) and its top-level
+   * members as offsets into the line; else NULL. Valid until the next
+   * tr_next. */
+  const rec *decoded;
+  const js_member_at *members;
+  uint32_t nmembers;
+  int error; /* errno of a failed read, else 0 */
   tr_format format;
   struct seed_conv *seed; /* TR_FORMAT_MINIMAL_PROFILER: the converter */
   /* tr_open_deferring: what would have been said on stderr (tr_say), for

@@ -49,6 +49,18 @@ void rec_scratch_init(rec_scratch *s) {
   js_fields_init(&s->state);
 }
 
+void rec_take_decoded(rec *r, rec_scratch *s, const rec *given,
+                      const js_member_at *m, uint32_t n, const char *line,
+                      size_t len) {
+  js_fields_reset(&s->top);
+  for (uint32_t i = 0; i < n; i++)
+    js_fields_add_member(&s->top, &m[i], line);
+  *r = *given;
+  r->line = line;
+  r->len = len;
+  r->f = &s->top;
+}
+
 static rec_type rec_type_from_json(const js_value *v) {
   if (!v || v->type != JS_STRING)
     return RT_UNKNOWN;

@@ -136,6 +136,14 @@ typedef struct {
 
 void rec_scratch_init(rec_scratch *s);
 
+/* A line that came decoded (a binary trace's event lines:
+ * trace_reader.h): *r becomes `given` for line[0, len), and s->top its
+ * top-level members m[0, n) (offsets into the line), as rec_decode would
+ * have left them. */
+void rec_take_decoded(rec *r, rec_scratch *s, const rec *given,
+                      const js_member_at *m, uint32_t n, const char *line,
+                      size_t len);
+
 /* Read an RT_ACCOUNTING record's fields. False when one of its numbers is
  * missing or not a number (*a then holds what was read). */
 bool rec_accounting_decode(const rec *r, rec_accounting *a);

@@ -525,11 +525,18 @@ char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
     p = CS_CUR_LIT(p, ",\"func\":");
     p = cs_cur_str(p, func);
   }
+  cs_fmt_marks *marks = f->marks;
+  if (marks)
+    marks->start = p;
   p = CS_CUR_LIT(p, ",\"start\":");
   p = cur_endpoint(f, p, t->start_ns, e->start_tid);
+  if (marks)
+    marks->stop = marks->duration = p;
   if (e->end == CS_END_STOPPED) {
     p = CS_CUR_LIT(p, ",\"stop\":");
     p = cur_endpoint(f, p, t->end_ns, e->stop_tid);
+    if (marks)
+      marks->duration = p;
     p = CS_CUR_LIT(p, ",\"duration\":");
     p = cs_cur_ns_as_us(p, t->end_ns - t->start_ns);
     p = CS_CUR_LIT(p, ",\"end\":\"stopped\"");
@@ -544,9 +551,15 @@ char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
     p = CS_CUR_LIT(p, ",\"endTs\":");
     p = cs_cur_epoch_us(p, t->end_ns, &f->pieces.ts);
   }
+  if (marks) {
+    marks->details = p;
+    marks->states = NULL;
+  }
   p = cs_cur_char(p, ',');
   p = cur_details(p, e);
   if (e->nstates) {
+    if (marks)
+      marks->states = p;
     int abi = comm ? comm->abi : f->default_abi;
     p = CS_CUR_LIT(p, ",\"states\":[");
     for (uint32_t i = 0; i < e->nstates; i++) {

@@ -67,6 +67,15 @@ typedef struct {
   uint16_t identity_len;
 } cs_fmt_pieces;
 
+/* Where the nested members of the last event line begin: the ',' before
+ * the key of "start", "stop", "duration" (after stop's value), "details"
+ * and "states" (NULL: the line has none). A reader that made the line
+ * (src/cli/read/line_members.h) finds its top-level members from them
+ * without scanning the nested values. The plugin asks for none. */
+typedef struct {
+  const char *start, *stop, *duration, *details, *states;
+} cs_fmt_marks;
+
 /* The formatting context: who writes. Each caller looks an event's context
  * up in its own table and passes it in (NULL when there is none: unknown,
  * finalized), so that the plugin's lookup stays inline in its sink. */
@@ -77,6 +86,7 @@ typedef struct {
   const char *run_id;   /* timing identity (may be NULL) */
   const char *hostname; /* ... (may be NULL) */
   int global_rank;      /* ... -1 = none */
+  cs_fmt_marks *marks;  /* NULL, or filled by each cs_fmt_event */
   cs_fmt_pieces pieces;
 } cs_fmt;
 
