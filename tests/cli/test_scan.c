@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -315,6 +316,140 @@ static size_t string_len_bytewise(const char *open, const char *end,
  * spaces; numbers past 19 digits; and {ts,pid,tid} objects in the
  * plugin's form and in every other form read as the general decoding
  * reads them. */
+/* An event's states and a ProxyStep's link read by rec_states_next and
+ * rec_step_link_decode (the plugin's form in one pass) give what the
+ * general decoding gives, entry by entry, for the plugin's form and for
+ * every other form around it. */
+static void states_and_links_match_general(void **state) {
+  (void)state;
+  static const char *const states[] = {
+      "[{\"name\":\"SendGPUWait\",\"id\":8,\"ts\":12.500},"
+      "{\"name\":\"SendWait\",\"id\":9,\"ts\":13.750,\"transSize\":1048576}]",
+      "[]",
+      "[ ]",
+      "[{\"name\":\"RecvWait\",\"id\":10,\"ts\":1795894523012283.928},"
+      "{\"name\":\"RecvFlushWait\",\"id\":11,\"ts\":1.5,\"transSize\":0}]",
+      /* repeats, other arguments, escapes, spaces, other orders */
+      "[{\"name\":\"SendWait\",\"id\":9,\"ts\":1.000,\"transSize\":4,"
+      "\"count\":3,\"lastTs\":2.000}]",
+      "[{\"name\":\"ProxyCtrlAppendEnd\",\"id\":18,\"ts\":1.0,"
+      "\"appendedProxyOps\":4}]",
+      "[{\"name\":\"we\\\"ird\",\"id\":9,\"ts\":1.0,\"transSize\":7}]",
+      "[ {\"name\":\"SendWait\",\"id\":9,\"ts\":1.0} , "
+      "{\"name\":\"SendWait\",\"id\":9,\"ts\":2.0}]",
+      "[{\"id\":9,\"name\":\"SendWait\",\"ts\":1.0,\"transSize\":7}]",
+      "[{\"name\":\"SendWait\",\"id\":9,\"ts\":1.0,\"transSize\":-7}]",
+      "[{\"name\":\"SendWait\",\"id\":9,\"ts\":1.0,\"transSize\":1.5}]",
+      "[{\"name\":\"SendWait\",\"id\":9,\"ts\":1.0,"
+      "\"transSize\":18446744073709551615}]",
+      "[{\"name\":\"SendWait\",\"id\":9,\"ts\":1e3,\"transSize\":7}]",
+      "[{\"name\":\"SendWait\",\"id\":9.5,\"ts\":1.0}]",
+      "[{\"name\":\"SendWait\",\"ts\":1.0},{\"name\":\"X\",\"id\":9}]",
+      "[{\"name\":7,\"id\":9,\"ts\":1.0}]",
+      "[1,\"x\",null,{\"name\":\"SendWait\",\"id\":9,\"ts\":1.0},[2]]",
+      "[{\"name\":\"SendWait\",\"id\":9,\"ts\":1.0}",
+      "[{\"name\":\"SendWait\",\"id\":9,\"ts\":1.0},]",
+      "[{\"name\":\"SendWait\",\"id\":9,\"ts\":1.0}x]",
+  };
+  static const char *const details[] = {
+      "{\"step\":0,\"peer\":1,\"channelId\":0,\"isSend\":true}",
+      "{\"step\":7,\"peer\":-1,\"channelId\":31,\"isSend\":false}",
+      "{\"step\":0}",
+      "{}",
+      "{\"step\":0,\"peer\":1,\"channelId\":0,\"isSend\":1}",
+      "{\"step\":0,\"peer\":1.5,\"channelId\":0,\"isSend\":true}",
+      "{\"step\":0,\"peer\":1,\"channelId\":0.5,\"isSend\":true}",
+      "{\"step\":0,\"peer\":1,\"isSend\":true}",
+      "{\"peer\":1,\"step\":0,\"channelId\":2,\"isSend\":true}",
+      "{ \"step\":0,\"peer\":1,\"channelId\":0,\"isSend\":true}",
+      "{\"step\":0,\"peer\":1,\"channelId\":0,\"isSend\":true,\"x\":1}",
+      "{\"step\":0,\"peer\":1,\"channelId\":0,\"isSend\":truex}",
+      "{\"step\":0,\"peer\":1,\"channelId\":0,\"isSend\":true",
+  };
+  rec_scratch *sc = malloc(sizeof *sc);
+  assert_non_null(sc);
+  rec_scratch_init(sc);
+  js_fields want_f;
+  js_fields_init(&want_f);
+  char line[1024];
+  for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
+    for (size_t j = 0; j < sizeof details / sizeof details[0]; j++) {
+      snprintf(line, sizeof line,
+               "{\"recordType\":\"event\",\"details\":%s,\"states\":%s}",
+               details[j], states[i]);
+      rec r;
+      if (!rec_decode(&r, sc, line, strlen(line)))
+        continue; /* not an object: nothing to read */
+      /* the states, read both ways */
+      rec_states_iter it;
+      rec_state got;
+      const js_value *sv = js_get(r.f, K_states);
+      js_iter want_it;
+      bool want_begin =
+          sv && js_array_begin(&want_it, sv->ptr, sv->ptr + sv->len, line);
+      assert_int_equal(rec_states_begin(&it, &r, &sc->state), want_begin);
+      if (want_begin) {
+        js_value v;
+        for (;;) {
+          bool want_more;
+          while (
+              (want_more = js_array_next(&want_it, &v)) &&
+              (v.type != JS_OBJECT ||
+               !js_fields_decode(&want_f, v.ptr, v.ptr + v.len, line, false)))
+            ;
+          bool got_more = rec_states_next(&it, &got);
+          if (got_more != want_more)
+            fail_msg("states %zu: %s", i, states[i]);
+          if (!got_more)
+            break;
+          int64_t id, ts;
+          uint64_t size = 0;
+          bool has_id = js_to_i64(js_get(&want_f, K_id), &id);
+          bool has_ts = js_to_ns(js_get(&want_f, K_ts), &ts);
+          bool has_size = js_to_u64(js_get(&want_f, K_transSize), &size);
+          assert_int_equal(got.has_id, has_id);
+          assert_int_equal(got.has_ts, has_ts);
+          assert_int_equal(got.has_size, has_size);
+          if (has_id)
+            assert_int_equal(got.id, id);
+          if (has_ts)
+            assert_int_equal(got.ts, ts);
+          assert_int_equal(got.size, size);
+          const js_value *name = js_get(&want_f, K_name);
+          assert_int_equal(got.name.type, name ? name->type : JS_NONE);
+          if (name) {
+            assert_int_equal(got.name.len, name->len);
+            assert_ptr_equal(got.name.ptr, name->ptr);
+            assert_int_equal(got.name.escaped, name->escaped);
+          }
+        }
+        assert_int_equal(it.it.error != NULL, want_it.error != NULL);
+      }
+      /* the link, read both ways */
+      rec_step_link link;
+      const js_value *d = js_get(r.f, K_details);
+      bool want_ok =
+          d && d->type == JS_OBJECT &&
+          js_fields_decode(&want_f, d->ptr, d->ptr + d->len, line, false);
+      assert_int_equal(rec_step_link_decode(&r, &sc->sub, &link), want_ok);
+      if (!want_ok)
+        continue;
+      int64_t peer, channel = -1;
+      bool is_send;
+      bool has_peer = js_to_i64(js_get(&want_f, K_peer), &peer);
+      bool has_is_send = js_to_bool(js_get(&want_f, K_isSend), &is_send);
+      js_to_i64(js_get(&want_f, K_channelId), &channel);
+      assert_int_equal(link.has_peer, has_peer);
+      assert_int_equal(link.has_is_send, has_is_send);
+      if (has_peer)
+        assert_int_equal(link.peer, peer);
+      if (has_is_send)
+        assert_int_equal(link.is_send, is_send);
+      assert_int_equal(link.channel, channel);
+    }
+  free(sc);
+}
+
 static void fast_paths_match_general(void **state) {
   (void)state;
   char line[128];
@@ -649,6 +784,7 @@ int main(void) {
       cmocka_unit_test(decode_event_record),
       cmocka_unit_test(event_type_names),
       cmocka_unit_test(fast_paths_match_general),
+      cmocka_unit_test(states_and_links_match_general),
       cmocka_unit_test(containers_match_bytewise),
       cmocka_unit_test(block_masks_match_bytewise),
       cmocka_unit_test(predicted_keys_match_general),

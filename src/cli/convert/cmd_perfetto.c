@@ -222,19 +222,14 @@ static void add_send_bytes(perfetto *p, size_t file, int64_t ts,
 
 /* Bytes of a send ProxyStep (SendWait transSize), 0 if none. */
 static uint64_t send_step_bytes(const rec *r, rec_scratch *sc) {
-  const js_value *st = js_get(r->f, K_states);
-  js_iter it;
-  js_value v;
+  rec_states_iter it;
+  rec_state e;
   uint64_t bytes = 0;
-  if (!st || !js_array_begin(&it, st->ptr, st->ptr + st->len, r->line))
+  if (!rec_states_begin(&it, r, &sc->state))
     return 0;
-  while (js_array_next(&it, &v)) {
-    int64_t id;
-    if (v.type == JS_OBJECT &&
-        js_fields_decode(&sc->state, v.ptr, v.ptr + v.len, r->line, false) &&
-        js_to_i64(js_get(&sc->state, K_id), &id) && id == 9)
-      js_to_u64(js_get(&sc->state, K_transSize), &bytes);
-  }
+  while (rec_states_next(&it, &e))
+    if (e.has_id && e.id == 9 && e.has_size)
+      bytes = e.size;
   return bytes;
 }
 
@@ -247,19 +242,16 @@ static bool can_be_parent(ev_type t) {
 
 static void write_states(perfetto *p, const rec *r, rec_scratch *sc,
                          uint32_t pid, uint32_t tid, int64_t end) {
-  const js_value *st = js_get(r->f, K_states);
-  js_iter it;
-  js_value v;
-  if (!st || !js_array_begin(&it, st->ptr, st->ptr + st->len, r->line))
+  rec_states_iter it;
+  rec_state e;
+  if (!rec_states_begin(&it, r, &sc->state))
     return;
   char name[64] = "";
   int64_t prev_ts = INT64_MIN;
-  while (js_array_next(&it, &v)) {
-    int64_t ts;
-    if (v.type != JS_OBJECT ||
-        !js_fields_decode(&sc->state, v.ptr, v.ptr + v.len, r->line, false) ||
-        !js_to_ns(js_get(&sc->state, K_ts), &ts))
+  while (rec_states_next(&it, &e)) {
+    if (!e.has_ts)
       continue;
+    int64_t ts = e.ts;
     if (prev_ts != INT64_MIN && ts >= prev_ts) {
       begin_event(p, "X", pid, tid);
       jw_key(&p->w, "name");
@@ -271,7 +263,7 @@ static void write_states(perfetto *p, const rec *r, rec_scratch *sc,
       jw_ns_as_us(&p->w, ts - prev_ts);
       jw_obj_end(&p->w);
     }
-    js_str_copy(js_get(&sc->state, K_name), name, sizeof name);
+    js_str_copy(&e.name, name, sizeof name); /* not a string: kept */
     prev_ts = ts;
   }
   if (prev_ts != INT64_MIN && end >= prev_ts) {

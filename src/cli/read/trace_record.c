@@ -196,6 +196,111 @@ bool rec_point_decode(const js_value *v, js_fields *scratch, const char *base,
   return true;
 }
 
+bool rec_states_begin(rec_states_iter *it, const rec *r, js_fields *scratch) {
+  const js_value *v = js_get(r->f, K_states);
+  it->scratch = scratch;
+  return v && js_array_begin(&it->it, v->ptr, v->ptr + v->len, r->line);
+}
+
+/* A state entry as the plugin writes it (trace_fmt.c's cur_state): its
+ * name without escapes, then "id" and "ts", then nothing or "transSize";
+ * *p moves past it. False for any other text (the scanner reads it). */
+static bool state_as_written(const char **p, const char *end, rec_state *out) {
+  const char *q = *p;
+  if (!literal(&q, end, "{\"name\":\"", 9))
+    return false;
+  const char *name = q;
+  while (q < end && *q != '"' && *q != '\\')
+    q++;
+  out->name = (js_value){name, (size_t)(q - name), JS_STRING, false};
+  if (!literal(&q, end, "\",\"id\":", 7) || !plain_integer(&q, end, &out->id) ||
+      !literal(&q, end, ",\"ts\":", 6) || !plain_time_ns(&q, end, &out->ts))
+    return false;
+  int64_t size = 0;
+  out->has_size = literal(&q, end, ",\"transSize\":", 13);
+  if (out->has_size && (!plain_integer(&q, end, &size) || size < 0))
+    return false;
+  if (q == end || *q != '}')
+    return false;
+  out->size = (uint64_t)size;
+  out->has_id = out->has_ts = true;
+  *p = q + 1;
+  return true;
+}
+
+bool rec_states_next(rec_states_iter *it, rec_state *out) {
+  js_iter *ji = &it->it;
+  for (;;) {
+    /* the next entry where js_array_next would read it: past a comma
+     * after the first (the plugin writes no whitespace; the scanner reads
+     * any) */
+    const char *p = ji->p;
+    if (!ji->error && (ji->first || (p < ji->end && *p++ == ',')) &&
+        state_as_written(&p, ji->end, out)) {
+      ji->p = p;
+      ji->first = false;
+      return true;
+    }
+    js_value v;
+    if (!js_array_next(ji, &v))
+      return false;
+    js_fields *f = it->scratch;
+    if (v.type != JS_OBJECT ||
+        !js_fields_decode(f, v.ptr, v.ptr + v.len, ji->base, false))
+      continue;
+    const js_value *name = js_get(f, K_name);
+    out->name = name ? *name : (js_value){NULL, 0, JS_NONE, false};
+    out->has_id = js_to_i64(js_get(f, K_id), &out->id);
+    out->has_ts = js_to_ns(js_get(f, K_ts), &out->ts);
+    out->size = 0;
+    out->has_size = js_to_u64(js_get(f, K_transSize), &out->size);
+    return true;
+  }
+}
+
+/* A ProxyStep's details as the plugin writes them (trace_fmt.c's
+ * details_proxy_step with its link). False for any other text. */
+static bool link_as_written(const js_value *d, rec_step_link *out) {
+  const char *p = d->ptr, *end = d->ptr + d->len;
+  int64_t step;
+  if (!literal(&p, end, "{\"step\":", 8) || !plain_integer(&p, end, &step) ||
+      !literal(&p, end, ",\"peer\":", 8) ||
+      !plain_integer(&p, end, &out->peer) ||
+      !literal(&p, end, ",\"channelId\":", 13) ||
+      !plain_integer(&p, end, &out->channel) ||
+      !literal(&p, end, ",\"isSend\":", 10))
+    return false;
+  if (literal(&p, end, "true}", 5))
+    out->is_send = true;
+  else if (literal(&p, end, "false}", 6))
+    out->is_send = false;
+  else
+    return false;
+  if (p != end)
+    return false;
+  out->has_peer = out->has_is_send = true;
+  return true;
+}
+
+bool rec_step_link_decode(const rec *r, js_fields *scratch,
+                          rec_step_link *out) {
+  memset(out, 0, sizeof *out);
+  out->channel = -1;
+  const js_value *d = js_get(r->f, K_details);
+  if (!d || d->type != JS_OBJECT)
+    return false;
+  if (link_as_written(d, out))
+    return true;
+  memset(out, 0, sizeof *out);
+  out->channel = -1;
+  if (!js_fields_decode(scratch, d->ptr, d->ptr + d->len, r->line, false))
+    return false;
+  out->has_peer = js_to_i64(js_get(scratch, K_peer), &out->peer);
+  js_to_i64(js_get(scratch, K_channelId), &out->channel);
+  out->has_is_send = js_to_bool(js_get(scratch, K_isSend), &out->is_send);
+  return true;
+}
+
 static end_kind end_from_json(const js_value *v) {
   if (!v)
     return END_NONE;

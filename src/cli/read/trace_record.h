@@ -164,6 +164,46 @@ bool rec_decode_times(rec *r, rec_scratch *s, const char *line, size_t len);
 bool rec_decode_start_time(rec *r, rec_scratch *s, const char *line,
                            size_t len);
 
+/* One entry of an event's "states" (docs/trace-format.md): what the
+ * readers use of it. */
+typedef struct {
+  js_value name; /* JS_NONE when absent */
+  bool has_id;
+  int64_t id;
+  bool has_ts;
+  int64_t ts; /* ns since the epoch */
+  bool has_size;
+  uint64_t size; /* "transSize" */
+} rec_state;
+
+/* The entries of an event's "states", one at a time. The plugin writes
+ * each as {"name":"…","id":N,"ts":T} with "transSize" after some: that
+ * form is read in one pass; any other entry goes through the scanner
+ * (`scratch`), with the same answers. Entries that are not objects are
+ * skipped. */
+typedef struct {
+  js_iter it;
+  js_fields *scratch;
+} rec_states_iter;
+
+/* False when the record has no "states" array. */
+bool rec_states_begin(rec_states_iter *it, const rec *r, js_fields *scratch);
+bool rec_states_next(rec_states_iter *it, rec_state *out);
+
+/* A ProxyStep's link, as its "details" hold it. */
+typedef struct {
+  bool has_peer;
+  int64_t peer;
+  int64_t channel; /* "channelId", -1 when absent */
+  bool has_is_send;
+  bool is_send;
+} rec_step_link;
+
+/* Read it: the plugin's form {"step":N,"peer":N,"channelId":N,
+ * "isSend":B} in one pass, any other through `scratch`, with the same
+ * answers. False when the record has no "details" object. */
+bool rec_step_link_decode(const rec *r, js_fields *scratch, rec_step_link *out);
+
 /* Decode a {ts,pid,tid} object. */
 bool rec_point_decode(const js_value *v, js_fields *scratch, const char *base,
                       rec_point *out);

@@ -37,39 +37,29 @@ typedef struct {
 
 static void read_states(const rec *r, rec_scratch *sc, step_states *st) {
   memset(st, 0, sizeof *st);
-  const js_value *states = js_get(r->f, K_states);
-  js_iter it;
-  js_value v;
-  if (!states ||
-      !js_array_begin(&it, states->ptr, states->ptr + states->len, r->line))
+  rec_states_iter it;
+  rec_state e;
+  if (!rec_states_begin(&it, r, &sc->state))
     return;
-  while (js_array_next(&it, &v)) {
-    if (v.type != JS_OBJECT ||
-        !js_fields_decode(&sc->state, v.ptr, v.ptr + v.len, r->line, false))
+  while (rec_states_next(&it, &e)) {
+    if (!e.has_id || !e.has_ts)
       continue;
-    int64_t id, ts;
-    if (!js_to_i64(js_get(&sc->state, K_id), &id) ||
-        !js_to_ns(js_get(&sc->state, K_ts), &ts))
-      continue;
-    uint64_t size = 0;
-    switch (id) {
+    switch (e.id) {
     case NCCL_STATE_STEP_SEND_WAIT:
-      js_to_u64(js_get(&sc->state, K_transSize), &size);
       st->have_send = true;
-      st->send_ts = ts;
-      st->send_size = size;
+      st->send_ts = e.ts;
+      st->send_size = e.size;
       break;
     case NCCL_STATE_STEP_RECV_WAIT:
       if (!st->have_recv_wait) {
         st->have_recv_wait = true;
-        st->recv_wait_ts = ts;
+        st->recv_wait_ts = e.ts;
       }
       break;
     case NCCL_STATE_STEP_RECV_FLUSH_WAIT:
-      js_to_u64(js_get(&sc->state, K_transSize), &size);
       st->have_flush = true;
-      st->flush_ts = ts;
-      st->flush_size = size;
+      st->flush_ts = e.ts;
+      st->flush_size = e.size;
       break;
     default:
       break;
@@ -173,22 +163,19 @@ static uint64_t pxn_placeholder(size_t file, int64_t origin_pid) {
 void net_add_step(summary *s, const rec *r, rec_scratch *sc, size_t file) {
   if (r->end != END_STOPPED || !r->stop.present || r->rank < 0)
     return;
-  const js_value *d = js_get(r->f, K_details);
-  if (!d || d->type != JS_OBJECT ||
-      !js_fields_decode(&sc->sub, d->ptr, d->ptr + d->len, r->line, false))
+  rec_step_link how;
+  if (!rec_step_link_decode(r, &sc->sub, &how))
     return;
-  int64_t peer, channel = -1;
-  bool is_send;
-  if (!js_to_i64(js_get(&sc->sub, K_peer), &peer) ||
-      !js_to_bool(js_get(&sc->sub, K_isSend), &is_send)) {
+  if (!how.has_peer || !how.has_is_send) {
     s->net.steps_without_size++;
     return;
   }
-  if (!is_send) {
+  if (!how.is_send) {
     s->net.recv_steps++;
     return;
   }
-  js_to_i64(js_get(&sc->sub, K_channelId), &channel);
+  int64_t peer = how.peer;
+  int64_t channel = how.channel;
   step_states st;
   read_states(r, sc, &st);
   bool pxn = false;
