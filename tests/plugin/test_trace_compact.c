@@ -519,10 +519,10 @@ static void points_equal(const rec_point *a, const rec_point *b) {
 }
 
 /* Every event line of binary file `path`, read with a read buffer of
- * `bufsize` bytes, comes decoded (tr_file's decoded and members): its
- * members are those parsing the line finds, in their order, and its
- * record is the one parsing makes. The other lines come undecoded.
- * Returns how many lines came decoded. */
+ * `bufsize` bytes, comes decoded (tr_file's decoded and marks): the
+ * members found from its marks are those parsing the line finds, in
+ * their order, and its record is the one parsing makes. The other lines
+ * come undecoded. Returns how many lines came decoded. */
 static size_t members_as_parsed(const char *path, size_t bufsize) {
   tr_file f;
   assert_int_equal(tr_open(&f, path, bufsize), 0);
@@ -543,20 +543,20 @@ static size_t members_as_parsed(const char *path, size_t bufsize) {
     if (!f.decoded)
       continue;
     with++;
-    assert_int_equal(f.nmembers, parsed->top.nfound);
-    for (uint32_t i = 0; i < f.nmembers; i++) {
+    assert_true(
+        rec_take_decoded(&got, given, f.decoded, f.marks, f.line, f.line_len));
+    assert_int_equal(given->top.nfound, parsed->top.nfound);
+    for (uint32_t i = 0; i < given->top.nfound; i++) {
       js_member_at m = js_member_at_of(&parsed->top, i, f.line);
-      const js_member_at *g = &f.members[i];
-      if (g->key != m.key || g->off != m.off || g->len != m.len ||
-          g->type != m.type || g->escaped != m.escaped)
+      js_member_at g = js_member_at_of(&given->top, i, f.line);
+      if (g.key != m.key || g.off != m.off || g.len != m.len ||
+          g.type != m.type || g.escaped != m.escaped)
         fail_msg("member %u of %.*s: key %s at %u+%u type %u escaped %d, "
                  "parsing finds %s at %u+%u type %u escaped %d",
-                 i, (int)f.line_len, f.line, js_key_name((js_key)g->key),
-                 g->off, g->len, g->type, g->escaped,
-                 js_key_name((js_key)m.key), m.off, m.len, m.type, m.escaped);
+                 i, (int)f.line_len, f.line, js_key_name((js_key)g.key), g.off,
+                 g.len, g.type, g.escaped, js_key_name((js_key)m.key), m.off,
+                 m.len, m.type, m.escaped);
     }
-    rec_take_decoded(&got, given, f.decoded, f.members, f.nmembers, f.line,
-                     f.line_len);
     assert_ptr_equal(got.line, f.line);
     assert_int_equal(got.len, want.len);
     assert_ptr_equal(got.f, &given->top);

@@ -51,13 +51,11 @@ struct cst_records {
   char *text;
   size_t text_len, text_cap;
   bool oom;
-  /* the top-level members of the event lines among them (line_members.h) */
+  /* the event lines among them, decoded (cst_records_decoded), and where
+   * the formatter says the nested members of the last one begin */
   cs_fmt_marks marks;
-  line_members_keys keys;
-  cst_line_members *lines;
+  cst_decoded_line *lines;
   size_t nlines, lines_cap;
-  js_member_at *members;
-  size_t nmembers, members_cap;
   /* the frame being read (cst_records_begin): its payload, kept by the
    * caller, how far its records were read, and how many */
   const unsigned char *payload;
@@ -100,7 +98,6 @@ void cst_records_free(cst_records *r) {
   free(r->state_ns);
   free(r->text);
   free(r->lines);
-  free(r->members);
   free(r);
 }
 
@@ -350,39 +347,30 @@ static bool event_rec(const cst_records *r, const cs_event *e,
 }
 
 /* The event line just made at line[0, len) of `e`, decoded, kept for
- * cst_records_members; without memory (or a line not as expected) the
- * line simply comes without and is parsed as any other. */
-static void keep_members(cst_records *r, const char *line, size_t len,
+ * cst_records_decoded; without memory (or times its text would not carry
+ * back exactly) the line simply comes without and is parsed as any
+ * other. */
+static void keep_decoded(cst_records *r, const char *line, size_t len,
                          const cs_event *e, const cs_fmt_comm *comm,
                          const cs_fmt_times *t) {
-  if (r->members_cap - r->nmembers < K_KEY_COUNT) {
-    size_t cap = r->members_cap ? 2 * r->members_cap : 16 * K_KEY_COUNT;
-    js_member_at *m = realloc(r->members, cap * sizeof *m);
-    if (!m)
-      return;
-    r->members = m;
-    r->members_cap = cap;
-  }
   if (r->nlines == r->lines_cap) {
     size_t cap = r->lines_cap ? 2 * r->lines_cap : 1024;
-    cst_line_members *l = realloc(r->lines, cap * sizeof *l);
+    cst_decoded_line *l = realloc(r->lines, cap * sizeof *l);
     if (!l)
       return;
     r->lines = l;
     r->lines_cap = cap;
   }
-  cst_line_members *l = &r->lines[r->nlines];
-  if (!event_rec(r, e, comm, t, &l->r))
+  cst_decoded_line *l = &r->lines[r->nlines];
+  if (len > UINT32_MAX || !event_rec(r, e, comm, t, &l->r))
     return;
-  int n = line_members_of_event(&r->keys, line, len, &r->marks,
-                                r->members + r->nmembers, K_KEY_COUNT);
-  if (n < 0)
-    return;
+  const cs_fmt_marks *m = &r->marks;
   l->off = (size_t)(line - r->text);
-  l->first = r->nmembers;
-  l->n = (uint32_t)n;
+  l->marks = (line_marks){
+      (uint32_t)(m->start - line), (uint32_t)(m->stop - line),
+      (uint32_t)(m->duration - line), (uint32_t)(m->details - line),
+      m->states ? (uint32_t)(m->states - line) : 0};
   r->nlines++;
-  r->nmembers += (size_t)n;
 }
 
 static int read_event(cst_records *r, cs_cx *cx) {
@@ -404,7 +392,7 @@ static int read_event(cst_records *r, cs_cx *cx) {
   char *line = r->text + r->text_len;
   char *end = cs_fmt_event(&r->fmt, line, &e, comm, &t);
   r->fmt.default_abi = abi;
-  keep_members(r, line, (size_t)(end - line), &e, comm, &t);
+  keep_decoded(r, line, (size_t)(end - line), &e, comm, &t);
   *end++ = '\n';
   r->text_len = (size_t)(end - r->text);
   return 0;
@@ -514,7 +502,7 @@ static int walk_records(cst_records *r, size_t want) {
 int cst_records_more(cst_records *r, size_t want, const char **text,
                      size_t *text_len) {
   r->text_len = 0;
-  r->nlines = r->nmembers = 0;
+  r->nlines = 0;
   *text = r->text;
   *text_len = 0;
   if (r->done)
@@ -527,9 +515,8 @@ int cst_records_more(cst_records *r, size_t want, const char **text,
   return 0;
 }
 
-void cst_records_members(const cst_records *r, const cst_line_members **lines,
-                         size_t *nlines, const js_member_at **members) {
+void cst_records_decoded(const cst_records *r, const cst_decoded_line **lines,
+                         size_t *nlines) {
   *lines = r->lines;
   *nlines = r->nlines;
-  *members = r->members;
 }

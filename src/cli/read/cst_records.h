@@ -10,8 +10,9 @@
  * the plugin's own formatters (src/plugin/trace/trace_fmt.c). Line records
  * are copied as they are. Every record's text ends with a newline, so a
  * frame's text is whole lines, made and given out a piece at a time. The
- * event lines come decoded (their top-level members and their record), so
- * that readers need not parse them. One per stream; not thread-safe.
+ * event lines come decoded (their record, and where their nested members
+ * begin), so that readers need not parse them. One per stream; not
+ * thread-safe.
  */
 #ifndef CCLSCOPE_CLI_CST_RECORDS_H
 #define CCLSCOPE_CLI_CST_RECORDS_H
@@ -20,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "read/jsonl_scan.h"
+#include "read/line_members.h"
 #include "read/trace_record.h"
 
 typedef struct cst_records cst_records;
@@ -49,22 +50,21 @@ int cst_records_more(cst_records *r, size_t want, const char **text,
                      size_t *text_len);
 
 /* An event line of the last piece that comes decoded: it starts `off`
- * bytes into the piece's text, its top-level members are members[first,
- * first + n) (line_members.h), as offsets into the line, and `r` is the
- * record rec_decode makes of it (made from the compact record, not from
- * the text; r.line and r.f are left for the reader to set). */
+ * bytes into the piece's text, `r` is the record rec_decode makes of it
+ * (made from the compact record, not from the text; r.line, r.len and r.f
+ * are left for the reader to set), and `marks` say where its nested
+ * members begin (line_members.h: its members are found from them). */
 typedef struct {
   size_t off;
-  size_t first;
-  uint32_t n;
+  line_marks marks;
   rec r;
-} cst_line_members;
+} cst_decoded_line;
 
 /* The event lines of the text the last cst_records_more gave that come
  * decoded, in the order of the text (valid until the next call). The
  * other lines (timing, process, thread, accounting...) have to be
  * parsed. */
-void cst_records_members(const cst_records *r, const cst_line_members **lines,
-                         size_t *nlines, const js_member_at **members);
+void cst_records_decoded(const cst_records *r, const cst_decoded_line **lines,
+                         size_t *nlines);
 
 #endif

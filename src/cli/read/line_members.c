@@ -179,23 +179,27 @@ static bool split(members *m, line_members_keys *keys, js_key *prev,
 }
 
 int line_members_of_event(line_members_keys *keys, const char *line, size_t len,
-                          const cs_fmt_marks *marks, js_member_at *out,
+                          const line_marks *marks, js_member_at *out,
                           uint32_t cap) {
   const char *end = line + len; /* just past the closing brace */
-  if (len < 2 || len > UINT32_MAX || line[0] != '{' || end[-1] != '}')
+  if (len < 2 || len > UINT32_MAX || line[0] != '{' || end[-1] != '}' ||
+      marks->start >= len || marks->stop >= len || marks->duration >= len ||
+      marks->details >= len || marks->states >= len)
     return -1;
   const char *close = end - 1;
   /* The spans between the marks, each starting past its mark's comma
    * (without states, the last is empty). */
-  const char *at[6] = {
-      line + 1,           marks->start + 1,
-      marks->stop + 1,    marks->duration + 1,
-      marks->details + 1, marks->states ? marks->states + 1 : end};
-  const char *to[6] = {marks->start,
-                       marks->stop,
-                       marks->duration,
-                       marks->details,
-                       marks->states ? marks->states : close,
+  const char *at[6] = {line + 1,
+                       line + marks->start + 1,
+                       line + marks->stop + 1,
+                       line + marks->duration + 1,
+                       line + marks->details + 1,
+                       marks->states ? line + marks->states + 1 : end};
+  const char *to[6] = {line + marks->start,
+                       line + marks->stop,
+                       line + marks->duration,
+                       line + marks->details,
+                       marks->states ? line + marks->states : close,
                        close};
   static const bool nested[6] = {false, true, true, false, true, true};
   if (!keys->ready)

@@ -3,16 +3,16 @@
  * src/cli/read/line_members.h — the top-level members of an event line
  * that the plugin's formatter has just made, found without parsing it.
  *
- * Owns: turning a line cs_fmt_event wrote here (valid JSON by
- * construction, no whitespace) and the marks it left (where "start",
- * "stop", "duration", "details" and "states" begin: trace_fmt.h) into the
+ * Owns: turning a line cs_fmt_event wrote (src/plugin/trace/trace_fmt.c:
+ * valid JSON by construction, no whitespace) and the marks it left (where
+ * "start", "stop", "duration", "details" and "states" begin) into the
  * members js_fields_decode would find in it: the same keys in the same
  * order, the same value spans, types and escape flags. The nested values
  * are taken whole between two marks and never scanned; the scalars
  * between marks are split by a short scan that only has to know strings.
- * A binary trace's reader (cst_records.c) hands them along with the line,
- * so that its event lines are not parsed a second time (read_ahead.c:
- * rec_scratch's top_given). Anything unexpected gives no members, and the
+ * A binary trace's event lines come with their marks (cst_records.c), and
+ * the reading threads split them (read_ahead.c), so that no event line of
+ * a binary trace is parsed. Anything unexpected gives no members, and the
  * line is then parsed as any other.
  */
 #ifndef CCLSCOPE_CLI_LINE_MEMBERS_H
@@ -23,7 +23,14 @@
 #include <stdint.h>
 
 #include "read/jsonl_scan.h"
-#include "trace_fmt.h"
+
+/* Where an event line's nested members begin, as offsets into the line
+ * (trace_fmt.h's cs_fmt_marks): the comma before the key of "start",
+ * "stop", "duration" (after stop's value), "details" and "states" (0: the
+ * line has no states). */
+typedef struct {
+  uint32_t start, stop, duration, details, states;
+} line_marks;
 
 /* The key that followed each key last time (the formatter writes the keys
  * of a type in one order): most keys are then known by one comparison.
@@ -39,10 +46,10 @@ typedef struct {
 
 /* The members of event line line[0, len) (without its newline) that
  * cs_fmt_event wrote with `marks`, as offsets into the line, into out[0,
- * cap): their count, or -1 when the line is not as expected (then nothing
- * should be handed on). */
+ * cap): their count, or -1 when the line is not as expected (then it is
+ * to be parsed). */
 int line_members_of_event(line_members_keys *keys, const char *line, size_t len,
-                          const cs_fmt_marks *marks, js_member_at *out,
+                          const line_marks *marks, js_member_at *out,
                           uint32_t cap);
 
 #endif

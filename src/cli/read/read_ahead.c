@@ -15,8 +15,9 @@
  * A binary file (.cst) is read by lines like any other: its codec
  * (trace_codec.h) makes its frames' records text a piece at a time as
  * filling asks for lines, and the decoding of those lines is spread over
- * the threads. Its event lines come decoded: filling copies what they
- * came with, and decoding has nothing left to do for them.
+ * the threads. Its event lines come decoded: filling copies their record
+ * and marks, and decoding finds their members from the marks instead of
+ * parsing them.
  *
  * One lock guards the shared state: which file is being filled, the
  * queues, which chunks are decoded, the free chunks. Threads fill and
@@ -45,8 +46,9 @@ typedef struct {
   size_t error_at;
   bool parsed;
   bool unterminated;
-  bool given; /* it came decoded (tr_file's decoded): decoding has
-                 nothing to do */
+  bool given; /* it came decoded (tr_file's decoded: r is set): decoding
+                 finds its members from `marks` */
+  line_marks marks;
 } ra_line;
 
 typedef struct ra_chunk ra_chunk;
@@ -158,7 +160,7 @@ static size_t members_bound(size_t len) {
  * that runs one of them. Only a line longer than a chunk grows them. */
 static bool append_text(ra_chunk *c, size_t chunk_bytes, const tr_file *tf) {
   bool given = tf->decoded != NULL;
-  size_t room = given ? tf->nmembers : members_bound(tf->line_len);
+  size_t room = members_bound(tf->line_len);
   if (!grow((void **)&c->text, &c->text_cap, c->text_used + tf->line_len + 1, 1,
             chunk_bytes) ||
       !grow((void **)&c->lines, &c->cap_lines, c->nlines + 1, sizeof *c->lines,
@@ -172,12 +174,12 @@ static bool append_text(ra_chunk *c, size_t chunk_bytes, const tr_file *tf) {
   l->line_no = tf->line_no;
   l->unterminated = tf->line_unterminated;
   l->first_member = c->nmembers;
-  l->nmembers = given ? tf->nmembers : 0;
+  l->nmembers = 0;
   l->given = given;
   if (given) {
     l->r = *tf->decoded;
     l->r.len = tf->line_len;
-    memcpy(c->members + c->nmembers, tf->members, room * sizeof *c->members);
+    l->marks = *tf->marks;
   }
   c->nmembers += room;
   memcpy(c->text + c->text_used, tf->line, tf->line_len);
@@ -228,17 +230,24 @@ static void fill_chunk(ra_reader *ra, ra_file *f, ra_chunk *c) {
 
 /* Decode every line of a filled chunk, as rec_decode does, keeping what
  * ra_next replays: the record, and the top-level members as offsets (a
- * line that came decoded has both already). */
+ * line that came decoded has its record: its members are found from its
+ * marks, without parsing it). */
 static void decode_chunk(ra_chunk *c, rec_scratch *s, ra_decoder decode) {
   for (size_t i = 0; i < c->nlines; i++) {
     ra_line *l = &c->lines[i];
     const char *line = c->text + l->off;
     bool parsed;
-    if (l->given) { /* its record and members are there already */
-      l->parsed = true;
-      l->error = NULL;
-      l->error_at = 0;
-      continue;
+    if (l->given) { /* its record is there: its members from its marks */
+      int n = line_members_of_event(&s->keys, line, l->len, &l->marks,
+                                    c->members + l->first_member,
+                                    (uint32_t)members_bound(l->len));
+      if (n >= 0) {
+        l->nmembers = (size_t)n;
+        l->parsed = true;
+        l->error = NULL;
+        l->error_at = 0;
+        continue;
+      }
     }
     if (l->len <= UINT32_MAX) {
       parsed = decode(&l->r, s, line, l->len);
@@ -515,13 +524,9 @@ static int read_direct(ra_reader *ra, ra_file *f, rec_scratch *s, rec *r,
       info->bytes_read = tf->bytes_read;
       info->text_bytes = tf->text_bytes;
       info->error = 0;
-      if (tf->decoded) {
-        rec_take_decoded(r, s, tf->decoded, tf->members, tf->nmembers, tf->line,
-                         tf->line_len);
-        *parsed = true;
-      } else {
-        *parsed = ra->decode(r, s, tf->line, tf->line_len);
-      }
+      *parsed = (tf->decoded && rec_take_decoded(r, s, tf->decoded, tf->marks,
+                                                 tf->line, tf->line_len)) ||
+                ra->decode(r, s, tf->line, tf->line_len);
       return RA_LINE;
     }
     err = got < 0 ? tf->error : 0;

@@ -22,8 +22,9 @@
  *
  * A binary file (.cst) is read by lines too: its codec makes the text of
  * its frames' records a piece at a time (trace_codec.h), and its event
- * lines come decoded (tr_file's decoded and members): filling copies
- * their record and members into the chunk, and decoding skips them.
+ * lines come decoded (tr_file's decoded and marks): filling copies their
+ * record and marks into the chunk, and decoding finds their members from
+ * the marks (line_members.h) instead of parsing them.
  *
  * Memory is bounded: at most `depth` = jobs + 3 chunks per file exist at a
  * time (between RA_DEPTH and RA_DEPTH_MAX, and no more than RA_BUDGET holds

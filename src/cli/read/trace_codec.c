@@ -109,12 +109,11 @@ struct tc_stream {
   bool in_frame;             /* the frame has records not made text yet */
   const unsigned char *text; /* lines of the frame, not yet given out */
   size_t text_len, text_pos;
-  /* the piece's event lines, decoded (cst_records_members): the piece
+  /* the piece's event lines, decoded (cst_records_decoded): the piece
    * starts piece_text bytes into the file's text */
   uint64_t piece_text;
-  const cst_line_members *lines;
+  const cst_decoded_line *lines;
   size_t nlines, line_at;
-  const js_member_at *members;
   bool cst_end; /* no frame follows (the end, or a torn last frame) */
 };
 
@@ -341,7 +340,7 @@ static int cst_next_text(tc_stream *s) {
   s->text_len = len;
   s->text_pos = 0;
   s->piece_text = s->text_out;
-  cst_records_members(s->records, &s->lines, &s->nlines, &s->members);
+  cst_records_decoded(s->records, &s->lines, &s->nlines);
   s->line_at = 0;
   return 0;
 }
@@ -479,7 +478,7 @@ int tc_rewind(tc_stream *s) {
 }
 
 bool tc_line_decoded(tc_stream *s, uint64_t text_off, const rec **r,
-                     const js_member_at **members, uint32_t *n) {
+                     const line_marks **marks) {
   if (s->kind != TC_CST || text_off < s->piece_text)
     return false;
   uint64_t off = text_off - s->piece_text;
@@ -487,10 +486,9 @@ bool tc_line_decoded(tc_stream *s, uint64_t text_off, const rec **r,
     s->line_at++;
   if (s->line_at == s->nlines || s->lines[s->line_at].off != off)
     return false;
-  const cst_line_members *l = &s->lines[s->line_at++];
+  const cst_decoded_line *l = &s->lines[s->line_at++];
   *r = &l->r;
-  *members = s->members + l->first;
-  *n = l->n;
+  *marks = &l->marks;
   return true;
 }
 

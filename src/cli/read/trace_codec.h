@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "read/jsonl_scan.h"
+#include "read/line_members.h"
 #include "read/trace_record.h"
 
 /* TC_CST: the binary container (src/common/cst_format.h), whose frames
@@ -71,12 +71,12 @@ bool tc_torn(const tc_stream *s, tc_torn_info *t);
 
 /* A binary file's event lines come decoded (cst_records.h): the record
  * rec_decode makes of the line that starts `text_off` bytes into the
- * file's text (its line, len and f left unset), and its top-level members
- * as offsets into the line, when it is one of the piece tc_read gives now
- * (valid until the next tc_read). Asked in the order of the text; false
- * for any other line and any other kind of file. */
+ * file's text (its line, len and f left unset) and where its nested
+ * members begin (line_members.h), when it is one of the piece tc_read
+ * gives now (valid until the next tc_read). Asked in the order of the
+ * text; false for any other line and any other kind of file. */
 bool tc_line_decoded(tc_stream *s, uint64_t text_off, const rec **r,
-                     const js_member_at **members, uint32_t *n);
+                     const line_marks **marks);
 
 /* Back to the start of the file (0 or an errno value). */
 int tc_rewind(tc_stream *s);

@@ -477,8 +477,6 @@ int tr_next(tr_file *f) {
     return tr_next_raw(f);
   int got = seed_conv_next(f->seed, f);
   f->decoded = NULL; /* a converted line is not the file's */
-  f->members = NULL;
-  f->nmembers = 0;
   return got;
 }
 
@@ -496,7 +494,7 @@ int tr_next_raw(tr_file *f) {
       f->decoded = NULL;
       if (f->codec && /* the text before buf[0], then this line's place */
           !tc_line_decoded(f->codec, f->text_bytes - f->fill + f->pos,
-                           &f->decoded, &f->members, &f->nmembers))
+                           &f->decoded, &f->marks))
         f->decoded = NULL;
       f->pos += f->line_len + 1;
       f->line_no++;

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "read/jsonl_scan.h"
+#include "read/line_members.h"
 #include "read/trace_record.h"
 
 typedef struct {
@@ -111,12 +111,11 @@ typedef struct tr_file_s {
   bool line_unterminated; /* the file ended without a '\n' after it */
   /* The line decoded, when the file's reader knows it without parsing
    * it (a binary trace's event lines: trace_codec.h): the record
-   * rec_decode makes of it (line, len and f unset) and its top-level
-   * members as offsets into the line; else NULL. Valid until the next
+   * rec_decode makes of it (line, len and f unset) and where its nested
+   * members begin (line_members.h); else NULL. Valid until the next
    * tr_next. */
   const rec *decoded;
-  const js_member_at *members;
-  uint32_t nmembers;
+  const line_marks *marks;
   int error; /* errno of a failed read, else 0 */
   tr_format format;
   struct seed_conv *seed; /* TR_FORMAT_MINIMAL_PROFILER: the converter */

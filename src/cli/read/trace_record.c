@@ -47,18 +47,23 @@ void rec_scratch_init(rec_scratch *s) {
   js_fields_init(&s->point);
   js_fields_init(&s->sub);
   js_fields_init(&s->state);
+  memset(&s->keys, 0, sizeof s->keys);
 }
 
-void rec_take_decoded(rec *r, rec_scratch *s, const rec *given,
-                      const js_member_at *m, uint32_t n, const char *line,
-                      size_t len) {
+bool rec_take_decoded(rec *r, rec_scratch *s, const rec *given,
+                      const line_marks *marks, const char *line, size_t len) {
+  js_member_at m[K_KEY_COUNT];
+  int n = line_members_of_event(&s->keys, line, len, marks, m, K_KEY_COUNT);
+  if (n < 0)
+    return false;
   js_fields_reset(&s->top);
-  for (uint32_t i = 0; i < n; i++)
+  for (int i = 0; i < n; i++)
     js_fields_add_member(&s->top, &m[i], line);
   *r = *given;
   r->line = line;
   r->len = len;
   r->f = &s->top;
+  return true;
 }
 
 static rec_type rec_type_from_json(const js_value *v) {

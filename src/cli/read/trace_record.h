@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "read/jsonl_scan.h"
+#include "read/line_members.h"
 
 typedef enum {
   RT_UNKNOWN = 0, /* a recordType this build does not know (or none) */
@@ -91,6 +92,7 @@ typedef struct {
   js_fields point;
   js_fields sub; /* details, counters, timing sub-objects */
   js_fields state;
+  line_members_keys keys; /* a binary trace's event lines' members */
 } rec_scratch;
 
 typedef struct {
@@ -137,12 +139,12 @@ typedef struct {
 void rec_scratch_init(rec_scratch *s);
 
 /* A line that came decoded (a binary trace's event lines:
- * trace_reader.h): *r becomes `given` for line[0, len), and s->top its
- * top-level members m[0, n) (offsets into the line), as rec_decode would
- * have left them. */
-void rec_take_decoded(rec *r, rec_scratch *s, const rec *given,
-                      const js_member_at *m, uint32_t n, const char *line,
-                      size_t len);
+ * trace_reader.h's decoded and marks): *r becomes `given` for line[0,
+ * len), and s->top its top-level members, found from the marks
+ * (line_members.h), as rec_decode would have left them. False when the
+ * marks do not fit the line (then rec_decode it). */
+bool rec_take_decoded(rec *r, rec_scratch *s, const rec *given,
+                      const line_marks *marks, const char *line, size_t len);
 
 /* Read an RT_ACCOUNTING record's fields. False when one of its numbers is
  * missing or not a number (*a then holds what was read). */
