@@ -339,6 +339,8 @@ static void states_and_links_match_general(void **state) {
       "{\"name\":\"SendWait\",\"id\":9,\"ts\":2.0}]",
       "[{\"id\":9,\"name\":\"SendWait\",\"ts\":1.0,\"transSize\":7}]",
       "[{\"name\":\"SendWait\",\"id\":9,\"ts\":1.0,\"transSize\":-7}]",
+      "[{\"name\":\"SendWait\",\"id\":9,\"ts\":1.0,\"transSize\":-0}]",
+      "[{\"name\":\"SendWait\",\"id\":9,\"ts\":1.0,\"transSize\":007}]",
       "[{\"name\":\"SendWait\",\"id\":9,\"ts\":1.0,\"transSize\":1.5}]",
       "[{\"name\":\"SendWait\",\"id\":9,\"ts\":1.0,"
       "\"transSize\":18446744073709551615}]",
@@ -415,6 +417,12 @@ static void states_and_links_match_general(void **state) {
           if (has_ts)
             assert_int_equal(got.ts, ts);
           assert_int_equal(got.size, size);
+          const js_value *sv2 = js_get(&want_f, K_transSize);
+          assert_int_equal(got.size_value.type, sv2 ? sv2->type : JS_NONE);
+          if (sv2) {
+            assert_ptr_equal(got.size_value.ptr, sv2->ptr);
+            assert_int_equal(got.size_value.len, sv2->len);
+          }
           const js_value *name = js_get(&want_f, K_name);
           assert_int_equal(got.name.type, name ? name->type : JS_NONE);
           if (name) {

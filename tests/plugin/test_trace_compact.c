@@ -813,6 +813,88 @@ static void test_overlong_context_name_refused(void **state_) {
   test_remove_tree(dir);
 }
 
+/* A context described twice in one frame with other communicator info
+ * (a file the plugin does not write): the formatter keeps the text of the
+ * first for the context's later lines, so those lines must not come
+ * decoded from the record, which has the second; every line that does
+ * come decoded is what parsing it gives. */
+static void add_context_record(crafted *k, uint32_t serial, uint64_t comm_id) {
+  cs_fmt_comm m = {.has_comm_info = true,
+                   .comm_id = comm_id,
+                   .abi = 6,
+                   .device = 0,
+                   .comm_name = "c"};
+  cs_cx c = crafted_body(k);
+  cs_cx_context(&c, &serial, &m);
+  crafted_add(k, CST_REC_CONTEXT, &c);
+}
+
+static void add_event_record(crafted *k, cs_event *e, uint64_t id,
+                             uint32_t ctx) {
+  base(e, CS_EV_COLL, id, ctx);
+  cs_fmt_times t = {.start_ns = INT64_C(1700000000000000000) + (int64_t)id,
+                    .end_ns = INT64_C(1700000000000001000)};
+  cs_cx_event_extra x = {.times = &t, .abi = 6};
+  cs_cx c = crafted_body(k);
+  cs_cx_event(&c, e, &x);
+  crafted_add(k, CST_REC_EVENT, &c);
+}
+
+static void test_context_described_again(void **state_) {
+  (void)state_;
+  char dir[4096], path[4200];
+  test_make_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/again.cst", dir);
+  crafted *k = crafted_new();
+  crafted_writer(k);
+  cs_event *e = calloc(1, sizeof *e);
+  assert_non_null(e);
+  add_context_record(k, 3, 0xa);
+  add_event_record(k, e, 0x101, 3);
+  add_context_record(k, 3, 0xb); /* the same context, other info */
+  add_event_record(k, e, 0x102, 3);
+  add_context_record(k, 4, 0xc);
+  add_event_record(k, e, 0x103, 4);
+  crafted_write(k, path);
+  tr_file f;
+  assert_int_equal(tr_open(&f, path, 4096), 0);
+  rec_scratch *parsed = malloc(sizeof *parsed);
+  rec_scratch *given = malloc(sizeof *given);
+  assert_non_null(parsed);
+  assert_non_null(given);
+  rec_scratch_init(parsed);
+  rec_scratch_init(given);
+  bool decoded[3] = {false, false, false};
+  uint64_t comm[3] = {0, 0, 0};
+  int lines = 0;
+  while (tr_next(&f) == 1) {
+    rec want, got;
+    assert_true(rec_decode(&want, parsed, f.line, f.line_len));
+    assert_true(lines < 3);
+    decoded[lines] = f.decoded != NULL;
+    comm[lines++] = want.comm_id;
+    if (!f.decoded)
+      continue;
+    assert_true(
+        rec_take_decoded(&got, given, f.decoded, f.marks, f.line, f.line_len));
+    assert_int_equal(got.has_comm, want.has_comm);
+    assert_int_equal(got.comm_id, want.comm_id);
+    assert_int_equal(got.id, want.id);
+  }
+  assert_int_equal(lines, 3);
+  assert_int_equal(comm[1], 0xa); /* the text keeps the first description */
+  assert_true(decoded[0]);
+  assert_false(decoded[1]);
+  assert_true(decoded[2]);
+  assert_int_equal(comm[2], 0xc);
+  tr_close(&f);
+  free(parsed);
+  free(given);
+  free(e);
+  crafted_free(k);
+  test_remove_tree(dir);
+}
+
 /* A reclaim reason far longer than the plugin's (escaped, more than the
  * reader's first 1 MiB of text): formatted whole, its room counted. */
 static void test_long_reclaim_reason_formatted(void **state_) {
@@ -1109,6 +1191,7 @@ int main(void) {
       cmocka_unit_test(test_buffer_grows_inside_a_record),
       cmocka_unit_test(test_overlong_context_name_refused),
       cmocka_unit_test(test_long_reclaim_reason_formatted),
+      cmocka_unit_test(test_context_described_again),
       cmocka_unit_test(test_version_1_still_read),
       cmocka_unit_test(test_gpu_timers_as_differences),
       cmocka_unit_test(test_binary_accounting_in_place),

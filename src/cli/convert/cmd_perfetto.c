@@ -228,8 +228,8 @@ static uint64_t send_step_bytes(const rec *r, rec_scratch *sc) {
   if (!rec_states_begin(&it, r, &sc->state))
     return 0;
   while (rec_states_next(&it, &e))
-    if (e.has_id && e.id == 9 && e.has_size)
-      bytes = e.size;
+    if (e.has_id && e.id == 9)
+      js_to_u64(&e.size_value, &bytes); /* as before: absent leaves it */
   return bytes;
 }
 

@@ -29,6 +29,10 @@ typedef struct {
   uint32_t serial;
   cs_fmt_comm comm; /* comm_name points at name */
   char *name;
+  /* described again in the frame with other communicator info (a file
+   * the plugin does not write): the formatter may keep the first's text,
+   * so its events' lines are parsed rather than decoded from the record */
+  bool redescribed;
 } ctx_entry;
 
 struct cst_records {
@@ -191,11 +195,16 @@ static bool states_room(cs_cx *cx, uint32_t n, cs_state_rec **states,
 }
 
 /* Context `ctx` as the frame described it (NULL: not described). */
-static const cs_fmt_comm *lookup_comm(const cst_records *r, uint32_t ctx) {
+static const ctx_entry *lookup_ctx(const cst_records *r, uint32_t ctx) {
   for (uint32_t i = 0; i < r->nctxs; i++)
     if (r->ctxs[i].serial == ctx)
-      return &r->ctxs[i].comm;
+      return &r->ctxs[i];
   return NULL;
+}
+
+static const cs_fmt_comm *lookup_comm(const cst_records *r, uint32_t ctx) {
+  const ctx_entry *e = lookup_ctx(r, ctx);
+  return e ? &e->comm : NULL;
 }
 
 /* Room for `n` more bytes of text. */
@@ -267,6 +276,10 @@ static int read_context(cst_records *r, cs_cx *cx) {
     }
     e = &r->ctxs[r->nctxs++];
     e->name = NULL;
+    e->redescribed = false;
+  } else if (e->comm.has_comm_info != m.has_comm_info ||
+             e->comm.comm_id != m.comm_id) {
+    e->redescribed = true;
   }
   free(e->name);
   e->serial = serial;
@@ -388,11 +401,13 @@ static int read_event(cst_records *r, cs_cx *cx) {
   int abi = r->fmt.default_abi;
   if (x.ctx_missing)
     r->fmt.default_abi = x.abi;
-  const cs_fmt_comm *comm = x.ctx_missing ? NULL : lookup_comm(r, e.ctx);
+  const ctx_entry *ce = x.ctx_missing ? NULL : lookup_ctx(r, e.ctx);
+  const cs_fmt_comm *comm = ce ? &ce->comm : NULL;
   char *line = r->text + r->text_len;
   char *end = cs_fmt_event(&r->fmt, line, &e, comm, &t);
   r->fmt.default_abi = abi;
-  keep_decoded(r, line, (size_t)(end - line), &e, comm, &t);
+  if (!ce || !ce->redescribed)
+    keep_decoded(r, line, (size_t)(end - line), &e, comm, &t);
   *end++ = '\n';
   r->text_len = (size_t)(end - r->text);
   return 0;

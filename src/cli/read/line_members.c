@@ -101,13 +101,15 @@ static inline unsigned before_quote_or_backslash(uint64_t x) {
 
 /* The closing quote of the string whose first byte is at s, or NULL;
  * *escaped when a backslash is inside. Eight bytes at a time while the
- * line has them (reading past `end` but within the line is harmless). */
+ * line has them (reading past `end` but within the line is harmless) on a
+ * little-endian machine, a byte at a time elsewhere. */
 static const char *string_end(const char *s, const char *end,
                               const char *line_end, bool *escaped) {
   *escaped = false;
   const char *p = s;
   while (p < end) {
-    if (line_end - p >= 8) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (line_end - p >= 8) { /* the first byte in the lowest bits */
       uint64_t x;
       memcpy(&x, p, 8);
       unsigned k = before_quote_or_backslash(x);
@@ -115,6 +117,7 @@ static const char *string_end(const char *s, const char *end,
       if (k == 8)
         continue;
     }
+#endif
     if (p >= end)
       break;
     if (*p == '"')

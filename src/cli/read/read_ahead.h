@@ -105,7 +105,10 @@ ra_reader *ra_open_sized(char *const *paths, size_t n, unsigned jobs,
 typedef bool (*ra_decoder)(rec *r, rec_scratch *s, const char *line,
                            size_t len);
 
-/* ra_open decoding each line with `decode` instead of rec_decode. */
+/* ra_open decoding each line with `decode` instead of rec_decode. A
+ * binary trace's event lines come decoded whatever `decode` is: their
+ * record is rec_decode's, all of whose fields the other decoders'
+ * callers may read (rec_start_time, rec_write_time give the same). */
 ra_reader *ra_open_decoding(char *const *paths, size_t n, unsigned jobs,
                             ra_decoder decode);
 

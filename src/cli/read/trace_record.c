@@ -223,8 +223,13 @@ static bool state_as_written(const char **p, const char *end, rec_state *out) {
     return false;
   int64_t size = 0;
   out->has_size = literal(&q, end, ",\"transSize\":", 13);
-  if (out->has_size && (!plain_integer(&q, end, &size) || size < 0))
-    return false;
+  const char *digits = q;
+  if (out->has_size &&
+      (!plain_integer(&q, end, &size) || size < 0 || *digits == '-'))
+    return false; /* "-0" too: js_to_u64 refuses a sign */
+  out->size_value =
+      out->has_size ? (js_value){digits, (size_t)(q - digits), JS_NUMBER, false}
+                    : (js_value){NULL, 0, JS_NONE, false};
   if (q == end || *q != '}')
     return false;
   out->size = (uint64_t)size;
@@ -257,8 +262,10 @@ bool rec_states_next(rec_states_iter *it, rec_state *out) {
     out->name = name ? *name : (js_value){NULL, 0, JS_NONE, false};
     out->has_id = js_to_i64(js_get(f, K_id), &out->id);
     out->has_ts = js_to_ns(js_get(f, K_ts), &out->ts);
+    const js_value *size = js_get(f, K_transSize);
+    out->size_value = size ? *size : (js_value){NULL, 0, JS_NONE, false};
     out->size = 0;
-    out->has_size = js_to_u64(js_get(f, K_transSize), &out->size);
+    out->has_size = js_to_u64(size, &out->size);
     return true;
   }
 }

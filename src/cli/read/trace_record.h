@@ -175,7 +175,8 @@ typedef struct {
   bool has_ts;
   int64_t ts; /* ns since the epoch */
   bool has_size;
-  uint64_t size; /* "transSize" */
+  uint64_t size;       /* "transSize", as js_to_u64 leaves it */
+  js_value size_value; /* "transSize" as written (JS_NONE when absent) */
 } rec_state;
 
 /* The entries of an event's "states", one at a time. The plugin writes
