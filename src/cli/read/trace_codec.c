@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -397,7 +398,11 @@ static int cst_next_frame(tc_stream *s) {
   return e;
 }
 
-static ssize_t cst_read(tc_stream *s, char *buf, size_t len, int *err) {
+/* Up to `len` bytes of the current piece's text, made if none is left:
+ * *text points at them (valid until the next piece is made); 0 at the
+ * end, -1 on an error (*err). */
+static ssize_t cst_take_text(tc_stream *s, size_t len, const char **text,
+                             int *err) {
   while (s->text_pos == s->text_len) {
     if (!s->in_frame && s->cst_end)
       return 0;
@@ -410,10 +415,22 @@ static ssize_t cst_read(tc_stream *s, char *buf, size_t len, int *err) {
   size_t k = s->text_len - s->text_pos;
   if (k > len)
     k = len;
-  memcpy(buf, s->text + s->text_pos, k);
+  *text = (const char *)s->text + s->text_pos;
   s->text_pos += k;
   s->text_out += k;
   return (ssize_t)k;
+}
+
+static ssize_t cst_read(tc_stream *s, char *buf, size_t len, int *err) {
+  const char *text;
+  ssize_t k = cst_take_text(s, len, &text, err);
+  if (k > 0)
+    memcpy(buf, text, (size_t)k);
+  return k;
+}
+
+ssize_t tc_read_piece(tc_stream *s, const char **text, int *err) {
+  return cst_take_text(s, SIZE_MAX, text, err);
 }
 
 ssize_t tc_read(tc_stream *s, char *buf, size_t len, int *err) {

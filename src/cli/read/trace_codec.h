@@ -54,6 +54,12 @@ int tc_open(tc_stream **out, tc_kind kind, int fd);
  * (*err: an errno value or TC_ERR_CORRUPT). */
 ssize_t tc_read(tc_stream *s, char *buf, size_t len, int *err);
 
+/* A binary file's (TC_CST) text without a copy: the rest of the piece
+ * its records were last made into (whole lines), or the next piece; *text
+ * is valid until the next call. Bytes > 0, 0 at the end, -1 on an error
+ * (*err), as tc_read. Not for the other kinds. */
+ssize_t tc_read_piece(tc_stream *s, const char **text, int *err);
+
 /* Bytes read from the file so far (progress). */
 uint64_t tc_file_bytes(const tc_stream *s);
 

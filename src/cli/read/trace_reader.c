@@ -321,6 +321,9 @@ int tr_rewind(tr_file *f) {
   f->line_len = 0;
   f->line_unterminated = false;
   f->decoded = NULL;
+  f->piece = NULL;
+  f->piece_len = f->piece_pos = 0;
+  f->piece_text = 0;
   f->error = 0;
   return 0;
 }
@@ -345,6 +348,7 @@ static int open_codec(tr_file *f) {
   tc_kind kind = tc_sniff(head, (size_t)n);
   if (kind == TC_PLAIN)
     return 0;
+  f->by_pieces = kind == TC_CST;
   return tc_open(&f->codec, kind, f->fd);
 }
 
@@ -364,7 +368,8 @@ static int open_file(tr_file *f, const char *path, size_t bufsize,
     tr_close(f);
     return codec_err;
   }
-  f->cap = bufsize < 4096 ? 4096 : bufsize;
+  /* a binary file's lines are read in place (next_piece_line) */
+  f->cap = bufsize < 4096 || f->by_pieces ? 4096 : bufsize;
   f->buf = malloc(f->cap);
   if (!f->buf) {
     close(f->fd);
@@ -480,7 +485,46 @@ int tr_next(tr_file *f) {
   return got;
 }
 
+/* tr_next_raw for a binary file: its next line where the codec made it
+ * (a piece is whole lines), with what the codec knows of it decoded. */
+static int next_piece_line(tr_file *f) {
+  while (f->piece_pos == f->piece_len) {
+    int err = 0;
+    const char *text;
+    ssize_t n = tc_read_piece(f->codec, &text, &err);
+    f->bytes_read = tc_file_bytes(f->codec);
+    if (n < 0) {
+      f->error = err;
+      return -1;
+    }
+    if (n == 0) {
+      f->eof = true;
+      say_torn(f);
+      return 0;
+    }
+    f->piece = text;
+    f->piece_len = (size_t)n;
+    f->piece_pos = 0;
+    f->piece_text = f->text_bytes;
+    f->text_bytes += (uint64_t)n;
+  }
+  const char *start = f->piece + f->piece_pos;
+  size_t avail = f->piece_len - f->piece_pos;
+  const char *nl = memchr(start, '\n', avail);
+  f->line = start;
+  f->line_len = nl ? (size_t)(nl - start) : avail;
+  f->line_unterminated = nl == NULL;
+  if (!nl || !tc_line_decoded(f->codec, f->piece_text + f->piece_pos,
+                              &f->decoded, &f->marks))
+    f->decoded = NULL;
+  f->piece_pos += f->line_len + (nl != NULL);
+  f->line_no++;
+  return 1;
+}
+
 int tr_next_raw(tr_file *f) {
+  if (f->by_pieces)
+    return next_piece_line(f);
   size_t scanned = 0; /* bytes after pos already known to hold no '\n' */
   for (;;) {
     char *start = f->buf + f->pos;
@@ -491,11 +535,7 @@ int tr_next_raw(tr_file *f) {
       f->line = start;
       f->line_len = (size_t)(nl - start);
       f->line_unterminated = false;
-      f->decoded = NULL;
-      if (f->codec && /* the text before buf[0], then this line's place */
-          !tc_line_decoded(f->codec, f->text_bytes - f->fill + f->pos,
-                           &f->decoded, &f->marks))
-        f->decoded = NULL;
+      f->decoded = NULL; /* only a binary file's lines come decoded */
       f->pos += f->line_len + 1;
       f->line_no++;
       return 1;
