@@ -4,8 +4,10 @@
  * formatter's marks (see line_members.h).
  *
  * Every value between two marks is short (a key's name, a number, a hex
- * id, a type's name), so it is walked byte by byte: a library call per
- * value would cost more than the value.
+ * id, a type's name), so it is walked in place: a key is compared with
+ * the one expected as one 8-byte word, a string is searched for its end
+ * eight bytes at a time, a number byte by byte; a library call per value
+ * would cost more than the value.
  */
 #include "read/line_members.h"
 
@@ -39,6 +41,8 @@ static inline bool add(members *m, js_key key, const char *v, size_t len,
   return true;
 }
 
+/* Each key's length, and its first 8 bytes as a word with the mask of
+ * those that are its name (a shorter name's other bytes masked out). */
 static void keys_ready(line_members_keys *keys) {
   for (int k = 1; k < K_KEY_COUNT; k++) {
     size_t n = js_key_length((js_key)k);
