@@ -518,6 +518,14 @@ static void points_equal(const rec_point *a, const rec_point *b) {
   assert_int_equal(a->tid, b->tid);
 }
 
+/* A reader's scratch, ready (the caller frees it). */
+static rec_scratch *new_scratch(void) {
+  rec_scratch *s = malloc(sizeof *s);
+  assert_non_null(s);
+  rec_scratch_init(s);
+  return s;
+}
+
 /* Every event line of binary file `path`, read with a read buffer of
  * `bufsize` bytes, comes decoded (tr_file's decoded and marks): the
  * members found from its marks are those parsing the line finds, in
@@ -526,12 +534,7 @@ static void points_equal(const rec_point *a, const rec_point *b) {
 static size_t members_as_parsed(const char *path, size_t bufsize) {
   tr_file f;
   assert_int_equal(tr_open(&f, path, bufsize), 0);
-  rec_scratch *parsed = malloc(sizeof *parsed);
-  rec_scratch *given = malloc(sizeof *given);
-  assert_non_null(parsed);
-  assert_non_null(given);
-  rec_scratch_init(parsed);
-  rec_scratch_init(given);
+  rec_scratch *parsed = new_scratch(), *given = new_scratch();
   size_t with = 0;
   while (tr_next(&f) == 1) {
     rec want, got;
@@ -777,15 +780,24 @@ static void crafted_writer(crafted *k) {
   crafted_add(k, CST_REC_WRITER, &c);
 }
 
+/* A crafted file named `name` in a new folder (dir, path), begun with
+ * its frame's writer record. */
+static crafted *crafted_begin(char *dir, size_t dir_cap, char *path,
+                              size_t path_cap, const char *name) {
+  test_make_tmpdir(dir, dir_cap);
+  snprintf(path, path_cap, "%s/%s", dir, name);
+  crafted *k = crafted_new();
+  crafted_writer(k);
+  return k;
+}
+
 /* A context whose name is longer than any the plugin has: the file is
  * refused as corrupt, not formatted past the line's room. */
 static void test_overlong_context_name_refused(void **state_) {
   (void)state_;
   char dir[4096], path[4200];
-  test_make_tmpdir(dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/long_name.cst", dir);
-  crafted *k = crafted_new();
-  crafted_writer(k);
+  crafted *k =
+      crafted_begin(dir, sizeof dir, path, sizeof path, "long_name.cst");
   char name[5000];
   memset(name, '"', sizeof name - 1); /* each one escaped: 2 bytes */
   name[sizeof name - 1] = '\0';
@@ -843,10 +855,7 @@ static void add_event_record(crafted *k, cs_event *e, uint64_t id,
 static void test_context_described_again(void **state_) {
   (void)state_;
   char dir[4096], path[4200];
-  test_make_tmpdir(dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/again.cst", dir);
-  crafted *k = crafted_new();
-  crafted_writer(k);
+  crafted *k = crafted_begin(dir, sizeof dir, path, sizeof path, "again.cst");
   cs_event *e = calloc(1, sizeof *e);
   assert_non_null(e);
   add_context_record(k, 3, 0xa);
@@ -858,12 +867,7 @@ static void test_context_described_again(void **state_) {
   crafted_write(k, path);
   tr_file f;
   assert_int_equal(tr_open(&f, path, 4096), 0);
-  rec_scratch *parsed = malloc(sizeof *parsed);
-  rec_scratch *given = malloc(sizeof *given);
-  assert_non_null(parsed);
-  assert_non_null(given);
-  rec_scratch_init(parsed);
-  rec_scratch_init(given);
+  rec_scratch *parsed = new_scratch(), *given = new_scratch();
   bool decoded[3] = {false, false, false};
   uint64_t comm[3] = {0, 0, 0};
   int lines = 0;
@@ -900,10 +904,8 @@ static void test_context_described_again(void **state_) {
 static void test_long_reclaim_reason_formatted(void **state_) {
   (void)state_;
   char dir[4096], path[4200];
-  test_make_tmpdir(dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/long_reason.cst", dir);
-  crafted *k = crafted_new();
-  crafted_writer(k);
+  crafted *k =
+      crafted_begin(dir, sizeof dir, path, sizeof path, "long_reason.cst");
   size_t reason_len = 600000;
   char *reason = malloc(reason_len + 1);
   assert_non_null(reason);
@@ -944,10 +946,7 @@ static void test_long_reclaim_reason_formatted(void **state_) {
 static void test_gpu_timers_as_differences(void **state_) {
   (void)state_;
   char dir[4096], path[4200];
-  test_make_tmpdir(dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/ptimers.cst", dir);
-  crafted *k = crafted_new();
-  crafted_writer(k);
+  crafted *k = crafted_begin(dir, sizeof dir, path, sizeof path, "ptimers.cst");
   cs_event *e = calloc(1, sizeof *e);
   assert_non_null(e);
   base(e, CS_EV_KERNEL_PHASE, 0x42, 0);
