@@ -110,9 +110,8 @@ struct tc_stream {
   bool in_frame;             /* the frame has records not made text yet */
   const unsigned char *text; /* lines of the frame, not yet given out */
   size_t text_len, text_pos;
-  /* the piece's event lines, decoded (cst_records_decoded): the piece
-   * starts piece_text bytes into the file's text */
-  uint64_t piece_text;
+  /* the piece's event lines, decoded (cst_records_decoded), by their
+   * offset in s->text */
   const cst_decoded_line *lines;
   size_t nlines, line_at;
   bool cst_end; /* no frame follows (the end, or a torn last frame) */
@@ -340,9 +339,7 @@ static int cst_next_text(tc_stream *s) {
   s->text = (const unsigned char *)text;
   s->text_len = len;
   s->text_pos = 0;
-  s->piece_text = s->text_out;
   cst_records_decoded(s->records, &s->lines, &s->nlines);
-  s->line_at = 0;
   return 0;
 }
 
@@ -494,11 +491,12 @@ int tc_rewind(tc_stream *s) {
   return 0;
 }
 
-bool tc_line_decoded(tc_stream *s, uint64_t text_off, const rec **r,
+bool tc_line_decoded(tc_stream *s, const char *line, const rec **r,
                      const line_marks **marks) {
-  if (s->kind != TC_CST || text_off < s->piece_text)
+  const char *text = (const char *)s->text;
+  if (s->kind != TC_CST || !text || line < text || line >= text + s->text_len)
     return false;
-  uint64_t off = text_off - s->piece_text;
+  size_t off = (size_t)(line - text);
   while (s->line_at < s->nlines && s->lines[s->line_at].off < off)
     s->line_at++;
   if (s->line_at == s->nlines || s->lines[s->line_at].off != off)

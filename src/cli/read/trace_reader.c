@@ -323,7 +323,6 @@ int tr_rewind(tr_file *f) {
   f->decoded = NULL;
   f->piece = NULL;
   f->piece_len = f->piece_pos = 0;
-  f->piece_text = 0;
   f->error = 0;
   return 0;
 }
@@ -505,7 +504,6 @@ static int next_piece_line(tr_file *f) {
     f->piece = text;
     f->piece_len = (size_t)n;
     f->piece_pos = 0;
-    f->piece_text = f->text_bytes;
     f->text_bytes += (uint64_t)n;
   }
   const char *start = f->piece + f->piece_pos;
@@ -514,8 +512,7 @@ static int next_piece_line(tr_file *f) {
   f->line = start;
   f->line_len = nl ? (size_t)(nl - start) : avail;
   f->line_unterminated = nl == NULL;
-  if (!nl || !tc_line_decoded(f->codec, f->piece_text + f->piece_pos,
-                              &f->decoded, &f->marks))
+  if (!nl || !tc_line_decoded(f->codec, start, &f->decoded, &f->marks))
     f->decoded = NULL;
   f->piece_pos += f->line_len + (nl != NULL);
   f->line_no++;

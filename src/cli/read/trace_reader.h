@@ -106,12 +106,11 @@ typedef struct tr_file_s {
   uint64_t text_bytes;     /* of text so far (bytes_read unless compressed) */
   struct tc_stream *codec; /* compressed: the decompressing reader */
   /* a binary file: its lines are taken from the codec's pieces of text
-   * in place (tc_read_piece), not copied into buf; the current piece,
-   * what of it is read, and where it starts in the file's text */
+   * in place (tc_read_piece), not copied into buf; the current piece and
+   * what of it is read */
   bool by_pieces;
   const char *piece;
   size_t piece_len, piece_pos;
-  uint64_t piece_text;
   /* the line last returned, without its '\n' */
   const char *line;
   size_t line_len;
