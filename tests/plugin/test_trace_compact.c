@@ -526,12 +526,57 @@ static rec_scratch *new_scratch(void) {
   return s;
 }
 
+/* Marks that do not fit line[0, len) give no members: each mutation of
+ * `marks` (the line's own) that makes them wrong is refused. */
+static void wrong_marks_refused(const char *line, size_t len,
+                                const line_marks *marks) {
+  js_member_at out[LINE_MARKS_MAX];
+  uint32_t n = marks->n;
+  assert_int_equal(line_members_of_event(line, len, marks, out, n), (int)n);
+  assert_int_equal(line_members_of_event(line, len, marks, out, n - 1), -1);
+  line_marks m = *marks;
+  m.n = 0;
+  assert_int_equal(line_members_of_event(line, len, &m, out, n), -1);
+  m = *marks;
+  m.at[0] = 2;
+  assert_int_equal(line_members_of_event(line, len, &m, out, n), -1);
+  for (uint32_t i = 0; i < n; i++) {
+    m = *marks;
+    m.key[i] = CS_FK_COUNT;
+    assert_int_equal(line_members_of_event(line, len, &m, out, n), -1);
+    m = *marks; /* a key of another length: its value would not start */
+    m.key[i] = m.key[i] == CS_FK_ID ? CS_FK_DETAILS : CS_FK_ID;
+    assert_int_equal(line_members_of_event(line, len, &m, out, n), -1);
+    if (i == 0)
+      continue;
+    for (int shift = -1; shift <= 1; shift += 2) {
+      m = *marks;
+      m.at[i] += (uint32_t)shift;
+      assert_int_equal(line_members_of_event(line, len, &m, out, n), -1);
+    }
+  }
+}
+
+/* Each formatter key is the scanner's key of the same name. */
+static void test_formatter_keys_named_as_scanned(void **state_) {
+  (void)state_;
+  for (int k = 0; k < CS_FK_COUNT; k++) {
+    js_key key = line_members_key((unsigned)k);
+    assert_int_not_equal(key, K_UNKNOWN);
+    assert_string_equal(js_key_name(key), cs_fmt_key_name((cs_fmt_key)k));
+  }
+  assert_int_equal(line_members_key(CS_FK_COUNT), K_UNKNOWN);
+  assert_null(cs_fmt_key_name(CS_FK_COUNT));
+}
+
 /* Every event line of binary file `path`, read with a read buffer of
  * `bufsize` bytes, comes decoded (tr_file's decoded and marks): the
  * members found from its marks are those parsing the line finds, in
  * their order, and its record is the one parsing makes. The other lines
- * come undecoded. Returns how many lines came decoded. */
-static size_t members_as_parsed(const char *path, size_t bufsize) {
+ * come undecoded. Returns how many lines came decoded; *keys_seen gains
+ * a bit for each formatter key (cs_fmt_key) their marks named. */
+static size_t members_as_parsed(const char *path, size_t bufsize,
+                                uint32_t *keys_seen) {
   tr_file f;
   assert_int_equal(tr_open(&f, path, bufsize), 0);
   rec_scratch *parsed = new_scratch(), *given = new_scratch();
@@ -546,6 +591,10 @@ static size_t members_as_parsed(const char *path, size_t bufsize) {
     if (!f.decoded)
       continue;
     with++;
+    for (uint32_t i = 0; i < f.marks->n; i++)
+      *keys_seen |= 1u << f.marks->key[i];
+    if (with % 7 == 1) /* some of every kind, as the file mixes them */
+      wrong_marks_refused(f.line, f.line_len, f.marks);
     assert_true(
         rec_take_decoded(&got, given, f.decoded, f.marks, f.line, f.line_len));
     assert_int_equal(given->top.nfound, parsed->top.nfound);
@@ -631,10 +680,15 @@ static void round_trip(cs_host_kind host, const char *huge) {
     for (size_t at = 0; at < got_len; at++)
       events += (at == 0 || got[at - 1] == '\n') &&
                 strncmp(got + at, "{\"recordType\":\"event\"", 21) == 0;
-    size_t with = members_as_parsed(cst[i], 4096);
+    uint32_t keys_seen = 0;
+    size_t with = members_as_parsed(cst[i], 4096, &keys_seen);
     assert_true(events > 20);
     assert_int_equal(with, events);
-    assert_int_equal(members_as_parsed(cst[i], 1 << 20), with);
+    assert_int_equal(members_as_parsed(cst[i], 1 << 20, &keys_seen), with);
+    /* every key the formatter writes was among them */
+    for (int k = 0; k < CS_FK_COUNT; k++)
+      if (!(keys_seen & (1u << k)))
+        fail_msg("no decoded line has \"%s\"", cs_fmt_key_name(k));
     if (got_len != want_len || memcmp(got, want, want_len) != 0) {
       size_t at = 0;
       while (at < got_len && at < want_len && got[at] == want[at])
@@ -1185,6 +1239,7 @@ static void test_version_1_still_read(void **state_) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_formatter_keys_named_as_scanned),
       cmocka_unit_test(test_nccl_binary_reads_as_jsonl),
       cmocka_unit_test(test_rccl_binary_reads_as_jsonl),
       cmocka_unit_test(test_buffer_grows_inside_a_record),

@@ -56,8 +56,8 @@ struct cst_records {
   size_t text_len, text_cap;
   bool oom;
   /* the event lines among them, decoded (cst_records_decoded), and where
-   * the formatter says the nested members of the last one begin */
-  cs_fmt_marks marks;
+   * the formatter says the members of the last one begin */
+  cs_fmt_members members;
   cst_decoded_line *lines;
   size_t nlines, lines_cap;
   /* the frame being read (cst_records_begin): its payload, kept by the
@@ -245,7 +245,6 @@ static int read_writer(cst_records *r, cs_cx *cx) {
   f.run_id = f.run_id ? strdup(f.run_id) : NULL;
   f.hostname = f.hostname ? strdup(f.hostname) : NULL;
   r->fmt = f;
-  r->fmt.marks = &r->marks;
   cs_fmt_init(&r->fmt);
   r->started = true;
   return 0;
@@ -377,12 +376,13 @@ static void keep_decoded(cst_records *r, const char *line, size_t len,
   cst_decoded_line *l = &r->lines[r->nlines];
   if (len > UINT32_MAX || !event_rec(r, e, comm, t, &l->r))
     return;
-  const cs_fmt_marks *m = &r->marks;
+  const cs_fmt_members *m = &r->members;
   l->off = (size_t)(line - r->text);
-  l->marks = (line_marks){
-      (uint32_t)(m->start - line), (uint32_t)(m->stop - line),
-      (uint32_t)(m->duration - line), (uint32_t)(m->details - line),
-      m->states ? (uint32_t)(m->states - line) : 0};
+  l->len = len;
+  l->marks.n = m->n;
+  l->marks.escaped = m->escaped;
+  memcpy(l->marks.key, m->key, m->n);
+  memcpy(l->marks.at, m->at, m->n * sizeof m->at[0]);
   r->nlines++;
 }
 
@@ -404,7 +404,7 @@ static int read_event(cst_records *r, cs_cx *cx) {
   const ctx_entry *ce = x.ctx_missing ? NULL : lookup_ctx(r, e.ctx);
   const cs_fmt_comm *comm = ce ? &ce->comm : NULL;
   char *line = r->text + r->text_len;
-  char *end = cs_fmt_event(&r->fmt, line, &e, comm, &t);
+  char *end = cs_fmt_event_members(&r->fmt, line, &e, comm, &t, &r->members);
   r->fmt.default_abi = abi;
   if (!ce || !ce->redescribed)
     keep_decoded(r, line, (size_t)(end - line), &e, comm, &t);

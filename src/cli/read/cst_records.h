@@ -56,6 +56,7 @@ int cst_records_more(cst_records *r, size_t want, const char **text,
  * members begin (line_members.h: its members are found from them). */
 typedef struct {
   size_t off;
+  size_t len; /* without its newline */
   line_marks marks;
   rec r;
 } cst_decoded_line;

@@ -238,7 +238,7 @@ static void decode_chunk(ra_chunk *c, rec_scratch *s, ra_decoder decode) {
     const char *line = c->text + l->off;
     bool parsed;
     if (l->given) { /* its record is there: its members from its marks */
-      int n = line_members_of_event(&s->keys, line, l->len, &l->marks,
+      int n = line_members_of_event(line, l->len, &l->marks,
                                     c->members + l->first_member,
                                     (uint32_t)members_bound(l->len));
       if (n >= 0) {

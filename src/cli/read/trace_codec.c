@@ -492,7 +492,7 @@ int tc_rewind(tc_stream *s) {
 }
 
 bool tc_line_decoded(tc_stream *s, const char *line, const rec **r,
-                     const line_marks **marks) {
+                     const line_marks **marks, size_t *len) {
   const char *text = (const char *)s->text;
   if (s->kind != TC_CST || !text || line < text || line >= text + s->text_len)
     return false;
@@ -504,6 +504,7 @@ bool tc_line_decoded(tc_stream *s, const char *line, const rec **r,
   const cst_decoded_line *l = &s->lines[s->line_at++];
   *r = &l->r;
   *marks = &l->marks;
+  *len = l->len;
   return true;
 }
 

@@ -77,12 +77,12 @@ bool tc_torn(const tc_stream *s, tc_torn_info *t);
 
 /* A binary file's event lines come decoded (cst_records.h): the record
  * rec_decode makes of `line`, a line of the piece tc_read_piece gave last,
- * where it starts in place (its line, len and f left unset), and where its
- * nested members begin (line_members.h); valid until the next piece.
- * Asked in the order of the piece's lines; false for any other line and
- * any other kind of file. */
+ * where it starts in place (its line, len and f left unset), where its
+ * members begin (line_members.h) and its length without the newline;
+ * valid until the next piece. Asked in the order of the piece's lines;
+ * false for any other line and any other kind of file. */
 bool tc_line_decoded(tc_stream *s, const char *line, const rec **r,
-                     const line_marks **marks);
+                     const line_marks **marks, size_t *len);
 
 /* Back to the start of the file (0 or an errno value). */
 int tc_rewind(tc_stream *s);

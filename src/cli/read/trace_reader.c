@@ -508,12 +508,19 @@ static int next_piece_line(tr_file *f) {
   }
   const char *start = f->piece + f->piece_pos;
   size_t avail = f->piece_len - f->piece_pos;
-  const char *nl = memchr(start, '\n', avail);
+  /* a decoded line's end is known; any other's is searched for */
+  size_t len;
+  const char *nl = NULL;
+  if (tc_line_decoded(f->codec, start, &f->decoded, &f->marks, &len) &&
+      len < avail && start[len] == '\n')
+    nl = start + len;
+  else
+    f->decoded = NULL;
+  if (!nl)
+    nl = memchr(start, '\n', avail);
   f->line = start;
   f->line_len = nl ? (size_t)(nl - start) : avail;
   f->line_unterminated = nl == NULL;
-  if (!nl || !tc_line_decoded(f->codec, start, &f->decoded, &f->marks))
-    f->decoded = NULL;
   f->piece_pos += f->line_len + (nl != NULL);
   f->line_no++;
   return 1;

@@ -47,13 +47,12 @@ void rec_scratch_init(rec_scratch *s) {
   js_fields_init(&s->point);
   js_fields_init(&s->sub);
   js_fields_init(&s->state);
-  memset(&s->keys, 0, sizeof s->keys);
 }
 
 bool rec_take_decoded(rec *r, rec_scratch *s, const rec *given,
                       const line_marks *marks, const char *line, size_t len) {
   js_member_at m[K_KEY_COUNT];
-  int n = line_members_of_event(&s->keys, line, len, marks, m, K_KEY_COUNT);
+  int n = line_members_of_event(line, len, marks, m, K_KEY_COUNT);
   if (n < 0)
     return false;
   js_fields_reset(&s->top);

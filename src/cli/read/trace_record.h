@@ -92,7 +92,6 @@ typedef struct {
   js_fields point;
   js_fields sub; /* details, counters, timing sub-objects */
   js_fields state;
-  line_members_keys keys; /* a binary trace's event lines' members */
 } rec_scratch;
 
 typedef struct {

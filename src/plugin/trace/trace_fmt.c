@@ -59,17 +59,40 @@ ctx_piece_fill(cs_ctx_piece *e, uint32_t ctx, const cs_fmt_comm *c) {
                                       "\"ctx\":%u,\"commId\":null", ctx);
   e->ctx = ctx;
   e->len = (uint8_t)(n > 0 && n < (int)sizeof e->text ? n : 0);
+  const char *comm_id = strstr(e->text, ",\"commId\"");
+  e->comm_id_at = (uint8_t)(comm_id ? comm_id + 1 - e->text : 0);
+}
+
+/* Member `key` begins at `at` (the members a reader asked for; NULL: none,
+ * and then, inlined, nothing is done). */
+FMT_INLINE void member(cs_fmt_members *m, cs_fmt_key key, const char *at) {
+  if (m) {
+    m->key[m->n] = (uint8_t)key;
+    m->at[m->n++] = (uint32_t)(at - m->line);
+  }
+}
+
+/* The string member just written at [at, end) from `s` has an escape in
+ * it: its text is longer than the string and its quotes. */
+FMT_INLINE void string_member_escaped(cs_fmt_members *m, const char *s,
+                                      const char *at, const char *end) {
+  if (m && s && (size_t)(end - at) != strlen(s) + 2)
+    m->escaped |= 1u << (m->n - 1);
 }
 
 /* "ctx":N,"commId":"0x…" for a context, formatted once. Serials are never
  * reused within a session, so a cached piece stays right. */
 FMT_INLINE char *cur_comm(cs_fmt *f, char *p, uint32_t ctx,
-                          const cs_fmt_comm *c) {
-  if (!c)
+                          const cs_fmt_comm *c, cs_fmt_members *m) {
+  member(m, CS_FK_CTX, p);
+  if (!c) {
+    member(m, CS_FK_COMM_ID, p + sizeof "\"ctx\":null," - 1);
     return CS_CUR_LIT(p, "\"ctx\":null,\"commId\":null");
+  }
   cs_ctx_piece *e = &f->pieces.ctxs[ctx % CS_TRACE_CTX_CACHE];
   if (e->ctx != ctx)
     ctx_piece_fill(e, ctx, c);
+  member(m, CS_FK_COMM_ID, p + e->comm_id_at);
   memcpy(p, e->text, sizeof e->text);
   return p + e->len;
 }
@@ -480,23 +503,52 @@ FMT_INLINE char *cur_state(cs_fmt *f, char *p, const cs_state_rec *s, int abi,
 
 /* ---- parents ---- */
 
-static char *cur_parent(char *p, const cs_event *e) {
+/* "parentStatus":…, and "parentHint" or "parentRaw" after it, of a
+ * parent that is not a local event's id (the offsets: where each member
+ * begins in `text`). */
+FMT_INLINE char *cur_parent_status(char *p, const char *text, size_t len,
+                                   size_t raw_at, cs_fmt_key raw_key,
+                                   cs_fmt_members *m) {
+  member(m, CS_FK_PARENT_STATUS, p);
+  if (raw_at)
+    member(m, raw_key, p + raw_at);
+  memcpy(p, text, len);
+  return p + len;
+}
+
+FMT_INLINE char *cur_parent(char *p, const cs_event *e, cs_fmt_members *m) {
+  static const char unknown_hint[] =
+      "\"parentStatus\":\"unknown\",\"parentHint\":";
+  static const char foreign[] = "\"parentStatus\":\"foreign\",\"parentRaw\":";
+  static const char unknown_raw[] =
+      "\"parentStatus\":\"unknown\",\"parentRaw\":";
+  static const char dropped[] = "\"parentStatus\":\"dropped\"";
+  /* where the second member begins in the three texts that have one */
+  const size_t raw_at = sizeof "\"parentStatus\":\"unknown\"," - 1;
+  member(m, CS_FK_PARENT_ID, p);
   p = CS_CUR_LIT(p, "\"parentId\":");
   switch (e->parent_kind) {
   case CS_PARENT_LOCAL:
     if (e->parent_hint) {
-      p = CS_CUR_LIT(p, "null,\"parentStatus\":\"unknown\",\"parentHint\":");
-      return cs_cur_hex(p, e->parent);
+      p = CS_CUR_LIT(p, "null,");
+      p = cur_parent_status(p, unknown_hint, sizeof unknown_hint - 1, raw_at,
+                            CS_FK_PARENT_HINT, m);
     }
     return cs_cur_hex(p, e->parent);
   case CS_PARENT_FOREIGN:
-    p = CS_CUR_LIT(p, "null,\"parentStatus\":\"foreign\",\"parentRaw\":");
+    p = CS_CUR_LIT(p, "null,");
+    p = cur_parent_status(p, foreign, sizeof foreign - 1, raw_at,
+                          CS_FK_PARENT_RAW, m);
     return cs_cur_hex(p, e->parent);
   case CS_PARENT_UNKNOWN:
-    p = CS_CUR_LIT(p, "null,\"parentStatus\":\"unknown\",\"parentRaw\":");
+    p = CS_CUR_LIT(p, "null,");
+    p = cur_parent_status(p, unknown_raw, sizeof unknown_raw - 1, raw_at,
+                          CS_FK_PARENT_RAW, m);
     return cs_cur_hex(p, e->parent);
   case CS_PARENT_DROPPED:
-    return CS_CUR_LIT(p, "null,\"parentStatus\":\"dropped\"");
+    p = CS_CUR_LIT(p, "null,");
+    return cur_parent_status(p, dropped, sizeof dropped - 1, 0,
+                             CS_FK_PARENT_STATUS, m);
   default:
     return CS_CUR_LIT(p, "null");
   }
@@ -504,62 +556,73 @@ static char *cur_parent(char *p, const cs_event *e) {
 
 /* ---- events ---- */
 
-char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
-                   const cs_fmt_comm *comm, const cs_fmt_times *t) {
+/* An event's line, and where its members begin when `m` is not NULL (the
+ * plugin's copy, inlined with NULL, has none of that code). */
+FMT_INLINE char *fmt_event(cs_fmt *f, char *p, const cs_event *e,
+                           const cs_fmt_comm *comm, const cs_fmt_times *t,
+                           cs_fmt_members *m) {
   /* A fixed-size copy (the slot is zero-padded; the line has room). */
   memcpy(p, f->pieces.event_head[e->etype], sizeof f->pieces.event_head[0]);
+  member(m, CS_FK_RECORD_TYPE, p + 1);
+  member(m, CS_FK_TYPE, p + sizeof "{\"recordType\":\"event\"," - 1);
   p += f->pieces.event_head_len[e->etype];
+  member(m, CS_FK_ID, p - (sizeof "\"id\":" - 1));
   p = cs_cur_hex(p, e->id);
   p = cs_cur_char(p, ',');
-  p = cur_parent(p, e);
+  p = cur_parent(p, e, m);
   p = cs_cur_char(p, ',');
-  p = cur_comm(f, p, e->ctx, comm);
+  p = cur_comm(f, p, e->ctx, comm, m);
+  member(m, CS_FK_RANK, p + 1);
   p = CS_CUR_LIT(p, ",\"rank\":");
   p = cs_cur_i64(p, e->rank);
   if (e->foreign_owner) {
+    member(m, CS_FK_IS_PXN, p + 1);
+    member(m, CS_FK_ORIGIN_PID, p + sizeof ",\"isPxn\":true," - 1);
     p = CS_CUR_LIT(p, ",\"isPxn\":true,\"originPid\":");
     p = cs_cur_i64(p, e->origin_pid);
   }
   const char *func = event_func(e);
   if (func) {
+    member(m, CS_FK_FUNC, p + 1);
     p = CS_CUR_LIT(p, ",\"func\":");
+    const char *value = p;
     p = cs_cur_str(p, func);
+    string_member_escaped(m, func, value, p);
   }
-  cs_fmt_marks *marks = f->marks;
-  if (marks)
-    marks->start = p;
+  member(m, CS_FK_START, p + 1);
   p = CS_CUR_LIT(p, ",\"start\":");
   p = cur_endpoint(f, p, t->start_ns, e->start_tid);
-  if (marks)
-    marks->stop = marks->duration = p;
+  member(m, CS_FK_STOP, p + 1);
   if (e->end == CS_END_STOPPED) {
     p = CS_CUR_LIT(p, ",\"stop\":");
     p = cur_endpoint(f, p, t->end_ns, e->stop_tid);
-    if (marks)
-      marks->duration = p;
+    member(m, CS_FK_DURATION, p + 1);
     p = CS_CUR_LIT(p, ",\"duration\":");
     p = cs_cur_ns_as_us(p, t->end_ns - t->start_ns);
+    member(m, CS_FK_END, p + 1);
     p = CS_CUR_LIT(p, ",\"end\":\"stopped\"");
   } else {
+    member(m, CS_FK_DURATION, p + sizeof ",\"stop\":null," - 1);
+    member(m, CS_FK_END, p + sizeof ",\"stop\":null,\"duration\":null," - 1);
     p = CS_CUR_LIT(p, ",\"stop\":null,\"duration\":null,\"end\":");
     if (e->end == CS_END_RECLAIMED) {
+      member(m, CS_FK_RECLAIM_REASON, p + sizeof "\"reclaimed\"," - 1);
       p = CS_CUR_LIT(p, "\"reclaimed\",\"reclaimReason\":");
+      const char *value = p;
       p = cs_cur_str(p, t->reclaim);
+      string_member_escaped(m, t->reclaim, value, p);
     } else {
       p = CS_CUR_LIT(p, "\"inflight\"");
     }
+    member(m, CS_FK_END_TS, p + 1);
     p = CS_CUR_LIT(p, ",\"endTs\":");
     p = cs_cur_epoch_us(p, t->end_ns, &f->pieces.ts);
   }
-  if (marks) {
-    marks->details = p;
-    marks->states = NULL;
-  }
   p = cs_cur_char(p, ',');
+  member(m, CS_FK_DETAILS, p);
   p = cur_details(p, e);
   if (e->nstates) {
-    if (marks)
-      marks->states = p;
+    member(m, CS_FK_STATES, p + 1);
     int abi = comm ? comm->abi : f->default_abi;
     p = CS_CUR_LIT(p, ",\"states\":[");
     for (uint32_t i = 0; i < e->nstates; i++) {
@@ -571,6 +634,47 @@ char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
     p = cs_cur_char(p, ']');
   }
   return cs_cur_char(p, '}');
+}
+
+char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
+                   const cs_fmt_comm *comm, const cs_fmt_times *t) {
+  return fmt_event(f, p, e, comm, t, NULL);
+}
+
+char *cs_fmt_event_members(cs_fmt *f, char *p, const cs_event *e,
+                           const cs_fmt_comm *comm, const cs_fmt_times *t,
+                           cs_fmt_members *m) {
+  m->line = p;
+  m->n = 0;
+  m->escaped = 0;
+  return fmt_event(f, p, e, comm, t, m);
+}
+
+const char *cs_fmt_key_name(cs_fmt_key k) {
+  static const char *const names[CS_FK_COUNT] = {
+      [CS_FK_RECORD_TYPE] = "recordType",
+      [CS_FK_TYPE] = "type",
+      [CS_FK_ID] = "id",
+      [CS_FK_PARENT_ID] = "parentId",
+      [CS_FK_PARENT_STATUS] = "parentStatus",
+      [CS_FK_PARENT_HINT] = "parentHint",
+      [CS_FK_PARENT_RAW] = "parentRaw",
+      [CS_FK_CTX] = "ctx",
+      [CS_FK_COMM_ID] = "commId",
+      [CS_FK_RANK] = "rank",
+      [CS_FK_IS_PXN] = "isPxn",
+      [CS_FK_ORIGIN_PID] = "originPid",
+      [CS_FK_FUNC] = "func",
+      [CS_FK_START] = "start",
+      [CS_FK_STOP] = "stop",
+      [CS_FK_DURATION] = "duration",
+      [CS_FK_END] = "end",
+      [CS_FK_RECLAIM_REASON] = "reclaimReason",
+      [CS_FK_END_TS] = "endTs",
+      [CS_FK_DETAILS] = "details",
+      [CS_FK_STATES] = "states",
+  };
+  return (unsigned)k < CS_FK_COUNT ? names[k] : NULL;
 }
 
 /* ---- timing records ---- */
@@ -665,7 +769,7 @@ char *cs_fmt_timing(cs_fmt *f, char *p, const cs_timing *r,
   const char *type = cs_etype_json_name((cs_etype)r->etype);
   p = cs_cur_lit(p, type, strlen(type));
   p = CS_CUR_LIT(p, "\",");
-  p = cur_comm(f, p, r->ctx, c);
+  p = cur_comm(f, p, r->ctx, c, NULL);
   p = cur_comm_name(p, c);
   p = CS_CUR_LIT(p, ",\"rank\":");
   p = cs_cur_i64(p, r->rank);
@@ -761,7 +865,7 @@ char *cs_fmt_endpoint(cs_fmt *f, char *p, int64_t ns, int32_t tid) {
 
 char *cs_fmt_comm_piece(cs_fmt *f, char *p, uint32_t ctx,
                         const cs_fmt_comm *comm) {
-  return cur_comm(f, p, ctx, comm);
+  return cur_comm(f, p, ctx, comm, NULL);
 }
 
 char *cs_fmt_state(cs_fmt *f, char *p, const cs_state_rec *s, int abi,

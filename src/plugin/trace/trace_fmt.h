@@ -51,7 +51,8 @@ typedef struct {
   uint32_t ctx; /* 0 = empty */
   bool has_comm;
   uint8_t len;
-  char text[64]; /* "ctx":N,"commId":"0x..." */
+  uint8_t comm_id_at; /* where "commId" begins in text */
+  char text[64];      /* "ctx":N,"commId":"0x..." */
 } cs_ctx_piece;
 typedef struct {
   cs_cur_ts_cache ts;
@@ -67,14 +68,50 @@ typedef struct {
   uint16_t identity_len;
 } cs_fmt_pieces;
 
-/* Where the nested members of the last event line begin: the ',' before
- * the key of "start", "stop", "duration" (after stop's value), "details"
- * and "states" (NULL: the line has none). A reader that made the line
- * (src/cli/read/line_members.h) finds its top-level members from them
- * without scanning the nested values. The plugin asks for none. */
+/* The keys of an event line's top-level members, in the order the
+ * formatter writes them (a line has each at most once). */
+typedef enum {
+  CS_FK_RECORD_TYPE,
+  CS_FK_TYPE,
+  CS_FK_ID,
+  CS_FK_PARENT_ID,
+  CS_FK_PARENT_STATUS,
+  CS_FK_PARENT_HINT,
+  CS_FK_PARENT_RAW,
+  CS_FK_CTX,
+  CS_FK_COMM_ID,
+  CS_FK_RANK,
+  CS_FK_IS_PXN,
+  CS_FK_ORIGIN_PID,
+  CS_FK_FUNC,
+  CS_FK_START,
+  CS_FK_STOP,
+  CS_FK_DURATION,
+  CS_FK_END,
+  CS_FK_RECLAIM_REASON,
+  CS_FK_END_TS,
+  CS_FK_DETAILS,
+  CS_FK_STATES,
+  CS_FK_COUNT
+} cs_fmt_key;
+
+/* The key's name as the line spells it ("recordType", "parentId", ...). */
+const char *cs_fmt_key_name(cs_fmt_key k);
+
+/* Where each top-level member of an event line begins, as
+ * cs_fmt_event_members wrote it: member i's key is key[i] (a cs_fmt_key)
+ * and its key's opening quote is at[i] bytes into the line; its value runs
+ * from past the ':' to the ',' before member i + 1 (the last: to the
+ * closing brace). Bit i of `escaped`: member i is a string with an escape
+ * in it. A reader that made the line (src/cli/read/line_members.h) takes
+ * its members from this without scanning the line. */
 typedef struct {
-  const char *start, *stop, *duration, *details, *states;
-} cs_fmt_marks;
+  const char *line; /* where the line begins */
+  uint32_t n;
+  uint32_t escaped;
+  uint8_t key[CS_FK_COUNT];
+  uint32_t at[CS_FK_COUNT];
+} cs_fmt_members;
 
 /* The formatting context: who writes. Each caller looks an event's context
  * up in its own table and passes it in (NULL when there is none: unknown,
@@ -86,7 +123,6 @@ typedef struct {
   const char *run_id;   /* timing identity (may be NULL) */
   const char *hostname; /* ... (may be NULL) */
   int global_rank;      /* ... -1 = none */
-  cs_fmt_marks *marks;  /* NULL, or filled by each cs_fmt_event */
   cs_fmt_pieces pieces;
 } cs_fmt;
 
@@ -109,6 +145,11 @@ typedef struct {
  * context `comm` is (NULL: none); the end. */
 char *cs_fmt_event(cs_fmt *f, char *p, const cs_event *e,
                    const cs_fmt_comm *comm, const cs_fmt_times *t);
+/* The same line, and where each of its top-level members begins, in *m.
+ * The plugin calls cs_fmt_event, which pays nothing for this. */
+char *cs_fmt_event_members(cs_fmt *f, char *p, const cs_event *e,
+                           const cs_fmt_comm *comm, const cs_fmt_times *t,
+                           cs_fmt_members *m);
 
 /* One state entry {"name":…}, the most it takes, and its stamps in ns. */
 #define CS_FMT_STATE_MAX 280
