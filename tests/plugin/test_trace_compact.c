@@ -541,6 +541,16 @@ static void wrong_marks_refused(const char *line, size_t len,
   m.at[0] = 2;
   assert_int_equal(line_members_of_event(line, len, &m, out, n), -1);
   for (uint32_t i = 0; i < n; i++) {
+    m = *marks; /* a key named twice: "end" marked as "ctx", as long */
+    if (m.key[i] == CS_FK_END) {
+      m.key[i] = CS_FK_CTX;
+      assert_int_equal(line_members_of_event(line, len, &m, out, n), -1);
+    }
+    m = *marks; /* a number marked as escaped */
+    if (m.key[i] == CS_FK_RANK) {
+      m.escaped |= 1u << i;
+      assert_int_equal(line_members_of_event(line, len, &m, out, n), -1);
+    }
     m = *marks;
     m.key[i] = CS_FK_COUNT;
     assert_int_equal(line_members_of_event(line, len, &m, out, n), -1);

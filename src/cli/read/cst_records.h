@@ -10,9 +10,9 @@
  * the plugin's own formatters (src/plugin/trace/trace_fmt.c). Line records
  * are copied as they are. Every record's text ends with a newline, so a
  * frame's text is whole lines, made and given out a piece at a time. The
- * event lines come decoded (their record, and where their nested members
- * begin), so that readers need not parse them. One per stream; not
- * thread-safe.
+ * event lines come decoded (their record, and where each of their
+ * top-level members begins), so that readers need not parse them. One per
+ * stream; not thread-safe.
  */
 #ifndef CCLSCOPE_CLI_CST_RECORDS_H
 #define CCLSCOPE_CLI_CST_RECORDS_H
@@ -52,8 +52,9 @@ int cst_records_more(cst_records *r, size_t want, const char **text,
 /* An event line of the last piece that comes decoded: it starts `off`
  * bytes into the piece's text, `r` is the record rec_decode makes of it
  * (made from the compact record, not from the text; r.line, r.len and r.f
- * are left for the reader to set), and `marks` say where its nested
- * members begin (line_members.h: its members are found from them). */
+ * are left for the reader to set), and `marks` say where each of its
+ * top-level members begins (line_members.h: its members are found from
+ * them). */
 typedef struct {
   size_t off;
   size_t len; /* without its newline */

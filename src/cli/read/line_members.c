@@ -12,6 +12,7 @@
 #include "trace_fmt.h"
 
 _Static_assert((int)CS_FK_COUNT <= (int)LINE_MARKS_MAX, "a line's marks fit");
+_Static_assert((int)CS_FK_COUNT <= 32, "a key is one bit of a 32-bit set");
 
 /* Each formatter key's scanner key. That both name the same key is a test
  * (plugin.test_trace_compact). */
@@ -92,13 +93,18 @@ static inline js_type type_of(char c) {
 int line_members_of_event(const char *line, size_t len, const line_marks *marks,
                           js_member_at *out, uint32_t cap) {
   uint32_t n = marks->n;
-  if (len < 2 || len > UINT32_MAX || line[0] != '{' || line[len - 1] != '}' ||
-      n == 0 || n > cap || n > CS_FK_COUNT || marks->at[0] != 1)
+  /* (a line this close to 4 GiB is parsed: past its last member's key
+   * an offset could wrap) */
+  if (len < 2 || len > UINT32_MAX - 64 || line[0] != '{' ||
+      line[len - 1] != '}' || n == 0 || n > cap || n > CS_FK_COUNT ||
+      marks->at[0] != 1)
     return -1;
+  uint32_t seen = 0; /* the keys met so far, one bit each */
   for (uint32_t i = 0; i < n; i++) {
     unsigned key = marks->key[i];
-    if (key >= CS_FK_COUNT)
+    if (key >= CS_FK_COUNT || (seen & (1u << key)))
       return -1;
+    seen |= 1u << key;
     /* The value: past the key, up to the next member's comma or the
      * line's '}', so each member begins where the one before it ended
      * (the marks are the formatter's: only that they fit is checked). */
@@ -112,6 +118,9 @@ int line_members_of_event(const char *line, size_t len, const line_marks *marks,
     if (v >= end || line[v - 1] != ':')
       return -1;
     js_type type = type_of(line[v]);
+    bool escaped = (marks->escaped >> i) & 1;
+    if (escaped && type != JS_STRING)
+      return -1;
     if (type == JS_STRING) { /* the span inside its quotes */
       if (end - v < 2 || line[end - 1] != '"')
         return -1;
@@ -122,7 +131,7 @@ int line_members_of_event(const char *line, size_t len, const line_marks *marks,
                             .len = end - v,
                             .key = (uint8_t)scanner_keys[key],
                             .type = (uint8_t)type,
-                            .escaped = (marks->escaped >> i) & 1};
+                            .escaped = escaped};
   }
   return (int)n;
 }

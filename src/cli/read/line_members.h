@@ -11,8 +11,12 @@
  * same value spans, types and escape flags, without reading the values.
  * A binary trace's event lines come with their marks (cst_records.c), and
  * the reading threads turn them into members (read_ahead.c), so that no
- * event line of a binary trace is parsed. Marks that do not fit the line
- * give no members, and the line is then parsed as any other.
+ * event line of a binary trace is parsed. The marks come from the
+ * formatter of the same process, so only their fit is checked: marks
+ * whose members would not begin and end where their neighbours do, that
+ * name a key twice or mark a non-string as escaped give no members, and
+ * the line is then parsed as any other (a key swapped for another of the
+ * same length is not seen).
  */
 #ifndef CCLSCOPE_CLI_LINE_MEMBERS_H
 #define CCLSCOPE_CLI_LINE_MEMBERS_H

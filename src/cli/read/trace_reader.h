@@ -117,8 +117,8 @@ typedef struct tr_file_s {
   bool line_unterminated; /* the file ended without a '\n' after it */
   /* The line decoded, when the file's reader knows it without parsing
    * it (a binary trace's event lines: trace_codec.h): the record
-   * rec_decode makes of it (line, len and f unset) and where its nested
-   * members begin (line_members.h); else NULL. Valid until the next
+   * rec_decode makes of it (line, len and f unset) and where each of its
+   * top-level members begins (line_members.h); else NULL. Valid until the next
    * tr_next. */
   const rec *decoded;
   const line_marks *marks;
