@@ -538,6 +538,96 @@ static double thread_runqueue_s(const char *name) {
   return total;
 }
 
+/* ---- time the hypervisor took (steal) ---- */
+
+/* CPUs a steal watch follows at most. */
+enum { STEAL_CPUS = 64 };
+
+/* Each CPU's steal so far in clock ticks (/proc/stat's eighth number
+ * after "cpuN"): time a virtual machine's CPU was ready but its host ran
+ * something else, which the guest's own run-queue times do not see.
+ * Returns how many CPUs were read (0: the kernel does not say). */
+static int read_steal_ticks(unsigned long long *ticks, int max) {
+  FILE *f = fopen("/proc/stat", "r");
+  if (!f)
+    return 0;
+  char line[512];
+  int n = 0;
+  while (n < max && fgets(line, sizeof line, f)) {
+    int cpu;
+    unsigned long long v[8];
+    if (strncmp(line, "cpu", 3) != 0 || line[3] < '0' || line[3] > '9')
+      continue;
+    if (sscanf(line + 3, "%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu,
+               &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) == 9)
+      ticks[n++] = v[7];
+  }
+  fclose(f);
+  return n;
+}
+
+/* A thread that reads every CPU's steal every 20 ms while a run lasts:
+ * how much was stolen in all, and in how many 20 ms windows a CPU lost
+ * 10 ms or more (the kernel counts in ticks of 10 ms, so a window shows 0,
+ * 10 or 20 ms: it tells a stall from a trickle, no finer). */
+typedef struct {
+  pthread_t thread;
+  atomic_bool stop;
+  int ncpu;
+  unsigned long long first[STEAL_CPUS], last[STEAL_CPUS];
+  unsigned long windows_hit; /* (window, CPU) pairs with a tick or more */
+  unsigned long long most;   /* ticks one CPU lost in one window, at most */
+} steal_watch;
+
+static void *steal_watch_main(void *arg) {
+  steal_watch *w = arg;
+  unsigned long long now[STEAL_CPUS];
+  while (!atomic_load(&w->stop)) {
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    if (read_steal_ticks(now, STEAL_CPUS) != w->ncpu)
+      continue;
+    for (int i = 0; i < w->ncpu; i++) {
+      unsigned long long d = now[i] - w->last[i];
+      if (d > 0)
+        w->windows_hit++;
+      if (d > w->most)
+        w->most = d;
+      w->last[i] = now[i];
+    }
+  }
+  return NULL;
+}
+
+/* Start watching (false: the kernel gives no steal times). */
+static bool steal_watch_start(steal_watch *w) {
+  memset(w, 0, sizeof *w);
+  w->ncpu = read_steal_ticks(w->first, STEAL_CPUS);
+  if (w->ncpu == 0)
+    return false;
+  memcpy(w->last, w->first, sizeof w->first);
+  return pthread_create(&w->thread, NULL, steal_watch_main, w) == 0;
+}
+
+/* Stop when the run ends: its last reading. */
+static void steal_watch_stop(steal_watch *w) {
+  atomic_store(&w->stop, true);
+  pthread_join(w->thread, NULL);
+  if (read_steal_ticks(w->last, STEAL_CPUS) != w->ncpu)
+    memcpy(w->last, w->first, sizeof w->first);
+}
+
+/* Say what was stolen while the run lasted. */
+static void steal_watch_report(const steal_watch *w) {
+  double tick_s = 1.0 / (double)sysconf(_SC_CLK_TCK);
+  printf("  stolen by the host (steal):");
+  for (int i = 0; i < w->ncpu; i++)
+    printf(" cpu%d %.2f s", i, (double)(w->last[i] - w->first[i]) * tick_s);
+  printf("; 20 ms windows in which a CPU lost a tick or more: %lu, the most "
+         "in one: %.0f ms\n",
+         w->windows_hit, (double)w->most * tick_s * 1e3);
+}
+
 typedef struct {
   const options *o;
   producer w;
@@ -586,6 +676,8 @@ static int run_sustain(const options *o, ncclProfiler_v6_t *plug) {
   /* The writer's CPU time: the process's less the producers' (a joined
    * thread's time stays in the process's; this thread only waits). */
   double self0 = cpu_s(RUSAGE_SELF), me0 = cpu_s(RUSAGE_THREAD);
+  steal_watch steal;
+  bool watching = steal_watch_start(&steal);
   uint64_t t0 = now_ns();
   for (int i = 0; i < o->threads; i++)
     pthread_create(&tids[i], NULL, sustain_main, &t[i]);
@@ -599,6 +691,8 @@ static int run_sustain(const options *o, ncclProfiler_v6_t *plug) {
       late = t[i].late_ns;
   }
   double elapsed = (double)(now_ns() - t0) / 1e9;
+  if (watching)
+    steal_watch_stop(&steal);
   double writer_thread_cpu = thread_cpu_s("cclscope-writer");
   double io_thread_cpu = thread_cpu_s("cclscope-io");
   double writer_runqueue = thread_runqueue_s("cclscope-writer");
@@ -639,6 +733,10 @@ static int run_sustain(const options *o, ncclProfiler_v6_t *plug) {
   printf("  waiting for a CPU: writer thread %.2f s, I/O thread %.2f s; "
          "writer blocked on the I/O queue %.2f s (%.0f times)\n",
          writer_runqueue, io_runqueue, disk_wait_ms / 1e3, disk_waits);
+  if (watching)
+    steal_watch_report(&steal);
+  else
+    printf("  stolen by the host (steal): the kernel does not say\n");
   double bytes = trace_bytes(o->out_dir), written = -1;
   read_counter(o->out_dir, "eventsWritten", &written);
   printf("  trace %.1f MB on disk: %.1f bytes per written event, %.2f per "
