@@ -2,8 +2,8 @@
 /*
  * tests/plugin/test_tsan_dynamic_tls.c — the TSan build's programs survive
  * a dlopen'ed library's thread-local block placed where clang 14's runtime
- * misreads it (src/common/tsan_default_options.c says why): 16 bytes after
- * a 4 KiB boundary, just after a block holding {pointer, length} — what
+ * misreads it (src/common/sanitizer_default_options.c says why): 16 bytes
+ * after a 4 KiB boundary, just after a block holding {pointer, length} — what
  * ncclemu's replay workers met by chance with the plugin's cs_tls.
  *
  * The thread holds 16-byte blocks until it has one 16 bytes after a 4 KiB
