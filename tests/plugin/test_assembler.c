@@ -75,11 +75,11 @@ static const cs_event *find(const sink_t *s, uint64_t id) {
 static void start(cs_assembler *a, cs_etype type, uint64_t id, uint64_t ts,
                   uint8_t parent_kind, uint64_t parent, uint32_t ctx,
                   uint8_t extra_flags, int step) {
-  cs_unit u[3];
+  cs_unit u[CS_START_MAX_UNITS];
   memset(u, 0, sizeof u);
   cs_rec_start *s = (cs_rec_start *)u;
   s->h.kind = CS_REC_START;
-  s->h.units = 3;
+  s->h.units = CS_START_MAX_UNITS;
   s->h.etype = (uint8_t)type;
   s->h.flags = parent_kind | extra_flags;
   s->h.aux = ctx;
@@ -110,16 +110,16 @@ static void stop(cs_assembler *a, uint64_t id, uint64_t ts, int32_t tid) {
 
 static void state(cs_assembler *a, uint64_t id, uint32_t st, uint64_t ts,
                   uint64_t arg) {
-  cs_unit u;
-  memset(&u, 0, sizeof u);
-  cs_rec_state *r = (cs_rec_state *)&u;
+  cs_unit u[CS_STATE_DIAG_UNITS]; /* room for the type; 1 unit used */
+  memset(u, 0, sizeof u);
+  cs_rec_state *r = (cs_rec_state *)u;
   r->h.kind = CS_REC_STATE;
-  r->h.units = 1;
+  r->h.units = CS_STATE_UNITS;
   r->h.aux = st;
   r->h.ts = ts;
   r->h.id = id;
   r->arg = arg;
-  cs_asm_record(a, &u, 100);
+  cs_asm_record(a, u, 100);
 }
 
 static void assert_identity(const cs_assembler *a) {
@@ -540,11 +540,12 @@ static void test_diag_words_decide_repeats(void **st) {
             {40, true, 5, 7},            /* another value: new */
             {41, false, 0, 0}};          /* the fourth state: grown */
   for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
-    cs_unit u;
-    memset(&u, 0, sizeof u);
-    cs_rec_state *r = (cs_rec_state *)&u;
+    /* A state without RCCL's words takes one unit: they lie past it. */
+    cs_unit u[CS_STATE_DIAG_UNITS];
+    memset(u, 0, sizeof u);
+    cs_rec_state *r = (cs_rec_state *)u;
     r->h.kind = CS_REC_STATE;
-    r->h.units = 1;
+    r->h.units = in[i].diag ? CS_STATE_DIAG_UNITS : CS_STATE_UNITS;
     r->h.flags = in[i].diag ? CS_STATE_HAS_DIAG : 0;
     r->h.aux = in[i].state;
     r->h.ts = 11 + i;
@@ -552,7 +553,7 @@ static void test_diag_words_decide_repeats(void **st) {
     r->arg = 7;
     r->arg2 = in[i].arg2;
     r->arg3 = in[i].arg3;
-    cs_asm_record(a, &u, 100);
+    cs_asm_record(a, u, 100);
   }
   stop(a, 1, 40, 100);
   assert_int_equal(got.n, 4);
@@ -679,13 +680,13 @@ static void test_reused_event_starts_fresh(void **st) {
   assert_int_equal(fresh[1]->end_raw, 60);
   assert_int_equal(fresh[1]->nstates, 0);
 
-  /* RCCL's ProxyOp: two units, its eight extra fields at the end (the
-   * buffer has room for the whole record type; the head says 2 units). */
-  cs_unit u[3];
+  /* RCCL's ProxyOp: its eight extra fields at the end, in the units its
+   * whole payload needs (the buffer has room for the largest record). */
+  cs_unit u[CS_START_MAX_UNITS];
   memset(u, 0, sizeof u);
   cs_rec_start *r = (cs_rec_start *)u;
   r->h.kind = CS_REC_START;
-  r->h.units = 2;
+  r->h.units = (uint8_t)cs_start_units(sizeof(cs_p_proxy_op));
   r->h.etype = CS_EV_PROXY_OP;
   r->h.ts = 70;
   r->h.id = 5;

@@ -3,7 +3,8 @@
  * tests/plugin/test_ring.c — ring registration (src/plugin/hot/ring.c): a
  * thread's first callback takes a spare ring and never calls the allocator
  * while spares are left; attaching, thread exit and reaping race safely;
- * spares follow the ring size. aligned_alloc is wrapped (-Wl,--wrap) to see
+ * spares follow the ring size; what a ring of a given size holds of a busy
+ * proxy thread's callbacks. aligned_alloc is wrapped (-Wl,--wrap) to see
  * which threads allocate rings.
  */
 #include <pthread.h>
@@ -18,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "emit.h"
 #include "record.h"
 #include "ring.h"
 
@@ -166,6 +168,43 @@ static void test_spares_capped_by_address_space(void **state) {
   assert_int_equal(cs_ring_spares_count(), 0);
 }
 
+/* What a ring holds while the writer is off its CPU: a proxy thread's
+ * ProxyStep is a START, three STATEs and a STOP (five callbacks), reserved
+ * as emit.h reserves them until the ring is full. 192 bytes a step (a
+ * START of two 32-byte units, one unit for each other callback), so an
+ * 8 KiB ring holds 42; with 64-byte units (320 bytes a step) it held 25. */
+static void *fill_with_proxy_steps(void *arg) {
+  unsigned *steps = arg;
+  cs_ring *r = cs_ring_for_thread();
+  assert_non_null(r);
+  const unsigned per_callback[5] = {cs_start_units_for[CS_EV_PROXY_STEP],
+                                    CS_STATE_UNITS, CS_STATE_UNITS,
+                                    CS_STATE_UNITS, CS_STOP_UNITS};
+  for (;;) {
+    for (int i = 0; i < 5; i++) {
+      cs_unit *u = cs_ring_reserve(r, per_callback[i]);
+      if (!u)
+        return NULL;
+      memset(u, 0, per_callback[i] * sizeof *u);
+      u->h.kind = i == 0 ? CS_REC_START : i == 4 ? CS_REC_STOP : CS_REC_STATE;
+      u->h.units = (uint8_t)per_callback[i];
+      cs_ring_commit(r, per_callback[i]);
+    }
+    (*steps)++;
+  }
+}
+
+static void test_ring_holds_proxy_steps(void **state) {
+  (void)state;
+  cs_ring_set_capacity(8192 / CS_UNIT_BYTES);
+  unsigned steps = 0;
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, fill_with_proxy_steps, &steps), 0);
+  pthread_join(th, NULL);
+  assert_int_equal(steps, 8192 / 192);
+  cs_ring_set_capacity(256);
+}
+
 /* Threads attach all at once (lock-free pushes) while the main thread
  * reaps the rings of those that exited: every ring is listed once until
  * reaped, and none is lost. Run under TSan and ASan by scripts/test.sh. */
@@ -237,6 +276,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_spares_capped_by_address_space,
                                       setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ring_holds_proxy_steps, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_attach_races_reaping, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_rings_of_an_ended_session_are_reaped,

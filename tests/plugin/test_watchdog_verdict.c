@@ -186,11 +186,11 @@ static void fed_end(void *arg, const cs_event *e) {
 
 static void rec_start(cs_assembler *a, cs_etype type, uint64_t id, uint64_t ts,
                       uint64_t parent, unsigned channel) {
-  cs_unit u[3];
+  cs_unit u[CS_START_MAX_UNITS];
   memset(u, 0, sizeof u);
   cs_rec_start *s = (cs_rec_start *)u;
   s->h.kind = CS_REC_START;
-  s->h.units = 3;
+  s->h.units = CS_START_MAX_UNITS;
   s->h.etype = (uint8_t)type;
   s->h.flags = parent ? CS_PARENT_LOCAL : CS_PARENT_NONE;
   s->h.ts = ts;
@@ -215,15 +215,15 @@ static void rec_start(cs_assembler *a, cs_etype type, uint64_t id, uint64_t ts,
 }
 
 static void rec_state(cs_assembler *a, uint64_t id, uint32_t st, uint64_t ts) {
-  cs_unit u;
-  memset(&u, 0, sizeof u);
-  cs_rec_state *r = (cs_rec_state *)&u;
+  cs_unit u[CS_STATE_DIAG_UNITS]; /* room for the type; 1 unit used */
+  memset(u, 0, sizeof u);
+  cs_rec_state *r = (cs_rec_state *)u;
   r->h.kind = CS_REC_STATE;
-  r->h.units = 1;
+  r->h.units = CS_STATE_UNITS;
   r->h.aux = st;
   r->h.ts = ts;
   r->h.id = id;
-  cs_asm_record(a, &u, 100);
+  cs_asm_record(a, u, 100);
 }
 
 static void rec_stop(cs_assembler *a, uint64_t id, uint64_t ts) {

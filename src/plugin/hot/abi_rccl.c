@@ -42,9 +42,7 @@ ncclResult_t cs_rccl_proxy_op_start(void *context, void **eHandle,
   if (gate != CS_GATE_RECORD)
     return ncclSuccess;
   cs_ring *r;
-  unsigned units = (unsigned)((CS_START_FIXED_BYTES + sizeof(cs_p_proxy_op) +
-                               CS_UNIT_BYTES - 1) /
-                              CS_UNIT_BYTES);
+  unsigned units = cs_start_units(sizeof(cs_p_proxy_op));
   cs_rec_start *rec =
       cs_start_slow_begin_units(eHandle, CS_EV_PROXY_OP, units, &r);
   if (!rec)
@@ -71,7 +69,8 @@ void cs_rccl_emit_diag_state(void *eHandle, int state, const void *args) {
   cs_ring *r = cs_ring_for_thread();
   if (!r)
     return;
-  cs_unit *u = cs_state_unit_reserve(r, v);
+  unsigned units = args ? CS_STATE_DIAG_UNITS : CS_STATE_UNITS;
+  cs_unit *u = cs_state_unit_reserve(r, v, units);
   if (!u)
     return;
   cs_fill_state(u, v, (uint32_t)state, 0, cs_clock_now());
@@ -83,7 +82,8 @@ void cs_rccl_emit_diag_state(void *eHandle, int state, const void *args) {
                                                         << 16;
     rec->arg2 = (uint64_t)a->proxyDiag.value;
     rec->arg3 = (uint64_t)a->proxyDiag.value2;
+    rec->h.units = CS_STATE_DIAG_UNITS;
     rec->h.flags = CS_STATE_HAS_DIAG;
   }
-  cs_ring_commit(r, 1);
+  cs_ring_commit(r, units);
 }

@@ -29,52 +29,33 @@
 #define CS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* Record units needed by each event type's START record. */
+/* Record units needed by each event type's START record: its fixed part
+ * and its payload, rounded up to whole units. A type without a payload of
+ * its own has room for the raw type number (the adapters' default case
+ * writes it for any type they do not name). */
+#define CS_START_UNITS_OF(payload_bytes)                                       \
+  CS_UNITS_FOR(CS_START_FIXED_BYTES + (payload_bytes))
 static const uint8_t cs_start_units_for[CS_EV_COUNT] = {
-    [CS_EV_GROUP] = 1,        [CS_EV_COLL] = 3,       [CS_EV_P2P] = 2,
-    [CS_EV_PROXY_OP] = 1,     [CS_EV_PROXY_STEP] = 1, [CS_EV_PROXY_CTRL] = 1,
-    [CS_EV_KERNEL_CH] = 1,    [CS_EV_NET_PLUGIN] = 2, [CS_EV_GROUP_API] = 1,
-    [CS_EV_COLL_API] = 2,     [CS_EV_P2P_API] = 2,    [CS_EV_KERNEL_LAUNCH] = 1,
-    [CS_EV_CE_COLL] = 3,      [CS_EV_CE_SYNC] = 1,    [CS_EV_CE_BATCH] = 1,
-    [CS_EV_KERNEL_PHASE] = 1, [CS_EV_PROXY_DIAG] = 1, [CS_EV_UNKNOWN] = 1,
+    [CS_EV_GROUP] = CS_START_UNITS_OF(sizeof(cs_p_unknown)),
+    [CS_EV_COLL] = CS_START_UNITS_OF(sizeof(cs_p_coll)),
+    [CS_EV_P2P] = CS_START_UNITS_OF(sizeof(cs_p_p2p)),
+    /* NVIDIA's ProxyOp; RCCL's, with `rccl`, is built in abi_rccl.c */
+    [CS_EV_PROXY_OP] = CS_START_UNITS_OF(offsetof(cs_p_proxy_op, rccl)),
+    [CS_EV_PROXY_STEP] = CS_START_UNITS_OF(sizeof(cs_p_proxy_step)),
+    [CS_EV_PROXY_CTRL] = CS_START_UNITS_OF(sizeof(cs_p_unknown)),
+    [CS_EV_KERNEL_CH] = CS_START_UNITS_OF(sizeof(cs_p_kernel_ch)),
+    [CS_EV_NET_PLUGIN] = CS_START_UNITS_OF(sizeof(cs_p_net_plugin)),
+    [CS_EV_GROUP_API] = CS_START_UNITS_OF(sizeof(cs_p_group_api)),
+    [CS_EV_COLL_API] = CS_START_UNITS_OF(sizeof(cs_p_coll_api)),
+    [CS_EV_P2P_API] = CS_START_UNITS_OF(sizeof(cs_p_coll_api)),
+    [CS_EV_KERNEL_LAUNCH] = CS_START_UNITS_OF(sizeof(cs_p_kernel_launch)),
+    [CS_EV_CE_COLL] = CS_START_UNITS_OF(sizeof(cs_p_ce_coll)),
+    [CS_EV_CE_SYNC] = CS_START_UNITS_OF(sizeof(cs_p_ce_sync)),
+    [CS_EV_CE_BATCH] = CS_START_UNITS_OF(sizeof(cs_p_ce_batch)),
+    [CS_EV_KERNEL_PHASE] = CS_START_UNITS_OF(sizeof(cs_p_kernel_phase)),
+    [CS_EV_PROXY_DIAG] = CS_START_UNITS_OF(sizeof(cs_p_unknown)),
+    [CS_EV_UNKNOWN] = CS_START_UNITS_OF(sizeof(cs_p_unknown)),
 };
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_coll) <= 3 * CS_UNIT_BYTES,
-               "coll");
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_p2p) <= 2 * CS_UNIT_BYTES,
-               "p2p");
-/* ProxyOp: 1 unit up to `rccl` (NVIDIA), 2 with it (RCCL, abi_rccl.c). */
-_Static_assert(CS_START_FIXED_BYTES + offsetof(cs_p_proxy_op, rccl) <=
-                   CS_UNIT_BYTES,
-               "proxyop");
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_proxy_op) <=
-                   2 * CS_UNIT_BYTES,
-               "proxyop with RCCL's fields");
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_proxy_step) <= CS_UNIT_BYTES,
-               "proxystep");
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_kernel_ch) <= CS_UNIT_BYTES,
-               "kernelch");
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_net_plugin) <=
-                   2 * CS_UNIT_BYTES,
-               "netplugin");
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_group_api) <= CS_UNIT_BYTES,
-               "groupapi");
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_coll_api) <=
-                   2 * CS_UNIT_BYTES,
-               "collapi");
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_kernel_launch) <=
-                   CS_UNIT_BYTES,
-               "kernellaunch");
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_ce_coll) <= 3 * CS_UNIT_BYTES,
-               "cecoll");
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_ce_sync) <= CS_UNIT_BYTES,
-               "cesync");
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_ce_batch) <= CS_UNIT_BYTES,
-               "cebatch");
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_kernel_phase) <=
-                   CS_UNIT_BYTES,
-               "kernelphase");
-_Static_assert(CS_START_FIXED_BYTES + sizeof(cs_p_unknown) <= CS_UNIT_BYTES,
-               "unknown");
 
 typedef enum {
   CS_GATE_RECORD, /* go on recording */
@@ -331,9 +312,9 @@ static inline void cs_fill_net_plugin(cs_rec_start *rec, int64_t plugin_id,
 
 void cs_emit_state_slow(void *eHandle, int state, const void *args);
 /* The slow half's checks for a state on handle value `v`: NULL and foreign
- * handles, a full ring, each counted on `r`. Returns the reserved unit (to
- * fill and commit) or NULL. */
-cs_unit *cs_state_unit_reserve(cs_ring *r, uint64_t v);
+ * handles, a full ring, each counted on `r`. Returns the `units` reserved
+ * (to fill and commit) or NULL. */
+cs_unit *cs_state_unit_reserve(cs_ring *r, uint64_t v, unsigned units);
 ncclResult_t cs_emit_stop_slow(void *eHandle);
 
 static inline uint64_t cs_state_arg(int state, const void *args) {
@@ -347,7 +328,7 @@ static inline void cs_fill_state(cs_unit *u, uint64_t v, int state,
                                  uint64_t arg, uint64_t ts) {
   cs_rec_state *rec = (cs_rec_state *)u;
   rec->h.kind = CS_REC_STATE;
-  rec->h.units = 1;
+  rec->h.units = CS_STATE_UNITS;
   rec->h.etype = 0;
   rec->h.flags = 0;
   rec->h.aux = (uint32_t)state;
@@ -359,7 +340,7 @@ static inline void cs_fill_state(cs_unit *u, uint64_t v, int state,
 static inline void cs_fill_stop(cs_unit *u, uint64_t v, uint64_t ts) {
   cs_rec_stop *rec = (cs_rec_stop *)u;
   rec->h.kind = CS_REC_STOP;
-  rec->h.units = 1;
+  rec->h.units = CS_STOP_UNITS;
   rec->h.etype = 0;
   rec->h.flags = 0;
   rec->h.aux = 0;

@@ -73,7 +73,7 @@ bool cs_policy_admit(cs_rec_start *rec, cs_ring *r, void **eHandle) {
   return true;
 }
 
-cs_unit *cs_state_unit_reserve(cs_ring *r, uint64_t v) {
+cs_unit *cs_state_unit_reserve(cs_ring *r, uint64_t v, unsigned units) {
   if (v == 0) {
     cs_ring_count(&r->null_handles);
     return NULL;
@@ -82,7 +82,7 @@ cs_unit *cs_state_unit_reserve(cs_ring *r, uint64_t v) {
     cs_ring_count(&r->foreign_handles);
     return NULL;
   }
-  cs_unit *u = cs_ring_reserve(r, 1);
+  cs_unit *u = cs_ring_reserve(r, units);
   if (!u)
     cs_ring_count(&r->dropped_states);
   return u;
@@ -93,11 +93,11 @@ void cs_emit_state_slow(void *eHandle, int state, const void *args) {
   uint64_t v = (uint64_t)(uintptr_t)eHandle;
   if (!r)
     return;
-  cs_unit *u = cs_state_unit_reserve(r, v);
+  cs_unit *u = cs_state_unit_reserve(r, v, CS_STATE_UNITS);
   if (!u)
     return;
   cs_fill_state(u, v, state, cs_state_arg(state, args), cs_clock_now());
-  cs_ring_commit(r, 1);
+  cs_ring_commit(r, CS_STATE_UNITS);
 }
 
 /* Records the stop; true when `v` is one of our events (then the bridges

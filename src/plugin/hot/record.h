@@ -3,7 +3,10 @@
  * src/plugin/hot/record.h — the fixed-size binary records that NCCL's threads
  * copy into their rings (src/plugin/hot/ring.h) and the writer thread decodes.
  *
- * A record is 1 to 3 units of 64 bytes. Every record starts with cs_rec_head.
+ * A record is 1 to 5 units of 32 bytes. Every record starts with cs_rec_head.
+ * Most callbacks are a STATE or a STOP, one unit each: the smaller the unit,
+ * the longer a ring of a given size holds a burst while the writer is off
+ * its CPU (32 bytes: about 1.8 times as long as 64 did, docs/benchmarks.md).
  * START records carry the event's descriptor fields, already normalised by
  * the ABI adapter (src/plugin/hot/abi_*.c), so the writer never needs to know
  * which ABI version produced them. Strings are NCCL's static constants (or
@@ -17,7 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CS_UNIT_BYTES 64
+#define CS_UNIT_BYTES 32
+
+/* Units a record of `bytes` bytes takes (a constant expression). */
+#define CS_UNITS_FOR(bytes) (((bytes) + CS_UNIT_BYTES - 1) / CS_UNIT_BYTES)
 
 typedef enum {
   CS_REC_PAD = 0,   /* filler at the end of the ring; skipped */
@@ -244,9 +250,10 @@ enum {
 typedef struct {
   cs_rec_head h;
   uint64_t arg; /* first 8 bytes of the state args (meaning by state) */
-  /* RCCL's 24-byte proxyDiag (CS_STATE_HAS_DIAG only; otherwise never
-   * written): arg = counterKind | reserved << 8 | flags << 16 (and the
-   * padding), arg2 = value, arg3 = value2. */
+  /* RCCL's 24-byte proxyDiag (CS_STATE_HAS_DIAG only, in a second unit;
+   * otherwise neither written nor reserved): arg = counterKind |
+   * reserved << 8 | flags << 16 (and the padding), arg2 = value, arg3 =
+   * value2. */
   uint64_t arg2;
   uint64_t arg3;
 } cs_rec_state;
@@ -260,15 +267,25 @@ typedef union {
   uint8_t bytes[CS_UNIT_BYTES];
 } cs_unit;
 
+/* The units of each record that is not a START (whose units are
+ * cs_start_units_for[] in emit.h). */
+enum {
+  CS_STATE_UNITS = CS_UNITS_FOR(offsetof(cs_rec_state, arg2)),
+  CS_STATE_DIAG_UNITS = CS_UNITS_FOR(sizeof(cs_rec_state)),
+  CS_STOP_UNITS = CS_UNITS_FOR(sizeof(cs_rec_stop)),
+  CS_START_MAX_UNITS = CS_UNITS_FOR(sizeof(cs_rec_start))
+};
+
 _Static_assert(sizeof(cs_rec_head) == 24, "record head");
 _Static_assert(sizeof(cs_unit) == CS_UNIT_BYTES, "unit size");
-_Static_assert(sizeof(cs_rec_start) <= 3 * CS_UNIT_BYTES, "start fits 3 units");
-_Static_assert(sizeof(cs_rec_state) <= CS_UNIT_BYTES, "state fits 1 unit");
+_Static_assert(CS_STATE_UNITS == 1 && CS_STOP_UNITS == 1,
+               "a state or a stop is one unit");
+_Static_assert(sizeof(cs_rec_start) == CS_START_MAX_UNITS * CS_UNIT_BYTES,
+               "the largest START record wastes no byte of its units");
 
 /* Units needed for a START record whose payload has `payload_bytes`. */
 static inline unsigned cs_start_units(size_t payload_bytes) {
-  return (unsigned)((CS_START_FIXED_BYTES + payload_bytes + CS_UNIT_BYTES - 1) /
-                    CS_UNIT_BYTES);
+  return (unsigned)CS_UNITS_FOR(CS_START_FIXED_BYTES + payload_bytes);
 }
 
 #endif

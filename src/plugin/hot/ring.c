@@ -32,7 +32,7 @@ bool (*cs_ring_on_no_session)(void);
  * they only push at the head (compare-and-swap). */
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(cs_ring *) ring_list;
-static size_t ring_capacity_units = 1u << 16;
+static size_t ring_capacity_units = ((size_t)4 << 20) / CS_UNIT_BYTES; /* 4M */
 static _Atomic uint64_t next_id_block = 1; /* id 0 is never issued */
 static uint32_t session_counter;
 static pthread_key_t exit_key;
@@ -97,8 +97,9 @@ static void spares_free_all(void) {
 }
 
 void cs_ring_set_capacity(size_t units) {
-  size_t cap = 64;
-  while (cap < units && cap < ((size_t)1 << 26))
+  /* A power of two from 2 KiB to 4 GiB of units. */
+  size_t cap = 2048 / CS_UNIT_BYTES;
+  while (cap < units && cap < ((size_t)4 << 30) / CS_UNIT_BYTES)
     cap <<= 1;
   pthread_mutex_lock(&spare_fill_lock);
   if (cap != ring_capacity_units) {

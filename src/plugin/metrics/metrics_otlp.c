@@ -570,7 +570,7 @@ static void render_plugin(const cs_metrics_snapshot *snap, int64_t now_ns,
                "Events started and not yet ended.", h->inflight);
   plugin_gauge(b, first, now_ns, "cclscope.plugin.ring.high_water", "By",
                "Most ring bytes ever waiting for the writer (any thread).",
-               64 * h->ring_high_water);
+               h->ring_high_water_bytes);
   plugin_gauge(b, first, now_ns, "cclscope.plugin.threads", "1",
                "Threads that called the plugin.", h->threads);
 }

@@ -454,7 +454,7 @@ static void render_plugin(const cs_metrics_snapshot *snap, cs_jbuf *b) {
   head(b, "cclscope_plugin_ring_high_water_bytes", "gauge",
        "Most ring bytes ever waiting for the writer (any thread).");
   plugin_sample(snap, b, "cclscope_plugin_ring_high_water_bytes", NULL, NULL,
-                64.0 * (double)h->ring_high_water);
+                (double)h->ring_high_water_bytes);
   head(b, "cclscope_plugin_threads", "gauge",
        "Threads that called the plugin.");
   plugin_sample(snap, b, "cclscope_plugin_threads", NULL, NULL,

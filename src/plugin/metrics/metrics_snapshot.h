@@ -101,7 +101,7 @@ typedef struct {
   uint64_t dropped_starts, dropped_states, dropped_stops;
   uint64_t reclaimed[CS_RECLAIM_COUNT];
   uint64_t inflight;
-  uint64_t ring_high_water;
+  uint64_t ring_high_water_bytes; /* most ring bytes ever waiting */
   uint64_t threads;
   uint64_t timings[3];
   uint64_t timings_batched;

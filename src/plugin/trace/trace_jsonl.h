@@ -63,7 +63,7 @@ typedef struct {
   uint64_t foreign_handles;
   uint64_t sampled_out;        /* left out by CCLSCOPE_SAMPLE* */
   uint64_t too_small;          /* left out by CCLSCOPE_MIN_BYTES */
-  uint64_t ring_high_water;    /* units */
+  uint64_t ring_high_water;    /* units (CS_UNIT_BYTES each) */
   uint64_t ring_inline_allocs; /* first callbacks that found no spare ring */
   uint64_t threads;
 } cs_trace_counters;

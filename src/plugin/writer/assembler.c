@@ -592,23 +592,33 @@ static void event_init(cs_event *e, const cs_rec_start *s, int32_t tid) {
 }
 
 /* The record's payload: what its units hold, at most the payload's size.
- * One constant-size copy per record length (1, 2 or 3 units), never a
- * copy of a length computed per record. */
+ * One constant-size copy per record length (2 to 5 units), never a copy
+ * of a length computed per record. */
 static void payload_copy(cs_event *e, const cs_rec_start *s) {
   enum {
-    ONE_UNIT = CS_UNIT_BYTES - CS_START_FIXED_BYTES,
     TWO_UNITS = 2 * CS_UNIT_BYTES - CS_START_FIXED_BYTES,
-    THREE_UNITS = 3 * CS_UNIT_BYTES - CS_START_FIXED_BYTES
+    THREE_UNITS = 3 * CS_UNIT_BYTES - CS_START_FIXED_BYTES,
+    FOUR_UNITS = 4 * CS_UNIT_BYTES - CS_START_FIXED_BYTES
   };
-  _Static_assert(TWO_UNITS < sizeof e->p && THREE_UNITS >= sizeof e->p,
-                 "a 3-unit record holds the largest payload");
+  _Static_assert(CS_START_FIXED_BYTES > CS_UNIT_BYTES &&
+                     CS_START_FIXED_BYTES <= 2 * CS_UNIT_BYTES,
+                 "a START record takes two units or more");
+  _Static_assert(FOUR_UNITS < sizeof e->p && CS_START_MAX_UNITS == 5,
+                 "the largest START record, 5 units, holds the largest "
+                 "payload");
   switch (s->h.units) {
-  case 0: /* never written; read as one unit, as the drain does */
-  case 1:
-    memcpy(&e->p, &s->p, ONE_UNIT);
+  case 0: /* never written (read as one unit, as the drain does), */
+  case 1: /* or too short for a payload: none */
+    memset(&e->p, 0, sizeof e->p);
     break;
   case 2:
     memcpy(&e->p, &s->p, TWO_UNITS);
+    break;
+  case 3:
+    memcpy(&e->p, &s->p, THREE_UNITS);
+    break;
+  case 4:
+    memcpy(&e->p, &s->p, FOUR_UNITS);
     break;
   default:
     memcpy(&e->p, &s->p, sizeof e->p);

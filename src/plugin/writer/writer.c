@@ -39,15 +39,16 @@
 
 #define IDLE_SLEEP_NS 2000000              /* nothing happened: 2 ms */
 #define BUSY_SLEEP_NS 500000               /* a little happened: 0.5 ms */
-#define BUSY_UNITS 4096                    /* this much: go again at once */
+#define BUSY_UNITS 8192                    /* this much (256 KiB): at once */
 #define CALIBRATE_EVERY_NS 100000000       /* 100 ms */
 #define TICK_EVERY_NS 1000000000           /* 1 s */
 #define TIMING_EVERY_NS 10000000           /* completion checks: 10 ms */
 #define TIMING_GRACE_NS INT64_C(100000000) /* quiet time before a timing */
-/* Ring units read ahead (the lines are in the producer's core's cache),
- * and how often a long drain gives room back to the producer. */
-#define PREFETCH_UNITS 16
-#define RELEASE_EVERY_UNITS 256
+/* Ring units read ahead (the lines are in the producer's core's cache:
+ * 1 KiB ahead), and how often a long drain gives room back to the
+ * producer (every 16 KiB). */
+#define PREFETCH_UNITS 32
+#define RELEASE_EVERY_UNITS 512
 #define FINAL_DRAIN_DEADLINE_NS INT64_C(2000000000)
 
 typedef struct {
@@ -401,7 +402,7 @@ static void health_snapshot(cs_metrics_health *h) {
   h->dropped_stops = c.dropped_stops;
   memcpy(h->reclaimed, a->reclaimed, sizeof h->reclaimed);
   h->inflight = a->live_now;
-  h->ring_high_water = c.ring_high_water;
+  h->ring_high_water_bytes = c.ring_high_water * CS_UNIT_BYTES;
   h->threads = c.threads;
   memcpy(h->timings, t->emitted, sizeof h->timings);
   h->timings_batched = t->batched;
