@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "dynamic_tls_load.h"
+
 #define MAX_BLOCKS 8192 /* 8-byte blocks held while looking */
 #define PAGE 4096
 
@@ -39,17 +41,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s MODULE.so\n", argv[0]);
     return 2;
   }
-  void *module = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (module == NULL) {
-    fprintf(stderr, "FAIL: dlopen: %s\n", dlerror());
-    return 1;
-  }
-  long *(*module_address)(void);
-  *(void **)&module_address = dlsym(module, "dynamic_tls_address");
-  if (module_address == NULL) {
-    fprintf(stderr, "FAIL: dlsym: %s\n", dlerror());
-    return 1;
-  }
+  void *module;
+  dynamic_tls_address_fn module_address = dynamic_tls_load(argv[1], &module);
 
   static void *held[MAX_BLOCKS];
   long n = 0;

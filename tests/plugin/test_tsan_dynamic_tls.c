@@ -24,11 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dynamic_tls_load.h"
+
 #define MAX_BLOCKS 8192 /* 16-byte blocks held while looking (128 KiB) */
 #define PAGE 4096
 
 /* The library's dynamic_tls_address, found by main before the thread. */
-static long *(*module_address)(void);
+static dynamic_tls_address_fn module_address;
 
 static int compare_addresses(const void *a, const void *b) {
   uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
@@ -93,16 +95,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s MODULE.so\n", argv[0]);
     return 2;
   }
-  void *module = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (module == NULL) {
-    fprintf(stderr, "FAIL: dlopen: %s\n", dlerror());
-    return 1;
-  }
-  *(void **)&module_address = dlsym(module, "dynamic_tls_address");
-  if (module_address == NULL) {
-    fprintf(stderr, "FAIL: dlsym: %s\n", dlerror());
-    return 1;
-  }
+  void *module;
+  module_address = dynamic_tls_load(argv[1], &module);
   pthread_t thread;
   if (pthread_create(&thread, NULL, touch_thread_local, NULL) != 0) {
     fprintf(stderr, "FAIL: pthread_create\n");
