@@ -17,6 +17,7 @@
  * each second by default) leaves this alone as long as D is well below P.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -88,7 +89,7 @@ static int usage(const char *why) {
 
 int main(int argc, char **argv) {
   double stall_ms = 0, every_ms = 0, seconds = 12;
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < argc; i += 2) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage(NULL);
       return 0;
@@ -97,7 +98,7 @@ int main(int argc, char **argv) {
       return usage("an option needs a value");
     char *end;
     double v = strtod(argv[i + 1], &end);
-    if (*end != '\0' || !(v > 0))
+    if (*end != '\0' || !(v > 0) || !isfinite(v))
       return usage("values are positive numbers");
     if (strcmp(argv[i], "--ms") == 0)
       stall_ms = v;
@@ -107,7 +108,6 @@ int main(int argc, char **argv) {
       seconds = v;
     else
       return usage("unknown option");
-    i++;
   }
   if (stall_ms <= 0 || every_ms <= 0)
     return usage("--ms and --every are required");
