@@ -494,7 +494,7 @@ static void test_fork_while_pushing(void **state) {
 static void test_full_ring_drops_and_counts(void **state) {
   (void)state;
   driver_t d;
-  setenv("CCLSCOPE_RING_SIZE", "4K", 1); /* 64 units */
+  setenv("CCLSCOPE_RING_SIZE", "4K", 1); /* 128 units of 32 bytes */
   driver_open(&d);
   int mask = 0;
   void *ctx = NULL;
