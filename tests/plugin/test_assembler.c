@@ -686,7 +686,7 @@ static void test_reused_event_starts_fresh(void **st) {
   memset(u, 0, sizeof u);
   cs_rec_start *r = (cs_rec_start *)u;
   r->h.kind = CS_REC_START;
-  r->h.units = (uint8_t)cs_start_units(sizeof(cs_p_proxy_op));
+  r->h.units = (uint8_t)CS_START_UNITS(sizeof(cs_p_proxy_op));
   r->h.etype = CS_EV_PROXY_OP;
   r->h.ts = 70;
   r->h.id = 5;

@@ -42,7 +42,7 @@ ncclResult_t cs_rccl_proxy_op_start(void *context, void **eHandle,
   if (gate != CS_GATE_RECORD)
     return ncclSuccess;
   cs_ring *r;
-  unsigned units = cs_start_units(sizeof(cs_p_proxy_op));
+  unsigned units = CS_START_UNITS(sizeof(cs_p_proxy_op));
   cs_rec_start *rec =
       cs_start_slow_begin_units(eHandle, CS_EV_PROXY_OP, units, &r);
   if (!rec)

@@ -33,28 +33,26 @@
  * and its payload, rounded up to whole units. A type without a payload of
  * its own has room for the raw type number (the adapters' default case
  * writes it for any type they do not name). */
-#define CS_START_UNITS_OF(payload_bytes)                                       \
-  CS_UNITS_FOR(CS_START_FIXED_BYTES + (payload_bytes))
 static const uint8_t cs_start_units_for[CS_EV_COUNT] = {
-    [CS_EV_GROUP] = CS_START_UNITS_OF(sizeof(cs_p_unknown)),
-    [CS_EV_COLL] = CS_START_UNITS_OF(sizeof(cs_p_coll)),
-    [CS_EV_P2P] = CS_START_UNITS_OF(sizeof(cs_p_p2p)),
+    [CS_EV_GROUP] = CS_START_UNITS(sizeof(cs_p_unknown)),
+    [CS_EV_COLL] = CS_START_UNITS(sizeof(cs_p_coll)),
+    [CS_EV_P2P] = CS_START_UNITS(sizeof(cs_p_p2p)),
     /* NVIDIA's ProxyOp; RCCL's, with `rccl`, is built in abi_rccl.c */
-    [CS_EV_PROXY_OP] = CS_START_UNITS_OF(offsetof(cs_p_proxy_op, rccl)),
-    [CS_EV_PROXY_STEP] = CS_START_UNITS_OF(sizeof(cs_p_proxy_step)),
-    [CS_EV_PROXY_CTRL] = CS_START_UNITS_OF(sizeof(cs_p_unknown)),
-    [CS_EV_KERNEL_CH] = CS_START_UNITS_OF(sizeof(cs_p_kernel_ch)),
-    [CS_EV_NET_PLUGIN] = CS_START_UNITS_OF(sizeof(cs_p_net_plugin)),
-    [CS_EV_GROUP_API] = CS_START_UNITS_OF(sizeof(cs_p_group_api)),
-    [CS_EV_COLL_API] = CS_START_UNITS_OF(sizeof(cs_p_coll_api)),
-    [CS_EV_P2P_API] = CS_START_UNITS_OF(sizeof(cs_p_coll_api)),
-    [CS_EV_KERNEL_LAUNCH] = CS_START_UNITS_OF(sizeof(cs_p_kernel_launch)),
-    [CS_EV_CE_COLL] = CS_START_UNITS_OF(sizeof(cs_p_ce_coll)),
-    [CS_EV_CE_SYNC] = CS_START_UNITS_OF(sizeof(cs_p_ce_sync)),
-    [CS_EV_CE_BATCH] = CS_START_UNITS_OF(sizeof(cs_p_ce_batch)),
-    [CS_EV_KERNEL_PHASE] = CS_START_UNITS_OF(sizeof(cs_p_kernel_phase)),
-    [CS_EV_PROXY_DIAG] = CS_START_UNITS_OF(sizeof(cs_p_unknown)),
-    [CS_EV_UNKNOWN] = CS_START_UNITS_OF(sizeof(cs_p_unknown)),
+    [CS_EV_PROXY_OP] = CS_START_UNITS(offsetof(cs_p_proxy_op, rccl)),
+    [CS_EV_PROXY_STEP] = CS_START_UNITS(sizeof(cs_p_proxy_step)),
+    [CS_EV_PROXY_CTRL] = CS_START_UNITS(sizeof(cs_p_unknown)),
+    [CS_EV_KERNEL_CH] = CS_START_UNITS(sizeof(cs_p_kernel_ch)),
+    [CS_EV_NET_PLUGIN] = CS_START_UNITS(sizeof(cs_p_net_plugin)),
+    [CS_EV_GROUP_API] = CS_START_UNITS(sizeof(cs_p_group_api)),
+    [CS_EV_COLL_API] = CS_START_UNITS(sizeof(cs_p_coll_api)),
+    [CS_EV_P2P_API] = CS_START_UNITS(sizeof(cs_p_coll_api)),
+    [CS_EV_KERNEL_LAUNCH] = CS_START_UNITS(sizeof(cs_p_kernel_launch)),
+    [CS_EV_CE_COLL] = CS_START_UNITS(sizeof(cs_p_ce_coll)),
+    [CS_EV_CE_SYNC] = CS_START_UNITS(sizeof(cs_p_ce_sync)),
+    [CS_EV_CE_BATCH] = CS_START_UNITS(sizeof(cs_p_ce_batch)),
+    [CS_EV_KERNEL_PHASE] = CS_START_UNITS(sizeof(cs_p_kernel_phase)),
+    [CS_EV_PROXY_DIAG] = CS_START_UNITS(sizeof(cs_p_unknown)),
+    [CS_EV_UNKNOWN] = CS_START_UNITS(sizeof(cs_p_unknown)),
 };
 
 typedef enum {

@@ -6,7 +6,7 @@
  * A record is 1 to 5 units of 32 bytes. Every record starts with cs_rec_head.
  * Most callbacks are a STATE or a STOP, one unit each: the smaller the unit,
  * the longer a ring of a given size holds a burst while the writer is off
- * its CPU (32 bytes: about 1.8 times as long as 64 did, docs/benchmarks.md).
+ * its CPU (32 bytes: about 1.7 times as long as 64 did, docs/benchmarks.md).
  * START records carry the event's descriptor fields, already normalised by
  * the ABI adapter (src/plugin/hot/abi_*.c), so the writer never needs to know
  * which ABI version produced them. Strings are NCCL's static constants (or
@@ -242,6 +242,11 @@ typedef struct {
 
 #define CS_START_FIXED_BYTES offsetof(cs_rec_start, p)
 
+/* Units of a START record whose payload has `payload_bytes` (a constant
+ * expression: emit.h's table of them per event type is made with it). */
+#define CS_START_UNITS(payload_bytes)                                          \
+  CS_UNITS_FOR(CS_START_FIXED_BYTES + (payload_bytes))
+
 /* cs_rec_state.h.flags */
 enum {
   CS_STATE_HAS_DIAG = 1 /* RCCL's ProxyDiagUpdate: arg2, arg3 are valid */
@@ -282,10 +287,5 @@ _Static_assert(CS_STATE_UNITS == 1 && CS_STOP_UNITS == 1,
                "a state or a stop is one unit");
 _Static_assert(sizeof(cs_rec_start) == CS_START_MAX_UNITS * CS_UNIT_BYTES,
                "the largest START record wastes no byte of its units");
-
-/* Units needed for a START record whose payload has `payload_bytes`. */
-static inline unsigned cs_start_units(size_t payload_bytes) {
-  return (unsigned)CS_UNITS_FOR(CS_START_FIXED_BYTES + payload_bytes);
-}
 
 #endif
