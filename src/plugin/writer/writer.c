@@ -37,18 +37,18 @@
 #include "session.h"
 #include "watchdog.h"
 
-#define IDLE_SLEEP_NS 2000000              /* nothing happened: 2 ms */
-#define BUSY_SLEEP_NS 500000               /* a little happened: 0.5 ms */
-#define BUSY_UNITS 8192                    /* this much (256 KiB): at once */
-#define CALIBRATE_EVERY_NS 100000000       /* 100 ms */
-#define TICK_EVERY_NS 1000000000           /* 1 s */
-#define TIMING_EVERY_NS 10000000           /* completion checks: 10 ms */
-#define TIMING_GRACE_NS INT64_C(100000000) /* quiet time before a timing */
+#define IDLE_SLEEP_NS 2000000               /* nothing happened: 2 ms */
+#define BUSY_SLEEP_NS 500000                /* a little happened: 0.5 ms */
+#define BUSY_UNITS (262144 / CS_UNIT_BYTES) /* 256 KiB drained: at once */
+#define CALIBRATE_EVERY_NS 100000000        /* 100 ms */
+#define TICK_EVERY_NS 1000000000            /* 1 s */
+#define TIMING_EVERY_NS 10000000            /* completion checks: 10 ms */
+#define TIMING_GRACE_NS INT64_C(100000000)  /* quiet time before a timing */
 /* Ring units read ahead (the lines are in the producer's core's cache:
  * 1 KiB ahead), and how often a long drain gives room back to the
  * producer (every 16 KiB). */
-#define PREFETCH_UNITS 32
-#define RELEASE_EVERY_UNITS 512
+#define PREFETCH_UNITS (1024 / CS_UNIT_BYTES)
+#define RELEASE_EVERY_UNITS (16384 / CS_UNIT_BYTES)
 #define FINAL_DRAIN_DEADLINE_NS INT64_C(2000000000)
 
 typedef struct {
